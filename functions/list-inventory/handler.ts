@@ -1,0 +1,22 @@
+/**
+ * listInventory: `GET /v1/inventory` (spec §4.1).
+ *
+ * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
+ * Returns 200 with a JSON array of InventoryItem, every entry, sorted by petId ascending (contract.md
+ * "Semantics"). Errors: 503 `service_unavailable` when DynamoDB is unreachable; 401 is the authorizer's.
+ * Environment: `INVENTORY_TABLE_NAME`.
+ */
+import { tables } from '#lib/api.ts';
+import { documentClient } from '#lib/clients/dynamodb.ts';
+import { requiredEnv } from '#lib/env.ts';
+import { httpFunction } from '#lib/http/http-function.ts';
+import { jsonResponse } from '#lib/http/responses.ts';
+import { inventoryJson } from '#lib/inventory/inventory-item.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+
+const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
+
+/** The Lambda handler. */
+export const handler = httpFunction().handler(async () =>
+  jsonResponse(200, inventoryJson(await store.list())),
+);

@@ -1,0 +1,65 @@
+/**
+ * The gateway responses: the Error bodies API Gateway writes itself, before or instead of a function
+ * (contract.md "Errors"; architecture.md "One table, three renderings"). The CDK stack renders each entry as
+ * an `AWS::ApiGateway::GatewayResponse`; the local server answers with the very same bodies.
+ *
+ * Every type API Gateway can produce for this API is listed with an explicit status, so the body's `status`
+ * always equals the response's status code. Templates are plain text (no `$context` substitution): nothing
+ * from the request or from AWS internals reaches the body. DEFAULT_4XX and DEFAULT_5XX catch any type added
+ * by AWS later, as 400 and 500.
+ */
+import { type ErrorBody, type ErrorCode, errorBody } from '#lib/http/errors.ts';
+
+/** An API Gateway response type (`AWS::ApiGateway::GatewayResponse` `ResponseType`). */
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'INVALID_API_KEY'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'RESOURCE_NOT_FOUND'
+  | 'REQUEST_TOO_LARGE'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'BAD_REQUEST_BODY'
+  | 'BAD_REQUEST_PARAMETERS'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'API_CONFIGURATION_ERROR'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+const unauthorized = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
+const noRoute = 'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}';
+const throttled = 'too many requests; retry later';
+const badRequest = 'the request is not valid';
+const unavailable = 'the service is temporarily unavailable; retry later';
+const internal = 'internal error';
+
+const definitions: Record<GatewayResponseType, [ErrorCode, string]> = {
+  UNAUTHORIZED: ['unauthorized', unauthorized],
+  ACCESS_DENIED: ['unauthorized', unauthorized],
+  INVALID_API_KEY: ['unauthorized', unauthorized],
+  MISSING_AUTHENTICATION_TOKEN: ['not_found', noRoute],
+  RESOURCE_NOT_FOUND: ['not_found', noRoute],
+  REQUEST_TOO_LARGE: ['payload_too_large', 'request body larger than 10 MB'],
+  THROTTLED: ['too_many_requests', throttled],
+  QUOTA_EXCEEDED: ['too_many_requests', throttled],
+  BAD_REQUEST_BODY: ['invalid_request', badRequest],
+  BAD_REQUEST_PARAMETERS: ['invalid_request', badRequest],
+  UNSUPPORTED_MEDIA_TYPE: ['invalid_request', 'Content-Type must be application/json'],
+  AUTHORIZER_FAILURE: ['service_unavailable', unavailable],
+  AUTHORIZER_CONFIGURATION_ERROR: ['internal_error', internal],
+  API_CONFIGURATION_ERROR: ['internal_error', internal],
+  INTEGRATION_FAILURE: ['internal_error', internal],
+  INTEGRATION_TIMEOUT: ['service_unavailable', unavailable],
+  DEFAULT_4XX: ['invalid_request', badRequest],
+  DEFAULT_5XX: ['internal_error', internal],
+};
+
+/** The Error body API Gateway answers with for each response type; its `status` is the response's status. */
+export const gatewayResponses: Readonly<Record<GatewayResponseType, ErrorBody>> = Object.fromEntries(
+  Object.entries(definitions).map(([type, [code, message]]) => [type, errorBody(code, message)]),
+) as Record<GatewayResponseType, ErrorBody>;

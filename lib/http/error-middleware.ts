@@ -1,0 +1,70 @@
+/**
+ * The one place where a thrown error becomes an Error body (architecture.md "Data flow"; contract.md "Errors").
+ *
+ * Register it after `@middy/http-error-handler` (middy runs `onError` in reverse order): this middleware
+ * classifies `request.error` into `{code, message, status}` and hands http-error-handler an exposed error
+ * whose message is that JSON body, which it writes with `Content-Type: application/json`.
+ *
+ * Classification:
+ * - {@link HttpError}: its own body (400 / 404 thrown by lib code);
+ * - `@middy/http-json-body-parser` errors (415 content type, 422 malformed JSON or forbidden key): 400
+ *   `invalid_request` with a specific message (the spec lists 400 for every invalid request);
+ * - DynamoDB unreachable, timing out or throttling after the SDK's retries: 503 `service_unavailable`;
+ * - anything else: 500 `internal_error` with a message that reveals nothing internal.
+ * Log lines carry status, code and the error's class name only: never a message that could hold a table name,
+ * never a stack trace.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import { createError } from '@middy/util';
+import { isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { logger } from '../logger.ts';
+import { type ErrorBody, errorBody, HttpError } from './errors.ts';
+
+const bodyParserPackage = '@middy/http-json-body-parser';
+
+interface MiddyHttpError extends Error {
+  statusCode?: number;
+  cause?: { package?: string; data?: unknown };
+}
+
+function bodyParserMessage(error: MiddyHttpError): string {
+  if (error.statusCode === 415) return 'Content-Type must be application/json';
+  if (error.message === 'Forbidden key in JSON body') {
+    return `request body member ${JSON.stringify(String(error.cause?.data))} is not allowed`;
+  }
+  return 'request body must be valid JSON';
+}
+
+/** True when `error` means DynamoDB could not serve the request: network failure, timeout, throttling, 5xx. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // biome-ignore lint/suspicious/noExplicitAny: the smithy classifiers take the SDK's untyped error shape
+  const sdkError = error as any;
+  return isThrottlingError(sdkError) || isTransientError(sdkError);
+}
+
+/** Maps any thrown value to the Error body the client receives (see the module docstring). */
+export function toErrorBody(error: unknown): ErrorBody {
+  if (error instanceof HttpError) return error.body;
+  const middyError = error as MiddyHttpError;
+  if (middyError?.cause?.package === bodyParserPackage) {
+    return errorBody('invalid_request', bodyParserMessage(middyError));
+  }
+  if (isDatabaseUnavailable(error)) {
+    return errorBody('service_unavailable', 'the inventory database is unavailable; retry later');
+  }
+  return errorBody('internal_error', 'internal error');
+}
+
+/** Middy middleware: see the module docstring. */
+export function errorBodyMiddleware(): MiddlewareObj {
+  return {
+    onError: (request) => {
+      const body = toErrorBody(request.error);
+      const fields = { status: body.status, code: body.code, errorName: request.error?.name };
+      if (body.status >= 500) logger.error('request failed', fields);
+      else logger.info('request rejected', fields);
+      request.error = createError(body.status, JSON.stringify(body), { expose: true });
+    },
+  };
+}

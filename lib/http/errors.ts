@@ -1,0 +1,60 @@
+/**
+ * The Error body and the errors that carry it (spec §2 "Error", §7; contract.md "Errors").
+ *
+ * Handlers and lib code throw an {@link HttpError}; the error middleware (`error-middleware.ts`) turns it,
+ * or any other error, into a response whose body is exactly `{"code","message","status"}`.
+ */
+
+/** Machine-readable error codes, snake_case and stable (contract.md "Errors"). */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'too_many_requests'
+  | 'internal_error'
+  | 'service_unavailable';
+
+/** HTTP status of each error code (contract.md "Errors" table). */
+export const errorStatus: Readonly<Record<ErrorCode, number>> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  payload_too_large: 413,
+  too_many_requests: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
+/** The Error body of every error response (spec §2): `status` always equals the HTTP status. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+}
+
+/** Builds the Error body for `code`, with the status taken from {@link errorStatus}. */
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { code, message, status: errorStatus[code] };
+}
+
+/** An error whose message is safe to show to the client: thrown by lib code, rendered by the error middleware. */
+export class HttpError extends Error {
+  readonly body: ErrorBody;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'HttpError';
+    this.body = errorBody(code, message);
+  }
+}
+
+/** 400 `invalid_request`: bad petId, bad body or bad content type (contract.md "Errors"). */
+export function invalidRequest(message: string): HttpError {
+  return new HttpError('invalid_request', message);
+}
+
+/** 404 `not_found`: no such pet, or no such route (contract.md "Errors"). */
+export function notFound(message: string): HttpError {
+  return new HttpError('not_found', message);
+}

@@ -1,0 +1,22 @@
+/**
+ * The middy chain every HTTP function starts from (architecture.md "Principles": handlers throw, one
+ * middleware renders errors).
+ *
+ * Order matters: `injectLambdaContext` first so every log line has the request id; `http-error-handler`
+ * before `errorBodyMiddleware` so that, with middy's reverse `onError` order, it runs last and writes the
+ * Error body that `errorBodyMiddleware` prepared.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import httpErrorHandler from '@middy/http-error-handler';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { logger } from '../logger.ts';
+import { errorBodyMiddleware } from './error-middleware.ts';
+
+/** A fresh middy chain for an API Gateway REST (payload 1.0) proxy handler; add middlewares, then `.handler()`. */
+export function httpFunction() {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpErrorHandler({ logger: false }))
+    .use(errorBodyMiddleware());
+}

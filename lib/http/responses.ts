@@ -1,0 +1,18 @@
+/**
+ * API Gateway proxy responses with a JSON body (REST API, payload format 1.0).
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { ErrorBody } from './errors.ts';
+
+/** Every response of the service carries this content type (spec §1: all bodies are application/json). */
+export const jsonHeaders = { 'Content-Type': 'application/json' } as const;
+
+/** A proxy response with `statusCode` and an already serialised JSON `body`. */
+export function jsonResponse(statusCode: number, body: string): APIGatewayProxyResult {
+  return { statusCode, headers: { ...jsonHeaders }, body };
+}
+
+/** A proxy response carrying an Error body; its status code is the body's `status`. */
+export function errorResponse(body: ErrorBody): APIGatewayProxyResult {
+  return jsonResponse(body.status, JSON.stringify(body));
+}

@@ -1,0 +1,39 @@
+/**
+ * InventoryItem and PetStatus (spec §2), and their exact JSON form (contract.md "petId").
+ */
+
+/** The allowed PetStatus values (spec §2 "PetStatus"). */
+export const petStatuses = ['available', 'pending', 'sold'] as const;
+
+/** One of `available`, `pending`, `sold`. */
+export type PetStatus = (typeof petStatuses)[number];
+
+/**
+ * One inventory entry. `petId` is the canonical decimal string of a signed 64-bit integer (see `pet-id.ts`):
+ * a JavaScript number cannot hold every int64, so petId is never a number in this service.
+ * `quantity` is an integer from 0 to 2147483647.
+ */
+export interface InventoryItem {
+  petId: string;
+  quantity: number;
+  status: PetStatus;
+}
+
+/** True when `value` is a PetStatus. */
+export function isPetStatus(value: unknown): value is PetStatus {
+  return (petStatuses as readonly unknown[]).includes(value);
+}
+
+/**
+ * The JSON text of `items` (one InventoryItem or an array of them) with each petId written as a JSON number
+ * literal, digit for digit (contract.md "petId": `9223372036854775807` comes back exactly). Each object has
+ * exactly the members `petId`, `quantity`, `status`, in that order.
+ */
+export function inventoryJson(items: InventoryItem | readonly InventoryItem[]): string {
+  const render = ({ petId, quantity, status }: InventoryItem) => ({
+    petId: JSON.rawJSON(petId),
+    quantity,
+    status,
+  });
+  return JSON.stringify(Array.isArray(items) ? items.map(render) : render(items as InventoryItem));
+}

@@ -1,0 +1,31 @@
+/**
+ * InventoryUpdate, the body of updateInventory (spec §2, §4.2 rule 1; contract.md "InventoryUpdate").
+ */
+import { invalidRequest } from '../http/errors.ts';
+import { isQuantity, quantityRule } from './quantity.ts';
+
+/** The validated body: the new stock count. */
+export interface InventoryUpdate {
+  quantity: number;
+}
+
+/**
+ * Validates a parsed JSON body as an InventoryUpdate: an object whose only member is `quantity`, an integer
+ * from 0 to 2147483647.
+ * @throws HttpError 400 `invalid_request` naming the problem: not an object, unknown members (named, since
+ *   the operation is experimental and silently ignoring them would lose the client's intent), missing or
+ *   invalid quantity.
+ */
+export function parseInventoryUpdate(body: unknown): InventoryUpdate {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidRequest('request body must be a JSON object such as {"quantity": 5}');
+  }
+  const unknownMembers = Object.keys(body).filter((member) => member !== 'quantity');
+  if (unknownMembers.length > 0) {
+    const names = unknownMembers.map((member) => JSON.stringify(member)).join(', ');
+    throw invalidRequest(`request body may only contain quantity; not allowed: ${names}`);
+  }
+  if (!('quantity' in body)) throw invalidRequest('quantity is required');
+  if (!isQuantity(body.quantity)) throw invalidRequest(quantityRule);
+  return { quantity: body.quantity };
+}
