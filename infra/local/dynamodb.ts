@@ -1,0 +1,131 @@
+/**
+ * The embedded DynamoDB of local runs: dynalite (a DynamoDB API server on LevelDB) in this process, and the
+ * creation of the service's tables on any DynamoDB endpoint.
+ *
+ * A data folder is served by at most one process at a time (LevelDB locks it). The serving process writes its
+ * endpoint URL to `<dataDir>/endpoint` and removes it on close, so the operator tools reach a running local
+ * server's store instead of opening the locked folder ({@link connectLocalDynamoDb}).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  ListTablesCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { type TableId, tables } from '#lib/api.ts';
+
+/** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
+export const inMemory = ':memory:';
+
+/** A running embedded DynamoDB. */
+export interface LocalDynamoDb {
+  /** `http://host:port` of its DynamoDB API. */
+  endpoint: string;
+  /** Stops serving and flushes the store to disk; removes the endpoint file. */
+  close(): Promise<void>;
+}
+
+/** Where a data folder's embedded store and endpoint file live. */
+function storePaths(dataDir: string) {
+  return { levelDb: join(dataDir, 'dynamodb'), endpointFile: join(dataDir, 'endpoint') };
+}
+
+/**
+ * Starts dynalite on `host:port` (port 0: any free port), storing under `<dataDir>/dynamodb`, or in memory
+ * when `dataDir` is {@link inMemory}.
+ * @throws when the port is taken or the folder cannot be created.
+ */
+export async function startDynamoDb(options: {
+  dataDir: string;
+  port?: number;
+  host?: string;
+}): Promise<LocalDynamoDb> {
+  const { dataDir, port = 0, host = '127.0.0.1' } = options;
+  const persistent = dataDir !== inMemory;
+  const paths = storePaths(dataDir);
+  if (persistent) await mkdir(dataDir, { recursive: true });
+  const server = dynalite({
+    ...(persistent ? { path: paths.levelDb } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const endpoint = `http://${host}:${(server.address() as AddressInfo).port}`;
+  if (persistent) await writeFile(paths.endpointFile, `${endpoint}\n`);
+  return {
+    endpoint,
+    async close() {
+      if (persistent) await rm(paths.endpointFile, { force: true });
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
+
+/**
+ * The DynamoDB endpoint serving `dataDir`: the running process that advertises it in `<dataDir>/endpoint`
+ * when it answers, else a new embedded server started here (close it when done).
+ */
+export async function connectLocalDynamoDb(dataDir: string): Promise<LocalDynamoDb> {
+  const { endpointFile } = storePaths(dataDir);
+  if (existsSync(endpointFile)) {
+    const endpoint = (await readFile(endpointFile, 'utf8')).trim();
+    const reachable = await fetch(endpoint, { method: 'POST' }).then(
+      () => true,
+      () => false,
+    );
+    if (reachable) return { endpoint, close: async () => {} };
+  }
+  return startDynamoDb({ dataDir });
+}
+
+/** The table name of each table: from its environment variable, else `pet-store-<id>`. */
+export function localTableNames(): Record<TableId, string> {
+  return {
+    inventory: process.env[tables.inventory.env] || 'pet-store-inventory',
+    apiKeys: process.env[tables.apiKeys.env] || 'pet-store-api-keys',
+  };
+}
+
+/**
+ * Creates each missing table (on-demand, partition key from lib/api.ts) and waits until it is active.
+ * @returns the ids of the tables it created (empty when all existed).
+ */
+export async function ensureTables(
+  client: DynamoDBClient,
+  names: Record<TableId, string>,
+): Promise<TableId[]> {
+  const existing = new Set<string>();
+  let start: string | undefined;
+  do {
+    const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+    for (const name of page.TableNames ?? []) existing.add(name);
+    start = page.LastEvaluatedTableName;
+  } while (start);
+  const created: TableId[] = [];
+  for (const id of Object.keys(tables) as TableId[]) {
+    if (existing.has(names[id])) continue;
+    const { name, type } = tables[id].partitionKey;
+    await client.send(
+      new CreateTableCommand({
+        TableName: names[id],
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: name, AttributeType: type }],
+        KeySchema: [{ AttributeName: name, KeyType: 'HASH' }],
+      }),
+    );
+    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: names[id] });
+    created.push(id);
+  }
+  return created;
+}

@@ -1,0 +1,37 @@
+/**
+ * `npm start`: serves the API at `http://127.0.0.1:3000/v1` (contract.md "Addresses") backed by the
+ * embedded DynamoDB. Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps
+ * nothing), `API_KEY` (a key to accept; else one is generated on first start and printed once),
+ * `AWS_ENDPOINT_URL_DYNAMODB` (use that DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
+ */
+import { startLocalService } from './service.ts';
+import { localDataDir } from './settings.ts';
+
+const dataDir = localDataDir();
+const externalDynamoDb = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+const service = await startLocalService({
+  dataDir,
+  port: Number(process.env.PORT || 3000),
+  host: process.env.HOST || '127.0.0.1',
+  ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
+});
+
+const store =
+  process.env.AWS_ENDPOINT_URL_DYNAMODB && !service.firstStart ? 'DynamoDB' : `data in ${dataDir}`;
+console.log(`Pet store inventory API at ${service.baseUrl} (${store})`);
+if (service.seeded > 0) console.log(`First start: seeded ${service.seeded} demo entries.`);
+if (service.apiKey && !process.env.API_KEY) {
+  console.log(`First start: created the API key "local". It is shown once: ${service.apiKey}`);
+}
+const key = process.env.API_KEY
+  ? '$API_KEY'
+  : (service.apiKey ?? '<your key: npm run keys -- create <name>>');
+console.log(`Try: curl -H 'Authorization: Bearer ${key}' ${service.baseUrl}/inventory`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await service.close();
+    console.log('Stopped.');
+    process.exit(0);
+  });
+}

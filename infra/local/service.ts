@@ -1,0 +1,112 @@
+/**
+ * The whole service on one machine: DynamoDB (embedded dynalite, or the one at `AWS_ENDPOINT_URL_DYNAMODB`),
+ * its tables, first-start seeding and key, and the API Gateway stand-in on HTTP. `npm start` (server.ts) and
+ * the HTTP tests both start it through {@link startLocalService}.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { stageName, tables } from '#lib/api.ts';
+import { apiKeyDigest } from '#lib/auth/api-key.ts';
+import { keyStore } from '#lib/auth/key-store.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+import { importInventoryFile } from '../tools/import-file.ts';
+import { createKey } from '../tools/key-commands.ts';
+import { ensureTables, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
+import { createGateway } from './gateway.ts';
+import { localAwsDefaults } from './settings.ts';
+
+/** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
+export const demoInventoryFile = fileURLToPath(new URL('demo-inventory.csv', import.meta.url));
+
+/** Name of the key created by the local server. */
+const localKeyName = 'local';
+
+/** How to start the local service. */
+export interface LocalServiceOptions {
+  /** Data folder, or `:memory:`. Ignored when `AWS_ENDPOINT_URL_DYNAMODB` is set. */
+  dataDir: string;
+  /** HTTP port (0: any free port). */
+  port: number;
+  host: string;
+  /** A key to accept (stored hashed under the name `local`); without it one is generated on first start. */
+  apiKey?: string;
+  /** Seed the demo inventory when the tables are new (default true). */
+  seed?: boolean;
+}
+
+/** A running local service. */
+export interface LocalService {
+  /** `http://host:port/v1`. */
+  baseUrl: string;
+  /** The key given in the options, or the one generated on this (first) start; undefined otherwise. */
+  apiKey?: string;
+  /** True when this start created the tables (and so seeded them). */
+  firstStart: boolean;
+  /** Entries seeded on this start. */
+  seeded: number;
+  /** Stops accepting requests, closes connections, then flushes and closes the embedded DynamoDB. */
+  close(): Promise<void>;
+}
+
+/** Stores the digest of `apiKey` under the local name unless it is already stored. */
+async function acceptKey(keys: ReturnType<typeof keyStore>, apiKey: string): Promise<void> {
+  const keyDigest = apiKeyDigest(apiKey);
+  if (await keys.get(keyDigest)) return;
+  await keys.put({ keyDigest, name: localKeyName, createdAt: new Date().toISOString() });
+}
+
+/**
+ * Starts the local service (see the module docstring). Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` and
+ * table-name variables, as the stack sets them on the functions, before loading the handlers: one local
+ * service per process.
+ * @throws when the ports are taken or DynamoDB cannot be reached.
+ */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  localAwsDefaults();
+  let db: LocalDynamoDb | undefined;
+  if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {
+    db = await startDynamoDb({ dataDir: options.dataDir });
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  }
+  const names = localTableNames();
+  process.env[tables.inventory.env] = names.inventory;
+  process.env[tables.apiKeys.env] = names.apiKeys;
+
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    unmarshallOptions: { wrapNumbers: true },
+  });
+  const created = await ensureTables(client, names);
+  const firstStart = created.includes('inventory');
+  const seeded =
+    firstStart && options.seed !== false
+      ? await importInventoryFile(demoInventoryFile, inventoryStore(client, names.inventory))
+      : 0;
+  const keys = keyStore(client, names.apiKeys);
+  let apiKey = options.apiKey;
+  if (apiKey) await acceptKey(keys, apiKey);
+  else if (created.includes('apiKeys')) apiKey = await createKey(keys, localKeyName, new Date());
+  client.destroy();
+
+  const server = createServer(await createGateway());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://${options.host}:${port}/${stageName}`,
+    ...(apiKey ? { apiKey } : {}),
+    firstStart,
+    seeded,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await db?.close();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The import tool: `npm run import -- <file.json|file.csv> [--env staging|production]` loads inventory
+ * entries, validating every row by the API's rules first (inventory-file.ts); nothing is written when a row
+ * is invalid. Progress goes to stderr. Without `--env` it works on the local store (see target.ts).
+ */
+import { Command, Option } from 'commander';
+import { inventoryStore } from '#lib/inventory/store.ts';
+import { importInventoryFile } from './import-file.ts';
+import { type Environment, openTarget } from './target.ts';
+
+const program = new Command('import')
+  .description(
+    'Import inventory entries (petId, quantity, status) from a JSON array or a CSV file with a header row.',
+  )
+  .argument('<file>', 'a .json or .csv file')
+  .addOption(
+    new Option('--env <environment>', 'a deployed environment instead of the local store').choices([
+      'staging',
+      'production',
+    ]),
+  )
+  .action(async (file: string, options: { env?: Environment }) => {
+    const target = await openTarget(options.env);
+    try {
+      const store = inventoryStore(target.client, target.tables.inventory);
+      const count = await importInventoryFile(file, store, (written, total) => {
+        process.stderr.write(`\rimported ${written}/${total}`);
+      });
+      process.stderr.write('\n');
+      console.log(`Imported ${count} entries into ${target.description}.`);
+    } finally {
+      await target.close();
+    }
+  });
+
+await program.parseAsync().catch((error: Error) => {
+  console.error(`import: ${error.message}`);
+  process.exitCode = 1;
+});

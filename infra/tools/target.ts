@@ -1,0 +1,80 @@
+/**
+ * Where an operator tool works: the local store (the data folder of `npm start`, or the DynamoDB at
+ * `AWS_ENDPOINT_URL_DYNAMODB`), or a deployed environment's tables, resolved from its stack outputs with the
+ * standard AWS credential chain (contract.md "Operator tooling").
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TableId } from '#lib/api.ts';
+import { connectLocalDynamoDb, localTableNames } from '../local/dynamodb.ts';
+import { localAwsDefaults, localDataDir } from '../local/settings.ts';
+
+/** A deployed environment name. */
+export type Environment = 'staging' | 'production';
+
+/** The tables a tool works on, and how to let go of them. */
+export interface Target {
+  client: DynamoDBDocumentClient;
+  tables: Record<TableId, string>;
+  /** Human-readable: `local store .data` or `stack InventoryService-staging`. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** Stack output names holding each table's name (issue 3; infra/inventory-stack.ts). */
+const tableOutputs: Record<TableId, string> = {
+  inventory: 'InventoryTableName',
+  apiKeys: 'ApiKeysTableName',
+};
+
+async function deployedTarget(environment: Environment): Promise<Target> {
+  const stackName = `InventoryService-${environment}`;
+  const { Stacks } = await new CloudFormationClient({}).send(
+    new DescribeStacksCommand({ StackName: stackName }),
+  );
+  const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+  const table = (id: TableId) => {
+    const name = outputs.get(tableOutputs[id]);
+    if (!name) throw new Error(`stack ${stackName} has no output ${tableOutputs[id]}: is it deployed?`);
+    return name;
+  };
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    unmarshallOptions: { wrapNumbers: true },
+  });
+  return {
+    client,
+    tables: { inventory: table('inventory'), apiKeys: table('apiKeys') },
+    description: `stack ${stackName}`,
+    close: async () => client.destroy(),
+  };
+}
+
+async function localTarget(): Promise<Target> {
+  localAwsDefaults();
+  const dataDir = localDataDir();
+  const db = process.env.AWS_ENDPOINT_URL_DYNAMODB ? undefined : await connectLocalDynamoDb(dataDir);
+  const raw = new DynamoDBClient(db ? { endpoint: db.endpoint } : {});
+  const tables = localTableNames();
+  try {
+    await raw.send(new DescribeTableCommand({ TableName: tables.inventory }));
+  } catch {
+    await db?.close();
+    throw new Error('the local store has no tables yet: run `npm start` once first');
+  }
+  const client = DynamoDBDocumentClient.from(raw, { unmarshallOptions: { wrapNumbers: true } });
+  return {
+    client,
+    tables,
+    description: db ? `local store ${dataDir}` : `DynamoDB at ${process.env.AWS_ENDPOINT_URL_DYNAMODB}`,
+    async close() {
+      client.destroy();
+      await db?.close();
+    },
+  };
+}
+
+/** Opens the target: the deployed `environment` when given, else the local store. */
+export function openTarget(environment?: Environment): Promise<Target> {
+  return environment ? deployedTarget(environment) : localTarget();
+}
