@@ -1,0 +1,16 @@
+/**
+ * Test configuration. Each test file runs in its own process (`forks`), so a file's local service, table
+ * names and environment never leak into another. Logs of the functions are silenced unless a test turns them
+ * on (the log-hygiene test captures them itself).
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1' },
+  },
+});
