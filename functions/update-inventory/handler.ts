@@ -6,8 +6,11 @@
  * Returns 200 with the updated InventoryItem; `status` is left unchanged (contract.md "Semantics").
  * Errors: 400 `invalid_request` (bad petId, body or content type; rule 1), 404 `not_found` (no entry for
  * petId; rule 2), 503 `service_unavailable`. Exactly one DynamoDB request: a conditional UpdateItem.
- * Environment: `INVENTORY_TABLE_NAME`.
+ * Metric: `InventoryUpdated` (Count, 1 per successful update).
+ * Environment: `INVENTORY_TABLE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`.
  */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { tables } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
@@ -19,16 +22,19 @@ import { inventoryJson } from '#lib/inventory/inventory-item.ts';
 import { parseInventoryUpdate } from '#lib/inventory/inventory-update.ts';
 import { parsePetId } from '#lib/inventory/pet-id.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import { metrics } from '#lib/metrics.ts';
 
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 
 /** The Lambda handler. */
 export const handler = httpFunction()
+  .use(logMetrics(metrics))
   .use(jsonBody())
   .handler(async (event) => {
     const petId = parsePetId(event.pathParameters?.petId);
     const { quantity } = parseInventoryUpdate(event.body);
     const item = await store.setQuantity(petId, quantity);
     if (!item) throw notFound(`no inventory entry for petId ${petId}`);
+    metrics.addMetric('InventoryUpdated', MetricUnit.Count, 1);
     return jsonResponse(200, inventoryJson(item));
   });

@@ -1,0 +1,80 @@
+/**
+ * Per-environment settings: the one place where staging and production differ (style.md "Per-environment
+ * differences live in one settings object"; spec §9.2 "Two environments exist").
+ *
+ * The stack reads every difference from an {@link EnvironmentSettings} object and never tests an environment's
+ * name. Values are plain data (numbers, strings, booleans) so tests and docs can print them.
+ */
+
+/** The deployed environments (spec §9.2). */
+export type EnvironmentName = 'staging' | 'production';
+
+/** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** Thresholds of the production alarms; every alarm notifies the stack's alarm topic. */
+export interface AlarmSettings {
+  /** Fraction of API requests answered 5XX over one period (API Gateway `5XXError` average), e.g. 0.01 = 1%. */
+  api5xxRate: number;
+  /** p99 of API Gateway `Latency` over one period, in milliseconds. */
+  apiLatencyP99Ms: number;
+  /** Length of one evaluation period, in seconds (a multiple of 60). */
+  periodSeconds: number;
+  /** Consecutive breaching periods before an alarm fires. */
+  evaluationPeriods: number;
+}
+
+/** Everything that differs between two deployments of the one stack class. */
+export interface EnvironmentSettings {
+  /** The environment, used in the stack name `InventoryService-<name>` and in descriptions. */
+  name: EnvironmentName;
+  /**
+   * What CloudFormation does with the tables and log groups when they leave the stack: `retain` keeps the
+   * data (production), `destroy` deletes it (staging, whose data is disposable).
+   */
+  removalPolicy: 'retain' | 'destroy';
+  /** DynamoDB point-in-time recovery (35 days of continuous backups) on both tables. */
+  pointInTimeRecovery: boolean;
+  /** DynamoDB deletion protection on both tables: a table cannot be deleted until it is switched off. */
+  deletionProtection: boolean;
+  /** Days the function and API access logs are kept; a value CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, ...). */
+  logRetentionDays: number;
+  /** `POWERTOOLS_LOG_LEVEL` of every function. */
+  logLevel: LogLevel;
+  /** Stage-wide throttling of the API: steady-state requests per second and burst (token bucket size). */
+  throttling: { rateLimit: number; burstLimit: number };
+  /** CloudWatch namespace of the functions' custom metrics (`POWERTOOLS_METRICS_NAMESPACE`). */
+  metricsNamespace: string;
+  /** Alarm thresholds, or undefined for an environment without alarms (no topic, no alarm resources). */
+  alarms?: AlarmSettings;
+}
+
+/** The settings of each environment (spec §9.2). */
+export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>> = {
+  staging: {
+    name: 'staging',
+    removalPolicy: 'destroy',
+    pointInTimeRecovery: false,
+    deletionProtection: false,
+    logRetentionDays: 14,
+    logLevel: 'DEBUG',
+    throttling: { rateLimit: 20, burstLimit: 40 },
+    metricsNamespace: 'PetStoreInventory/staging',
+  },
+  production: {
+    name: 'production',
+    removalPolicy: 'retain',
+    pointInTimeRecovery: true,
+    deletionProtection: true,
+    logRetentionDays: 90,
+    logLevel: 'INFO',
+    throttling: { rateLimit: 100, burstLimit: 200 },
+    metricsNamespace: 'PetStoreInventory/production',
+    alarms: { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 },
+  },
+};
+
+/** The stack name of an environment: `InventoryService-staging`, `InventoryService-production`. */
+export function stackName(environment: EnvironmentName): string {
+  return `InventoryService-${environment}`;
+}
