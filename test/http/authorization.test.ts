@@ -1,0 +1,121 @@
+/**
+ * The authorization matrix over HTTP (spec §5; contract.md "Authentication"): every route of the operation
+ * table x every credential case, and the order of checks (unknown route, then 401, then 400, then 404).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { probeRequests } from '#test/support/routes.ts';
+
+let api: TestApi;
+let revokedKey: string;
+let expiredKey: string;
+const petId = '42';
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.inventory.putMany([{ petId, quantity: 3, status: 'available' }]);
+  revokedKey = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(revokedKey),
+    name: 'revoked',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+  await api.keys.revoke(apiKeyDigest(revokedKey), new Date());
+  expiredKey = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(expiredKey),
+    name: 'expired',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-01-02T00:00:00.000Z',
+  });
+});
+afterAll(() => api.close());
+
+const unauthorized = {
+  code: 'unauthorized',
+  message: 'a valid API key is required: send Authorization: Bearer <API_KEY>',
+  status: 401,
+};
+
+const refusals: [string, () => Record<string, string>][] = [
+  ['a missing Authorization header', () => ({})],
+  ['another scheme (Basic)', () => ({ Authorization: `Basic ${api.apiKey}` })],
+  ['an empty Bearer token', () => ({ Authorization: 'Bearer ' })],
+  ['the key without a scheme', () => ({ Authorization: api.apiKey })],
+  ['an unknown key', () => ({ Authorization: `Bearer ${generateApiKey()}` })],
+  ['a revoked key', () => ({ Authorization: `Bearer ${revokedKey}` })],
+  ['an expired key', () => ({ Authorization: `Bearer ${expiredKey}` })],
+];
+
+describe.each(probeRequests(petId))('$method $path', (probe) => {
+  test.each(refusals)('answers 401 unauthorized to %s and changes nothing', async (_case, credentials) => {
+    const before = await api.tableItems();
+    const response = await api.request(probe.method, probe.path, {
+      headers: { ...probe.headers, ...credentials() },
+      ...(probe.body ? { body: probe.body } : {}),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(JSON.parse(response.text)).toEqual(unauthorized);
+    expect(await api.tableItems()).toEqual(before);
+  });
+
+  test.each(['Bearer', 'bearer', 'BEARER', 'bEaReR'])(
+    'accepts the scheme written %s (case-insensitive)',
+    async (scheme) => {
+      const response = await api.request(probe.method, probe.path, {
+        headers: { ...probe.headers, Authorization: `${scheme} ${api.apiKey}` },
+        ...(probe.body ? { body: probe.body } : {}),
+      });
+      expect(response.status).toBe(200);
+    },
+  );
+});
+
+describe('order of checks (contract.md "Authentication")', () => {
+  const noRoute = {
+    code: 'not_found',
+    message: 'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+    status: 404,
+  };
+
+  test.each([
+    ['GET', '/pets/1'],
+    ['DELETE', `/inventory/${petId}`],
+    ['GET', `/inventory/${petId}`],
+    ['PUT', '/inventory'],
+    ['POST', '/inventory'],
+    ['GET', '/inventory/'],
+    ['GET', '/'],
+  ])(
+    'answers an unknown route %s %s with 404 not_found before checking credentials',
+    async (method, path) => {
+      const response = await api.request(method, path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(response.text)).toEqual(noRoute);
+    },
+  );
+
+  test('answers a path outside the /v1 stage with 404 not_found', async () => {
+    const response = await fetch(api.baseUrl.replace(/\/v1$/, '/inventory'), {
+      headers: { Authorization: api.authorization },
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual(noRoute);
+  });
+
+  test('checks credentials before validating the request (401, not 400)', async () => {
+    const response = await api.request('PATCH', '/inventory/abc', { body: 'not json' });
+    expect(response.status).toBe(401);
+  });
+
+  test('validates the request before looking the pet up (400, not 404)', async () => {
+    const response = await api.request('PATCH', '/inventory/999', {
+      headers: { Authorization: api.authorization, 'Content-Type': 'application/json' },
+      body: '{"quantity": -1}',
+    });
+    expect(response.status).toBe(400);
+  });
+});

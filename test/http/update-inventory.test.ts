@@ -1,0 +1,207 @@
+/**
+ * updateInventory over HTTP (spec §4.2; contract.md "petId", "InventoryUpdate", "Semantics"): status,
+ * content type, exact body, and the table's state afterwards.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+const entries = [
+  { petId: '-9223372036854775808', quantity: 1, status: 'pending' },
+  { petId: '7', quantity: 3, status: 'available' },
+  { petId: '9007199254740993', quantity: 5, status: 'sold' },
+  { petId: '9223372036854775807', quantity: 2, status: 'pending' },
+] as const;
+
+beforeEach(async () => {
+  await api.inventory.putMany(entries);
+});
+
+function patch(
+  path: string,
+  body?: string,
+  headers: Record<string, string> = { 'Content-Type': 'application/json' },
+) {
+  return api.request('PATCH', path, {
+    headers: { Authorization: api.authorization, ...headers },
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+/** Sends the request and asserts a 400 invalid_request with `message` that left the table unchanged. */
+async function expectRejected(request: () => ReturnType<typeof patch>, message: string) {
+  const before = await api.tableItems();
+  const response = await request();
+  expect(response.status).toBe(400);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(JSON.parse(response.text)).toEqual({ code: 'invalid_request', message, status: 400 });
+  expect(await api.tableItems()).toEqual(before);
+}
+
+describe('a valid update (rule 4)', () => {
+  test('sets quantity, leaves status unchanged and returns the entry', async () => {
+    const response = await patch('/inventory/7', '{"quantity": 40}');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.text).toBe('{"petId":7,"quantity":40,"status":"available"}');
+    expect(await api.tableItems()).toContainEqual({ petId: '7', quantity: '40', status: 'available' });
+  });
+
+  test('sets the value rather than adding to it, so repeating it changes nothing (idempotent)', async () => {
+    const first = await patch('/inventory/7', '{"quantity": 9}');
+    const after = await api.tableItems();
+    const second = await patch('/inventory/7', '{"quantity": 9}');
+    expect(second.text).toBe(first.text);
+    expect(await api.tableItems()).toEqual(after);
+  });
+
+  test('round-trips petId 9223372036854775807 digit for digit through PATCH and GET', async () => {
+    const response = await patch('/inventory/9223372036854775807', '{"quantity": 2147483647}');
+    expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}');
+    const list = await api.request('GET', '/inventory', { headers: { Authorization: api.authorization } });
+    expect(list.text).toContain('{"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}');
+  });
+
+  test('accepts the smallest int64 petId and quantity 0', async () => {
+    const response = await patch('/inventory/-9223372036854775808', '{"quantity": 0}');
+    expect(response.text).toBe('{"petId":-9223372036854775808,"quantity":0,"status":"pending"}');
+  });
+
+  test.each([
+    'application/json; charset=utf-8',
+    'application/merge-patch+json',
+    'APPLICATION/JSON',
+    'application/vnd.petstore+json; version=1',
+  ])('accepts Content-Type %s', async (contentType) => {
+    const response = await patch('/inventory/7', '{"quantity": 8}', { 'Content-Type': contentType });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('a bad petId is 400 invalid_request (rule 1; contract.md "petId")', () => {
+  const message =
+    "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'";
+  test.each([
+    'abc',
+    '1.5',
+    '01',
+    '+1',
+    '%201',
+    '1%20',
+    '9223372036854775808',
+    '-9223372036854775809',
+    '1e3',
+    '0x1F',
+  ])('rejects /inventory/%s', async (segment) => {
+    await expectRejected(() => patch(`/inventory/${segment}`, '{"quantity": 1}'), message);
+  });
+});
+
+describe('a bad body is 400 invalid_request (rule 1; contract.md "InventoryUpdate")', () => {
+  const quantityRule = 'quantity must be an integer from 0 to 2147483647';
+  const notObject = 'request body must be a JSON object such as {"quantity": 5}';
+  test.each([
+    ['-1', '{"quantity": -1}', quantityRule],
+    ['2147483648', '{"quantity": 2147483648}', quantityRule],
+    ['1.5', '{"quantity": 1.5}', quantityRule],
+    ['"5"', '{"quantity": "5"}', quantityRule],
+    ['true', '{"quantity": true}', quantityRule],
+    ['null', '{"quantity": null}', quantityRule],
+    ['[]', '{"quantity": []}', quantityRule],
+    ['{}', '{"quantity": {}}', quantityRule],
+    ['1e400', '{"quantity": 1e400}', quantityRule],
+  ])('rejects quantity %s', async (_name, body, message) => {
+    await expectRejected(() => patch('/inventory/7', body), message);
+  });
+
+  test.each([
+    ['a missing quantity', '{}', 'quantity is required'],
+    [
+      'another member, named in the message',
+      '{"quantity": 1, "status": "sold"}',
+      'request body may only contain quantity; not allowed: "status"',
+    ],
+    ['a JSON array', '[{"quantity": 1}]', notObject],
+    ['a JSON string', '"{\\"quantity\\": 1}"', notObject],
+    ['JSON null', 'null', notObject],
+    ['a JSON number', '5', notObject],
+    ['malformed JSON', '{"quantity": 1', 'request body must be valid JSON'],
+    ['non-JSON text', 'quantity=1', 'request body must be valid JSON'],
+    [
+      'a __proto__ member',
+      '{"__proto__": {"quantity": 1}}',
+      'request body member "__proto__" is not allowed',
+    ],
+  ])('rejects %s', async (_name, body, message) => {
+    await expectRejected(() => patch('/inventory/7', body), message);
+  });
+
+  test('rejects a missing body', async () => {
+    await expectRejected(
+      () => patch('/inventory/7'),
+      'request body is required: a JSON object such as {"quantity": 5}',
+    );
+  });
+
+  test('rejects an empty body', async () => {
+    await expectRejected(
+      () => patch('/inventory/7', ''),
+      'request body is required: a JSON object such as {"quantity": 5}',
+    );
+  });
+
+  test.each([
+    ['no Content-Type', {}],
+    ['text/plain', { 'Content-Type': 'text/plain' }],
+    ['application/xml', { 'Content-Type': 'application/xml' }],
+    ['application/jsonx', { 'Content-Type': 'application/jsonx' }],
+    ['application/x-www-form-urlencoded', { 'Content-Type': 'application/x-www-form-urlencoded' }],
+  ])('rejects a JSON body sent with %s (400, not 415)', async (_name, headers) => {
+    await expectRejected(
+      () => patch('/inventory/7', '{"quantity": 1}', headers),
+      'Content-Type must be application/json',
+    );
+  });
+});
+
+describe('an unknown pet is 404 not_found (rule 2)', () => {
+  test.each(['8', '0', '-7', '9223372036854775806'])(
+    'answers /inventory/%s with 404 and creates no entry',
+    async (petId) => {
+      const before = await api.tableItems();
+      const response = await patch(`/inventory/${petId}`, '{"quantity": 1}');
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(response.text)).toEqual({
+        code: 'not_found',
+        message: `no inventory entry for petId ${petId}`,
+        status: 404,
+      });
+      expect(await api.tableItems()).toEqual(before);
+    },
+  );
+
+  test('names -0 as the pet 0 it is', async () => {
+    const response = await patch('/inventory/-0', '{"quantity": 1}');
+    expect(JSON.parse(response.text).message).toBe('no inventory entry for petId 0');
+  });
+});
+
+describe('a body over 10 MB is 413 payload_too_large (contract.md "Errors")', () => {
+  test('rejects 10 MB + 1 byte before anything else, and changes nothing', async () => {
+    const before = await api.tableItems();
+    const response = await patch('/inventory/7', `{"quantity": 1${' '.repeat(10 * 1024 * 1024 - 14)}}`);
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.text)).toEqual({
+      code: 'payload_too_large',
+      message: 'request body larger than 10 MB',
+      status: 413,
+    });
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
