@@ -1,0 +1,160 @@
+/**
+ * openapi.yaml against the code: the operation table (lib/api.ts), the error codes (lib/http/errors.ts) and
+ * the gateway responses (infra/gateway-responses.ts). The description must declare exactly the implemented
+ * operations, under their names; the one kind of operation it may declare beyond them is a deprecated one
+ * that is not implemented (`GET /pets/{petId}`, named by the spec).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
+import { operations } from '#lib/api.ts';
+import { errorStatus } from '#lib/http/errors.ts';
+
+type Node = Record<string, unknown>;
+
+const document = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as Node;
+const paths = document.paths as Record<string, Record<string, Node>>;
+const components = document.components as Record<string, Record<string, Node>>;
+const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every operation of openapi.yaml as `METHOD /path`, with its object. */
+const declared = new Map<string, Node>(
+  Object.entries(paths).flatMap(([path, item]) =>
+    httpMethods
+      .filter((method) => item[method] !== undefined)
+      .map((method) => [`${method.toUpperCase()} ${path}`, item[method] as Node] as const),
+  ),
+);
+const implemented = new Map<string, (typeof operations)[number]>(
+  operations.map((operation) => [`${operation.method} ${operation.path}`, operation]),
+);
+
+/** A response object, following a `$ref` to `#/components/responses`. */
+function response(node: unknown): Node {
+  const ref = (node as Node).$ref;
+  if (typeof ref !== 'string') return node as Node;
+  const name = ref.replace('#/components/responses/', '');
+  const target = components.responses?.[name];
+  if (!target) throw new Error(`unresolved ${ref}`);
+  return target;
+}
+
+/** The `code` and `status` constants an Error response's schema pins (`allOf: [Error, {properties}]`). */
+function pinnedError(node: Node): { code: unknown; status: unknown } {
+  const schema = ((node.content as Node)['application/json'] as Node).schema as Node;
+  const [base, pins] = schema.allOf as [Node, Node];
+  expect(base.$ref).toBe('#/components/schemas/Error');
+  const properties = pins.properties as Record<string, Node>;
+  return { code: properties.code?.const, status: properties.status?.const };
+}
+
+/** Every example value of every response of openapi.yaml. */
+function responseExamples(): unknown[] {
+  const all = [...declared.values()].flatMap((operation) =>
+    Object.values(operation.responses as Node).map((node) => response(node)),
+  );
+  return all.flatMap((node) =>
+    Object.values((node.content ?? {}) as Record<string, Node>).flatMap((media) =>
+      Object.values((media.examples ?? {}) as Record<string, Node>).map((example) => example.value),
+    ),
+  );
+}
+
+describe('openapi.yaml and the operation table (lib/api.ts)', () => {
+  it.each(operations.map((operation) => [`${operation.method} ${operation.path}`, operation.name]))(
+    '%s is declared as operationId %s',
+    (key, name) => {
+      const operation = declared.get(key);
+      expect(operation, `${key} is missing from openapi.yaml`).toBeDefined();
+      expect(operation?.operationId).toBe(name);
+      expect(operation?.deprecated ?? false).toBe(false);
+    },
+  );
+
+  it('declares no implemented operation that the table does not have', () => {
+    const extra = [...declared.entries()].filter(([key]) => !implemented.has(key));
+    for (const [key, operation] of extra) {
+      expect(operation.deprecated, `${key} is not in lib/api.ts and not deprecated`).toBe(true);
+    }
+    expect(extra.map(([key]) => key)).toEqual(['GET /pets/{petId}']);
+  });
+
+  it('uses each operationId once', () => {
+    const ids = [...declared.values()].map((operation) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('marks updateInventory experimental, and listInventory with no stability mark (stable)', () => {
+    expect(declared.get('PATCH /inventory/{petId}')?.['x-stability']).toBe('experimental');
+    expect(declared.get('GET /inventory')?.['x-stability']).toBeUndefined();
+  });
+
+  it('declares GET /pets/{petId} deprecated with an x-sunset note and only its 404', () => {
+    const operation = declared.get('GET /pets/{petId}') as Node;
+    expect(operation.operationId).toBe('getPetById');
+    expect(operation.deprecated).toBe(true);
+    expect(operation['x-sunset']).toBeDefined();
+    expect(Object.keys(operation.responses as Node)).toEqual(['404']);
+  });
+
+  it.each(operations.map((operation) => [operation.name, `${operation.method} ${operation.path}`]))(
+    '%s declares 200, 401, 429, 500 and 503, each with application/json content',
+    (_name, key) => {
+      const responses = declared.get(key)?.responses as Node;
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '401', '429', '500', '503']));
+      for (const node of Object.values(responses)) {
+        expect(Object.keys(response(node).content as Node)).toEqual(['application/json']);
+      }
+    },
+  );
+
+  it('declares the bearer scheme for the whole service', () => {
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(components.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+describe('openapi.yaml and the error codes (lib/http/errors.ts, infra/gateway-responses.ts)', () => {
+  const errorSchema = components.schemas?.Error as Node;
+  const codeEnum = (errorSchema.properties as Record<string, Node>).code?.enum as string[];
+
+  it('lists exactly the codes of errorStatus in the Error schema', () => {
+    expect([...codeEnum].sort()).toEqual(Object.keys(errorStatus).sort());
+    expect(errorSchema.required).toEqual(['code', 'message', 'status']);
+    expect(errorSchema.additionalProperties).toBe(false);
+  });
+
+  it('pins each error response to one code and the status errorStatus gives it', () => {
+    const errorResponses = Object.entries(components.responses ?? {});
+    expect(errorResponses.length).toBeGreaterThan(0);
+    for (const [name, node] of errorResponses) {
+      const { code, status } = pinnedError(node);
+      expect(codeEnum, name).toContain(code);
+      expect(status, name).toBe(errorStatus[code as keyof typeof errorStatus]);
+    }
+  });
+
+  it('declares each error response under the status its code has', () => {
+    for (const [key, operation] of declared) {
+      for (const [status, node] of Object.entries(operation.responses as Node)) {
+        if (Number(status) < 400) continue;
+        expect(pinnedError(response(node)).status, `${key} ${status}`).toBe(Number(status));
+      }
+    }
+  });
+
+  it.each(Object.entries(gatewayResponses))(
+    'gateway response %s has a documented code and status',
+    (_type, body) => {
+      expect(codeEnum).toContain(body.code);
+      expect(body.status).toBe(errorStatus[body.code]);
+      const documented = Object.values(components.responses ?? {}).map(pinnedError);
+      expect(documented).toContainEqual({ code: body.code, status: body.status });
+    },
+  );
+
+  it.each(Object.entries(gatewayResponses))('gateway response %s is shown as an example', (_type, body) => {
+    expect(responseExamples()).toContainEqual(body);
+  });
+});
