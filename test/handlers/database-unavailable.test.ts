@@ -1,0 +1,87 @@
+/**
+ * The three handler modules with DynamoDB unreachable (connection refused): the HTTP functions answer 503
+ * `service_unavailable` revealing no internals, and the authorizer fails with an error other than
+ * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (contract.md "Errors").
+ */
+import { createServer } from 'node:net';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { beforeAll, expect, test } from 'vitest';
+import { lambdaTestContext, restProxyEvent, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
+import { setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+
+let listInventory: ProxyHandler;
+let updateInventory: ProxyHandler;
+let authorizer: AuthorizerHandler;
+
+/** An endpoint on which nothing listens: a port taken from the OS, then released. */
+async function closedEndpoint(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+beforeAll(async () => {
+  setFunctionEnvironment(await closedEndpoint());
+  listInventory = (await import('#functions/list-inventory/handler.ts')).handler;
+  updateInventory = (await import('#functions/update-inventory/handler.ts')).handler;
+  authorizer = (await import('#functions/authorizer/handler.ts')).handler;
+});
+
+const unavailable = {
+  statusCode: 503,
+  headers: { 'Content-Type': 'application/json' },
+  body: '{"code":"service_unavailable","message":"the inventory database is unavailable; retry later","status":503}',
+};
+
+test('listInventory answers 503 service_unavailable without internals', async () => {
+  const event = restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' });
+
+  const result = await listInventory(event, lambdaTestContext('listInventory'));
+
+  expect(result).toStrictEqual(unavailable);
+  expect(result.body).not.toContain(testTableNames.inventory);
+});
+
+test('updateInventory answers 503 service_unavailable without internals', async () => {
+  const event = restProxyEvent({
+    method: 'PATCH',
+    resource: '/inventory/{petId}',
+    path: '/inventory/5',
+    pathParameters: { petId: '5' },
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"quantity":1}',
+  });
+
+  const result = await updateInventory(event, lambdaTestContext('updateInventory'));
+
+  expect(result).toStrictEqual(unavailable);
+});
+
+test('the authorizer fails with an error other than Unauthorized (not a refusal)', async () => {
+  const event = tokenAuthorizerEvent(
+    'Bearer psk_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG',
+    'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/inventory',
+  );
+
+  const error = await authorizer(event, lambdaTestContext('authorizer')).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+
+  expect(error).toBeInstanceOf(Error);
+  expect((error as Error).message).not.toBe('Unauthorized');
+});

@@ -1,0 +1,222 @@
+/**
+ * functions/update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
+ * API (in-memory dynalite): spec §4.2, contract.md "InventoryUpdate", "Semantics" and "Errors".
+ */
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { lambdaTestContext, type ProxyRequest, restProxyEvent } from '#test/support/lambda-events.ts';
+import {
+  inventoryRecord,
+  putItems,
+  type RawItem,
+  scanTable,
+  setFunctionEnvironment,
+  startTestDynamoDb,
+  type TestDynamoDb,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+let db: TestDynamoDb;
+let handler: Handler;
+
+beforeAll(async () => {
+  db = await startTestDynamoDb();
+  setFunctionEnvironment(db.endpoint);
+  ({ handler } = await import('#functions/update-inventory/handler.ts'));
+});
+afterAll(() => db?.close());
+
+/** The entries every test starts from. */
+const initial: RawItem[] = [
+  inventoryRecord('-7', 1, 'sold'),
+  inventoryRecord('5', 10, 'pending'),
+  inventoryRecord('9223372036854775807', 3, 'available'),
+];
+
+beforeEach(async () => {
+  for (const item of await scanTable(db.client, testTableNames.inventory)) {
+    await db.client.send(
+      new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: item.petId as never } }),
+    );
+  }
+  await putItems(db.client, testTableNames.inventory, initial);
+});
+
+const jsonContentType = { 'Content-Type': 'application/json' };
+
+/** PATCH /inventory/{petId} with `body`; headers default to a JSON content type. */
+function updateInventory(
+  petId: string,
+  body: string | null,
+  options: Partial<Pick<ProxyRequest, 'headers' | 'isBase64Encoded'>> = {},
+): Promise<APIGatewayProxyResult> {
+  const event = restProxyEvent({
+    method: 'PATCH',
+    resource: '/inventory/{petId}',
+    path: `/inventory/${petId}`,
+    pathParameters: { petId },
+    headers: options.headers ?? jsonContentType,
+    body,
+    ...(options.isBase64Encoded === undefined ? {} : { isBase64Encoded: options.isBase64Encoded }),
+  });
+  return handler(event, lambdaTestContext('updateInventory'));
+}
+
+/** The error response the client must receive: JSON content type and exactly code, message, status. */
+function errorResult(status: number, code: string, message: string) {
+  return {
+    statusCode: status,
+    headers: jsonContentType,
+    body: JSON.stringify({ code, message, status }),
+  };
+}
+
+const requestBodyRequired = 'request body is required: a JSON object such as {"quantity": 5}';
+
+describe('updateInventory success', () => {
+  test('sets quantity, returns the exact updated item and leaves status unchanged', async () => {
+    const result = await updateInventory('5', '{"quantity":42}');
+
+    expect(result).toStrictEqual({
+      statusCode: 200,
+      headers: jsonContentType,
+      body: '{"petId":5,"quantity":42,"status":"pending"}',
+    });
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
+      initial[0],
+      inventoryRecord('5', 42, 'pending'),
+      initial[2],
+    ]);
+  });
+
+  test('is idempotent: the same update twice gives the same response and state', async () => {
+    const first = await updateInventory('-7', '{"quantity":0}');
+    const second = await updateInventory('-7', '{"quantity":0}');
+
+    expect(second).toStrictEqual(first);
+    expect(first.body).toBe('{"petId":-7,"quantity":0,"status":"sold"}');
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
+      inventoryRecord('-7', 0, 'sold'),
+      initial[1],
+      initial[2],
+    ]);
+  });
+
+  test('petId 9223372036854775807 is updated and written back digit for digit', async () => {
+    const result = await updateInventory('9223372036854775807', '{"quantity":2147483647}');
+
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"available"}');
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
+      initial[0],
+      initial[1],
+      inventoryRecord('9223372036854775807', 2147483647, 'available'),
+    ]);
+  });
+
+  test('a base64-encoded body (isBase64Encoded: true) is decoded before parsing', async () => {
+    const body = Buffer.from('{"quantity":8}', 'utf8').toString('base64');
+
+    const result = await updateInventory('5', body, { isBase64Encoded: true });
+
+    expect(result).toStrictEqual({
+      statusCode: 200,
+      headers: jsonContentType,
+      body: '{"petId":5,"quantity":8,"status":"pending"}',
+    });
+    expect(await scanTable(db.client, testTableNames.inventory)).toContainEqual(
+      inventoryRecord('5', 8, 'pending'),
+    );
+  });
+
+  test('the Content-Type header name is matched in any case (CONTENT-TYPE)', async () => {
+    const result = await updateInventory('5', '{"quantity":9}', {
+      headers: { 'CONTENT-TYPE': 'application/json' },
+    });
+
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('{"petId":5,"quantity":9,"status":"pending"}');
+  });
+
+  test('Content-Type application/json with charset and a +json type are accepted', async () => {
+    const withCharset = await updateInventory('5', '{"quantity":11}', {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    const plusJson = await updateInventory('5', '{"quantity":12}', {
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
+
+    expect([withCharset.statusCode, plusJson.statusCode]).toStrictEqual([200, 200]);
+    expect(plusJson.body).toBe('{"petId":5,"quantity":12,"status":"pending"}');
+  });
+});
+
+describe('updateInventory refusals leave the table unchanged', () => {
+  test('an unknown petId is 404 not_found and creates no item', async () => {
+    const result = await updateInventory('6', '{"quantity":1}');
+
+    expect(result).toStrictEqual(errorResult(404, 'not_found', 'no inventory entry for petId 6'));
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test('body null is 400 invalid_request', async () => {
+    const result = await updateInventory('5', null);
+
+    expect(result).toStrictEqual(errorResult(400, 'invalid_request', requestBodyRequired));
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test('an empty body is 400 invalid_request', async () => {
+    const result = await updateInventory('5', '');
+
+    expect(result).toStrictEqual(errorResult(400, 'invalid_request', requestBodyRequired));
+  });
+
+  test('a body without Content-Type is 400 invalid_request, not 415', async () => {
+    const result = await updateInventory('5', '{"quantity":1}', { headers: {} });
+
+    expect(result).toStrictEqual(
+      errorResult(400, 'invalid_request', 'Content-Type must be application/json'),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test('a status member is 400 and the message names it; status is not changed', async () => {
+    const result = await updateInventory('5', '{"quantity":1,"status":"sold"}');
+
+    expect(result).toStrictEqual(
+      errorResult(400, 'invalid_request', 'request body may only contain quantity; not allowed: "status"'),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test('quantity -1 is 400 with the quantity rule', async () => {
+    const result = await updateInventory('5', '{"quantity":-1}');
+
+    expect(result).toStrictEqual(
+      errorResult(400, 'invalid_request', 'quantity must be an integer from 0 to 2147483647'),
+    );
+  });
+
+  test('an invalid petId (01) is 400 before any lookup', async () => {
+    const result = await updateInventory('01', '{"quantity":1}');
+
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body)).toStrictEqual({
+      code: 'invalid_request',
+      message:
+        "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
+      status: 400,
+    });
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test('malformed JSON is 400 invalid_request', async () => {
+    const result = await updateInventory('5', '{"quantity":');
+
+    expect(result).toStrictEqual(errorResult(400, 'invalid_request', 'request body must be valid JSON'));
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * API Gateway events and a Lambda context for invoking handler modules directly, built here from the AWS
+ * documentation of the payloads rather than from the local server's own event builder, so the handler tests
+ * do not inherit a mistake of the code under test.
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+
+/** What varies between REST proxy requests in the handler tests. */
+export interface ProxyRequest {
+  method: 'GET' | 'PATCH';
+  /** The resource path as configured in API Gateway, e.g. `/inventory/{petId}`. */
+  resource: string;
+  /** The request path under the stage, e.g. `/inventory/42`. */
+  path: string;
+  pathParameters?: Record<string, string> | null;
+  /** Header names exactly as the client sent them. */
+  headers?: Record<string, string>;
+  body?: string | null;
+  isBase64Encoded?: boolean;
+}
+
+/**
+ * A REST API Lambda proxy event, payload format 1.0, as API Gateway sends it after the TOKEN authorizer
+ * allowed the request (principal `test-client`).
+ */
+export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
+  const headers = request.headers ?? {};
+  return {
+    resource: request.resource,
+    path: request.path,
+    httpMethod: request.method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: request.pathParameters ?? null,
+    stageVariables: null,
+    body: request.body ?? null,
+    isBase64Encoded: request.isBase64Encoded ?? false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abcdef1234',
+      authorizer: { principalId: 'test-client', keyName: 'test-client', integrationLatency: 12 },
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '203.0.113.7',
+        user: null,
+        userAgent: 'handler-test',
+        userArn: null,
+      },
+      path: `/v1${request.path}`,
+      stage: 'v1',
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'abc123',
+      resourcePath: request.resource,
+    },
+  };
+}
+
+/** A TOKEN authorizer event: the `Authorization` header value (when sent) and the called method's ARN. */
+export function tokenAuthorizerEvent(
+  authorizationToken: string | undefined,
+  methodArn: string,
+): APIGatewayTokenAuthorizerEvent {
+  return {
+    type: 'TOKEN',
+    methodArn,
+    ...(authorizationToken === undefined ? {} : { authorizationToken }),
+  } as APIGatewayTokenAuthorizerEvent;
+}
+
+/** A Lambda context for one invocation of `functionName`, with a fresh request id. */
+export function lambdaTestContext(functionName: string): Context {
+  return {
+    awsRequestId: randomUUID(),
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '256',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: '2026/11/22/[$LATEST]test',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * A real DynamoDB API for tests (an in-memory dynalite with the service's tables) and raw table access that
+ * does not go through the code under test: items are written and read as DynamoDB attribute values, so a test
+ * sees exactly what is stored (numbers as DynamoDB's decimal strings, every digit kept).
+ */
+import { createHash } from 'node:crypto';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  paginateScan,
+} from '@aws-sdk/client-dynamodb';
+import { ensureTables, inMemory, startDynamoDb } from '#infra/local/dynamodb.ts';
+import type { TableId } from '#lib/api.ts';
+
+/** A stored item, attribute by attribute, as DynamoDB returns it. */
+export type RawItem = Record<string, AttributeValue>;
+
+/** The table names the tests use (the local defaults). */
+export const testTableNames: Record<TableId, string> = {
+  inventory: 'pet-store-inventory',
+  apiKeys: 'pet-store-api-keys',
+};
+
+/** A running in-memory DynamoDB with both tables, and a raw client on it. */
+export interface TestDynamoDb {
+  /** `http://127.0.0.1:<port>`. */
+  endpoint: string;
+  /** A low-level client on {@link endpoint}. */
+  client: DynamoDBClient;
+  close(): Promise<void>;
+}
+
+/** A low-level DynamoDB client on `endpoint` with dummy credentials (dynalite accepts any signature). */
+export function rawClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+}
+
+/**
+ * Starts an in-memory dynalite on a free port. With `tables` (default true) it creates the service's tables
+ * under {@link testTableNames}.
+ */
+export async function startTestDynamoDb(options: { tables?: boolean } = {}): Promise<TestDynamoDb> {
+  const db = await startDynamoDb({ dataDir: inMemory });
+  const client = rawClient(db.endpoint);
+  if (options.tables !== false) await ensureTables(client, testTableNames);
+  return {
+    endpoint: db.endpoint,
+    client,
+    async close() {
+      client.destroy();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Points the AWS SDK of this process at `endpoint` with the test table names, as the stack and the local
+ * server configure a function. Call it before importing a handler module: the module reads it at import.
+ */
+export function setFunctionEnvironment(endpoint: string): void {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+  process.env.INVENTORY_TABLE_NAME = testTableNames.inventory;
+  process.env.API_KEYS_TABLE_NAME = testTableNames.apiKeys;
+  process.env.AWS_REGION ||= 'us-east-1';
+  process.env.AWS_ACCESS_KEY_ID = 'test';
+  process.env.AWS_SECRET_ACCESS_KEY = 'test';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+}
+
+/** An inventory item as stored: `petId` and `quantity` Numbers, `status` a String. */
+export function inventoryRecord(petId: string, quantity: number, status: string): RawItem {
+  return { petId: { N: petId }, quantity: { N: String(quantity) }, status: { S: status } };
+}
+
+/** Writes `items` (any attributes) into `table` with raw BatchWriteItem requests of 25. */
+export async function putItems(client: DynamoDBClient, table: string, items: readonly RawItem[]) {
+  for (let start = 0; start < items.length; start += 25) {
+    const requests = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+    const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: requests } }));
+    if (Object.keys(result.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
+  }
+}
+
+/** Writes one item into `table` with a raw PutItem. */
+export async function putItem(client: DynamoDBClient, table: string, item: RawItem): Promise<void> {
+  await client.send(new PutItemCommand({ TableName: table, Item: item }));
+}
+
+/** Numeric order of two decimal integer strings, computed with BigInt. */
+function byNumber(a: string | undefined, b: string | undefined): number {
+  const x = BigInt(a ?? '0');
+  const y = BigInt(b ?? '0');
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Every item of `table` exactly as stored, read with a raw paginated Scan; inventory items sorted by petId
+ * (numerically), key items by digest.
+ */
+export async function scanTable(client: DynamoDBClient, table: string): Promise<RawItem[]> {
+  const items: RawItem[] = [];
+  for await (const page of paginateScan({ client }, { TableName: table })) items.push(...(page.Items ?? []));
+  return items.sort((a, b) =>
+    a.petId ? byNumber(a.petId.N, b.petId?.N) : String(a.keyDigest?.S).localeCompare(String(b.keyDigest?.S)),
+  );
+}
+
+/** The names of every table at the client's endpoint. */
+export async function tableNames(client: DynamoDBClient): Promise<string[]> {
+  const { TableNames } = await client.send(new ListTablesCommand({}));
+  return TableNames ?? [];
+}
+
+/** SHA-256 of `apiKey` in lowercase hex, computed here independently of lib/auth. */
+export function sha256Hex(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
