@@ -1,0 +1,103 @@
+/**
+ * The REST API: the operation table (lib/api.ts) rendered as API Gateway resources and methods, every method
+ * behind the bearer TOKEN authorizer, and every gateway response of infra/gateway-responses.ts rendered as an
+ * `AWS::ApiGateway::GatewayResponse` (architecture.md "One table, three renderings").
+ *
+ * Stage `v1` (lib/api.ts `stageName`), so the base URL ends in `/v1` (spec §9.1; contract.md "Addresses"), with
+ * per-environment throttling and JSON access logs in an explicit log group. The access log format has the
+ * standard fields only (caller, httpMethod, ip, protocol, requestTime, resourcePath, responseLength, status,
+ * user) and never a request header, so the bearer API key is never logged (contract.md "Authentication").
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { authorizerCacheTtlSeconds, operations, stageName } from '#lib/api.ts';
+import { gatewayResponses } from './gateway-responses.ts';
+
+/** Properties of an {@link InventoryApi}. */
+export interface InventoryApiProps {
+  /** The function serving each operation, by lib/api.ts operation `name`. */
+  functions: Readonly<Record<string, IFunction>>;
+  /** The bearer authorizer function (lib/api.ts `authorizer`). */
+  authorizer: IFunction;
+  /** Stage-wide throttling, requests per second and burst. */
+  throttling: { rateLimit: number; burstLimit: number };
+  /** Retention and removal of the access log group. */
+  logRetention: RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/** The HTTP header that carries the API key (spec §5.1). */
+export const authorizationHeader = 'Authorization';
+
+/** The service's REST API (see the module docstring). */
+export class InventoryApi extends Construct {
+  readonly restApi: RestApi;
+  readonly accessLogGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: InventoryApiProps) {
+    super(scope, id);
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.restApi = new RestApi(this, 'RestApi', {
+      description: 'Pet store inventory service (spec: service-spec.md)',
+      endpointTypes: [EndpointType.REGIONAL],
+      // The account-wide role that lets API Gateway write access logs (required for any stage logging).
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName,
+        throttlingRateLimit: props.throttling.rateLimit,
+        throttlingBurstLimit: props.throttling.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.OFF,
+        metricsEnabled: true,
+      },
+    });
+
+    const authorizer = new TokenAuthorizer(this, 'BearerAuthorizer', {
+      handler: props.authorizer,
+      identitySource: IdentitySource.header(authorizationHeader),
+      resultsCacheTtl: Duration.seconds(authorizerCacheTtlSeconds),
+    });
+
+    for (const operation of operations) {
+      const handler = props.functions[operation.name];
+      if (!handler) throw new Error(`no function for operation ${operation.name}`);
+      this.restApi.root
+        .resourceForPath(operation.path)
+        .addMethod(operation.method, new LambdaIntegration(handler, { allowTestInvoke: false }), {
+          operationName: operation.name,
+          authorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+        });
+    }
+
+    for (const [type, body] of Object.entries(gatewayResponses)) {
+      const template = JSON.stringify(body);
+      // The template is Velocity: `$` and `#` would start references or directives instead of plain text.
+      if (/[$#]/.test(template)) throw new Error(`gateway response ${type} body must not contain $ or #`);
+      this.restApi.addGatewayResponse(`GatewayResponse${type}`, {
+        type: ResponseType.of(type),
+        statusCode: String(body.status),
+        responseHeaders: { 'Content-Type': "'application/json'" },
+        templates: { 'application/json': template },
+      });
+    }
+  }
+}

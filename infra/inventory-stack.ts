@@ -1,0 +1,178 @@
+/**
+ * The service's stack: one class, deployed once per environment (spec §9.2) with that environment's
+ * {@link EnvironmentSettings} and nothing else differing (style.md "Per-environment differences live in one
+ * settings object").
+ *
+ * Contents, all derived from lib/api.ts:
+ * - the tables of `tables` (inventory: `petId` Number; API keys: `keyDigest` String), on-demand, encrypted
+ *   with the AWS managed key, PITR / deletion protection / removal policy from the settings;
+ * - one {@link ServiceFunction} per entry of `operations` plus the `authorizer`, each bound to its one table
+ *   with exactly its `actions` (least privilege);
+ * - the {@link InventoryApi} (stage `v1`, bearer authorizer on every method, gateway responses);
+ * - {@link ServiceAlarms} when the settings have alarms;
+ * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (contract.md "Addresses").
+ *
+ * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason.
+ */
+import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { authorizer, type FunctionDefinition, operations, type TableId, tables } from '#lib/api.ts';
+import { InventoryApi } from './inventory-api.ts';
+import { ServiceAlarms } from './service-alarms.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { EnvironmentSettings } from './settings.ts';
+
+/** `POWERTOOLS_SERVICE_NAME` of every function: the service dimension of logs and metrics. */
+export const serviceName = 'pet-store-inventory';
+
+/** Properties of an {@link InventoryStack}. */
+export interface InventoryStackProps extends StackProps {
+  settings: EnvironmentSettings;
+}
+
+/**
+ * The CloudFormation logical id of a function of lib/api.ts: its name in PascalCase + `Function`
+ * (`listInventory` -> `ListInventoryFunction`, `authorizer` -> `AuthorizerFunction`).
+ */
+export function functionLogicalId(definition: FunctionDefinition): string {
+  return `${definition.name[0]?.toUpperCase()}${definition.name.slice(1)}Function`;
+}
+
+/** The CloudFormation logical id (and construct id) of a table of lib/api.ts: `InventoryTable`, `ApiKeysTable`. */
+export function tableLogicalId(table: TableId): string {
+  return `${table[0]?.toUpperCase()}${table.slice(1)}Table`;
+}
+
+/** The value of `AWS_ENDPOINT_URL_DYNAMODB` on deployed functions: empty, so the SDK uses the regional endpoint. */
+export const deployedDynamoDbEndpoint = '';
+
+/** The stack (see the module docstring). */
+export class InventoryStack extends Stack {
+  readonly tables: Readonly<Record<TableId, Table>>;
+  readonly functions: ReadonlyMap<FunctionDefinition, ServiceFunction>;
+  readonly api: InventoryApi;
+
+  constructor(scope: Construct, id: string, props: InventoryStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const removalPolicy = settings.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    const table = (tableId: TableId) => {
+      const { partitionKey } = tables[tableId];
+      const created = new Table(this, tableLogicalId(tableId), {
+        partitionKey: {
+          name: partitionKey.name,
+          type: partitionKey.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
+        },
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        encryption: TableEncryption.AWS_MANAGED,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
+        deletionProtection: settings.deletionProtection,
+        removalPolicy,
+      });
+      (created.node.defaultChild as CfnResource).overrideLogicalId(tableLogicalId(tableId));
+      if (!settings.pointInTimeRecovery) {
+        Validations.of(created).acknowledge({
+          id: 'AwsSolutions-DDB3',
+          reason: `The ${settings.name} environment holds disposable test data re-created with the import and key tools; point-in-time recovery is on in production.`,
+        });
+      }
+      return created;
+    };
+    this.tables = { inventory: table('inventory'), apiKeys: table('apiKeys') };
+
+    const functions = new Map<FunctionDefinition, ServiceFunction>();
+    for (const definition of [...operations, authorizer]) {
+      const fn = new ServiceFunction(this, functionLogicalId(definition), {
+        entry: definition.entry,
+        description: `Pet store inventory ${definition.name} (${settings.name})`,
+        environment: {
+          POWERTOOLS_SERVICE_NAME: serviceName,
+          POWERTOOLS_LOG_LEVEL: settings.logLevel,
+          POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
+          AWS_ENDPOINT_URL_DYNAMODB: deployedDynamoDbEndpoint,
+        },
+        logRetention: settings.logRetentionDays,
+        logRemovalPolicy: removalPolicy,
+      });
+      const bound = tables[definition.table];
+      fn.bindTable({ table: this.tables[definition.table], env: bound.env, actions: definition.actions });
+      functions.set(definition, fn);
+    }
+    this.functions = functions;
+    const functionOf = (definition: FunctionDefinition) => functions.get(definition) as ServiceFunction;
+
+    this.api = new InventoryApi(this, 'Api', {
+      functions: Object.fromEntries(operations.map((operation) => [operation.name, functionOf(operation)])),
+      authorizer: functionOf(authorizer),
+      throttling: settings.throttling,
+      logRetention: settings.logRetentionDays,
+      logRemovalPolicy: removalPolicy,
+    });
+
+    if (settings.alarms) {
+      const actionsOn = (tableId: TableId) =>
+        [...operations, authorizer].filter((d) => d.table === tableId).flatMap((d) => d.actions);
+      new ServiceAlarms(this, 'Alarms', {
+        settings: settings.alarms,
+        api: this.api.restApi,
+        functions: Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn])),
+        tables: {
+          InventoryTable: { table: this.tables.inventory, actions: actionsOn('inventory') },
+          ApiKeysTable: { table: this.tables.apiKeys, actions: actionsOn('apiKeys') },
+        },
+      });
+    }
+
+    new CfnOutput(this, 'BaseUrl', {
+      value: this.api.restApi.url,
+      description: 'Base URL of the API, ending in /v1/ (contract.md "Addresses")',
+    });
+    new CfnOutput(this, 'InventoryTableName', {
+      value: this.tables.inventory.tableName,
+      description: `Inventory table (${tables.inventory.env}), for the import tool`,
+    });
+    new CfnOutput(this, 'ApiKeysTableName', {
+      value: this.tables.apiKeys.tableName,
+      description: `API keys table (${tables.apiKeys.env}), for the key tool`,
+    });
+
+    acknowledgeNagFindings(this);
+  }
+}
+
+/**
+ * The cdk-nag AwsSolutions findings that this service acknowledges instead of fixing, each with its reason.
+ * Every other finding fails the test `test/infra/nag.test.ts`.
+ */
+function acknowledgeNagFindings(stack: InventoryStack): void {
+  const api = stack.api.restApi;
+  Validations.of(api).acknowledge(
+    {
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Requests are validated in the functions: the contract requires an Error body {code, message, status} with a message naming the invalid member, which API Gateway request validators cannot produce.',
+    },
+    {
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'No WAF web ACL: the API is authenticated by bearer API keys and protected by stage throttling; a web ACL is an account-level cost decision outside this service.',
+    },
+    {
+      id: 'AwsSolutions-APIG6',
+      reason:
+        'Execution logging stays off: at INFO it writes request headers, and the Authorization header carries the API key, which must never be logged (contract.md "Authentication"). JSON access logs are on.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason:
+        'The spec mandates bearer API keys (spec §5), checked by the TOKEN authorizer attached to every method; there are no Cognito users.',
+    },
+  );
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    reason:
+      'The account-wide role API Gateway needs to write the access logs; the AWS managed policy is the one AWS documents for it.',
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * The data the SAM CLI events in `events/` expect (infra/README-deploy.md "Local invocation with the SAM CLI"):
+ * one inventory entry and one API key, written by `npm run sam:dynamodb` at start and by the event tests.
+ *
+ * The key {@link samApiKey} is a published test value, valid only in a local store seeded here; it is stored
+ * as its SHA-256 digest like any other key (contract.md "Authentication").
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TableId } from '#lib/api.ts';
+import { apiKeyDigest } from '#lib/auth/api-key.ts';
+import { keyStore } from '#lib/auth/key-store.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+
+/** The entry that `events/update-inventory-ok.json` updates and `events/list-inventory-ok.json` lists. */
+export const samPet: InventoryItem = { petId: '9001', quantity: 5, status: 'available' };
+
+/** The petId of `events/update-inventory-unknown-pet.json`: never seeded, so the update answers 404. */
+export const samUnknownPetId = '404404';
+
+/** The bearer token of `events/authorizer-valid-token.json` (local test value, not a secret). */
+export const samApiKey = 'sam-local-events-test-key';
+
+/** The name of {@link samApiKey}: the authorizer's `principalId` for that event. */
+export const samApiKeyName = 'sam-local-events';
+
+/**
+ * Writes {@link samPet} (replacing any entry with its petId, so its quantity is 5 again) and the key
+ * {@link samApiKey} (kept if already there) into the tables `names`.
+ * @throws the store's errors when DynamoDB is unreachable or a table is missing
+ */
+export async function seedSamFixtures(
+  client: DynamoDBDocumentClient,
+  names: Record<TableId, string>,
+): Promise<void> {
+  await inventoryStore(client, names.inventory).putMany([samPet]);
+  try {
+    await keyStore(client, names.apiKeys).put({
+      keyDigest: apiKeyDigest(samApiKey),
+      name: samApiKeyName,
+      createdAt: new Date(0).toISOString(),
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}

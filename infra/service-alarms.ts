@@ -1,0 +1,99 @@
+/**
+ * The alarms of an environment with {@link AlarmSettings} (production): every alarm notifies one SNS topic,
+ * whose e-mail subscription is the stack parameter `AlarmEmail` (no subscription while it is empty).
+ *
+ * Alarms (each over `periodSeconds`, firing after `evaluationPeriods` breaching periods, missing data = OK):
+ * - `Api5xxRateAlarm`: API Gateway `5XXError` average (the fraction of requests answered 5XX) > `api5xxRate`;
+ * - `ApiLatencyP99Alarm`: API Gateway `Latency` p99 > `apiLatencyP99Ms`;
+ * - `<Function>ErrorsAlarm` / `<Function>ThrottlesAlarm` per function: Lambda `Errors` / `Throttles` sum >= 1;
+ * - `<Table>ThrottledRequestsAlarm` per table: DynamoDB `ThrottledRequests` summed over the operations the
+ *   functions perform on it >= 1.
+ */
+import { CfnCondition, CfnParameter, type CfnResource, Duration, Fn } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Subscription, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { AlarmSettings } from './settings.ts';
+
+/** Properties of {@link ServiceAlarms}. */
+export interface ServiceAlarmsProps {
+  settings: AlarmSettings;
+  api: RestApi;
+  /** The functions by alarm name prefix (their logical ids, e.g. `ListInventoryFunction`). */
+  functions: Readonly<Record<string, IFunction>>;
+  /** The tables by alarm name prefix, each with the DynamoDB actions performed on it (`dynamodb:Scan`, ...). */
+  tables: Readonly<Record<string, { table: ITable; actions: readonly string[] }>>;
+}
+
+/** The CloudFormation parameter that carries the alarm e-mail address (empty: no subscription). */
+export const alarmEmailParameter = 'AlarmEmail';
+
+/** The alarms, topic and optional e-mail subscription (see the module docstring). */
+export class ServiceAlarms extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
+    super(scope, id);
+    const { settings } = props;
+    const period = Duration.seconds(settings.periodSeconds);
+
+    this.topic = new Topic(this, 'Topic', { displayName: 'Pet store inventory alarms', enforceSSL: true });
+    const email = new CfnParameter(scope, alarmEmailParameter, {
+      type: 'String',
+      default: '',
+      allowedPattern: '^$|^[^@\\s]+@[^@\\s]+$',
+      description: 'E-mail address notified by the alarms; empty for no subscription.',
+    });
+    const hasEmail = new CfnCondition(scope, 'HasAlarmEmail', {
+      expression: Fn.conditionNot(Fn.conditionEquals(email.valueAsString, '')),
+    });
+    const subscription = new Subscription(this, 'EmailSubscription', {
+      topic: this.topic,
+      protocol: SubscriptionProtocol.EMAIL,
+      endpoint: email.valueAsString,
+    });
+    (subscription.node.defaultChild as CfnResource).cfnOptions.condition = hasEmail;
+
+    const alarm = (name: string, metric: IMetric, threshold: number, comparison: ComparisonOperator) => {
+      const created = new Alarm(this, name, {
+        alarmDescription: `Pet store inventory: ${name}`,
+        metric,
+        threshold,
+        comparisonOperator: comparison,
+        evaluationPeriods: settings.evaluationPeriods,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(new SnsAction(this.topic));
+      this.alarms.push(created);
+    };
+    const above = ComparisonOperator.GREATER_THAN_THRESHOLD;
+    const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
+
+    alarm(
+      'Api5xxRateAlarm',
+      props.api.metricServerError({ statistic: Stats.AVERAGE, period }),
+      settings.api5xxRate,
+      above,
+    );
+    alarm(
+      'ApiLatencyP99Alarm',
+      props.api.metricLatency({ statistic: Stats.p(99), period }),
+      settings.apiLatencyP99Ms,
+      above,
+    );
+    for (const [name, fn] of Object.entries(props.functions)) {
+      alarm(`${name}ErrorsAlarm`, fn.metricErrors({ statistic: Stats.SUM, period }), 1, atLeast);
+      alarm(`${name}ThrottlesAlarm`, fn.metricThrottles({ statistic: Stats.SUM, period }), 1, atLeast);
+    }
+    for (const [name, { table, actions }] of Object.entries(props.tables)) {
+      const operations = [...new Set(actions.map((action) => action.replace(/^dynamodb:/, '') as Operation))];
+      const throttled = table.metricThrottledRequestsForOperations({ operations, period });
+      alarm(`${name}ThrottledRequestsAlarm`, throttled, 1, atLeast);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The composition shared by infra/app.ts and the infra tests: one App holding both environments' stacks, with
+ * the cdk-nag AwsSolutions pack registered as a validation plugin, so a finding without an acknowledgement
+ * fails synthesis (`cdk synth`, `cdk deploy`, the tests).
+ */
+import { App, type AppProps, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { InventoryStack } from './inventory-stack.ts';
+import { type EnvironmentName, environments, stackName } from './settings.ts';
+
+/** The app and its stacks, keyed by environment. */
+export interface ServiceApp {
+  app: App;
+  stacks: Record<EnvironmentName, InventoryStack>;
+}
+
+/**
+ * A new App with `InventoryService-staging` and `InventoryService-production`.
+ * @param props App props (tests pass `outdir` and context); `analyticsReporting` is off: the templates carry no
+ *   `AWS::CDK::Metadata` resource.
+ */
+export function createServiceApp(props: AppProps = {}): ServiceApp {
+  const app = new App({ analyticsReporting: false, ...props });
+  const stacks = {} as Record<EnvironmentName, InventoryStack>;
+  for (const settings of Object.values(environments)) {
+    stacks[settings.name] = new InventoryStack(app, stackName(settings.name), {
+      settings,
+      description: `Pet store inventory service, ${settings.name} (stage v1)`,
+    });
+  }
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stacks };
+}

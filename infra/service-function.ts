@@ -1,0 +1,106 @@
+/**
+ * One Lambda function of the service, with every default in one place (style.md: "one base construct extends
+ * `NodejsFunction` and holds every default"; Powertools example app `function-with-logstream-construct.ts`).
+ *
+ * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout}, 256 MB, the shared esbuild settings of
+ * `infra/bundling.ts`, `NODE_OPTIONS=--enable-source-maps`, JSON log format into an explicit LogGroup with the
+ * environment's retention (no `logRetention` custom resource), and its own IAM role that may only write to that
+ * log group (no AWS managed policy). Tables are added with {@link ServiceFunction.bindTable}, which sets the
+ * table's environment variable and grants exactly the listed actions on exactly that table, together.
+ *
+ * The function's CloudFormation logical id is its construct id (e.g. `ListInventoryFunction`), not a
+ * hash-suffixed one, so `sam local invoke <LogicalId>` and `events/env-vars.json` can name it.
+ */
+import { type CfnResource, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
+import { cdkBundling, projectRoot } from './bundling.ts';
+
+/**
+ * Function timeout: 10 s, above the DynamoDB client's worst case of maxAttempts x (connection + request
+ * timeout) = 3 x 3 s = 9 s (lib/clients/dynamodb.ts), so an unreachable database ends in the function's own 503
+ * rather than a Lambda timeout. The stack test asserts the inequality.
+ */
+export const defaultTimeout = Duration.seconds(10);
+
+/** The DynamoDB client's worst case for one request, in milliseconds (see {@link defaultTimeout}). */
+export const sdkWorstCaseMs = maxAttempts * (connectionTimeoutMs + requestTimeoutMs);
+
+/** Properties of a {@link ServiceFunction}. */
+export interface ServiceFunctionProps {
+  /** Handler module relative to the project root, exporting `handler` (lib/api.ts `entry`). */
+  entry: string;
+  /** One line shown in the Lambda console. */
+  description: string;
+  /** Environment variables besides the table variables set by {@link ServiceFunction.bindTable}. */
+  environment: Record<string, string>;
+  /** Retention of the function's log group. */
+  logRetention: RetentionDays;
+  /** What happens to the log group when it leaves the stack. */
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/** What {@link ServiceFunction.bindTable} takes: the table, the variable carrying its name, the actions. */
+export interface TableBinding {
+  table: ITable;
+  /** Environment variable that receives the table name (lib/api.ts `tables.*.env`). */
+  env: string;
+  /** DynamoDB actions (e.g. `dynamodb:Scan`) granted on the table's ARN only; never a wildcard. */
+  actions: readonly string[];
+}
+
+/** A service Lambda function (see the module docstring). */
+export class ServiceFunction extends NodejsFunction {
+  /** @param id construct id and CloudFormation logical id, e.g. `ListInventoryFunction` */
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${id}: writes its own log group and the table actions bound to it, nothing else`,
+    });
+    super(scope, id, {
+      entry: `${projectRoot}${props.entry}`,
+      projectRoot,
+      depsLockFilePath: `${projectRoot}package-lock.json`,
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: defaultTimeout,
+      bundling: cdkBundling,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      loggingFormat: LoggingFormat.JSON,
+      logGroup,
+      role,
+    });
+    logGroup.grantWrite(role);
+    for (const [construct, logicalId] of [
+      [this, id],
+      [role, `${id}Role`],
+      [logGroup, `${id}LogGroup`],
+    ] as const) {
+      (construct.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
+    }
+  }
+
+  /**
+   * Gives the function one table: sets `binding.env` to the table's name and grants exactly
+   * `binding.actions` on the table's ARN (least privilege, lib/api.ts `actions`).
+   * @throws Error when an action is not a plain `dynamodb:<Action>` name (a wildcard would widen the grant)
+   */
+  bindTable(binding: TableBinding): void {
+    for (const action of binding.actions) {
+      if (!/^dynamodb:[A-Za-z]+$/.test(action)) throw new Error(`not a single DynamoDB action: ${action}`);
+    }
+    this.addEnvironment(binding.env, binding.table.tableName);
+    binding.table.grant(this, ...binding.actions);
+  }
+}
