@@ -77,6 +77,14 @@ const probes: Probe[] = [
     body: '{"quantity":5}',
   },
   {
+    name: 'update of an empty petId',
+    method: 'PATCH',
+    path: '/inventory/',
+    status: 400,
+    headers: json,
+    body: '{"quantity":5}',
+  },
+  {
     name: 'update of an out-of-range petId',
     method: 'PATCH',
     path: '/inventory/9223372036854775808',

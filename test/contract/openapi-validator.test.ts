@@ -227,7 +227,7 @@ describe('validateResponse', () => {
     ).toEqual(['GET /orders: no path of openapi.yaml matches /orders']);
     expect(
       validateResponse({ method: 'GET', path: '/inventory/', status: 200, headers: json, body: '[]' }),
-    ).toEqual(['GET /inventory/: no path of openapi.yaml matches /inventory/']);
+    ).toEqual(['GET /inventory/: openapi.yaml declares no GET on /inventory/{petId} (only PATCH)']);
     expect(
       validateResponse({
         method: 'DELETE',

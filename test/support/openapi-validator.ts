@@ -226,7 +226,11 @@ function declaredTemplates(): PathTemplate[] {
   return compiled;
 }
 
-/** The template matching `path`: literal segments equal, `{name}` any non-empty segment; most literals win. */
+/**
+ * The template matching `path`: literal segments equal, `{name}` any segment; most literals win. An empty
+ * segment matches a parameter too, so that `PATCH /inventory/` (an empty petId, 400 by contract.md) is
+ * checked against `/inventory/{petId}`.
+ */
 function matchPath(templates: PathTemplate[], path: string): PathTemplate | undefined {
   const segments = (path.split(/[?#]/)[0] ?? '').split('/');
   let best: { template: PathTemplate; literals: number } | undefined;
@@ -235,7 +239,7 @@ function matchPath(templates: PathTemplate[], path: string): PathTemplate | unde
     let literals = 0;
     const matches = template.segments.every((part, index) => {
       const segment = segments[index] ?? '';
-      if (/^\{[^}]+\}$/.test(part)) return segment !== '';
+      if (/^\{[^}]+\}$/.test(part)) return true;
       literals++;
       return part === segment;
     });
