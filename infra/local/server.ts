@@ -16,8 +16,7 @@ const service = await startLocalService({
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
 });
 
-const store =
-  process.env.AWS_ENDPOINT_URL_DYNAMODB && !service.firstStart ? 'DynamoDB' : `data in ${dataDir}`;
+const store = externalDynamoDb ? `DynamoDB at ${externalDynamoDb}` : `data in ${dataDir}`;
 console.log(`Pet store inventory API at ${service.baseUrl} (${store})`);
 if (service.seeded > 0) console.log(`First start: seeded ${service.seeded} demo entries.`);
 if (service.apiKey && !process.env.API_KEY) {
