@@ -21,7 +21,7 @@ export async function importInventoryFile(
   onProgress?: (written: number, total: number) => void,
 ): Promise<number> {
   const format = inventoryFileFormat(path);
-  if (!format) throw new InventoryFileError([`${path}: the file name must end in .json or .csv`]);
+  if (!format) throw new InventoryFileError([`${path}: the file name must end in .json or .csv`], false);
   const items = parseInventoryFile(await readFile(path, 'utf8'), format);
   for (let start = 0; start < items.length; start += chunkSize) {
     await store.putMany(items.slice(start, start + chunkSize));

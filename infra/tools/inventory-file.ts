@@ -12,12 +12,15 @@ import { type InventoryItem, isPetStatus, petStatuses } from '#lib/inventory/inv
 import { petIdRule, toPetId } from '#lib/inventory/pet-id.ts';
 import { isQuantity, quantityRule } from '#lib/inventory/quantity.ts';
 
-/** A file with invalid rows; `problems` lists each as `row N: reason` (rows count from 1, header excluded). */
+/**
+ * A file that cannot be imported: `problems` lists each invalid row as `row N: reason` (rows count from 1,
+ * header excluded), or holds the one problem of the whole file (`rows` false: not a row count in the message).
+ */
 export class InventoryFileError extends Error {
   readonly problems: string[];
 
-  constructor(problems: string[]) {
-    super(`${problems.length} invalid row(s):\n${problems.join('\n')}`);
+  constructor(problems: string[], rows = true) {
+    super(rows ? `${problems.length} invalid row(s):\n${problems.join('\n')}` : problems.join('\n'));
     this.name = 'InventoryFileError';
     this.problems = problems;
   }
@@ -26,7 +29,11 @@ export class InventoryFileError extends Error {
 const columns = ['petId', 'quantity', 'status'];
 
 /** Validates one row whose values are as read (JSON values, or CSV strings with `fromCsv`). */
-function validateRow(row: Record<string, unknown>, fromCsv: boolean): InventoryItem | string {
+function validateRow(value: unknown, fromCsv: boolean): InventoryItem | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return 'must be an object with the members petId, quantity and status';
+  }
+  const row = value as Record<string, unknown>;
   const extra = Object.keys(row).filter((key) => !columns.includes(key));
   if (extra.length > 0) return `unexpected member(s) ${extra.join(', ')}`;
   const petId = typeof row.petId === 'string' ? toPetId(row.petId) : undefined;
@@ -41,15 +48,16 @@ function validateRow(row: Record<string, unknown>, fromCsv: boolean): InventoryI
 }
 
 /** JSON rows, with every integer petId kept as its source text (exact over the whole int64 range). */
-function jsonRows(text: string): Record<string, unknown>[] {
+function jsonRows(text: string): unknown[] {
   const rows: unknown = JSON.parse(text, (key, value, context?: { source?: string }) =>
     key === 'petId' && typeof value === 'number' ? context?.source : value,
   );
-  if (!Array.isArray(rows)) throw new InventoryFileError(['the file must hold a JSON array of entries']);
-  return rows.map((row) => (typeof row === 'object' && row !== null && !Array.isArray(row) ? row : { row }));
+  if (!Array.isArray(rows))
+    throw new InventoryFileError(['the file must hold a JSON array of entries'], false);
+  return rows;
 }
 
-function csvRows(text: string): Record<string, unknown>[] {
+function csvRows(text: string): unknown[] {
   return parseCsv(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, unknown>[];
 }
 
