@@ -1,0 +1,333 @@
+/**
+ * The import tool (`npm run import`, infra/tools/import-inventory.ts) run as a real child process against the
+ * local store of a running local service (contract.md "Operator tooling"): every row is validated by the API's
+ * rules, a file with an invalid row names it and writes nothing, progress goes to stderr. The service runs in
+ * this process on a temporary data folder (not seeded, so the table holds only what a test imports) and
+ * advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds from `DATA_DIR` alone.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { type LocalService, startLocalService } from '#infra/local/service.ts';
+import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import {
+  inventoryRecord,
+  putItems,
+  rawClient,
+  scanTable,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
+
+let dataDir: string;
+let filesDir: string;
+let service: LocalService;
+let client: DynamoDBClient;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'import-tool-'));
+  filesDir = await mkdtemp(join(tmpdir(), 'import-files-'));
+  service = await startLocalService({ dataDir, port: 0, host: '127.0.0.1', seed: false });
+  client = rawClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
+});
+afterAll(async () => {
+  killChildren();
+  client?.destroy();
+  await service?.close();
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(filesDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  for (const item of await scanTable(client, testTableNames.inventory)) {
+    await client.send(
+      new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: item.petId as never } }),
+    );
+  }
+});
+
+/** Writes `text` to a new file `name` in the files folder and returns its path. */
+async function file(name: string, text: string): Promise<string> {
+  const path = join(filesDir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+/** `npm run import -- <path>` on the local store of {@link dataDir}. */
+function importFile(path: string): Promise<ChildResult> {
+  return runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: dataDir }) });
+}
+
+/** The inventory table exactly as stored, sorted by petId. */
+function inventoryTable() {
+  return scanTable(client, testTableNames.inventory);
+}
+
+describe('import --help', () => {
+  test('exits 0 and describes the file argument, its formats and --env', async () => {
+    const result = await runNode(scripts.import, ['--help'], { env: childEnv({}) });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: import \[options\] <file>$/m);
+    expect(result.stdout).toContain('Import inventory entries (petId, quantity, status) from a JSON array');
+    expect(result.stdout).toMatch(/^ {2}file +a \.json or \.csv file$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}--env <environment> +a deployed environment instead of the local store/m,
+    );
+  });
+});
+
+describe('import of a valid file writes exactly its entries', () => {
+  test('CSV, including int64 extremes and petIds beyond 2^53', async () => {
+    const path = await file(
+      'valid.csv',
+      [
+        'petId,quantity,status',
+        '-9223372036854775808,0,available',
+        '0,2147483647,pending',
+        '42,7,sold',
+        '9007199254740993,1,available',
+        '9223372036854775807,3,pending',
+        '',
+      ].join('\n'),
+    );
+
+    const result = await importFile(path);
+
+    expect(result).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: `Imported 5 entries into local store ${dataDir}.\n`,
+      stderr: '\rimported 5/5\n',
+    });
+    expect(await inventoryTable()).toStrictEqual([
+      inventoryRecord('-9223372036854775808', 0, 'available'),
+      inventoryRecord('0', 2147483647, 'pending'),
+      inventoryRecord('42', 7, 'sold'),
+      inventoryRecord('9007199254740993', 1, 'available'),
+      inventoryRecord('9223372036854775807', 3, 'pending'),
+    ]);
+  });
+
+  test('CSV with the columns in another order', async () => {
+    const path = await file('reordered.csv', 'status,petId,quantity\nsold,8,2\navailable,-8,0\n');
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(0);
+    expect(await inventoryTable()).toStrictEqual([
+      inventoryRecord('-8', 0, 'available'),
+      inventoryRecord('8', 2, 'sold'),
+    ]);
+  });
+
+  test('JSON, with petId 9223372036854775807 written as a JSON number kept digit for digit', async () => {
+    const path = await file(
+      'valid.json',
+      `[
+        {"petId": 9223372036854775807, "quantity": 5, "status": "available"},
+        {"petId": -9223372036854775808, "quantity": 0, "status": "sold"},
+        {"petId": 9007199254740993, "quantity": 2147483647, "status": "pending"},
+        {"status": "sold", "quantity": 1, "petId": 3}
+      ]`,
+    );
+
+    const result = await importFile(path);
+
+    expect(result).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: `Imported 4 entries into local store ${dataDir}.\n`,
+      stderr: '\rimported 4/4\n',
+    });
+    expect(await inventoryTable()).toStrictEqual([
+      inventoryRecord('-9223372036854775808', 0, 'sold'),
+      inventoryRecord('3', 1, 'sold'),
+      inventoryRecord('9007199254740993', 2147483647, 'pending'),
+      inventoryRecord('9223372036854775807', 5, 'available'),
+    ]);
+  });
+
+  test('an imported entry replaces the stored entry with the same petId and leaves others alone', async () => {
+    await putItems(client, testTableNames.inventory, [
+      inventoryRecord('5', 1, 'pending'),
+      inventoryRecord('6', 2, 'pending'),
+    ]);
+    const path = await file('replace.json', '[{"petId": 5, "quantity": 9, "status": "sold"}]');
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(0);
+    expect(await inventoryTable()).toStrictEqual([
+      inventoryRecord('5', 9, 'sold'),
+      inventoryRecord('6', 2, 'pending'),
+    ]);
+  });
+
+  test('progress of a large file is reported on stderr per chunk of 1000', async () => {
+    const rows = Array.from({ length: 2001 }, (_, i) => `${i + 1},${i % 10},available`);
+    const path = await file('large.csv', `petId,quantity,status\n${rows.join('\n')}\n`);
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('\rimported 1000/2001\rimported 2000/2001\rimported 2001/2001\n');
+    expect(result.stdout).toBe(`Imported 2001 entries into local store ${dataDir}.\n`);
+    expect((await inventoryTable()).length).toBe(2001);
+  });
+});
+
+/** A file with one invalid row (among valid ones), and the problem the tool must name. */
+interface InvalidFile {
+  rule: string;
+  name: string;
+  text: string;
+  problem: string;
+}
+
+const petIdProblem = 'petId must be an integer from -9223372036854775808 to 9223372036854775807';
+const quantityProblem = 'quantity must be an integer from 0 to 2147483647';
+
+const invalidFiles: InvalidFile[] = [
+  {
+    rule: 'petId with a leading zero (01)',
+    name: 'leading-zero.csv',
+    text: 'petId,quantity,status\n1,1,available\n01,2,sold\n3,3,pending\n',
+    problem: `row 2: ${petIdProblem}`,
+  },
+  {
+    rule: 'petId out of the int64 range',
+    name: 'out-of-range.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold"},{"petId":9223372036854775808,"quantity":1,"status":"sold"}]',
+    problem: `row 2: ${petIdProblem}`,
+  },
+  {
+    rule: 'petId with a fraction (1.5)',
+    name: 'fraction.json',
+    text: '[{"petId":1.5,"quantity":1,"status":"sold"},{"petId":2,"quantity":1,"status":"sold"}]',
+    problem: `row 1: ${petIdProblem}`,
+  },
+  {
+    rule: 'quantity -1',
+    name: 'negative.csv',
+    text: 'petId,quantity,status\n1,1,available\n2,-1,sold\n',
+    problem: `row 2: ${quantityProblem}`,
+  },
+  {
+    rule: 'quantity 2147483648',
+    name: 'too-many.csv',
+    text: 'petId,quantity,status\n1,2147483648,available\n2,1,sold\n',
+    problem: `row 1: ${quantityProblem}`,
+  },
+  {
+    rule: 'quantity "5" (a string) in JSON',
+    name: 'string-quantity.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold"},{"petId":2,"quantity":"5","status":"sold"}]',
+    problem: `row 2: ${quantityProblem}`,
+  },
+  {
+    rule: 'status lost',
+    name: 'status.csv',
+    text: 'petId,quantity,status\n1,1,available\n2,1,sold\n3,1,lost\n',
+    problem: 'row 3: status must be one of available, pending, sold',
+  },
+  {
+    rule: 'an extra member in JSON',
+    name: 'extra-member.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold"},{"petId":2,"quantity":1,"status":"sold","price":10}]',
+    problem: 'row 2: unexpected member(s) price',
+  },
+  {
+    rule: 'duplicate petId',
+    name: 'duplicate.csv',
+    text: 'petId,quantity,status\n7,1,available\n8,1,sold\n7,2,pending\n',
+    problem: 'row 3: petId 7 appears twice',
+  },
+  {
+    rule: 'a row that is not an object in JSON',
+    name: 'not-object.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold"},5]',
+    problem: 'row 2: must be an object with the members petId, quantity and status',
+  },
+];
+
+describe('import of a file with an invalid row exits 1, names the row and writes nothing', () => {
+  test.each(invalidFiles)('$rule', async ({ name, text, problem }) => {
+    const result = await importFile(await file(name, text));
+
+    expect(result).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: `import: 1 invalid row(s):\n${problem}\n`,
+    });
+    expect(await inventoryTable()).toStrictEqual([]);
+  });
+
+  test('an extra CSV column names every row', async () => {
+    const path = await file('extra-column.csv', 'petId,quantity,status,note\n1,1,sold,a\n2,1,sold,b\n');
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'import: 2 invalid row(s):\nrow 1: unexpected member(s) note\nrow 2: unexpected member(s) note\n',
+    );
+    expect(await inventoryTable()).toStrictEqual([]);
+  });
+
+  test('a CSV row with more values than the header names its line', async () => {
+    const path = await file('ragged.csv', 'petId,quantity,status\n1,1,sold\n2,1,sold,extra\n');
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^import: .*line 3/);
+    expect(await inventoryTable()).toStrictEqual([]);
+  });
+
+  test('a JSON file that is not an array is refused as a whole', async () => {
+    const path = await file('object.json', '{"petId": 1, "quantity": 1, "status": "sold"}');
+
+    const result = await importFile(path);
+
+    expect(result).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'import: the file must hold a JSON array of entries\n',
+    });
+    expect(await inventoryTable()).toStrictEqual([]);
+  });
+
+  test('a file that is neither .json nor .csv is refused', async () => {
+    const path = await file('entries.txt', 'petId,quantity,status\n1,1,sold\n');
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`import: ${path}: the file name must end in .json or .csv\n`);
+    expect(await inventoryTable()).toStrictEqual([]);
+  });
+});
+
+describe('import before any npm start', () => {
+  test('fails with the clear message when the data folder has no tables', async () => {
+    const emptyDir = await mkdtemp(join(tmpdir(), 'import-tool-empty-'));
+    try {
+      const path = await file('before-start.csv', 'petId,quantity,status\n1,1,sold\n');
+
+      const result = await runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: emptyDir }) });
+
+      expect(result).toStrictEqual({
+        code: 1,
+        signal: null,
+        stdout: '',
+        stderr: 'import: the local store has no tables yet: run `npm start` once first\n',
+      });
+    } finally {
+      await rm(emptyDir, { recursive: true, force: true });
+    }
+  });
+});
