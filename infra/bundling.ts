@@ -11,7 +11,7 @@
  * code dies at init with `Dynamic require of "node:https" is not supported`.
  */
 import { fileURLToPath } from 'node:url';
-import type { BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 
 /** The project root (the folder holding package.json and package-lock.json), as an absolute path. */
@@ -52,6 +52,7 @@ export const cdkBundling: BundlingOptions = {
   externalModules: [...bundleSettings.external],
   bundleAwsSDK: true,
   forceDockerBundling: false,
+  logLevel: 'warning' as LogLevel,
 };
 
 /** `esbuild.build()` options with {@link bundleSettings}, writing `<outdir>/index.mjs` for `entry`. */

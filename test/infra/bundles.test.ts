@@ -1,0 +1,190 @@
+/**
+ * The function bundles and their environment:
+ * - every bundle of the synthesized cloud assembly loads under the Lambda runtime's Node major (24), initialises
+ *   with its declared environment and an unreachable DynamoDB endpoint, and exports `handler`;
+ * - the bundles are ESM with the `createRequire` banner, carry the AWS SDK inside (tree-shaken) and a source map;
+ * - every environment variable the code of a function reads (`process.env.X`, `requiredEnv(...)` in lib/ and
+ *   functions/, found through the bundle's esbuild metafile) is declared on that function, because the SAM CLI
+ *   only overrides declared variables and Lambda sets no other;
+ * - `events/env-vars.json` names exactly the functions' logical ids and only variables declared on them;
+ * - an empty `AWS_ENDPOINT_URL_DYNAMODB`, as declared on deployed functions, leaves the SDK on the regional
+ *   endpoint.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleFileName, bundleFunction, esmRequireBanner, projectRoot } from '#infra/bundling.ts';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { localTableNames } from '#infra/local/dynamodb.ts';
+import { type EnvironmentName, environments } from '#infra/settings.ts';
+import { authorizer, type FunctionDefinition, operations, tables } from '#lib/api.ts';
+import { removeSynthesized, resource, synthesized } from './synth.ts';
+
+const definitions = [...operations, authorizer];
+const scratch = mkdtempSync(join(tmpdir(), 'inventory-bundles-'));
+afterAll(() => {
+  removeSynthesized();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The Node major of the Lambda runtime the stack uses (`nodejs24.x` -> 24). */
+const runtimeMajor = Number(/nodejs(\d+)\.x/.exec(Runtime.NODEJS_24_X.name)?.[1]);
+
+/** The declared variables of a function in a template, with each `Ref` replaced by `<logicalId>`. */
+function declaredVariables(environment: EnvironmentName, logicalId: string): Record<string, string> {
+  const { json } = synthesized().environments[environment];
+  const variables = (
+    resource(json, logicalId).Properties.Environment as { Variables: Record<string, unknown> }
+  ).Variables;
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? value : `<${(value as { Ref: string }).Ref}>`,
+    ]),
+  );
+}
+
+/** The bundle file of a function in the cloud assembly, from its `aws:asset:path` metadata. */
+function assetBundle(environment: EnvironmentName, logicalId: string): string {
+  const { json } = synthesized().environments[environment];
+  const assetPath = resource(json, logicalId).Metadata?.['aws:asset:path'] as string;
+  return join(synthesized().outdir, assetPath, bundleFileName);
+}
+
+/** Environment variable names read by a source file: literal `process.env.X`, `requiredEnv('X')`, `requiredEnv(tables.t.env)`. */
+function variablesRead(source: string, file: string): string[] {
+  const names: string[] = [];
+  for (const match of source.matchAll(
+    /process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*'([A-Z0-9_]+)'\s*\])/g,
+  )) {
+    names.push((match[1] ?? match[2]) as string);
+  }
+  for (const match of source.matchAll(/requiredEnv\(([^)]*)\)/g)) {
+    const argument = (match[1] as string).trim();
+    const literal = /^'([A-Z0-9_]+)'$/.exec(argument);
+    const tableVariable = /^tables\.(\w+)\.env$/.exec(argument);
+    if (literal) names.push(literal[1] as string);
+    else if (tableVariable?.[1] && tableVariable[1] in tables) {
+      names.push(tables[tableVariable[1] as keyof typeof tables].env);
+    } else if (!/^name: string$/.test(argument)) {
+      throw new Error(`${file}: cannot tell which variable requiredEnv(${argument}) reads`);
+    }
+  }
+  const dynamic = /process\.env\[(?!\s*'[A-Z0-9_]+'\s*\])/.test(source) && !file.endsWith('lib/env.ts');
+  if (dynamic) throw new Error(`${file}: reads process.env with a computed name`);
+  return names;
+}
+
+describe.each(Object.keys(environments) as EnvironmentName[])('%s bundles', (environment) => {
+  it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+    `%s loads under Node ${runtimeMajor} with its declared environment and exports handler`,
+    (logicalId) => {
+      const bundle = assetBundle(environment, logicalId);
+      const probe =
+        'const m = await import(process.argv[1]); console.log(JSON.stringify({ node: process.versions.node, handler: typeof m.handler }));';
+      const result = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', probe, pathToFileURL(bundle).href],
+        {
+          encoding: 'utf8',
+          timeout: 20_000,
+          env: {
+            PATH: process.env.PATH,
+            ...declaredVariables(environment, logicalId),
+            AWS_REGION: 'us-east-1',
+            AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
+          },
+        },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      const loaded = JSON.parse(result.stdout.trim().split('\n').at(-1) as string);
+      expect(Number(loaded.node.split('.')[0])).toBe(runtimeMajor);
+      expect(loaded.handler).toBe('function');
+    },
+  );
+
+  it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+    '%s is an ESM bundle with the createRequire banner, the AWS SDK inside and tree-shaken, and a source map',
+    (logicalId) => {
+      const bundle = assetBundle(environment, logicalId);
+      const code = readFileSync(bundle, 'utf8');
+      expect(code.startsWith(esmRequireBanner)).toBe(true);
+      expect(code).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
+      expect(code).not.toContain('CreateTable');
+      expect(existsSync(`${bundle}.map`)).toBe(true);
+      expect(declaredVariables(environment, logicalId).NODE_OPTIONS).toBe('--enable-source-maps');
+    },
+  );
+});
+
+describe('environment variables', () => {
+  const metafiles = new Map<FunctionDefinition, Promise<Awaited<ReturnType<typeof bundleFunction>>>>();
+  const metafileOf = (definition: FunctionDefinition) => {
+    if (!metafiles.has(definition)) {
+      metafiles.set(definition, bundleFunction(definition.entry, join(scratch, definition.name)));
+    }
+    return metafiles.get(definition) as ReturnType<typeof bundleFunction>;
+  };
+
+  it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
+    '%s declares every variable its code in lib/ and functions/ reads',
+    async (logicalId, definition) => {
+      const metafile = await metafileOf(definition);
+      const ownSources = Object.keys(metafile.inputs).filter((path) => /^(lib|functions)\//.test(path));
+      expect(ownSources).toContain(definition.entry);
+      const read = new Set(
+        ownSources.flatMap((path) => variablesRead(readFileSync(join(projectRoot, path), 'utf8'), path)),
+      );
+      // The table variable must be among them, or the scan is not finding requiredEnv(...) reads.
+      expect(read).toContain(tables[definition.table].env);
+      for (const environment of Object.keys(environments) as EnvironmentName[]) {
+        const declared = Object.keys(declaredVariables(environment, logicalId));
+        for (const name of [...read, 'AWS_ENDPOINT_URL_DYNAMODB']) {
+          expect(declared, `${environment} ${logicalId} declares ${name}`).toContain(name);
+        }
+      }
+    },
+  );
+
+  it('events/env-vars.json names exactly the functions, and only variables declared on each (SAM ignores others)', () => {
+    const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'), 'utf8')) as Record<
+      string,
+      Record<string, string>
+    >;
+    expect(Object.keys(envVars).sort()).toEqual(definitions.map(functionLogicalId).sort());
+    for (const definition of definitions) {
+      const logicalId = functionLogicalId(definition);
+      const overrides = envVars[logicalId] as Record<string, string>;
+      const declared = Object.keys(declaredVariables('staging', logicalId));
+      for (const name of Object.keys(overrides))
+        expect(declared, `${logicalId} declares ${name}`).toContain(name);
+      expect(overrides[tables[definition.table].env]).toBe(localTableNames()[definition.table]);
+      expect(overrides.AWS_ENDPOINT_URL_DYNAMODB).toBe('http://host.docker.internal:8000');
+    }
+  });
+
+  it('an empty AWS_ENDPOINT_URL_DYNAMODB (as deployed) leaves the SDK on the regional endpoint', async () => {
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = '';
+    process.env.AWS_REGION = 'eu-west-1';
+    process.env.AWS_ACCESS_KEY_ID = 'test';
+    process.env.AWS_SECRET_ACCESS_KEY = 'test';
+    const { createDocumentClient } = await import('#lib/clients/dynamodb.ts');
+    const client = createDocumentClient();
+    let hostname: string | undefined;
+    client.middlewareStack.add(
+      (_next, _context) => async (args) => {
+        hostname = (args.request as { hostname: string }).hostname;
+        throw new Error('stop before sending');
+      },
+      { step: 'build' },
+    );
+    await expect(client.send(new ScanCommand({ TableName: 'any' }))).rejects.toThrow('stop before sending');
+    expect(hostname).toBe('dynamodb.eu-west-1.amazonaws.com');
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Static checks of both synthesized stacks: cdk-nag's AwsSolutions pack finds nothing unacknowledged, the
+ * acknowledgements are exactly the reviewed list (a new one must be added here with its reason), and
+ * `cfn-lint` finds no error in either template.
+ */
+import { spawnSync } from 'node:child_process';
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type EnvironmentName, environments } from '#infra/settings.ts';
+import { removeSynthesized, synthesized } from './synth.ts';
+
+afterAll(removeSynthesized);
+
+/**
+ * Every acknowledged rule in the construct tree under `scope`: `{ path, id, reason }`, the path relative to the
+ * stack and the id without the `Annotation::` prefix CDK records (cdk-nag ignores it too).
+ */
+function acknowledgements(scope: IConstruct) {
+  return scope.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path.split('/').slice(1).join('/'),
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+/** The acknowledgements every environment has: construct path and rule id. */
+const everyEnvironment = [
+  ['Api/RestApi', 'AwsSolutions-APIG2'],
+  ['Api/RestApi', 'AwsSolutions-APIG3'],
+  ['Api/RestApi', 'AwsSolutions-APIG6'],
+  ['Api/RestApi', 'AwsSolutions-COG4'],
+  [
+    'Api/RestApi',
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+  ],
+];
+
+/** The reviewed acknowledgements of each environment. */
+const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
+  staging: [
+    ...everyEnvironment,
+    ['InventoryTable', 'AwsSolutions-DDB3'],
+    ['ApiKeysTable', 'AwsSolutions-DDB3'],
+  ],
+  production: everyEnvironment,
+};
+
+const cfnLint = spawnSync('sh', ['-c', 'command -v cfn-lint'], { encoding: 'utf8' }).stdout.trim();
+
+describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name) => {
+  it('has no unacknowledged cdk-nag AwsSolutions finding', () => {
+    const report = new AwsSolutionsChecks().validateScope(synthesized().environments[name].stack);
+    expect(report.violations.map((v) => `${v.ruleName}: ${v.description}`)).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('acknowledges exactly the reviewed AwsSolutions rules, each with a reason naming this service', () => {
+    const found = acknowledgements(synthesized().environments[name].stack);
+    expect(found.map(({ path, id }) => [path, id]).sort()).toEqual(
+      [...expectedAcknowledgements[name]].sort(),
+    );
+    for (const { reason } of found) {
+      expect(reason).toMatch(/spec|contract|API key|access logs|test data|Error body/);
+      expect(reason.length).toBeGreaterThan(60);
+    }
+  });
+});
+
+it.skipIf(!cfnLint)(
+  'cfn-lint reports no error in the staging and production templates',
+  () => {
+    const paths = Object.values(synthesized().environments).map((e) => e.templatePath);
+    const result = spawnSync(cfnLint, ['--format', 'parseable', ...paths], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const errors = result.stdout.split('\n').filter((line) => /:E\d{4}:/.test(line));
+    expect(errors).toEqual([]);
+    // cfn-lint's exit code: bit 2 = errors, 4 = warnings, 8 = informational; 1 = it failed to run.
+    expect(result.status === null ? 1 : result.status & 3).toBe(0);
+  },
+  120_000,
+);
+
+if (!cfnLint) {
+  console.warn('cfn-lint is not on PATH: the cfn-lint tests are skipped (pip install cfn-lint to run them)');
+}

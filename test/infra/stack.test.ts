@@ -1,0 +1,436 @@
+/**
+ * The synthesized staging and production templates against issue 3's rules: functions (runtime, architecture,
+ * timeout, logging, environment), least-privilege IAM, tables, the API (stage, authorizer on every method,
+ * throttling, access logs), gateway responses, alarms (production only) and outputs. Expected values come
+ * from lib/api.ts, infra/gateway-responses.ts and infra/settings.ts, so the templates are checked against the
+ * single definitions they are rendered from.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
+import { functionLogicalId, serviceName, tableLogicalId } from '#infra/inventory-stack.ts';
+import { defaultTimeout, sdkWorstCaseMs } from '#infra/service-function.ts';
+import { type EnvironmentName, environments } from '#infra/settings.ts';
+import {
+  authorizer,
+  authorizerCacheTtlSeconds,
+  operations,
+  stageName,
+  type TableId,
+  tables,
+} from '#lib/api.ts';
+import {
+  getAtt,
+  ref,
+  removeSynthesized,
+  resource,
+  resourcesOfType,
+  synthesized,
+  type TemplateJson,
+} from './synth.ts';
+
+afterAll(removeSynthesized);
+
+const definitions = [...operations, authorizer];
+const environmentNames = Object.keys(environments) as EnvironmentName[];
+
+/** The logical id of the one resource of `type`. */
+function onlyOfType(json: TemplateJson, type: string): string {
+  const ids = Object.keys(resourcesOfType(json, type));
+  expect(ids, `resources of type ${type}`).toHaveLength(1);
+  return ids[0] as string;
+}
+
+/** The path of an `AWS::ApiGateway::Resource` (or the root) from its PathPart and ParentId chain. */
+function resourcePath(json: TemplateJson, resourceId: unknown, restApiId: string): string {
+  if (JSON.stringify(resourceId) === JSON.stringify(getAtt(restApiId, 'RootResourceId'))) return '';
+  const logicalId = (resourceId as { Ref: string }).Ref;
+  const { Properties } = resource(json, logicalId);
+  return `${resourcePath(json, Properties.ParentId, restApiId)}/${Properties.PathPart}`;
+}
+
+/** Every IAM policy statement attached to the role `roleId` (inline policies and AWS::IAM::Policy). */
+function roleStatements(json: TemplateJson, roleId: string): Record<string, unknown>[] {
+  const statements: Record<string, unknown>[] = [];
+  const role = resource(json, roleId);
+  for (const policy of (role.Properties.Policies ?? []) as { PolicyDocument: { Statement: [] } }[]) {
+    statements.push(...policy.PolicyDocument.Statement);
+  }
+  for (const policy of Object.values(resourcesOfType(json, 'AWS::IAM::Policy'))) {
+    const roles = policy.Properties.Roles as unknown[];
+    if (roles.some((r) => JSON.stringify(r) === JSON.stringify(ref(roleId)))) {
+      statements.push(
+        ...(policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+      );
+    }
+  }
+  return statements;
+}
+
+/** Evaluates an `Fn::Join` whose parts are strings or Refs, replacing each Ref with `refs[id]` or `<id>`. */
+function joinWith(value: unknown, refs: Record<string, string>): string {
+  const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const id = (part as { Ref: string }).Ref;
+      return refs[id] ?? `<${id}>`;
+    })
+    .join(separator);
+}
+
+describe.each(environmentNames)('%s stack', (name) => {
+  const settings = environments[name];
+  const synthesizedEnvironment = () => synthesized().environments[name];
+  const json = () => synthesizedEnvironment().json;
+
+  describe('functions', () => {
+    it('has exactly one Lambda function per operation plus the authorizer, and no custom-resource functions', () => {
+      expect(Object.keys(resourcesOfType(json(), 'AWS::Lambda::Function')).sort()).toEqual(
+        definitions.map(functionLogicalId).sort(),
+      );
+      expect(Object.keys(resourcesOfType(json(), 'Custom::LogRetention'))).toEqual([]);
+    });
+
+    it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
+      '%s runs nodejs24.x on arm64 with index.handler, 256 MB and a 10 s timeout',
+      (logicalId) => {
+        expect(resource(json(), logicalId).Properties).toMatchObject({
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          MemorySize: 256,
+          Timeout: 10,
+        });
+      },
+    );
+
+    it('times out after the DynamoDB client gives up (10 s > 3 attempts x 3 s), so a dead database is a 503', () => {
+      expect(defaultTimeout.toSeconds()).toBe(10);
+      expect(sdkWorstCaseMs).toBe(9000);
+      expect(defaultTimeout.toMilliseconds()).toBeGreaterThan(sdkWorstCaseMs);
+    });
+
+    it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
+      '%s declares exactly its table variable, the Powertools variables, source maps and an empty endpoint',
+      (logicalId, definition) => {
+        expect(resource(json(), logicalId).Properties.Environment).toEqual({
+          Variables: {
+            NODE_OPTIONS: '--enable-source-maps',
+            POWERTOOLS_SERVICE_NAME: serviceName,
+            POWERTOOLS_LOG_LEVEL: settings.logLevel,
+            POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
+            AWS_ENDPOINT_URL_DYNAMODB: '',
+            [tables[definition.table].env]: ref(tableLogicalId(definition.table)),
+          },
+        });
+      },
+    );
+
+    it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+      '%s logs JSON into its own log group with the environment retention and removal policy',
+      (logicalId) => {
+        expect(resource(json(), logicalId).Properties.LoggingConfig).toEqual({
+          LogFormat: 'JSON',
+          LogGroup: ref(`${logicalId}LogGroup`),
+        });
+        const logGroup = resource(json(), `${logicalId}LogGroup`);
+        expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+        expect(logGroup.Properties.RetentionInDays).toBe(settings.logRetentionDays);
+        expect(logGroup.DeletionPolicy).toBe(settings.removalPolicy === 'retain' ? 'Retain' : 'Delete');
+      },
+    );
+  });
+
+  describe('least privilege', () => {
+    it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
+      '%s may only write its log group and perform its lib/api.ts actions on its one table',
+      (logicalId, definition) => {
+        const roleId = `${logicalId}Role`;
+        expect(resource(json(), logicalId).Properties.Role).toEqual(getAtt(roleId, 'Arn'));
+        expect(resource(json(), roleId).Properties.ManagedPolicyArns).toBeUndefined();
+        expect(roleStatements(json(), roleId)).toEqual([
+          {
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Effect: 'Allow',
+            Resource: getAtt(`${logicalId}LogGroup`, 'Arn'),
+          },
+          {
+            Action: definition.actions.length === 1 ? definition.actions[0] : [...definition.actions],
+            Effect: 'Allow',
+            Resource: [getAtt(tableLogicalId(definition.table), 'Arn')],
+          },
+        ]);
+      },
+    );
+
+    it('grants no wildcard action anywhere in the template', () => {
+      const actions = JSON.stringify(json()).match(/"Action":(\[[^\]]*\]|"[^"]*")/g) ?? [];
+      expect(actions.length).toBeGreaterThan(0);
+      for (const action of actions) expect(action).not.toContain('*');
+    });
+  });
+
+  describe('tables', () => {
+    it.each(Object.keys(tables) as TableId[])(
+      '%s table: partition key from lib/api.ts, on-demand, encrypted, PITR / deletion protection / removal from settings',
+      (tableId) => {
+        const { partitionKey } = tables[tableId];
+        const table = resource(json(), tableLogicalId(tableId));
+        expect(table.Type).toBe('AWS::DynamoDB::Table');
+        expect(table.Properties).toEqual({
+          AttributeDefinitions: [{ AttributeName: partitionKey.name, AttributeType: partitionKey.type }],
+          KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+          SSESpecification: { SSEEnabled: true },
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
+          DeletionProtectionEnabled: settings.deletionProtection,
+        });
+        const policy = settings.removalPolicy === 'retain' ? 'Retain' : 'Delete';
+        expect([table.DeletionPolicy, table.UpdateReplacePolicy]).toEqual([policy, policy]);
+      },
+    );
+  });
+
+  describe('API', () => {
+    it(`deploys the stage "${stageName}" with the environment throttling and metrics`, () => {
+      const stage = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Stage'));
+      expect(stage.Properties.StageName).toBe('v1');
+      expect(stage.Properties.MethodSettings).toEqual([
+        {
+          DataTraceEnabled: false,
+          HttpMethod: '*',
+          LoggingLevel: 'OFF',
+          MetricsEnabled: true,
+          ResourcePath: '/*',
+          ThrottlingBurstLimit: settings.throttling.burstLimit,
+          ThrottlingRateLimit: settings.throttling.rateLimit,
+        },
+      ]);
+    });
+
+    it('writes JSON access logs of standard fields only, never a request header such as Authorization', () => {
+      const stage = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Stage'));
+      const { DestinationArn, Format } = stage.Properties.AccessLogSetting as {
+        DestinationArn: unknown;
+        Format: string;
+      };
+      const [logGroupId] = (DestinationArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
+      expect(DestinationArn).toEqual(getAtt(logGroupId, 'Arn'));
+      expect(resource(json(), logGroupId).Type).toBe('AWS::Logs::LogGroup');
+      expect(resource(json(), logGroupId).Properties.RetentionInDays).toBe(settings.logRetentionDays);
+      const fields = JSON.parse(Format) as Record<string, string>;
+      expect(Object.keys(fields).sort()).toEqual(
+        [
+          'caller',
+          'httpMethod',
+          'ip',
+          'protocol',
+          'requestId',
+          'requestTime',
+          'resourcePath',
+          'responseLength',
+          'status',
+          'user',
+        ].sort(),
+      );
+      expect(Format.toLowerCase()).not.toMatch(/header|authorization/);
+    });
+
+    it(`has one TOKEN authorizer on the Authorization header, caching ${authorizerCacheTtlSeconds} s, calling AuthorizerFunction`, () => {
+      const authorizerResource = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Authorizer'));
+      expect(authorizerResource.Properties).toMatchObject({
+        Type: 'TOKEN',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: 300,
+      });
+      expect(JSON.stringify(authorizerResource.Properties.AuthorizerUri)).toContain(
+        JSON.stringify(getAtt(functionLogicalId(authorizer), 'Arn')),
+      );
+    });
+
+    it('renders every operation of lib/api.ts as a method behind the authorizer, and no other method', () => {
+      const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
+      const authorizerId = onlyOfType(json(), 'AWS::ApiGateway::Authorizer');
+      const methods = Object.values(resourcesOfType(json(), 'AWS::ApiGateway::Method')).map(
+        ({ Properties }) => ({
+          method: Properties.HttpMethod,
+          path: resourcePath(json(), Properties.ResourceId, restApiId),
+          authorizationType: Properties.AuthorizationType,
+          authorizerId: Properties.AuthorizerId,
+          integrationType: (Properties.Integration as { Type: string }).Type,
+          integrationUri: JSON.stringify((Properties.Integration as { Uri: unknown }).Uri),
+        }),
+      );
+      expect(methods).toHaveLength(operations.length);
+      for (const operation of operations) {
+        const method = methods.find((m) => m.method === operation.method && m.path === operation.path);
+        expect(method, `${operation.method} ${operation.path}`).toMatchObject({
+          authorizationType: 'CUSTOM',
+          authorizerId: ref(authorizerId),
+          integrationType: 'AWS_PROXY',
+        });
+        expect(method?.integrationUri).toContain(JSON.stringify(getAtt(functionLogicalId(operation), 'Arn')));
+      }
+    });
+
+    it('renders every gateway response of infra/gateway-responses.ts with its status, JSON content type and Error body', () => {
+      const rendered = Object.values(resourcesOfType(json(), 'AWS::ApiGateway::GatewayResponse'));
+      expect(rendered).toHaveLength(Object.keys(gatewayResponses).length);
+      for (const [type, body] of Object.entries(gatewayResponses)) {
+        const response = rendered.find((r) => r.Properties.ResponseType === type);
+        if (!response) throw new Error(`no gateway response ${type}`);
+        expect(response.Properties, type).toMatchObject({
+          StatusCode: String(body.status),
+          ResponseParameters: { 'gatewayresponse.header.Content-Type': "'application/json'" },
+          ResponseTemplates: { 'application/json': JSON.stringify(body) },
+        });
+        const template = (response.Properties.ResponseTemplates as Record<string, string>)[
+          'application/json'
+        ];
+        expect(template).not.toMatch(/[$#]/);
+        expect(JSON.parse(template as string)).toEqual({
+          code: body.code,
+          message: body.message,
+          status: body.status,
+        });
+      }
+    });
+  });
+
+  describe('outputs', () => {
+    it('outputs BaseUrl as the stage URL ending in /v1/, and both table names', () => {
+      const outputs = json().Outputs ?? {};
+      const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
+      const stageId = onlyOfType(json(), 'AWS::ApiGateway::Stage');
+      const baseUrl = joinWith(outputs.BaseUrl?.Value, {
+        [stageId]: stageName,
+        'AWS::URLSuffix': 'amazonaws.com',
+      });
+      expect(baseUrl).toBe(`https://<${restApiId}>.execute-api.<AWS::Region>.amazonaws.com/v1/`);
+      expect(outputs.InventoryTableName?.Value).toEqual(ref('InventoryTable'));
+      expect(outputs.ApiKeysTableName?.Value).toEqual(ref('ApiKeysTable'));
+    });
+  });
+
+  it('is environment-agnostic: no account or region is written into the template', () => {
+    expect(synthesizedEnvironment().stack.environment).toBe('aws://unknown-account/unknown-region');
+    expect(JSON.stringify(json())).not.toMatch(/\b\d{12}\b|(us|eu|ap|sa|ca|me|af)-[a-z]+-\d/);
+  });
+});
+
+describe('production alarms', () => {
+  const alarms = environments.production.alarms;
+  const json = () => synthesized().environments.production.json;
+  const template = () => synthesized().environments.production.template;
+
+  it('production has alarm settings (the test below checks them all)', () => {
+    expect(alarms).toEqual({
+      api5xxRate: 0.01,
+      apiLatencyP99Ms: 1000,
+      periodSeconds: 300,
+      evaluationPeriods: 1,
+    });
+  });
+
+  it('has 10 alarms: API 5XX rate, API p99 latency, Errors and Throttles per function, throttled requests per table', () => {
+    const names = Object.keys(resourcesOfType(json(), 'AWS::CloudWatch::Alarm'));
+    expect(names).toHaveLength(2 + 2 * definitions.length + Object.keys(tables).length);
+  });
+
+  it('every alarm notifies the alarm topic', () => {
+    const topicId = onlyOfType(json(), 'AWS::SNS::Topic');
+    for (const alarm of Object.values(resourcesOfType(json(), 'AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toEqual([ref(topicId)]);
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
+      expect(alarm.Properties.EvaluationPeriods).toBe(1);
+    }
+  });
+
+  it('alarms on an API 5XX rate above 1% and a p99 latency above 1000 ms over 5 minutes', () => {
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Threshold: 0.01,
+      Period: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: 1000,
+      Period: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+    'alarms on any error and any throttle of %s',
+    (logicalId) => {
+      for (const metricName of ['Errors', 'Throttles']) {
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'FunctionName', Value: ref(logicalId) }],
+          Statistic: 'Sum',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        });
+      }
+    },
+  );
+
+  it.each(Object.keys(tables) as TableId[])(
+    'alarms on throttled requests of the %s table for each operation the functions perform on it',
+    (tableId) => {
+      const operationsOnTable = definitions
+        .filter((d) => d.table === tableId)
+        .flatMap((d) => d.actions.map((a) => a.replace('dynamodb:', '')));
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Metrics: Match.arrayWith(
+          operationsOnTable.map((operation) =>
+            Match.objectLike({
+              MetricStat: Match.objectLike({
+                Metric: {
+                  Namespace: 'AWS/DynamoDB',
+                  MetricName: 'ThrottledRequests',
+                  Dimensions: Match.arrayWith([
+                    { Name: 'Operation', Value: operation },
+                    { Name: 'TableName', Value: ref(tableLogicalId(tableId)) },
+                  ]),
+                },
+              }),
+            }),
+          ),
+        ),
+      });
+    },
+  );
+
+  it('subscribes the AlarmEmail parameter by e-mail only when it is not empty', () => {
+    const parameters = json().Parameters ?? {};
+    expect(parameters.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    expect(json().Conditions?.HasAlarmEmail).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [ref('AlarmEmail'), ''] }],
+    });
+    const subscriptions = Object.values(resourcesOfType(json(), 'AWS::SNS::Subscription'));
+    expect(subscriptions).toHaveLength(1);
+    expect(subscriptions[0]?.Condition).toBe('HasAlarmEmail');
+    expect(subscriptions[0]?.Properties).toMatchObject({ Protocol: 'email', Endpoint: ref('AlarmEmail') });
+  });
+});
+
+describe('staging has no alarms', () => {
+  it('has no alarm, topic, subscription or AlarmEmail parameter', () => {
+    const { json } = synthesized().environments.staging;
+    expect(environments.staging.alarms).toBeUndefined();
+    for (const type of ['AWS::CloudWatch::Alarm', 'AWS::SNS::Topic', 'AWS::SNS::Subscription']) {
+      expect(Object.keys(resourcesOfType(json, type)), type).toEqual([]);
+    }
+    expect(json.Parameters?.AlarmEmail).toBeUndefined();
+  });
+});
