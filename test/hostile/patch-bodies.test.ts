@@ -1,0 +1,303 @@
+/**
+ * Hostile PATCH bodies (contract.md "InventoryUpdate", "Errors"), property-based: 1,500 generated bodies per
+ * run, each sent over HTTP to the local service with a valid key and `Content-Type: application/json`, to an
+ * existing pet or to a well-formed petId with no entry.
+ *
+ * Oracle: test/support/contract-oracle.ts, an independent reading of the contract (it imports nothing from
+ * lib/). A body valid by the contract is answered 200 with the updated entry for an existing pet and 404
+ * `not_found` otherwise; every other body 400 `invalid_request`; never anything else (no 5xx). After every
+ * request the table must equal the model: a rejected request changes nothing, an accepted one only the
+ * quantity it names.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { contractQuantity, expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { InventoryModel } from '#test/support/inventory-model.ts';
+import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+
+const existing: InventoryItem[] = [
+  { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
+  { petId: '7', quantity: 2, status: 'available' },
+  { petId: '9007199254740993', quantity: 3, status: 'pending' },
+  { petId: '9223372036854775807', quantity: 4, status: 'available' },
+];
+/** Well-formed petIds with no entry: a valid body for them is 404. */
+const missing = ['0', '8', '-1', '9223372036854775806'];
+
+let api: TestApi;
+let client: RawClient;
+let model: InventoryModel;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.inventory.putMany(existing);
+  client = rawClient(api.baseUrl);
+  model = new InventoryModel(existing);
+});
+afterAll(async () => {
+  client.close();
+  await api.close();
+});
+
+const encoder = new TextEncoder();
+const targetPet = fc.constantFrom(...existing.map((item) => item.petId), ...missing);
+
+/** Sends `body` to `petId` and checks the response and the table against the oracle and the model. */
+async function checkPatch(petId: string, body: string | Uint8Array): Promise<void> {
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const response = await client.send({
+    method: 'PATCH',
+    path: `/inventory/${petId}`,
+    headers: [
+      ['Authorization', api.authorization],
+      ['Content-Type', 'application/json'],
+    ],
+    body: bytes,
+  });
+  const observed = { ...response, contentType: response.headers['content-type'] };
+  const quantity = contractQuantity(bytes);
+  if (quantity === undefined) {
+    const error = expectContractError(observed, 400);
+    expectUnknownMembersNamed(bytes, error.message);
+  } else if (model.get(petId) === undefined) {
+    expectContractError(observed, 404);
+  } else {
+    expect(response.status, response.text).toBe(200);
+    expect(observed.contentType).toBe('application/json');
+    expect(response.text).toBe(inventoryItemJson(model.setQuantity(petId, quantity)));
+  }
+  await model.expectTable(api, `after PATCH /inventory/${petId} with ${Buffer.from(bytes).toString('hex')}`);
+}
+
+/**
+ * contract.md: "Any other member (for example status) is 400, and the message names the member." Checked
+ * for object bodies with no `__proto__` or `constructor` key anywhere (those are refused by the JSON
+ * parser's prototype-pollution guard, whose message names that key instead).
+ */
+function expectUnknownMembersNamed(bytes: Uint8Array, message: string): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const text = Buffer.from(bytes).toString('utf8');
+  if (text.includes('__proto__') || text.includes('constructor')) return;
+  for (const member of Object.keys(value).filter((name) => name !== 'quantity')) {
+    expect(message.includes(member) || message.includes(JSON.stringify(member)), message).toBe(true);
+  }
+}
+
+/** JSON text of an object written member by member, so any name (even `__proto__`) is sent as given. */
+function objectText(members: readonly (readonly [string, unknown])[]): string {
+  return `{${members.map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`).join(',')}}`;
+}
+
+/** Every JSON type and edge of the quantity rule: in range, out of range, fractions, non-numbers. */
+const anyQuantity = fc.oneof(
+  fc.integer({ min: 0, max: 2147483647 }),
+  fc.constantFrom(0, 1, 2147483646, 2147483647, 2147483648, -1, -0, 5.0, 1.5, 2147483647.5, -2147483648),
+  fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+  fc.maxSafeInteger(),
+  fc.double(),
+  fc.string(),
+  fc.integer({ min: 0, max: 100 }).map(String),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer({ min: 0, max: 10 }), { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.integer()),
+);
+
+/** Number literals as JSON writes them: sign, integer part, fraction, exponent (RFC 8259 §6). */
+const numberLiteral = fc
+  .tuple(
+    fc.constantFrom('', '', '-'),
+    fc.oneof(fc.constantFrom('0', '1', '5', '2147483647', '2147483648'), fc.nat().map(String)),
+    fc.oneof(fc.constant(''), fc.stringMatching(/^\.[0-9]{1,12}$/), fc.constantFrom('.0', '.00', '.5')),
+    fc.oneof(fc.constant(''), fc.stringMatching(/^[eE][+-]?[0-9]{1,3}$/)),
+  )
+  .map((parts) => parts.join(''));
+
+/** Not JSON numbers at all, though some languages would read them as such. */
+const notANumberLiteral = fc.constantFrom(
+  '+5',
+  '05',
+  '.5',
+  '5.',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1_000',
+  '５',
+  '5e',
+  '--5',
+  '1e400',
+);
+
+const whitespace = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
+
+const unknownMemberName = fc.oneof(
+  fc.constantFrom(
+    'status',
+    'petId',
+    'Quantity',
+    'QUANTITY',
+    'quantity ',
+    ' quantity',
+    'quantit',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '',
+  ),
+  fc.string({ minLength: 1, maxLength: 12 }),
+);
+
+describe('PATCH bodies, property-based against the contract oracle', () => {
+  test('answers any JSON value as a body with 200 only when it is {"quantity": 0..2147483647}, else 400 invalid_request', async () => {
+    await fc.assert(
+      fc.asyncProperty(targetPet, fc.jsonValue(), async (petId, value) => {
+        await checkPatch(petId, JSON.stringify(value) ?? 'null');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('accepts a quantity of every JSON type only when it is an integer from 0 to 2147483647', async () => {
+    await fc.assert(
+      fc.asyncProperty(targetPet, anyQuantity, async (petId, quantity) => {
+        await checkPatch(petId, JSON.stringify({ quantity }));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('reads quantity number literals (fractions, exponents, -0) by their value and rejects non-JSON numbers with 400', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        targetPet,
+        fc.oneof({ weight: 4, arbitrary: numberLiteral }, notANumberLiteral),
+        whitespace,
+        whitespace,
+        async (petId, literal, before, after) => {
+          await checkPatch(
+            petId,
+            `${before}{${before}"quantity"${after}:${before}${literal}${after}}${after}`,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('rejects a body with any member besides quantity (status, __proto__, case variants) with 400 naming the member', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        targetPet,
+        fc.option(fc.integer({ min: 0, max: 2147483647 }), { nil: undefined }),
+        fc.array(fc.tuple(unknownMemberName, fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        async (petId, quantity, extras, quantityFirst) => {
+          const members: [string, unknown][] = extras.filter(([name]) => name !== 'quantity');
+          if (members.length === 0) members.push(['status', 'sold']);
+          if (quantity !== undefined) {
+            if (quantityFirst) members.unshift(['quantity', quantity]);
+            else members.push(['quantity', quantity]);
+          }
+          await checkPatch(petId, objectText(members));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  test('rejects deeply nested bodies and quantities with 400, without a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        targetPet,
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.constantFrom('[', '{"a":'),
+        fc.boolean(),
+        async (petId, depth, opener, inQuantity) => {
+          const closer = opener === '[' ? ']' : '}';
+          const nested = `${opener.repeat(depth)}1${closer.repeat(depth)}`;
+          await checkPatch(petId, inQuantity ? `{"quantity":${nested}}` : nested);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  test('rejects bodies that are not UTF-8 JSON (random bytes, invalid UTF-8, truncated or corrupted JSON) with 400', async () => {
+    const valid = encoder.encode('{"quantity": 12}');
+    const corrupted = fc
+      .tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0x80, max: 0xff }), fc.boolean())
+      .map(([at, byte, replace]) => {
+        const bytes = Array.from(valid);
+        bytes.splice(at, replace ? 1 : 0, byte);
+        return Uint8Array.from(bytes);
+      });
+    const truncated = fc.nat({ max: valid.length - 1 }).map((length) => valid.slice(0, length));
+    const bytes = fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 64 }),
+      corrupted,
+      truncated,
+      fc.constantFrom(
+        Uint8Array.from([0xef, 0xbb, 0xbf, ...valid]),
+        Uint8Array.from([0xc0, 0xaf]),
+        Uint8Array.from([0xed, 0xa0, 0x80]),
+        encoder.encode('quantity=12'),
+        encoder.encode('<quantity>12</quantity>'),
+        encoder.encode(' '),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(targetPet, bytes, async (petId, body) => {
+        await checkPatch(petId, body);
+      }),
+      { numRuns: 250 },
+    );
+  });
+});
+
+describe('body size limit (API Gateway payload limit, contract.md 413)', () => {
+  const maxBytes = 10 * 1024 * 1024;
+  /** `{"quantity":<n>` padded with spaces to `size` bytes, then `}`: valid JSON of exactly that size. */
+  const paddedBody = (quantity: number, size: number) => {
+    const head = `{"quantity":${quantity}`;
+    return `${head}${' '.repeat(size - head.length - 1)}}`;
+  };
+
+  test('accepts a valid body of exactly 10 MB (10,485,760 bytes) with 200', async () => {
+    const body = paddedBody(99, maxBytes);
+    expect(Buffer.byteLength(body)).toBe(maxBytes);
+    await checkPatch('7', body);
+    expect(model.get('7')?.quantity).toBe(99);
+  });
+
+  test('rejects a body of 10 MB + 1 byte with 413 payload_too_large and leaves the table unchanged', async () => {
+    const body = paddedBody(98, maxBytes + 1);
+    expect(Buffer.byteLength(body)).toBe(maxBytes + 1);
+    const response = await client.send({
+      method: 'PATCH',
+      path: '/inventory/7',
+      headers: [
+        ['Authorization', api.authorization],
+        ['Content-Type', 'application/json'],
+      ],
+      body,
+    });
+    expectContractError(
+      { ...response, contentType: response.headers['content-type'] },
+      413,
+      'request body larger than 10 MB',
+    );
+    await model.expectTable(api);
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * Hostile petId path segments (contract.md "petId"), property-based: 1,000 generated segments per run, each
+ * percent-encoded (every byte that is not an ASCII letter, digit, `-`, `_` or `~`, and at random some of
+ * those too, in upper or lower case hex) and sent as `PATCH /v1/inventory/{segment}` with a valid key and a
+ * valid body.
+ *
+ * Oracle (test/support/contract-oracle.ts, independent of lib/): the decoded segment is a petId when it is
+ * canonical decimal `-?(0|[1-9][0-9]*)` within int64; then the answer is 200 with the entry (existing pet)
+ * or 404 `not_found`, else 400 `invalid_request`. Never a 5xx, and the table changes only by the accepted
+ * updates.
+ *
+ * Decision: a path that is not valid percent-encoded UTF-8 (`%ZZ`, `%FF`) names no resource of the API: the
+ * route check, first in the contract's order of checks, answers 404 `not_found` (tested with examples).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { contractPetId, expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { InventoryModel } from '#test/support/inventory-model.ts';
+import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+
+const existing: InventoryItem[] = [
+  { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
+  { petId: '-1', quantity: 2, status: 'pending' },
+  { petId: '0', quantity: 3, status: 'available' },
+  { petId: '7', quantity: 4, status: 'available' },
+  { petId: '9007199254740993', quantity: 5, status: 'pending' },
+  { petId: '9223372036854775807', quantity: 6, status: 'sold' },
+];
+
+let api: TestApi;
+let client: RawClient;
+let model: InventoryModel;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.inventory.putMany(existing);
+  client = rawClient(api.baseUrl);
+  model = new InventoryModel(existing);
+});
+afterAll(async () => {
+  client.close();
+  await api.close();
+});
+
+/** Sends a valid update of `quantity` to the raw path segment `segment` and checks the oracle's answer. */
+async function checkSegment(segment: string, quantity: number): Promise<number> {
+  const response = await client.send({
+    method: 'PATCH',
+    path: `/inventory/${segment}`,
+    headers: [
+      ['Authorization', api.authorization],
+      ['Content-Type', 'application/json'],
+    ],
+    body: JSON.stringify({ quantity }),
+  });
+  const observed = { ...response, contentType: response.headers['content-type'] };
+  const petId = contractPetId(decodeURIComponent(segment));
+  if (petId === undefined) {
+    expect(expectContractError(observed, 400).message).toContain('petId');
+  } else if (model.get(petId) === undefined) {
+    expectContractError(observed, 404);
+  } else {
+    expect(response.status, response.text).toBe(200);
+    expect(observed.contentType).toBe('application/json');
+    expect(response.text).toBe(inventoryItemJson(model.setQuantity(petId, quantity)));
+  }
+  await model.expectTable(api, `after PATCH /inventory/${segment}`);
+  return response.status;
+}
+
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+const digit = fc.constantFrom(...'0123456789');
+
+/** Texts near and beyond the int64 range, canonical or not, and look-alikes of numbers. */
+const petIdText = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...existing.map((item) => item.petId)) },
+  { weight: 3, arbitrary: fc.bigInt({ min: int64Min, max: int64Max }).map(String) },
+  fc.bigInt({ min: -5n, max: 5n }).map((offset) => String(int64Max + offset)),
+  fc.bigInt({ min: -5n, max: 5n }).map((offset) => String(int64Min + offset)),
+  fc
+    .tuple(fc.bigInt({ min: int64Max + 1n, max: 10n ** 30n }), fc.boolean())
+    .map(([value, negative]) => String(negative ? -value : value)),
+  fc.constantFrom(
+    '',
+    '-',
+    '-0',
+    '--1',
+    '+1',
+    '+0',
+    '00',
+    '01',
+    '-01',
+    '1.0',
+    '1.5',
+    '1e3',
+    '0x10',
+    '0b1',
+    '1_000',
+  ),
+  fc.constantFrom(
+    ' 1',
+    '1 ',
+    '\t1',
+    '1\n',
+    '١',
+    '７',
+    '1\u0000',
+    'Infinity',
+    'NaN',
+    'null',
+    'true',
+    '7/8',
+    '7?x',
+    '7#x',
+  ),
+  fc
+    .tuple(
+      fc.stringMatching(/^-?[1-9][0-9]{0,18}$/),
+      fc.nat({ max: 20 }),
+      fc.string({ minLength: 1, maxLength: 2 }),
+    )
+    .map(([text, at, insert]) => text.slice(0, at) + insert + text.slice(at)),
+  fc.array(digit, { minLength: 1, maxLength: 25 }).map((digits) => digits.join('')),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+);
+
+/**
+ * Percent-encodes every UTF-8 byte of `text` except unreserved letters, digits, `-`, `_`, `~`; those are
+ * encoded too where `encodeAlso` says so, with upper or lower case hex.
+ */
+function percentEncode(text: string, encodeAlso: readonly boolean[], lowerHex: boolean): string {
+  let out = '';
+  let i = 0;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    if (/^[A-Za-z0-9_~-]$/.test(char) && !encodeAlso[i++ % Math.max(encodeAlso.length, 1)]) out += char;
+    else {
+      const hex = byte.toString(16).padStart(2, '0');
+      out += `%${lowerHex ? hex : hex.toUpperCase()}`;
+    }
+  }
+  return out;
+}
+
+const segment = fc
+  .tuple(petIdText, fc.array(fc.nat({ max: 4 }).map((n) => n === 0)), fc.boolean())
+  .map(([text, encodeAlso, lowerHex]) => percentEncode(text, encodeAlso, lowerHex));
+
+describe('petId path segments, property-based against the contract oracle', () => {
+  test('answers a petId segment with 200 or 404 only when it decodes to a canonical int64, else 400 invalid_request', async () => {
+    await fc.assert(
+      fc.asyncProperty(segment, fc.integer({ min: 0, max: 2147483647 }), async (raw, quantity) => {
+        await checkSegment(raw, quantity);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('petId examples at the edges of the rule', () => {
+  test.each([
+    ['9223372036854775807', 200],
+    ['-9223372036854775808', 200],
+    ['9223372036854775808', 400],
+    ['-9223372036854775809', 400],
+    ['-0', 200],
+    ['%37', 200],
+    ['%2D1', 200],
+    ['07', 400],
+    ['%2B7', 400],
+    ['%207', 400],
+    ['7%2F', 400],
+    ['7.0', 400],
+    ['%EF%BC%97', 400],
+    ['9223372036854775806', 404],
+  ])('answers PATCH /v1/inventory/%s with %i', async (raw, status) => {
+    expect(await checkSegment(raw, 77)).toBe(status);
+  });
+
+  test.each(['%ZZ', '%FF', '7%', '%E2%82'])(
+    'answers a path that is not percent-encoded UTF-8 (%s) with 404 not_found and changes nothing',
+    async (raw) => {
+      const response = await client.send({
+        method: 'PATCH',
+        path: `/inventory/${raw}`,
+        headers: [
+          ['Authorization', api.authorization],
+          ['Content-Type', 'application/json'],
+        ],
+        body: '{"quantity":79}',
+      });
+      expectContractError(
+        { ...response, contentType: response.headers['content-type'] },
+        404,
+        'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+      );
+      await model.expectTable(api);
+    },
+  );
+});

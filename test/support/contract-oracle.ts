@@ -1,0 +1,143 @@
+/**
+ * An independent reading of /work/shared/contract.md, for the property-based suites: predicates that say
+ * whether a request is valid by the contract, and the response the contract then requires.
+ *
+ * Written from the contract and the RFCs it relies on, never from the service's code: nothing here imports
+ * lib/ (a bug copied into the oracle could not be found). Where the contract leaves a case open, the
+ * decision is stated at the predicate.
+ */
+import { expect } from 'vitest';
+
+/** The error code of each status (contract.md "Errors"). */
+export const contractCodes: Readonly<Record<number, string>> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  413: 'payload_too_large',
+  429: 'too_many_requests',
+  500: 'internal_error',
+  503: 'service_unavailable',
+};
+
+const int64MinDigits = '9223372036854775808';
+const int64MaxDigits = '9223372036854775807';
+
+/**
+ * The petId a path parameter denotes, as its canonical decimal string, or undefined when the text is not a
+ * petId: `-?(0|[1-9][0-9]*)` (ASCII digits only) from -9223372036854775808 to 9223372036854775807.
+ * `-0` matches the contract's pattern and denotes 0. Range is checked on the digits (by length, then
+ * lexicographically), not by converting to a number.
+ */
+export function contractPetId(text: string): string | undefined {
+  const match = /^(-?)(0|[1-9][0-9]*)$/.exec(text);
+  if (!match) return undefined;
+  const [, sign, digits = ''] = match;
+  const limit = sign ? int64MinDigits : int64MaxDigits;
+  if (digits.length > limit.length || (digits.length === limit.length && digits > limit)) return undefined;
+  return digits === '0' ? '0' : `${sign}${digits}`;
+}
+
+/** RFC 9110 §5.6.2 token. */
+const token = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** RFC 9110 §5.6.4 quoted-string (obs-text included). */
+const quotedString = '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*"';
+/** RFC 9110 §8.3.1 media-type: `type "/" subtype *( OWS ";" OWS [ parameter ] )`. */
+const mediaType = new RegExp(
+  `^(${token})/(${token})(?:[ \\t]*;[ \\t]*(?:${token}=(?:${token}|${quotedString}))?)*$`,
+);
+/** RFC 6838 §4.2 restricted-name with the RFC 6839 `+json` structured syntax suffix. */
+const jsonSuffixSubtype = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\+json$/i;
+
+/**
+ * True when a `Content-Type` field value is JSON by the contract: `application/json`, or an `application/`
+ * type with the `+json` suffix, any case, with any well-formed parameters. The value is taken as the server
+ * receives it: HTTP strips leading and trailing whitespace from field values (RFC 9110 §5.5).
+ * Decision: only the `application/` top-level type counts (`text/x+json` is not JSON by the contract).
+ */
+export function isContractJsonContentType(value: string): boolean {
+  const match = mediaType.exec(value.trim());
+  if (!match) return false;
+  const [, type = '', subtype = ''] = match;
+  return (
+    type.toLowerCase() === 'application' &&
+    (subtype.toLowerCase() === 'json' || jsonSuffixSubtype.test(subtype))
+  );
+}
+
+/**
+ * True when an `Authorization` field value carries one of `validKeys` by the contract: `Bearer` (any case),
+ * one or more spaces (RFC 6750 `1*SP`; a tab is not a space), then exactly the key. Leading and trailing
+ * whitespace is stripped by HTTP before the server sees the value.
+ */
+export function isContractAuthorization(value: string, validKeys: readonly string[]): boolean {
+  const match = /^([^ ]*) +([^ ]*)$/.exec(value.trim());
+  if (!match) return false;
+  const [, scheme = '', credential = ''] = match;
+  return scheme.toLowerCase() === 'bearer' && validKeys.includes(credential);
+}
+
+/**
+ * The quantity of a PATCH body valid by the contract, or undefined when the body is not valid: UTF-8 text
+ * (no byte-order mark) holding one JSON value (RFC 8259), an object with exactly one member `quantity`
+ * whose value is an integer from 0 to 2147483647.
+ * Decision, as in JSON Schema: a number is an integer when its value as parsed (an IEEE double, as by
+ * `JSON.parse`) has no fractional part, so `5.0` and `5e0` are the integer 5. A member named `__proto__` is
+ * an unknown member like any other, so such a body is never valid.
+ */
+export function contractQuantity(body: Uint8Array): number | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const members = Object.getOwnPropertyNames(value);
+  if (members.length !== 1 || members[0] !== 'quantity') return undefined;
+  const quantity = (value as { quantity: unknown }).quantity;
+  if (typeof quantity !== 'number' || !Number.isFinite(quantity)) return undefined;
+  if (Math.trunc(quantity) !== quantity || quantity < 0 || quantity > 2147483647) return undefined;
+  return quantity === 0 ? 0 : quantity;
+}
+
+/** A response reduced to what the contract speaks of. */
+export interface ObservedResponse {
+  status: number;
+  /** The `content-type` header value, if any. */
+  contentType: string | undefined;
+  text: string;
+}
+
+/**
+ * Asserts that `response` is an Error response of the contract: the given status, `Content-Type:
+ * application/json`, and a body with exactly the members `code` (the status's contract code), `message` (a
+ * non-empty string; equal to `message` when given) and `status` (the HTTP status).
+ * @returns the parsed body.
+ */
+export function expectContractError(
+  response: ObservedResponse,
+  status: number,
+  message?: string,
+): { code: string; message: string; status: number } {
+  expect(response.status, response.text).toBe(status);
+  expect(response.contentType).toBe('application/json');
+  const body = JSON.parse(response.text);
+  expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status']);
+  expect(body.code).toBe(contractCodes[status]);
+  expect(body.status).toBe(status);
+  expect(typeof body.message).toBe('string');
+  expect(body.message.length).toBeGreaterThan(0);
+  if (message !== undefined) expect(body.message).toBe(message);
+  return body;
+}
+
+/** The exact JSON text of one InventoryItem, petId written digit for digit (contract.md "petId"). */
+export function inventoryItemJson(item: { petId: string; quantity: number; status: string }): string {
+  return `{"petId":${item.petId},"quantity":${item.quantity},"status":${JSON.stringify(item.status)}}`;
+}

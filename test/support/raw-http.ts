@@ -1,0 +1,67 @@
+/**
+ * HTTP requests with full control over what goes on the wire, for the hostile and contract suites: header
+ * names in any case, the same header several times, in order, a body of arbitrary bytes (invalid UTF-8
+ * included) and a path sent exactly as written (no dot-segment or percent-encoding normalisation, unlike
+ * `fetch`, which also merges duplicated headers into one).
+ */
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
+/** One request: headers as ordered `[name, value]` pairs, sent as given (duplicates kept). */
+export interface RawRequest {
+  method: string;
+  /** Path under the client's base URL (for example `/inventory/7`), sent byte for byte. */
+  path: string;
+  headers?: readonly (readonly [string, string])[];
+  body?: string | Uint8Array;
+}
+
+/** A response as the client received it. */
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body decoded as UTF-8 (empty when there is none). */
+  text: string;
+}
+
+/** A client for one base URL (`http://host:port/v1`), keeping connections alive between requests. */
+export interface RawClient {
+  send(request: RawRequest): Promise<RawResponse>;
+  /** Closes the kept-alive connections. */
+  close(): void;
+}
+
+/**
+ * Creates a {@link RawClient} for `baseUrl`. A `Host` header is added first; `Content-Length` is added by
+ * Node when a body is given. `maxSockets` bounds the connections used by concurrent requests.
+ */
+export function rawClient(baseUrl: string, options: { maxSockets?: number } = {}): RawClient {
+  const url = new URL(baseUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 16 });
+  return {
+    send({ method, path, headers = [], body }) {
+      const flat = ['Host', url.host, ...headers.flat()];
+      return new Promise<RawResponse>((resolve, reject) => {
+        const outgoing = httpRequest(
+          { agent, host: url.hostname, port: url.port, method, path: url.pathname + path, headers: flat },
+          (incoming) => {
+            const chunks: Buffer[] = [];
+            incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+            incoming.on('end', () =>
+              resolve({
+                status: incoming.statusCode ?? 0,
+                headers: incoming.headers,
+                text: Buffer.concat(chunks).toString('utf8'),
+              }),
+            );
+            incoming.on('error', reject);
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end(body);
+      });
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
