@@ -1,0 +1,295 @@
+/**
+ * `npm start` (infra/local/server.ts) as an operator runs it: a child process with `PORT=0` (it prints the
+ * real base URL), `HOST=127.0.0.1` and `DATA_DIR` a temporary folder (contract.md "Addresses", "Authentication",
+ * "Operator tooling"): first-start seeding and key, persistence across restarts, `:memory:`, `API_KEY`, an
+ * external DynamoDB, and clean stops on SIGTERM and SIGINT.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  childEnv,
+  getInventory,
+  killChildren,
+  type ServerProcess,
+  startServer,
+} from '#test/support/child-process.ts';
+import {
+  scanTable,
+  sha256Hex,
+  startTestDynamoDb,
+  type TestDynamoDb,
+  tableNames,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
+
+const temporaryDirs: string[] = [];
+
+/** A new empty temporary folder, removed after the file's tests. */
+async function temporaryDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  temporaryDirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  killChildren();
+  for (const dir of temporaryDirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `npm start` with PORT=0, HOST=127.0.0.1 and the given variables. */
+function start(variables: Record<string, string>, cwd?: string): Promise<ServerProcess> {
+  return startServer({
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...variables }),
+    ...(cwd ? { cwd } : {}),
+  });
+}
+
+/** An inventory entry with petId kept exact (as a bigint) however large. */
+interface Entry {
+  petId: bigint;
+  quantity: number;
+  status: string;
+}
+
+/** Parses a list response, reading each petId from its source text. */
+function parseEntries(text: string): Entry[] {
+  return JSON.parse(text, (key, value, context?: { source?: string }) =>
+    key === 'petId' ? BigInt(context?.source ?? 'NaN') : value,
+  ) as Entry[];
+}
+
+/** `GET /v1/inventory` that must succeed: the entries. */
+async function listEntries(baseUrl: string, apiKey: string): Promise<Entry[]> {
+  const { status, text } = await getInventory(baseUrl, apiKey);
+  expect(status, text).toBe(200);
+  return parseEntries(text);
+}
+
+/** `PATCH /v1/inventory/{petId}` setting `quantity`: the status and raw body. */
+async function patchQuantity(baseUrl: string, apiKey: string, petId: string, quantity: number) {
+  const response = await fetch(`${baseUrl}/inventory/${petId}`, {
+    method: 'PATCH',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ quantity }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The base URL a start with PORT=0 and HOST=127.0.0.1 must print: the real port, never 0. */
+const baseUrlPattern = /^http:\/\/127\.0\.0\.1:[1-9][0-9]*\/v1$/;
+
+/** The key printed on a first start, from its "shown once" line. */
+function printedKey(stdout: string): string | undefined {
+  return /^First start: created the API key "local"\. It is shown once: (psk_[A-Za-z0-9_-]{43})$/m.exec(
+    stdout,
+  )?.[1];
+}
+
+/** Every file under `dir`, with its bytes. */
+async function filesUnder(dir: string): Promise<{ path: string; bytes: Buffer }[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map(async (entry) => {
+        const path = join(entry.parentPath, entry.name);
+        return { path, bytes: await readFile(path) };
+      }),
+  );
+}
+
+const twoTo53 = 2n ** 53n;
+
+describe('npm start with a data folder', () => {
+  let dataDir: string;
+  let server: ServerProcess;
+  let apiKey: string;
+  let entriesAtFirstStart: Entry[];
+
+  beforeAll(async () => {
+    dataDir = await temporaryDir('server-data-');
+    server = await start({ DATA_DIR: dataDir });
+    apiKey = printedKey(server.stdout()) ?? '';
+  });
+
+  test('first start prints the base URL, seeds the demo inventory and prints the new key once with a curl line', () => {
+    const lines = server.stdout().split('\n');
+
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe(`Pet store inventory API at ${server.baseUrl} (data in ${dataDir})`);
+    expect(server.baseUrl).toMatch(baseUrlPattern);
+    expect(lines[1]).toBe('First start: seeded 24 demo entries.');
+    expect(lines[2]).toBe(`First start: created the API key "local". It is shown once: ${apiKey}`);
+    expect(apiKey).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+    expect(lines[3]).toBe(`Try: curl -H 'Authorization: Bearer ${apiKey}' ${server.baseUrl}/inventory`);
+    expect(lines[4]).toBe('');
+    expect(server.stderr()).toBe('');
+  });
+
+  test('the printed key works; the demo inventory has 20+ entries, all three statuses and a petId above 2^53', async () => {
+    entriesAtFirstStart = await listEntries(server.baseUrl, apiKey);
+
+    expect(entriesAtFirstStart.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(entriesAtFirstStart.map((entry) => entry.status))).toStrictEqual(
+      new Set(['available', 'pending', 'sold']),
+    );
+    expect(entriesAtFirstStart.some((entry) => entry.petId > twoTo53)).toBe(true);
+    expect(entriesAtFirstStart.map((entry) => entry.petId)).toContain(9223372036854775807n);
+  });
+
+  test('the data folder advertises the running DynamoDB endpoint', async () => {
+    expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+  });
+
+  test('SIGTERM exits 0 promptly, prints Stopped. and removes the endpoint file', async () => {
+    expect(await patchQuantity(server.baseUrl, apiKey, '9223372036854775807', 77)).toStrictEqual({
+      status: 200,
+      text: '{"petId":9223372036854775807,"quantity":77,"status":"pending"}',
+    });
+
+    const stopped = await server.stop('SIGTERM');
+
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(5000);
+    expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
+    expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
+  });
+
+  test('a restart keeps the PATCHed quantity and the key, and neither reseeds nor prints a new key', async () => {
+    server = await start({ DATA_DIR: dataDir });
+
+    expect(server.stdout()).toBe(
+      `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
+        `Try: curl -H 'Authorization: Bearer <your key: npm run keys -- create <name>>' ${server.baseUrl}/inventory\n`,
+    );
+    const entries = await listEntries(server.baseUrl, apiKey);
+    const expected = entriesAtFirstStart.map((entry) =>
+      entry.petId === 9223372036854775807n ? { ...entry, quantity: 77 } : entry,
+    );
+    expect(entries).toStrictEqual(expected);
+  });
+
+  test('SIGINT also closes cleanly, and the data written before it is kept', async () => {
+    expect((await patchQuantity(server.baseUrl, apiKey, '1', 555)).status).toBe(200);
+
+    const stopped = await server.stop('SIGINT');
+
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(5000);
+    expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
+    expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
+
+    server = await start({ DATA_DIR: dataDir });
+    try {
+      const entries = await listEntries(server.baseUrl, apiKey);
+      expect(entries.find((entry) => entry.petId === 1n)?.quantity).toBe(555);
+      expect(entries.find((entry) => entry.petId === 9223372036854775807n)?.quantity).toBe(77);
+    } finally {
+      expect((await server.stop('SIGTERM')).code).toBe(0);
+    }
+  });
+});
+
+describe('npm start with DATA_DIR=:memory:', () => {
+  test('keeps nothing across restarts and creates no folder', async () => {
+    const cwd = await temporaryDir('server-cwd-');
+    const first = await start({ DATA_DIR: ':memory:' }, cwd);
+    const firstKey = printedKey(first.stdout()) ?? '';
+    expect(first.stdout()).toContain('First start: seeded 24 demo entries.\n');
+    expect(firstKey).not.toBe('');
+    expect(await patchQuantity(first.baseUrl, firstKey, '1', 999)).toMatchObject({ status: 200 });
+    expect((await first.stop()).code).toBe(0);
+
+    const second = await start({ DATA_DIR: ':memory:' }, cwd);
+    try {
+      const secondKey = printedKey(second.stdout()) ?? '';
+      expect(second.stdout()).toContain('First start: seeded 24 demo entries.\n');
+      expect(secondKey).toMatch(/^psk_/);
+      expect(secondKey).not.toBe(firstKey);
+      expect((await getInventory(second.baseUrl, firstKey)).status).toBe(401);
+      const entries = await listEntries(second.baseUrl, secondKey);
+      expect(entries.find((entry) => entry.petId === 1n)?.quantity).toBe(20);
+    } finally {
+      expect((await second.stop()).code).toBe(0);
+    }
+    expect(await readdir(cwd)).toStrictEqual([]);
+  });
+});
+
+describe('npm start with API_KEY', () => {
+  test('accepts that key, never prints it, and stores it only hashed', async () => {
+    const dataDir = await temporaryDir('server-api-key-');
+    const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
+    const server = await start({ DATA_DIR: dataDir, API_KEY: apiKey });
+
+    expect(server.stdout()).toBe(
+      `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
+        'First start: seeded 24 demo entries.\n' +
+        `Try: curl -H 'Authorization: Bearer $API_KEY' ${server.baseUrl}/inventory\n`,
+    );
+    expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
+    const stopped = await server.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout + stopped.stderr).not.toContain(apiKey);
+
+    const files = await filesUnder(dataDir);
+    expect(files.filter(({ bytes }) => bytes.includes(apiKey)).map(({ path }) => path)).toStrictEqual([]);
+    expect(
+      files.filter(({ bytes }) => bytes.includes(apiKey.slice(4))).map(({ path }) => path),
+    ).toStrictEqual([]);
+    // The grep can see stored strings: the key's digest is there.
+    expect(files.some(({ bytes }) => bytes.includes(sha256Hex(apiKey)))).toBe(true);
+  });
+
+  test('the stored key keeps working after a restart without API_KEY', async () => {
+    const dataDir = await temporaryDir('server-api-key-restart-');
+    const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
+    const first = await start({ DATA_DIR: dataDir, API_KEY: apiKey });
+    expect((await first.stop()).code).toBe(0);
+
+    const second = await start({ DATA_DIR: dataDir });
+    try {
+      expect((await getInventory(second.baseUrl, apiKey)).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('npm start with AWS_ENDPOINT_URL_DYNAMODB', () => {
+  let db: TestDynamoDb;
+
+  beforeAll(async () => {
+    db = await startTestDynamoDb({ tables: false });
+  });
+  afterAll(() => db?.close());
+
+  test('uses that DynamoDB: creates and seeds the tables there and leaves DATA_DIR untouched', async () => {
+    const dataDir = join(await temporaryDir('server-external-'), 'unused');
+    expect(await tableNames(db.client)).toStrictEqual([]);
+
+    const server = await start({ DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint });
+    try {
+      const apiKey = printedKey(server.stdout()) ?? '';
+      expect(server.stdout().split('\n')[0]).toBe(
+        `Pet store inventory API at ${server.baseUrl} (DynamoDB at ${db.endpoint})`,
+      );
+      expect((await tableNames(db.client)).sort()).toStrictEqual(
+        [testTableNames.apiKeys, testTableNames.inventory].sort(),
+      );
+      const stored = await scanTable(db.client, testTableNames.inventory);
+      expect(stored).toHaveLength(24);
+      const keys = await scanTable(db.client, testTableNames.apiKeys);
+      expect(keys.map((key) => key.keyDigest?.S)).toStrictEqual([sha256Hex(apiKey)]);
+      expect(await listEntries(server.baseUrl, apiKey)).toHaveLength(24);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+    expect(existsSync(dataDir)).toBe(false);
+    expect(await tableNames(db.client)).toHaveLength(2);
+  });
+});
