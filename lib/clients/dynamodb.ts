@@ -24,7 +24,11 @@ export const requestTimeoutMs = 2000;
 export function createDocumentClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     maxAttempts,
-    requestHandler: { connectionTimeout: connectionTimeoutMs, requestTimeout: requestTimeoutMs },
+    requestHandler: {
+      connectionTimeout: connectionTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   });
   return DynamoDBDocumentClient.from(client, { unmarshallOptions: { wrapNumbers: true } });
 }
