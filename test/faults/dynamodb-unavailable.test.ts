@@ -1,0 +1,192 @@
+/**
+ * The database goes away and comes back (contract.md "Errors": 503 `service_unavailable` when the database
+ * is unreachable after the SDK's retries; the message reveals nothing internal).
+ *
+ * The service runs against a dynalite this file starts itself, on a fixed port with a data folder, so it
+ * can be stopped and started again under the running service: `AWS_ENDPOINT_URL_DYNAMODB` is set before
+ * `startTestApi()`, which then uses it and starts no database of its own.
+ *
+ * Time bounds, derived from lib/clients/dynamodb.ts and the SDK's standard retry strategy (base delay 50 ms,
+ * full jitter, so at most 50 x (2^(maxAttempts-1) - 1) ms of backoff in all):
+ * - refused connections (nothing listens): every attempt fails at once, so the answer comes within
+ *   maxAttempts x connectionTimeoutMs + backoff; asserted with 1 s of slack on top;
+ * - a host that accepts connections and never answers: every attempt waits requestTimeoutMs, so the answer
+ *   comes within maxAttempts x (connectionTimeoutMs + requestTimeoutMs) + backoff (+ 1 s slack).
+ * These are correctness bounds (a request must not hang), not benchmarks.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type LocalDynamoDb, localTableNames, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { freePort } from '#test/support/free-port.ts';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+
+const backoffMs = 50 * (2 ** (maxAttempts - 1) - 1);
+const refusedBoundMs = maxAttempts * connectionTimeoutMs + backoffMs + 1000;
+const unresponsiveBoundMs = maxAttempts * (connectionTimeoutMs + requestTimeoutMs) + backoffMs + 1000;
+
+/** The function's answer when its DynamoDB request fails (lib/http/error-middleware.ts). */
+const functionUnavailable = 'the inventory database is unavailable; retry later';
+/** The gateway's answer when the authorizer fails (infra/gateway-responses.ts AUTHORIZER_FAILURE). */
+const authorizerUnavailable = 'the service is temporarily unavailable; retry later';
+
+const items: InventoryItem[] = [
+  { petId: '-3', quantity: 30, status: 'pending' },
+  { petId: '9223372036854775807', quantity: 7, status: 'available' },
+];
+
+let dataDir: string;
+let port: number;
+let db: LocalDynamoDb | undefined;
+let api: TestApi;
+/** A valid key used before the outage: the authorizer's Allow for it is cached. */
+let cachedAuthorization: string;
+/** A valid key never used before the outage: the authorizer must ask DynamoDB. */
+let freshAuthorization: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'faults-'));
+  port = await freePort();
+  db = await startDynamoDb({ dataDir, port });
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  api = await startTestApi();
+  await api.inventory.putMany(items);
+  cachedAuthorization = api.authorization;
+  const freshKey = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(freshKey),
+    name: 'fresh',
+    createdAt: new Date().toISOString(),
+  });
+  freshAuthorization = `Bearer ${freshKey}`;
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const listJson = `[${items.map(inventoryItemJson).join(',')}]`;
+
+function getList(authorization: string) {
+  return api.request('GET', '/inventory', { headers: { Authorization: authorization } });
+}
+
+function patch(authorization: string, petId: string, body: string) {
+  return api.request('PATCH', `/inventory/${petId}`, {
+    headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+    body,
+  });
+}
+
+/** Runs `send`, returning its response and how long it took. */
+async function timed(send: () => Promise<TestResponse>): Promise<{ response: TestResponse; ms: number }> {
+  const start = performance.now();
+  const response = await send();
+  return { response, ms: performance.now() - start };
+}
+
+/** Asserts a 503 `service_unavailable` with exactly `message` and nothing internal in the body. */
+function expectUnavailable(response: TestResponse, message: string): void {
+  expectContractError(
+    { ...response, contentType: response.headers.get('content-type') ?? undefined },
+    503,
+    message,
+  );
+  const names = localTableNames();
+  for (const internal of [
+    names.inventory,
+    names.apiKeys,
+    'ECONNREFUSED',
+    'Error:',
+    '    at ',
+    String(port),
+  ]) {
+    expect(response.text).not.toContain(internal);
+  }
+}
+
+describe('DynamoDB stopped, then started again, under the running service', () => {
+  test('serves the list and updates while DynamoDB is up (and caches the authorizer for the first key)', async () => {
+    const list = await getList(cachedAuthorization);
+    expect(list.status).toBe(200);
+    expect(list.text).toBe(listJson);
+  });
+
+  test('answers every operation with 503 service_unavailable within the retry bound while DynamoDB is stopped', async () => {
+    await db?.close();
+    db = undefined;
+    const cases: [string, () => Promise<TestResponse>, string][] = [
+      ['GET list, cached token', () => getList(cachedAuthorization), functionUnavailable],
+      ['PATCH, cached token', () => patch(cachedAuthorization, '-3', '{"quantity":1}'), functionUnavailable],
+      ['GET list, fresh token', () => getList(freshAuthorization), authorizerUnavailable],
+      ['PATCH, fresh token', () => patch(freshAuthorization, '-3', '{"quantity":1}'), authorizerUnavailable],
+      ['GET list, unknown token', () => getList(`Bearer ${generateApiKey()}`), authorizerUnavailable],
+    ];
+    for (const [name, send, message] of cases) {
+      const { response, ms } = await timed(send);
+      expectUnavailable(response, message);
+      expect(ms, `${name}: ${ms} ms`).toBeLessThan(refusedBoundMs);
+    }
+  });
+
+  test('still answers requests that need no database while it is stopped: 401 without a header, 400, unknown route', async () => {
+    const noHeader = await api.request('GET', '/inventory');
+    expect(noHeader.status).toBe(401);
+    const badPetId = await patch(cachedAuthorization, '01', '{"quantity":1}');
+    expect(badPetId.status).toBe(400);
+    const badBody = await patch(cachedAuthorization, '-3', '{"quantity":-1}');
+    expect(badBody.status).toBe(400);
+    const noRoute = await api.request('GET', '/pets');
+    expect(noRoute.status).toBe(404);
+  });
+
+  test('answers 503 within maxAttempts x (connection + request timeout) when DynamoDB accepts connections but never answers', async () => {
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const blackhole = createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => blackhole.listen(port, '127.0.0.1', () => resolve()));
+    try {
+      const { response, ms } = await timed(() => getList(cachedAuthorization));
+      expectUnavailable(response, functionUnavailable);
+      expect(ms).toBeGreaterThanOrEqual(maxAttempts * requestTimeoutMs - 100);
+      expect(ms).toBeLessThan(unresponsiveBoundMs);
+      expect(connections).toBe(maxAttempts);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => blackhole.close(() => resolve()));
+    }
+  }, 20_000);
+
+  test('serves 200 again from the same process once DynamoDB is back on the same port and data folder, with nothing changed', async () => {
+    db = await startDynamoDb({ dataDir, port });
+    expect(await api.tableItems()).toEqual([
+      { petId: '-3', quantity: '30', status: 'pending' },
+      { petId: '9223372036854775807', quantity: '7', status: 'available' },
+    ]);
+    const list = await getList(cachedAuthorization);
+    expect(list.status, list.text).toBe(200);
+    expect(list.text).toBe(listJson);
+    const fresh = await getList(freshAuthorization);
+    expect(fresh.status, fresh.text).toBe(200);
+    expect(fresh.text).toBe(listJson);
+    const update = await patch(freshAuthorization, '-3', '{"quantity":31}');
+    expect(update.status, update.text).toBe(200);
+    expect(update.text).toBe(inventoryItemJson({ petId: '-3', quantity: 31, status: 'pending' }));
+    expect(await api.tableItems()).toEqual([
+      { petId: '-3', quantity: '31', status: 'pending' },
+      { petId: '9223372036854775807', quantity: '7', status: 'available' },
+    ]);
+  });
+});
