@@ -1,0 +1,110 @@
+/**
+ * Concurrent requests (contract.md "Semantics": PATCH sets the quantity with one conditional UpdateItem and
+ * never creates an entry; GET returns every entry, sorted by petId).
+ *
+ * 200 PATCHes of one pet with 200 different quantities are in flight at once, with list requests running
+ * beside them: each update must answer with the quantity it sent, each list must be a complete, sorted
+ * snapshot in which the pet's quantity is one that was written (or the initial one), and the final
+ * quantity must be one of those written. 200 concurrent PATCHes of pets with no entry must all be 404 and
+ * create nothing.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+
+const target = '9007199254740993';
+const items: InventoryItem[] = [
+  { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
+  { petId: '42', quantity: 2, status: 'available' },
+  { petId: target, quantity: 3, status: 'pending' },
+  { petId: '9223372036854775807', quantity: 4, status: 'available' },
+];
+const concurrentUpdates = 200;
+const concurrentLists = 40;
+
+let api: TestApi;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.inventory.putMany(items);
+});
+afterAll(() => api.close());
+
+function patch(petId: string, quantity: number): Promise<TestResponse> {
+  return api.request('PATCH', `/inventory/${petId}`, {
+    headers: { Authorization: api.authorization, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ quantity }),
+  });
+}
+
+/** The exact list text when the target pet has `quantity` and every other entry is as seeded. */
+function listWith(quantity: number): string {
+  return `[${items.map((item) => inventoryItemJson(item.petId === target ? { ...item, quantity } : item)).join(',')}]`;
+}
+
+describe('concurrent updates and lists', () => {
+  test('200 concurrent PATCHes of one pet each answer 200 with their own quantity while every concurrent list is a sorted, complete snapshot', async () => {
+    const quantities = fc.sample(
+      fc.uniqueArray(fc.integer({ min: 0, max: 2147483647 }), {
+        minLength: concurrentUpdates,
+        maxLength: concurrentUpdates,
+      }),
+      1,
+    )[0] as number[];
+    const snapshots = new Map([3, ...quantities].map((quantity) => [listWith(quantity), quantity]));
+
+    const updates = quantities.map((quantity) => patch(target, quantity));
+    const lists = Array.from({ length: concurrentLists }, () =>
+      api.request('GET', '/inventory', { headers: { Authorization: api.authorization } }),
+    );
+    const [updateResponses, listResponses] = await Promise.all([Promise.all(updates), Promise.all(lists)]);
+
+    updateResponses.forEach((response, i) => {
+      expect(response.status, response.text).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.text).toBe(
+        inventoryItemJson({ petId: target, quantity: quantities[i] as number, status: 'pending' }),
+      );
+    });
+    for (const response of listResponses) {
+      expect(response.status, response.text).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(snapshots.has(response.text), response.text).toBe(true);
+    }
+
+    const table = await api.tableItems();
+    const final = Number(table.find((item) => item.petId === target)?.quantity);
+    expect(quantities).toContain(final);
+    expect(table).toEqual(
+      items.map((item) => ({
+        petId: item.petId,
+        quantity: String(item.petId === target ? final : item.quantity),
+        status: item.status,
+      })),
+    );
+    const list = await api.request('GET', '/inventory', { headers: { Authorization: api.authorization } });
+    expect(list.text).toBe(listWith(final));
+  });
+
+  test('200 concurrent PATCHes of pets with no entry all answer 404 not_found and create no entry', async () => {
+    const before = await api.tableItems();
+    const existing = new Set(items.map((item) => item.petId));
+    const petIds = fc
+      .sample(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), concurrentUpdates * 2)
+      .map(String)
+      .filter((petId, i, all) => !existing.has(petId) && all.indexOf(petId) === i)
+      .slice(0, concurrentUpdates);
+    expect(petIds).toHaveLength(concurrentUpdates);
+
+    const responses = await Promise.all(petIds.map((petId, i) => patch(petId, i)));
+    for (const response of responses) {
+      expectContractError(
+        { ...response, contentType: response.headers.get('content-type') ?? undefined },
+        404,
+      );
+    }
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
