@@ -1,0 +1,130 @@
+/**
+ * The budgets of issue 5, checked against a run's figures. Each budget is one PASS/FAIL line; `npm run bench`
+ * exits non-zero when any fails, so it can gate a merge.
+ *
+ * - bundle size: every function's minified JavaScript <= {@link budgets.bundleKb} KB (1 KB = 1,024 bytes;
+ *   the source map is not loaded unless `--enable-source-maps`, and is reported apart);
+ * - load time: every function's median import time <= {@link budgets.loadRatio} x the baseline's;
+ * - warm overhead: every handler's p50 <= {@link budgets.warmRatio} x the p50 of the bare SDK call it wraps;
+ * - DynamoDB requests: updateInventory and the authorizer exactly 1; listInventory as many as Scan pages
+ *   (the emulator's count, which equals a raw Scan's) and never more than a raw Scan needs;
+ * - list: time <= {@link budgets.listRatio} x the raw Scan's at every size; growth linear: from one size to
+ *   the next, time and peak memory grow at most {@link budgets.growthSlack} x the growth in entries;
+ * - keep-alive: at most 1 connection opened per 100 invocations of each function.
+ */
+import type { BuiltBundle } from './bundles.ts';
+import type { ScalingResult } from './list-scaling.ts';
+import type { LoadTime } from './load-time.ts';
+import type { WarmResult } from './warm.ts';
+
+/** The limits. */
+export const budgets = {
+  bundleKb: 250,
+  loadRatio: 1.0,
+  warmRatio: 1.1,
+  listRatio: 1.2,
+  growthSlack: 1.5,
+  socketsPer100: 1,
+} as const;
+
+/** One checked budget. */
+export interface BudgetCheck {
+  name: string;
+  pass: boolean;
+  /** The measured figure and the limit, in words. */
+  detail: string;
+}
+
+/** What the budgets are checked against (the parts of a run that are present). */
+export interface RunFigures {
+  bundles: BuiltBundle[];
+  baselineName: string;
+  /** Load times as deployed (`--enable-source-maps`). */
+  loadTimes?: LoadTime[];
+  warm?: WarmResult[];
+  listScaling?: ScalingResult[];
+}
+
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+
+/** Checks every budget whose figures are present. */
+export function checkBudgets(run: RunFigures): BudgetCheck[] {
+  const checks: BudgetCheck[] = [];
+  const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
+  const functions = run.bundles.filter((b) => b.name !== run.baselineName);
+
+  for (const bundle of functions) {
+    const sizeKb = bundle.jsBytes / 1024;
+    check(
+      `${bundle.name} bundle size`,
+      sizeKb <= budgets.bundleKb,
+      `${fixed(sizeKb, 1)} KB <= ${budgets.bundleKb} KB`,
+    );
+  }
+
+  const baseline = run.loadTimes?.find((l) => l.name === run.baselineName);
+  for (const load of run.loadTimes ?? []) {
+    if (!baseline || load.name === run.baselineName) continue;
+    const ratio = load.import.p50 / baseline.import.p50;
+    check(
+      `${load.name} load time`,
+      ratio <= budgets.loadRatio,
+      `median ${fixed(load.import.p50)} ms / baseline ${fixed(baseline.import.p50)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}`,
+    );
+  }
+
+  for (const warm of run.warm ?? []) {
+    const ratio = warm.handlerMs.p50 / warm.bareMs.p50;
+    check(
+      `${warm.name} warm overhead`,
+      ratio <= budgets.warmRatio,
+      `p50 ${fixed(warm.handlerMs.p50, 3)} ms / ${warm.bare} ${fixed(warm.bareMs.p50, 3)} ms = ${fixed(ratio)} <= ${budgets.warmRatio}`,
+    );
+    if (warm.name === 'listInventory') {
+      check(
+        'listInventory requests (demo table)',
+        warm.handlerDb.requests === warm.bareDb.requests && warm.handlerDb.requests >= 1,
+        `${warm.handlerDb.requests} Scan request(s), raw Scan ${warm.bareDb.requests}`,
+      );
+    } else {
+      check(
+        `${warm.name} requests`,
+        warm.handlerDb.requests === 1,
+        `${warm.handlerDb.requests} request(s) == 1`,
+      );
+    }
+    check(
+      `${warm.name} keep-alive`,
+      warm.socketsPer100 <= budgets.socketsPer100,
+      `${warm.socketsPer100} connection(s) opened in 100 invocations <= ${budgets.socketsPer100}`,
+    );
+  }
+
+  const scaling = run.listScaling ?? [];
+  for (const [i, step] of scaling.entries()) {
+    const ratio = step.handler.medianMs / step.raw.medianMs;
+    check(
+      `list ${step.entries} time`,
+      ratio <= budgets.listRatio,
+      `${fixed(step.handler.medianMs, 1)} ms / raw ${fixed(step.raw.medianMs, 1)} ms = ${fixed(ratio)} <= ${budgets.listRatio}`,
+    );
+    check(
+      `list ${step.entries} requests`,
+      step.handler.db.requests === step.emulatorPages && step.handler.db.requests <= step.raw.db.requests,
+      `${step.handler.db.requests} Scan pages; ceil(bytes / 1 MB) = ${step.emulatorPages} (emulator's sizes), ` +
+        `${step.expectedPages} (documented sizes); raw Scan ${step.raw.db.requests}`,
+    );
+    const previous = scaling[i - 1];
+    if (!previous) continue;
+    const entriesGrowth = step.entries / previous.entries;
+    const timeGrowth = step.handler.medianMs / previous.handler.medianMs;
+    const memoryGrowth = step.handler.peakRssDeltaBytes / previous.handler.peakRssDeltaBytes;
+    const limit = entriesGrowth * budgets.growthSlack;
+    check(
+      `list ${previous.entries} -> ${step.entries} linear growth`,
+      timeGrowth <= limit && memoryGrowth <= limit,
+      `x${fixed(entriesGrowth, 0)} entries: time x${fixed(timeGrowth, 1)}, peak memory x${fixed(memoryGrowth, 1)} <= x${fixed(limit, 1)}`,
+    );
+  }
+  return checks;
+}

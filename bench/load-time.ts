@@ -1,0 +1,94 @@
+/**
+ * Module load time of each bundle: how long `await import(bundle)` takes in a fresh Node process, i.e. the
+ * part of a Lambda cold start ("Init duration") that the bundle controls. Every sample is a new process; the
+ * bundles are sampled in interleaved rounds (each round loads every bundle once, in a rotating order) so
+ * that drift of the machine affects all of them alike. The import is timed inside the child
+ * (`performance.now()` around the dynamic import), so Node's own start-up (~40 ms, the same for every bundle)
+ * is excluded; the whole process's wall time is recorded too.
+ */
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { type Summary, summarize } from './stats.ts';
+
+/** The child's program: time the import of the bundle at argv[1], print the milliseconds. */
+const childProgram = [
+  'const start = performance.now();',
+  'await import(process.argv[1]);',
+  'process.stdout.write(String(performance.now() - start));',
+].join('\n');
+
+/** One sample: milliseconds of the import, and of the whole process (spawn to exit). */
+interface Sample {
+  importMs: number;
+  processMs: number;
+}
+
+/** Loads `file` in a fresh `node` (this process's binary) with `env` and `nodeOptions`; one sample. */
+function sampleLoad(file: string, env: Record<string, string>, nodeOptions: string): Promise<Sample> {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', childProgram, pathToFileURL(file).href],
+      {
+        env: { PATH: process.env.PATH ?? '', ...env, NODE_OPTIONS: nodeOptions },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const importMs = Number(out);
+      if (code !== 0 || !Number.isFinite(importMs)) {
+        reject(new Error(`loading ${file} failed (exit ${code}): ${err.trim() || out.trim()}`));
+      } else resolve({ importMs, processMs: performance.now() - start });
+    });
+  });
+}
+
+/** Load-time figures of one bundle (milliseconds). */
+export interface LoadTime {
+  name: string;
+  /** `await import()` of the bundle, in the child. */
+  import: Summary;
+  /** The whole child process, spawn to exit (Node start-up included). */
+  process: Summary;
+}
+
+/**
+ * Samples every bundle `rounds` times in fresh processes, interleaved (see the module docstring).
+ * @param bundles name and absolute path of each bundle
+ * @param env environment of the children (what the functions read at init)
+ * @param nodeOptions `NODE_OPTIONS` of the children, e.g. `--enable-source-maps` as deployed
+ */
+export async function measureLoadTimes(
+  bundles: readonly { name: string; file: string }[],
+  env: Record<string, string>,
+  rounds: number,
+  nodeOptions: string,
+): Promise<LoadTime[]> {
+  const samples = new Map<string, Sample[]>(bundles.map(({ name }) => [name, []]));
+  for (const { name, file } of bundles)
+    await sampleLoad(file, env, nodeOptions).catch((e) => Promise.reject(new Error(`${name}: ${e}`)));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < bundles.length; i++) {
+      const { name, file } = bundles[(round + i) % bundles.length] as { name: string; file: string };
+      samples.get(name)?.push(await sampleLoad(file, env, nodeOptions));
+    }
+  }
+  return bundles.map(({ name }) => {
+    const list = samples.get(name) ?? [];
+    return {
+      name,
+      import: summarize(list.map((s) => s.importMs)),
+      process: summarize(list.map((s) => s.processMs)),
+    };
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * Plain-text tables of a run's figures, for the terminal and for the README draft. Sizes in KB (1,024 bytes),
+ * times in milliseconds, memory in MB (1,048,576 bytes).
+ */
+import type { BudgetCheck } from './budgets.ts';
+import type { BuiltBundle } from './bundles.ts';
+import type { ScalingResult } from './list-scaling.ts';
+import type { LoadTime } from './load-time.ts';
+import type { Machine } from './machine.ts';
+import { kb, mb } from './stats.ts';
+import type { WarmResult } from './warm.ts';
+
+/** A table with a header row, columns padded to their widest cell; numbers right-aligned. */
+export function table(headers: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const cells = [headers, ...rows].map((row) => row.map(String));
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  const line = (row: readonly string[], raw: readonly (string | number)[]) =>
+    row
+      .map((cell, i) =>
+        typeof raw[i] === 'number' ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  return [
+    line(cells[0] ?? [], headers),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.map((row, i) => line(cells[i + 1] ?? [], row)),
+  ].join('\n');
+}
+
+const f = (value: number, digits = 2) => Number(value.toFixed(digits));
+
+/** The machine line. */
+export function machineLine(machine: Machine): string {
+  return `Machine: ${machine.cores} cores (nproc), ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}, ${machine.platform}`;
+}
+
+/** Bundle sizes and their largest packages. */
+export function bundleTable(bundles: readonly BuiltBundle[], topPackages = 5): string {
+  return table(
+    ['bundle', 'JS KB', 'map KB', 'JS+map KB', 'largest packages (KB)'],
+    bundles.map((b) => [
+      b.name,
+      kb(b.jsBytes),
+      kb(b.mapBytes),
+      kb(b.jsBytes + b.mapBytes),
+      b.packages
+        .slice(0, topPackages)
+        .map((p) => `${p.name} ${kb(p.bytes)}`)
+        .join(', '),
+    ]),
+  );
+}
+
+/** Load times, as deployed and without source maps, with the ratio to the baseline. */
+export function loadTable(
+  deployed: readonly LoadTime[],
+  noMaps: readonly LoadTime[],
+  baselineName: string,
+): string {
+  const base = deployed.find((l) => l.name === baselineName);
+  const baseNoMaps = noMaps.find((l) => l.name === baselineName);
+  return table(
+    ['bundle', 'import p50', 'import p90', 'ratio', 'no maps p50', 'ratio', 'process p50', 'n'],
+    deployed.map((l) => {
+      const m = noMaps.find((x) => x.name === l.name);
+      return [
+        l.name,
+        f(l.import.p50),
+        f(l.import.p90),
+        base ? f(l.import.p50 / base.import.p50) : '-',
+        m ? f(m.import.p50) : '-',
+        m && baseNoMaps ? f(m.import.p50 / baseNoMaps.import.p50) : '-',
+        f(l.process.p50, 1),
+        l.import.n,
+      ];
+    }),
+  );
+}
+
+/** Warm latency beside the bare call, with DynamoDB usage and connections. */
+export function warmTable(warm: readonly WarmResult[]): string {
+  return table(
+    [
+      'function',
+      'p50',
+      'p99',
+      'bare call',
+      'bare p50',
+      'bare p99',
+      'ratio p50',
+      'ratio p99',
+      'requests',
+      'capacity',
+      'conns/100',
+    ],
+    warm.map((w) => [
+      w.name,
+      f(w.handlerMs.p50, 3),
+      f(w.handlerMs.p99, 3),
+      w.bare,
+      f(w.bareMs.p50, 3),
+      f(w.bareMs.p99, 3),
+      f(w.handlerMs.p50 / w.bareMs.p50),
+      f(w.handlerMs.p99 / w.bareMs.p99),
+      w.handlerDb.requests,
+      w.handlerDb.capacityUnits,
+      w.socketsPer100,
+    ]),
+  );
+}
+
+/** List scaling: time, memory, pages, capacity, load rate. */
+export function scalingTable(scaling: readonly ScalingResult[]): string {
+  return table(
+    [
+      'entries',
+      'table KB',
+      'list ms',
+      'raw ms',
+      'ratio',
+      'list MB',
+      'raw MB',
+      'mem ratio',
+      'pages',
+      'expected',
+      'RRU',
+      'parallel ms',
+      'load s',
+    ],
+    scaling.map((s) => [
+      s.entries,
+      kb(s.tableBytes),
+      f(s.handler.medianMs, 1),
+      f(s.raw.medianMs, 1),
+      f(s.handler.medianMs / s.raw.medianMs),
+      mb(s.handler.peakRssDeltaBytes),
+      mb(s.raw.peakRssDeltaBytes),
+      f(s.handler.peakRssDeltaBytes / s.raw.peakRssDeltaBytes),
+      s.handler.db.requests,
+      `${s.emulatorPages} (${s.expectedPages})`,
+      s.handler.db.capacityUnits,
+      s.parallel ? `${f(s.parallel.medianMs, 1)} (${s.parallel.segments} seg)` : '-',
+      f(s.loadMs / 1000, 1),
+    ]),
+  );
+}
+
+/** PASS/FAIL lines. */
+export function budgetLines(checks: readonly BudgetCheck[]): string {
+  return checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`).join('\n');
+}

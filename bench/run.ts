@@ -1,0 +1,120 @@
+/**
+ * `npm run bench`: cold start and cost figures of the three functions, checked against the budgets of
+ * issue 5 (bench/budgets.ts). Prints tables, writes `bench/results.json`, exits 1 when a budget fails.
+ *
+ * Sections, each in its own module: bundle sizes (bundles.ts), module load time in fresh processes
+ * (load-time.ts), warm latency, DynamoDB requests and keep-alive in-process (warm.ts), list scaling
+ * (list-scaling.ts). `--quick` runs every section with fewer samples (for trying a change; its figures are
+ * not the ones to quote). Takes about 2 minutes on 2 cores.
+ */
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { type BudgetCheck, checkBudgets } from './budgets.ts';
+import { baselineName, buildAllBundles } from './bundles.ts';
+import { startDynamoServer } from './dynamo-server.ts';
+import { functionEnv } from './function-env.ts';
+import { measureListScaling, type ScalingStep } from './list-scaling.ts';
+import { measureLoadTimes } from './load-time.ts';
+import { describeMachine } from './machine.ts';
+import { budgetLines, bundleTable, loadTable, machineLine, scalingTable, warmTable } from './report.ts';
+import { measureWarm } from './warm.ts';
+
+/** Where the figures are written (gitignored). */
+const resultsFile = fileURLToPath(new URL('results.json', import.meta.url));
+
+const quick = process.argv.includes('--quick');
+
+/** Sample counts: the full run, or `--quick`. */
+const settings = {
+  /** Fresh processes per bundle (and per NODE_OPTIONS variant). */
+  loadRounds: quick ? 5 : 20,
+  /** `NODE_OPTIONS` of the deployed functions (infra/service-function.ts). */
+  deployedNodeOptions: '--enable-source-maps',
+  warmIterations: quick ? 300 : 2000,
+  warmup: quick ? 50 : 200,
+  scaling: (quick
+    ? [
+        { entries: 1000, children: 1, runs: 3 },
+        { entries: 10000, children: 1, runs: 3 },
+        { entries: 100000, children: 1, runs: 2, parallelSegments: 4 },
+      ]
+    : [
+        { entries: 1000, children: 3, runs: 6 },
+        { entries: 10000, children: 3, runs: 5 },
+        { entries: 100000, children: 3, runs: 3, parallelSegments: 4 },
+      ]) satisfies ScalingStep[],
+};
+
+const log = (line = '') => process.stdout.write(`${line}\n`);
+const started = performance.now();
+const machine = describeMachine();
+log(`${machineLine(machine)}${quick ? '  [--quick: fewer samples]' : ''}`);
+
+log('\n## Bundle size (minified, deployed esbuild settings of infra/bundling.ts)');
+const bundles = await buildAllBundles();
+log(bundleTable(bundles));
+
+log(`\n## Module load time (ms, ${settings.loadRounds} fresh Node processes per bundle, interleaved)`);
+const db = await startDynamoServer();
+let loadDeployed: Awaited<ReturnType<typeof measureLoadTimes>>;
+let loadNoMaps: typeof loadDeployed;
+let warm: Awaited<ReturnType<typeof measureWarm>>;
+try {
+  const env = functionEnv(db.endpoint);
+  loadDeployed = await measureLoadTimes(bundles, env, settings.loadRounds, settings.deployedNodeOptions);
+  loadNoMaps = await measureLoadTimes(bundles, env, settings.loadRounds, '');
+  log(loadTable(loadDeployed, loadNoMaps, baselineName));
+  log(
+    `(import p50/p90: with NODE_OPTIONS=${settings.deployedNodeOptions} as deployed; "no maps": without it)`,
+  );
+
+  log(`\n## Warm latency (ms, ${settings.warmIterations} invocations each, in-process, embedded DynamoDB)`);
+  warm = await measureWarm({
+    endpoint: db.endpoint,
+    iterations: settings.warmIterations,
+    warmup: settings.warmup,
+  });
+  log(warmTable(warm));
+} finally {
+  await db.close();
+}
+
+log('\n## List scaling (handler vs raw paginated Scan; time: median ms; memory: peak RSS growth, MB)');
+const scaling = await measureListScaling(settings.scaling, (line) => log(`  ${line}`));
+log(scalingTable(scaling));
+log(
+  "(pages: Scan requests of one list; expected: ceil(bytes / 1 MB) by the emulator's sizes (documented sizes))",
+);
+
+const checks: BudgetCheck[] = checkBudgets({
+  bundles,
+  baselineName,
+  loadTimes: loadDeployed,
+  warm,
+  listScaling: scaling,
+});
+log('\n## Budgets');
+log(budgetLines(checks));
+const durationMs = performance.now() - started;
+log(`\nTotal ${Math.round(durationMs / 1000)} s. Figures written to bench/results.json.`);
+
+await writeFile(
+  resultsFile,
+  `${JSON.stringify(
+    {
+      takenAt: new Date().toISOString(),
+      quick,
+      machine,
+      settings,
+      bundles: bundles.map(({ file: _file, ...rest }) => rest),
+      loadTime: { deployed: loadDeployed, withoutSourceMaps: loadNoMaps },
+      warm,
+      listScaling: scaling,
+      budgets: checks,
+      durationMs,
+    },
+    null,
+    2,
+  )}\n`,
+);
+process.exitCode = checks.every((c) => c.pass) ? 0 : 1;

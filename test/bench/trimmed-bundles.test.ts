@@ -1,0 +1,167 @@
+/**
+ * The trimmed bundles still work: every function is bundled with the deployed esbuild settings
+ * (`bundleFunction` of infra/bundling.ts, trims included: replaced credential chain, `node:http` loaded through
+ * `require`, no event-stream code), loaded in a fresh Node process of the Lambda runtime's major (24) with
+ * `NODE_OPTIONS=--enable-source-maps` as deployed, and invoked once with a real event against the embedded
+ * DynamoDB: listInventory 200 with the seeded entries, updateInventory 200 (and 404 for a missing pet, which
+ * goes through the SDK's error classes), authorizer Allow for a stored key. A trim that breaks the deployed
+ * code fails here, not in production. (No timing here: speed figures come from `npm run bench` only.)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { bundleFileName, bundleFunction } from '#infra/bundling.ts';
+import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { authorizer, operations } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { keyStore } from '#lib/auth/key-store.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+import { listEvent, tokenEvent, updateEvent } from '../../bench/events.ts';
+import { benchTableNames, functionEnv } from '../../bench/function-env.ts';
+
+/** The Lambda runtime's Node major (nodejs24.x). */
+const runtimeMajor = 24;
+
+/** What the invocation child sends back: the handler's result, or the error it threw. */
+type Outcome = { result: unknown } | { error: string };
+
+/**
+ * The child's program: import the bundle at argv[1] (as the Lambda runtime does at init), invoke `handler`
+ * once with the event in argv[2] and a Lambda context, send the outcome over IPC.
+ */
+const childProgram = `
+const { handler } = await import(process.argv[1]);
+const context = {
+  awsRequestId: 'trimmed-bundle-test', functionName: 'test', functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:test', memoryLimitInMB: '256',
+  logGroupName: '/aws/lambda/test', logStreamName: 'test', callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => 10000, done() {}, fail() {}, succeed() {},
+};
+let outcome;
+try {
+  outcome = { result: await handler(JSON.parse(process.argv[2]), context) };
+} catch (error) {
+  outcome = { error: String(error?.message ?? error) };
+}
+process.send({ node: process.versions.node, outcome }, () => process.exit(0));
+`;
+
+const scratch = mkdtempSync(join(tmpdir(), 'trimmed-bundles-'));
+const bundles = new Map<string, string>();
+const apiKey = generateApiKey();
+const seeded: InventoryItem[] = [
+  { petId: '9223372036854775807', quantity: 3, status: 'available' },
+  { petId: '-42', quantity: 0, status: 'sold' },
+  { petId: '7', quantity: 12, status: 'pending' },
+];
+let db: LocalDynamoDb;
+
+beforeAll(async () => {
+  db = await startDynamoDb({ dataDir: inMemory });
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: db.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    }),
+    { unmarshallOptions: { wrapNumbers: true } },
+  );
+  await ensureTables(client, benchTableNames);
+  await inventoryStore(client, benchTableNames.inventory).putMany(seeded);
+  await keyStore(client, benchTableNames.apiKeys).put({
+    keyDigest: apiKeyDigest(apiKey),
+    name: 'trimmed-bundle-test',
+    createdAt: new Date().toISOString(),
+  });
+  client.destroy();
+  for (const { name, entry } of [...operations, authorizer]) {
+    await bundleFunction(entry, join(scratch, name));
+    bundles.set(name, join(scratch, name, bundleFileName));
+  }
+});
+
+afterAll(async () => {
+  await db?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Loads the bundle of `name` in a fresh Node process and invokes it once with `event`. */
+function invokeBundle(name: string, event: unknown): Promise<{ node: string; outcome: Outcome }> {
+  const file = bundles.get(name);
+  if (!file) throw new Error(`no bundle for ${name}`);
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', childProgram, pathToFileURL(file).href, JSON.stringify(event)],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...functionEnv(db.endpoint),
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { node: string; outcome: Outcome }));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      reject(new Error(`${name} bundle exited (${code}) without a result: ${stderr}`)),
+    );
+  });
+}
+
+/** The handler's result, failing the test with the error when it threw. */
+function resultOf(outcome: Outcome): unknown {
+  if ('error' in outcome) throw new Error(`handler threw: ${outcome.error}`);
+  return outcome.result;
+}
+
+describe('trimmed bundles, loaded in a fresh Node process and invoked against the embedded DynamoDB', () => {
+  it('listInventory answers 200 with every seeded entry, sorted by petId, int64 exact', async () => {
+    const { node, outcome } = await invokeBundle('listInventory', listEvent());
+    expect(Number(node.split('.')[0])).toBeGreaterThanOrEqual(runtimeMajor);
+    const result = resultOf(outcome) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe(
+      '[{"petId":-42,"quantity":0,"status":"sold"},{"petId":7,"quantity":12,"status":"pending"},' +
+        '{"petId":9223372036854775807,"quantity":3,"status":"available"}]',
+    );
+  });
+
+  it('updateInventory answers 200 with the updated entry', async () => {
+    const { outcome } = await invokeBundle('updateInventory', updateEvent('9223372036854775807', 5));
+    const result = resultOf(outcome) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('{"petId":9223372036854775807,"quantity":5,"status":"available"}');
+  });
+
+  it('updateInventory answers 404 for a missing pet (the conditional check failure is recognised)', async () => {
+    const { outcome } = await invokeBundle('updateInventory', updateEvent('123456', 1));
+    const result = resultOf(outcome) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(404);
+    expect(JSON.parse(result.body)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('authorizer allows a stored key', async () => {
+    const { outcome } = await invokeBundle('authorizer', tokenEvent(apiKey));
+    const result = resultOf(outcome) as { policyDocument: { Statement: { Effect: string }[] } };
+    expect(result.policyDocument.Statement[0]?.Effect).toBe('Allow');
+  });
+
+  it('authorizer refuses an unknown key with Unauthorized', async () => {
+    const { outcome } = await invokeBundle('authorizer', tokenEvent(generateApiKey()));
+    expect(outcome).toEqual({ error: 'Unauthorized' });
+  });
+});
