@@ -1,0 +1,282 @@
+/**
+ * Log hygiene (contract.md "Authentication": a key is never logged; "Errors": no stack, no table names;
+ * lib/logger.ts: every line carries the Lambda request id).
+ *
+ * Logs are turned on for this file (`POWERTOOLS_LOG_LEVEL=INFO`, set before the service's modules are
+ * loaded: the logger reads it once, at import). Powertools Logger writes JSON lines through its own
+ * `Console` on `process.stdout` / `process.stderr`, so both streams' `write` are intercepted; the global
+ * `console` is intercepted too (the AWS SDK warns through it). A full set of requests runs one at a time:
+ * valid, invalid, refused with several kinds of bad credentials, and 503 with the database stopped.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { LocalDynamoDb } from '#infra/local/dynamodb.ts';
+import type { TestApi, TestResponse } from '#test/support/local-api.ts';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+
+/** Everything written to stdout, stderr or the console, line by line, in order. */
+const lines: string[] = [];
+
+function capture(): () => void {
+  const restore: (() => void)[] = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write;
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      lines.push(
+        ...String(typeof chunk === 'string' ? chunk : Buffer.from(chunk))
+          .split('\n')
+          .filter(Boolean),
+      );
+      return (write as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
+    }) as typeof stream.write;
+    restore.push(() => {
+      stream.write = write;
+    });
+  }
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+    const original = console[method];
+    console[method] = (...args: unknown[]) => {
+      lines.push(...args.map(String).join(' ').split('\n').filter(Boolean));
+    };
+    restore.push(() => {
+      console[method] = original;
+    });
+  }
+  return () => {
+    for (const undo of restore) undo();
+  };
+}
+
+interface Exchange {
+  name: string;
+  /** False when the request is answered before any function runs (unknown route, no header, 413). */
+  reachesFunction: boolean;
+  status: number;
+  /** The log lines written while it ran. */
+  lines: string[];
+  /** Header values the request carried that must never be logged. */
+  secrets: string[];
+}
+
+let dataDir: string;
+let db: LocalDynamoDb | undefined;
+let api: TestApi;
+let tableNames: string[];
+const exchanges: Exchange[] = [];
+
+beforeAll(async () => {
+  const { freePort } = await import('#test/support/free-port.ts');
+  const { startDynamoDb, localTableNames } = await import('#infra/local/dynamodb.ts');
+  const { startTestApi } = await import('#test/support/local-api.ts');
+  const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
+  dataDir = await mkdtemp(join(tmpdir(), 'logs-'));
+  // Distinctive table names, so that finding one in a log line cannot be a coincidence (the default local
+  // inventory table name equals the logger's service name).
+  process.env.INVENTORY_TABLE_NAME = 'log-hygiene-inventory-table';
+  process.env.API_KEYS_TABLE_NAME = 'log-hygiene-api-keys-table';
+  db = await startDynamoDb({ dataDir, port: await freePort() });
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  api = await startTestApi();
+  tableNames = Object.values(localTableNames());
+  await api.inventory.putMany([{ petId: '9223372036854775807', quantity: 1, status: 'available' }]);
+  const createdAt = '2026-01-01T00:00:00.000Z';
+  const revoked = generateApiKey();
+  await api.keys.put({ keyDigest: apiKeyDigest(revoked), name: 'revoked', createdAt });
+  await api.keys.revoke(apiKeyDigest(revoked), new Date());
+  const expired = generateApiKey();
+  await api.keys.put({ keyDigest: apiKeyDigest(expired), name: 'expired', createdAt, expiresAt: createdAt });
+  const unknown = generateApiKey();
+  const fresh = generateApiKey();
+  await api.keys.put({ keyDigest: apiKeyDigest(fresh), name: 'fresh', createdAt });
+
+  const json = { 'Content-Type': 'application/json' };
+  const as = (authorization: string) => ({ Authorization: authorization });
+  const requests: [string, boolean, () => Promise<TestResponse>, string[]][] = [
+    ['GET list', true, () => api.request('GET', '/inventory', { headers: as(api.authorization) }), []],
+    [
+      'PATCH ok',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/9223372036854775807', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"quantity":2}',
+        }),
+      [],
+    ],
+    [
+      'PATCH unknown pet',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/5', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"quantity":2}',
+        }),
+      [],
+    ],
+    [
+      'PATCH bad petId',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/05', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"quantity":2}',
+        }),
+      [],
+    ],
+    [
+      'PATCH bad body',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/9223372036854775807', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"quantity":2,"status":"sold"}',
+        }),
+      [],
+    ],
+    [
+      'PATCH malformed JSON',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/9223372036854775807', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"quantity":',
+        }),
+      [],
+    ],
+    [
+      'PATCH text/plain',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/9223372036854775807', {
+          headers: { ...as(api.authorization), 'Content-Type': 'text/plain' },
+          body: '{"quantity":2}',
+        }),
+      [],
+    ],
+    [
+      'GET unknown key',
+      true,
+      () => api.request('GET', '/inventory', { headers: as(`Bearer ${unknown}`) }),
+      [unknown],
+    ],
+    [
+      'GET revoked key',
+      true,
+      () => api.request('GET', '/inventory', { headers: as(`Bearer ${revoked}`) }),
+      [revoked],
+    ],
+    [
+      'GET expired key',
+      true,
+      () => api.request('GET', '/inventory', { headers: as(`Bearer ${expired}`) }),
+      [expired],
+    ],
+    [
+      'GET Basic scheme',
+      true,
+      () => api.request('GET', '/inventory', { headers: as(`Basic ${api.apiKey}`) }),
+      [`Basic ${api.apiKey}`],
+    ],
+    [
+      'GET malformed',
+      true,
+      () => api.request('GET', '/inventory', { headers: as('Bearer a b c') }),
+      ['a b c'],
+    ],
+    ['GET no header', false, () => api.request('GET', '/inventory'), []],
+    ['GET unknown route', false, () => api.request('GET', '/pets', { headers: as(api.authorization) }), []],
+    [
+      'GET list, database stopped, cached key',
+      true,
+      async () => {
+        await db?.close();
+        db = undefined;
+        return api.request('GET', '/inventory', { headers: as(api.authorization) });
+      },
+      [],
+    ],
+    [
+      'GET list, database stopped, fresh key',
+      true,
+      () => api.request('GET', '/inventory', { headers: as(`Bearer ${fresh}`) }),
+      [fresh],
+    ],
+  ];
+
+  const restore = capture();
+  try {
+    for (const [name, reachesFunction, send, secrets] of requests) {
+      const start = lines.length;
+      const response = await send();
+      exchanges.push({
+        name,
+        reachesFunction,
+        status: response.status,
+        lines: lines.slice(start),
+        secrets: [api.apiKey, api.authorization, ...secrets],
+      });
+    }
+  } finally {
+    restore();
+  }
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('log hygiene', () => {
+  test('the request set covers 200, 400, 401, 404 and 503 (the logs below are of real outcomes)', () => {
+    expect(new Set(exchanges.map((exchange) => exchange.status))).toEqual(new Set([200, 400, 401, 404, 503]));
+    expect(exchanges.flatMap((exchange) => exchange.lines).length).toBeGreaterThan(0);
+  });
+
+  test('no log line contains an API key, an Authorization header value or the word Bearer', () => {
+    for (const { name, lines: logged, secrets } of exchanges) {
+      for (const line of logged) {
+        for (const secret of secrets) expect(line, name).not.toContain(secret);
+        expect(line, name).not.toMatch(/bearer/i);
+      }
+    }
+  });
+
+  test('no log line contains a stack trace or a table name', () => {
+    for (const { name, lines: logged } of exchanges) {
+      for (const line of logged) {
+        expect(line, name).not.toMatch(/^\s+at /);
+        expect(line, name).not.toMatch(/\\n\s+at /);
+        for (const table of tableNames) expect(line, name).not.toContain(table);
+      }
+    }
+  });
+
+  test('every log line is a structured JSON object', () => {
+    for (const { name, lines: logged } of exchanges) {
+      for (const line of logged) {
+        expect(() => JSON.parse(line), `${name}: ${line}`).not.toThrow();
+      }
+    }
+  });
+
+  test('every request that reaches a function writes a JSON log line carrying its Lambda request id', () => {
+    const silent = exchanges
+      .filter((exchange) => exchange.reachesFunction)
+      .filter(
+        (exchange) =>
+          !exchange.lines.some((line) => {
+            try {
+              const record = JSON.parse(line);
+              return typeof record.function_request_id === 'string' && record.function_request_id.length > 0;
+            } catch {
+              return false;
+            }
+          }),
+      )
+      .map(({ name, status }) => `${name} (${status})`);
+    expect(silent).toEqual([]);
+  });
+});
