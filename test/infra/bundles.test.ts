@@ -169,6 +169,19 @@ describe('environment variables', () => {
     }
   });
 
+  it('every logical id infra/README-deploy.md names is a function of both templates, and it names them all', () => {
+    const readme = readFileSync(join(projectRoot, 'infra/README-deploy.md'), 'utf8');
+    const named = new Set([...readme.matchAll(/`([A-Z][A-Za-z0-9]*Function)`/g)].map((m) => m[1] as string));
+    expect([...named].sort()).toEqual(definitions.map(functionLogicalId).sort());
+    for (const environment of Object.keys(environments) as EnvironmentName[]) {
+      for (const logicalId of named) {
+        expect(resource(synthesized().environments[environment].json, logicalId).Type).toBe(
+          'AWS::Lambda::Function',
+        );
+      }
+    }
+  });
+
   it('an empty AWS_ENDPOINT_URL_DYNAMODB (as deployed) leaves the SDK on the regional endpoint', async () => {
     process.env.AWS_ENDPOINT_URL_DYNAMODB = '';
     process.env.AWS_REGION = 'eu-west-1';

@@ -1,0 +1,245 @@
+/**
+ * The SAM CLI events of `events/`, run as `sam local invoke` runs them, minus Docker: each function is bundled
+ * with the stack's esbuild settings (infra/bundling.ts), loaded in a fresh Node process with the variables of
+ * `events/env-vars.json` (the endpoint pointed at an embedded DynamoDB seeded like `npm run sam:dynamodb`),
+ * and invoked with the event file. Each result is the one infra/README-deploy.md documents for that event.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { samApiKeyName, samPet, samUnknownPetId, seedSamFixtures } from '#infra/sam-fixtures.ts';
+import { authorizer, type FunctionDefinition, operations, type TableId, tables } from '#lib/api.ts';
+
+/** What one invocation gave: the handler's return value, or the message of what it threw. */
+type Outcome = { result: Record<string, unknown> } | { error: string };
+
+/** One documented event: the file, the function it is for, the documented result and the exact check. */
+interface EventCase {
+  file: string;
+  definition: FunctionDefinition;
+  /** The first word of the "Expected result" cell of infra/README-deploy.md's table. */
+  documented: string;
+  check(outcome: Outcome): void;
+}
+
+/** The operation of lib/api.ts named `name`. */
+function operation(name: string): FunctionDefinition {
+  const found = operations.find((o) => o.name === name);
+  if (!found) throw new Error(`no operation ${name} in lib/api.ts`);
+  return found;
+}
+const listInventory = operation('listInventory');
+const updateInventory = operation('updateInventory');
+
+/** The HTTP status and parsed body of a proxy result. */
+function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
+  if (!('result' in outcome)) throw new Error(`the handler threw: ${outcome.error}`);
+  const { statusCode, body, headers } = outcome.result as {
+    statusCode: number;
+    body: string;
+    headers: Record<string, string>;
+  };
+  return { statusCode, body: JSON.parse(body), contentType: headers['Content-Type'] };
+}
+
+const cases: EventCase[] = [
+  {
+    file: 'list-inventory-ok.json',
+    definition: listInventory,
+    documented: '200',
+    check: (outcome) =>
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 200,
+        body: [{ petId: 9001, quantity: 5, status: 'available' }],
+        contentType: 'application/json',
+      }),
+  },
+  {
+    file: 'update-inventory-ok.json',
+    definition: updateInventory,
+    documented: '200',
+    check: (outcome) =>
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 200,
+        body: { petId: 9001, quantity: 12, status: 'available' },
+        contentType: 'application/json',
+      }),
+  },
+  {
+    file: 'update-inventory-bad-body.json',
+    definition: updateInventory,
+    documented: '400',
+    check: (outcome) =>
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 400,
+        body: {
+          code: 'invalid_request',
+          message: 'quantity must be an integer from 0 to 2147483647',
+          status: 400,
+        },
+        contentType: 'application/json',
+      }),
+  },
+  {
+    file: 'update-inventory-unknown-pet.json',
+    definition: updateInventory,
+    documented: '404',
+    check: (outcome) =>
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 404,
+        body: { code: 'not_found', message: `no inventory entry for petId ${samUnknownPetId}`, status: 404 },
+        contentType: 'application/json',
+      }),
+  },
+  {
+    file: 'authorizer-valid-token.json',
+    definition: authorizer,
+    documented: 'Allow',
+    check: (outcome) =>
+      expect(outcome).toEqual({
+        result: {
+          principalId: samApiKeyName,
+          policyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Action: 'execute-api:Invoke',
+                Effect: 'Allow',
+                Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/*',
+              },
+            ],
+          },
+          context: { keyName: samApiKeyName },
+        },
+      }),
+  },
+  {
+    file: 'authorizer-invalid-token.json',
+    definition: authorizer,
+    documented: 'Unauthorized',
+    check: (outcome) => expect(outcome).toEqual({ error: 'Unauthorized' }),
+  },
+];
+
+const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'), 'utf8')) as Record<
+  string,
+  Record<string, string>
+>;
+const tableNames = Object.fromEntries(
+  (Object.keys(tables) as TableId[]).map((id) => {
+    const owner = [...operations, authorizer].find((d) => d.table === id) as FunctionDefinition;
+    return [id, envVars[functionLogicalId(owner)]?.[tables[id].env] as string];
+  }),
+) as Record<TableId, string>;
+
+const scratch = mkdtempSync(join(tmpdir(), 'inventory-sam-events-'));
+let db: LocalDynamoDb;
+let client: DynamoDBClient;
+
+beforeAll(async () => {
+  db = await startDynamoDb({ dataDir: inMemory });
+  client = new DynamoDBClient({
+    endpoint: db.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'sam-local', secretAccessKey: 'sam-local' },
+  });
+  await ensureTables(client, tableNames);
+  await Promise.all(
+    [...operations, authorizer].map((d) => bundleFunction(d.entry, join(scratch, functionLogicalId(d)))),
+  );
+});
+
+beforeEach(async () => {
+  await seedSamFixtures(DynamoDBDocumentClient.from(client), tableNames);
+});
+
+afterAll(async () => {
+  client?.destroy();
+  await db?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The Node program that plays the Lambda runtime: load the bundle, invoke `handler(event, context)` once. */
+const runtime = `
+const [bundle, eventFile] = process.argv.slice(1);
+const { readFileSync } = await import('node:fs');
+const { handler } = await import(bundle);
+const context = {
+  awsRequestId: 'sam-local-request', functionName: 'sam-local', functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:sam-local', memoryLimitInMB: '256',
+  logGroupName: '/aws/lambda/sam-local', logStreamName: 'local', callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => 10000,
+};
+let outcome;
+try { outcome = { result: await handler(JSON.parse(readFileSync(eventFile, 'utf8')), context) }; }
+catch (error) { outcome = { error: error.message }; }
+console.log('OUTCOME ' + JSON.stringify(outcome));
+`;
+
+/**
+ * Invokes the bundled function `logicalId` with `events/<file>` in a fresh process, as the SAM CLI would.
+ * Asynchronous: the embedded DynamoDB serves the child from this process's event loop.
+ */
+async function invoke(logicalId: string, file: string): Promise<Outcome> {
+  const bundle = pathToFileURL(join(scratch, logicalId, bundleFileName)).href;
+  const result = await promisify(execFile)(
+    process.execPath,
+    ['--enable-source-maps', '--input-type=module', '-e', runtime, bundle, join(projectRoot, 'events', file)],
+    {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: {
+        PATH: process.env.PATH,
+        ...envVars[logicalId],
+        AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'sam-local',
+        AWS_SECRET_ACCESS_KEY: 'sam-local',
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+      },
+    },
+  );
+  const line = result.stdout.split('\n').find((l) => l.startsWith('OUTCOME '));
+  if (!line) throw new Error(`no outcome: ${result.stderr}`);
+  return JSON.parse(line.slice('OUTCOME '.length)) as Outcome;
+}
+
+/** The rows of the events table of infra/README-deploy.md: file -> [logical id, first word of the result]. */
+function documentedEvents(): Map<string, [string, string]> {
+  const readme = readFileSync(join(projectRoot, 'infra/README-deploy.md'), 'utf8');
+  const rows = readme.matchAll(/^\|\s*`events\/([\w-]+\.json)`\s*\|\s*`(\w+)`\s*\|\s*([^\s|,]+)/gm);
+  return new Map([...rows].map((row) => [row[1] as string, [row[2] as string, row[3] as string]]));
+}
+
+describe('SAM CLI events', () => {
+  it('every event file in events/ has a case here and a row in infra/README-deploy.md', () => {
+    const files = readdirSync(join(projectRoot, 'events')).filter(
+      (f) => f.endsWith('.json') && f !== 'env-vars.json',
+    );
+    expect(files.sort()).toEqual(cases.map((c) => c.file).sort());
+    expect([...documentedEvents().keys()].sort()).toEqual(files.sort());
+  });
+
+  it('the fixtures are the ones the events name: pet 9001 with quantity 5, unknown pet 404404', () => {
+    expect(samPet).toEqual({ petId: '9001', quantity: 5, status: 'available' });
+    expect(samUnknownPetId).toBe('404404');
+  });
+
+  it.each(cases.map((c) => [c.file, c] as const))(
+    '%s gives its documented result',
+    async (file, eventCase) => {
+      const logicalId = functionLogicalId(eventCase.definition);
+      expect(documentedEvents().get(file)).toEqual([logicalId, eventCase.documented]);
+      eventCase.check(await invoke(logicalId, file));
+    },
+  );
+});
