@@ -1,0 +1,152 @@
+/**
+ * The HTTP behaviours again, against AWS's own DynamoDB Local instead of dynalite (architecture.md: the
+ * integration suites use a real DynamoDB API). A difference between the two that this suite finds is a bug
+ * to fix in the code, not in the test.
+ *
+ * DynamoDB Local needs Java. When `java` is not on PATH the whole file is skipped, with the reason printed:
+ * the one skip the suite allows.
+ */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
+import type { TestApi, TestResponse } from '#test/support/local-api.ts';
+
+const javaPresent = hasJava();
+if (!javaPresent) {
+  console.warn('test/dynamodb-local skipped: `java` is not on PATH, and DynamoDB Local is a Java program.');
+}
+
+/** Seeded in an order that is neither numeric nor lexicographic. */
+const items: InventoryItem[] = [
+  { petId: '10', quantity: 10, status: 'available' },
+  { petId: '9223372036854775807', quantity: 2147483647, status: 'sold' },
+  { petId: '-1', quantity: 1, status: 'pending' },
+  { petId: '9', quantity: 9, status: 'available' },
+  { petId: '-9223372036854775808', quantity: 0, status: 'available' },
+  { petId: '9007199254740993', quantity: 5, status: 'pending' },
+  { petId: '0', quantity: 3, status: 'sold' },
+  { petId: '-10', quantity: 4, status: 'sold' },
+];
+const sorted = [...items].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
+const unauthorizedMessage = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
+
+let dynamoDb: DynamoDbLocal;
+let api: TestApi;
+
+function observed(response: TestResponse) {
+  return { ...response, contentType: response.headers.get('content-type') ?? undefined };
+}
+
+function patch(petId: string, body: string, headers: Record<string, string> = {}) {
+  return api.request('PATCH', `/inventory/${petId}`, {
+    headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
+    body,
+  });
+}
+
+function tableOf(entries: readonly InventoryItem[]) {
+  return [...entries]
+    .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
+    .map(({ petId, quantity, status }) => ({ petId, quantity: String(quantity), status }));
+}
+
+describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
+  beforeAll(async () => {
+    dynamoDb = await startDynamoDbLocal();
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamoDb.endpoint;
+    const { startTestApi } = await import('#test/support/local-api.ts');
+    api = await startTestApi();
+    await api.inventory.putMany(items);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await dynamoDb?.close();
+  });
+
+  test('lists every entry sorted by petId in numeric order, each petId exact over the whole int64 range', async () => {
+    const response = await api.request('GET', '/inventory', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.text).toBe(`[${sorted.map(inventoryItemJson).join(',')}]`);
+  });
+
+  test('updates the quantity of an existing pet with 200, leaving its status and every other entry unchanged', async () => {
+    const response = await patch('9223372036854775807', '{"quantity":17}');
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.text).toBe('{"petId":9223372036854775807,"quantity":17,"status":"sold"}');
+    const updated = items.map((item) =>
+      item.petId === '9223372036854775807' ? { ...item, quantity: 17 } : item,
+    );
+    expect(await api.tableItems()).toEqual(tableOf(updated));
+    await patch('9223372036854775807', '{"quantity":2147483647}');
+  });
+
+  test('rejects a PATCH of a pet with no entry with 404 not_found and creates no entry', async () => {
+    const response = await patch('9223372036854775806', '{"quantity":1}');
+    expectContractError(observed(response), 404);
+    expect(await api.tableItems()).toEqual(tableOf(items));
+  });
+
+  test.each([
+    ['a petId with a leading zero', '09', '{"quantity":1}'],
+    ['a petId beyond int64', '9223372036854775808', '{"quantity":1}'],
+    ['quantity above 2147483647', '9', '{"quantity":2147483648}'],
+    ['a negative quantity', '9', '{"quantity":-1}'],
+    ['an unknown member', '9', '{"quantity":1,"status":"sold"}'],
+    ['malformed JSON', '9', '{"quantity":'],
+  ])('rejects %s with 400 invalid_request and leaves the table unchanged', async (_name, petId, body) => {
+    const response = await patch(petId, body);
+    expectContractError(observed(response), 400);
+    expect(await api.tableItems()).toEqual(tableOf(items));
+  });
+
+  test('answers an unknown route with 404 not_found', async () => {
+    const response = await api.request('GET', '/pets/1', { headers: { Authorization: api.authorization } });
+    expectContractError(
+      observed(response),
+      404,
+      'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+    );
+  });
+
+  test('answers a request with an unknown key with 401 unauthorized and leaves the table unchanged', async () => {
+    const response = await patch('9', '{"quantity":1}', { Authorization: 'Bearer psk_unknown' });
+    expectContractError(observed(response), 401, unauthorizedMessage);
+    expect(await api.tableItems()).toEqual(tableOf(items));
+  });
+
+  test('lists every entry across DynamoDB 1 MB scan pages', async () => {
+    // Five more entries, each stored with a 300 KB attribute the API does not show, fill more than one page.
+    const raw = new DynamoDBClient({});
+    const large = ['100', '101', '102', '103', '104'];
+    const tableName = process.env.INVENTORY_TABLE_NAME;
+    for (const petId of large) {
+      await raw.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: {
+            petId: { N: petId },
+            quantity: { N: '1' },
+            status: { S: 'available' },
+            padding: { S: 'x'.repeat(300 * 1024) },
+          },
+        }),
+      );
+    }
+    raw.destroy();
+    const response = await api.request('GET', '/inventory', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(response.status).toBe(200);
+    const expected = [
+      ...sorted,
+      ...large.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
+    ].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
+    expect(response.text).toBe(`[${expected.map(inventoryItemJson).join(',')}]`);
+  });
+});
