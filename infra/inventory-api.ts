@@ -35,8 +35,9 @@ export interface InventoryApiProps {
   authorizer: IFunction;
   /** Stage-wide throttling, requests per second and burst. */
   throttling: { rateLimit: number; burstLimit: number };
-  /** Retention and removal of the access log group. */
+  /** Retention of the access log group. */
   logRetention: RetentionDays;
+  /** What happens to the access log group when it leaves the stack. */
   logRemovalPolicy: RemovalPolicy;
 }
 
@@ -45,9 +46,12 @@ export const authorizationHeader = 'Authorization';
 
 /** The service's REST API (see the module docstring). */
 export class InventoryApi extends Construct {
+  /** The REST API; its `url` is the stage URL `https://.../v1/`. */
   readonly restApi: RestApi;
+  /** The log group receiving the stage's JSON access logs. */
   readonly accessLogGroup: LogGroup;
 
+  /** @throws Error when an operation has no function, or a gateway response body contains `$` or `#` */
   constructor(scope: Construct, id: string, props: InventoryApiProps) {
     super(scope, id);
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {

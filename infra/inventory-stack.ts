@@ -28,6 +28,7 @@ export const serviceName = 'pet-store-inventory';
 
 /** Properties of an {@link InventoryStack}. */
 export interface InventoryStackProps extends StackProps {
+  /** The environment's settings: the only input that differs between staging and production. */
   settings: EnvironmentSettings;
 }
 
@@ -49,8 +50,11 @@ export const deployedDynamoDbEndpoint = '';
 
 /** The stack (see the module docstring). */
 export class InventoryStack extends Stack {
+  /** The tables of lib/api.ts `tables`. */
   readonly tables: Readonly<Record<TableId, Table>>;
+  /** The function of each definition of lib/api.ts (`operations` and `authorizer`). */
   readonly functions: ReadonlyMap<FunctionDefinition, ServiceFunction>;
+  /** The REST API. */
   readonly api: InventoryApi;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {

@@ -21,7 +21,9 @@ import type { AlarmSettings } from './settings.ts';
 
 /** Properties of {@link ServiceAlarms}. */
 export interface ServiceAlarmsProps {
+  /** Thresholds and periods (infra/settings.ts). */
   settings: AlarmSettings;
+  /** The API whose 5XX rate and latency are watched. */
   api: RestApi;
   /** The functions by alarm name prefix (their logical ids, e.g. `ListInventoryFunction`). */
   functions: Readonly<Record<string, IFunction>>;
@@ -34,7 +36,9 @@ export const alarmEmailParameter = 'AlarmEmail';
 
 /** The alarms, topic and optional e-mail subscription (see the module docstring). */
 export class ServiceAlarms extends Construct {
+  /** The SNS topic every alarm notifies (SSL enforced). */
   readonly topic: Topic;
+  /** The alarms, in the order of the module docstring. */
   readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {

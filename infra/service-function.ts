@@ -47,6 +47,7 @@ export interface ServiceFunctionProps {
 
 /** What {@link ServiceFunction.bindTable} takes: the table, the variable carrying its name, the actions. */
 export interface TableBinding {
+  /** The table the function reads or writes. */
   table: ITable;
   /** Environment variable that receives the table name (lib/api.ts `tables.*.env`). */
   env: string;

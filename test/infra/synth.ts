@@ -35,8 +35,11 @@ export interface TemplateJson {
 
 /** One synthesized environment. */
 export interface SynthesizedEnvironment {
+  /** The stack construct (for cdk-nag, which walks the construct tree). */
   stack: InventoryStack;
+  /** The template for `aws-cdk-lib/assertions` matchers. */
   template: Template;
+  /** The same template as plain JSON, for exact comparisons. */
   json: TemplateJson;
   /** Absolute path of `<stack>.template.json` in the cloud assembly. */
   templatePath: string;
@@ -44,6 +47,7 @@ export interface SynthesizedEnvironment {
 
 /** The synthesis: the cloud assembly folder and each environment. */
 export interface Synthesized {
+  /** The cloud assembly folder (temporary; holds the templates and the `asset.*` bundle folders). */
   outdir: string;
   environments: Record<EnvironmentName, SynthesizedEnvironment>;
 }
