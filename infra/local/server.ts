@@ -16,6 +16,15 @@ const service = await startLocalService({
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
 });
 
+// Before the lines below: a supervisor may send a signal as soon as it reads them.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await service.close();
+    console.log('Stopped.');
+    process.exit(0);
+  });
+}
+
 const store = externalDynamoDb ? `DynamoDB at ${externalDynamoDb}` : `data in ${dataDir}`;
 console.log(`Pet store inventory API at ${service.baseUrl} (${store})`);
 if (service.seeded > 0) console.log(`First start: seeded ${service.seeded} demo entries.`);
@@ -26,11 +35,3 @@ const key = process.env.API_KEY
   ? '$API_KEY'
   : (service.apiKey ?? '<your key: npm run keys -- create <name>>');
 console.log(`Try: curl -H 'Authorization: Bearer ${key}' ${service.baseUrl}/inventory`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await service.close();
-    console.log('Stopped.');
-    process.exit(0);
-  });
-}
