@@ -1,0 +1,312 @@
+/**
+ * Every operation and every status the service can produce locally, over HTTP, each response checked three
+ * ways: its exact status, `Content-Type` and body (contract.md), its validity against openapi.yaml
+ * (test/support/openapi-validator.ts must find no problem), and, for every rejected request, a table left
+ * exactly as it was.
+ *
+ * 503 needs the database gone: the service runs against a dynalite this file starts on a fixed port, and the
+ * last group of tests stops it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { freePort } from '#test/support/free-port.ts';
+import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { validateResponse } from '#test/support/openapi-validator.ts';
+import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+
+const items: InventoryItem[] = [
+  { petId: '-9223372036854775808', quantity: 0, status: 'sold' },
+  { petId: '8', quantity: 80, status: 'pending' },
+  { petId: '10', quantity: 100, status: 'available' },
+  { petId: '9007199254740993', quantity: 3, status: 'pending' },
+  { petId: '9223372036854775807', quantity: 2147483647, status: 'available' },
+];
+
+const error = (code: string, message: string, status: number) => JSON.stringify({ code, message, status });
+const unauthorized = error(
+  'unauthorized',
+  'a valid API key is required: send Authorization: Bearer <API_KEY>',
+  401,
+);
+const noRoute = error(
+  'not_found',
+  'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+  404,
+);
+const badPetId = error(
+  'invalid_request',
+  "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
+  400,
+);
+const badQuantity = error('invalid_request', 'quantity must be an integer from 0 to 2147483647', 400);
+const badContentType = error('invalid_request', 'Content-Type must be application/json', 400);
+
+let dataDir: string;
+let db: LocalDynamoDb | undefined;
+let api: TestApi;
+let client: RawClient;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'responses-'));
+  db = await startDynamoDb({ dataDir, port: await freePort() });
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  api = await startTestApi();
+  await api.inventory.putMany(items);
+  client = rawClient(api.baseUrl);
+});
+afterAll(async () => {
+  client?.close();
+  await api?.close();
+  await db?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** A request of the table below: `auth` false sends no `Authorization`, a string sends that value. */
+interface Case {
+  method: string;
+  path: string;
+  auth?: boolean | string;
+  contentType?: string;
+  body?: string;
+}
+
+/** Sends `request`, asserts the exact response and its openapi.yaml validity; `declared` false for routes
+ * the description cannot declare (unknown routes), whose exact body is still asserted. */
+async function expectResponse(request: Case, status: number, body: string, declared = true): Promise<void> {
+  const headers: [string, string][] = [];
+  if (request.auth !== false) {
+    headers.push(['Authorization', typeof request.auth === 'string' ? request.auth : api.authorization]);
+  }
+  if (request.contentType !== undefined) headers.push(['Content-Type', request.contentType]);
+  const response = await client.send({
+    method: request.method,
+    path: request.path,
+    headers,
+    body: request.body,
+  });
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers['content-type']).toBe('application/json');
+  expect(response.text).toBe(body);
+  if (declared) {
+    const problems = validateResponse({
+      method: request.method,
+      path: request.path,
+      status: response.status,
+      headers: response.headers,
+      body: response.text,
+    });
+    expect(problems).toEqual([]);
+  }
+}
+
+/** Asserts that `run` leaves the inventory table exactly as it found it. */
+async function expectTableUnchanged(run: () => Promise<void>): Promise<void> {
+  const before = await api.tableItems();
+  await run();
+  expect(await api.tableItems()).toEqual(before);
+}
+
+const patch = (path: string, body?: string, contentType = 'application/json'): Case => ({
+  method: 'PATCH',
+  path,
+  contentType,
+  ...(body === undefined ? {} : { body }),
+});
+
+describe('200', () => {
+  test('lists every entry sorted by petId, each petId exact over the whole int64 range', async () => {
+    await expectResponse(
+      { method: 'GET', path: '/inventory' },
+      200,
+      `[${items.map(inventoryItemJson).join(',')}]`,
+    );
+  });
+
+  test('updates the quantity and answers with the entry, status unchanged, petId exact', async () => {
+    await expectResponse(
+      patch('/inventory/9007199254740993', '{"quantity":4}'),
+      200,
+      '{"petId":9007199254740993,"quantity":4,"status":"pending"}',
+    );
+    expect((await api.tableItems()).find((item) => item.petId === '9007199254740993')).toEqual({
+      petId: '9007199254740993',
+      quantity: '4',
+      status: 'pending',
+    });
+  });
+});
+
+describe('400 invalid_request, table unchanged', () => {
+  test.each([
+    ['abc', 'abc'],
+    ['1.5', '1.5'],
+    ['01', '01'],
+    ['+1', '%2B1'],
+    ['" 1"', '%201'],
+    ['9223372036854775808 (above int64)', '9223372036854775808'],
+    ['an empty petId', ''],
+  ])('rejects petId %s with 400 invalid_request', async (_name, segment) => {
+    await expectTableUnchanged(() =>
+      expectResponse(patch(`/inventory/${segment}`, '{"quantity":1}'), 400, badPetId),
+    );
+  });
+
+  test.each([
+    ['quantity above 2147483647', '{"quantity":2147483648}'],
+    ['a negative quantity', '{"quantity":-1}'],
+    ['a fractional quantity', '{"quantity":1.5}'],
+    ['a string quantity', '{"quantity":"5"}'],
+    ['a null quantity', '{"quantity":null}'],
+  ])('rejects %s with 400 invalid_request', async (_name, body) => {
+    await expectTableUnchanged(() => expectResponse(patch('/inventory/8', body), 400, badQuantity));
+  });
+
+  test.each([
+    ['a body without quantity', '{}', 'quantity is required'],
+    [
+      'a member besides quantity, naming it',
+      '{"quantity":1,"status":"sold"}',
+      'request body may only contain quantity; not allowed: "status"',
+    ],
+    ['a body that is not an object', '[1]', 'request body must be a JSON object such as {"quantity": 5}'],
+    ['malformed JSON', '{"quantity":', 'request body must be valid JSON'],
+    ['a __proto__ member', '{"__proto__":{"quantity":1}}', 'request body member "__proto__" is not allowed'],
+    ['an empty body', '', 'request body is required: a JSON object such as {"quantity": 5}'],
+  ])('rejects %s with 400 invalid_request', async (_name, body, message) => {
+    await expectTableUnchanged(() =>
+      expectResponse(patch('/inventory/8', body), 400, error('invalid_request', message, 400)),
+    );
+  });
+
+  test.each([
+    ['text/plain', 'text/plain'],
+    ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+  ])('rejects Content-Type %s with 400 invalid_request (not 415)', async (_name, contentType) => {
+    await expectTableUnchanged(() =>
+      expectResponse(patch('/inventory/8', '{"quantity":1}', contentType), 400, badContentType),
+    );
+  });
+
+  test('rejects a body without Content-Type with 400 invalid_request', async () => {
+    await expectTableUnchanged(() =>
+      expectResponse({ method: 'PATCH', path: '/inventory/8', body: '{"quantity":1}' }, 400, badContentType),
+    );
+  });
+
+  test('checks validation before existence: a bad body for a pet with no entry is 400, not 404', async () => {
+    await expectTableUnchanged(() =>
+      expectResponse(patch('/inventory/9', '{"quantity":-1}'), 400, badQuantity),
+    );
+  });
+});
+
+describe('401 unauthorized, table unchanged', () => {
+  test.each([
+    ['no Authorization header', false],
+    ['an unknown key', 'Bearer psk_unknown'],
+    ['another scheme', 'Basic dXNlcjpwYXNz'],
+    ['an empty token', 'Bearer '],
+  ] as const)('refuses a list request with %s with 401 unauthorized', async (_name, auth) => {
+    await expectResponse({ method: 'GET', path: '/inventory', auth }, 401, unauthorized);
+  });
+
+  test.each([
+    ['no Authorization header', false],
+    ['an unknown key', 'Bearer psk_unknown'],
+  ] as const)('refuses an update with %s with 401 unauthorized', async (_name, auth) => {
+    await expectTableUnchanged(() =>
+      expectResponse({ ...patch('/inventory/8', '{"quantity":1}'), auth }, 401, unauthorized),
+    );
+  });
+
+  test('checks authentication before validation: a bad petId without a key is 401, not 400', async () => {
+    await expectTableUnchanged(() =>
+      expectResponse({ ...patch('/inventory/abc', '{"quantity":-1}'), auth: false }, 401, unauthorized),
+    );
+  });
+});
+
+describe('404 not_found, table unchanged', () => {
+  test('rejects an update of a pet with no entry with 404 not_found and creates no entry', async () => {
+    await expectTableUnchanged(() =>
+      expectResponse(
+        patch('/inventory/9', '{"quantity":1}'),
+        404,
+        error('not_found', 'no inventory entry for petId 9', 404),
+      ),
+    );
+  });
+
+  test('answers the declared but unimplemented GET /pets/{petId} with 404 not_found', async () => {
+    await expectResponse({ method: 'GET', path: '/pets/7' }, 404, noRoute);
+  });
+
+  test('checks the route before authentication: an unknown route without a key is 404, not 401', async () => {
+    await expectResponse({ method: 'GET', path: '/pets/7', auth: false }, 404, noRoute);
+  });
+
+  test.each([
+    ['DELETE', '/inventory/8'],
+    ['GET', '/inventory/8'],
+    ['POST', '/inventory'],
+    ['PATCH', '/inventory'],
+    ['GET', '/inventory/8/extra'],
+    ['GET', '/store/orders'],
+    ['GET', '/'],
+  ])('answers %s %s (no such route or method) with 404 not_found', async (method, path) => {
+    // Not in openapi.yaml by definition, so only the exact response is checked.
+    await expectTableUnchanged(() =>
+      expectResponse(
+        { method, path, contentType: 'application/json', body: '{"quantity":1}' },
+        404,
+        noRoute,
+        false,
+      ),
+    );
+  });
+});
+
+describe('413 payload_too_large, table unchanged', () => {
+  test('rejects a body of 10 MB + 1 byte with 413 payload_too_large', async () => {
+    const body = `{"quantity":1${' '.repeat(10 * 1024 * 1024 - 13)}}`;
+    expect(Buffer.byteLength(body)).toBe(10 * 1024 * 1024 + 1);
+    await expectTableUnchanged(() =>
+      expectResponse(
+        patch('/inventory/8', body),
+        413,
+        error('payload_too_large', 'request body larger than 10 MB', 413),
+      ),
+    );
+  });
+});
+
+describe('503 service_unavailable (DynamoDB stopped; this group runs last)', () => {
+  const functionUnavailable = error(
+    'service_unavailable',
+    'the inventory database is unavailable; retry later',
+    503,
+  );
+
+  test('answers a list request with 503 service_unavailable when DynamoDB is unreachable', async () => {
+    await db?.close();
+    db = undefined;
+    await expectResponse({ method: 'GET', path: '/inventory' }, 503, functionUnavailable);
+  });
+
+  test('answers an update with 503 service_unavailable when DynamoDB is unreachable', async () => {
+    await expectResponse(patch('/inventory/8', '{"quantity":1}'), 503, functionUnavailable);
+  });
+
+  test('answers a request whose key is not yet cached with 503 service_unavailable (authorizer failure), not 401', async () => {
+    await expectResponse(
+      { method: 'GET', path: '/inventory', auth: 'Bearer psk_not_cached' },
+      503,
+      error('service_unavailable', 'the service is temporarily unavailable; retry later', 503),
+    );
+  });
+});
