@@ -1,7 +1,7 @@
 /**
  * Hostile headers (contract.md "Authentication", "InventoryUpdate" content type, "Errors"), property-based:
- * 500 generated header sets per run, each a valid update of an existing pet sent with 0 to 3
- * `Authorization` and 0 to 3 `Content-Type` headers, names in any case, values from scheme, spacing,
+ * 500 generated header sets per run, each on a valid update of an existing pet (or, one in four, a list
+ * request) sent with 0 to 3 `Authorization` and 0 to 3 `Content-Type` headers, names in any case, values from scheme, spacing,
  * media-type and parameter variants, mutated, revoked, expired and unknown keys, random printable text and
  * long values (up to 3 KB each).
  *
@@ -30,7 +30,7 @@ import {
   isContractAuthorization,
   isContractJsonContentType,
 } from '#test/support/contract-oracle.ts';
-import { InventoryModel } from '#test/support/inventory-model.ts';
+import { InventoryModel, type ModelItem } from '#test/support/inventory-model.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
 
@@ -88,6 +88,7 @@ function outcomes(values: readonly string[], valid: (value: string) => boolean):
 async function checkHeaders(
   headers: readonly (readonly [string, string])[],
   quantity: number,
+  method: 'PATCH' | 'GET' = 'PATCH',
 ): Promise<number> {
   const valuesOf = (name: string) =>
     headers.filter(([header]) => header.toLowerCase() === name).map(([, value]) => value);
@@ -95,20 +96,23 @@ async function checkHeaders(
   const json = outcomes(valuesOf('content-type'), isContractJsonContentType);
   const allowed = new Set<number>();
   if (auth.has(false)) allowed.add(401);
-  if (auth.has(true)) for (const ok of json) allowed.add(ok ? 200 : 400);
+  if (auth.has(true) && method === 'GET') allowed.add(200);
+  if (auth.has(true) && method === 'PATCH') for (const ok of json) allowed.add(ok ? 200 : 400);
 
-  const response = await client.send({
-    method: 'PATCH',
-    path: '/inventory/7',
-    headers,
-    body: JSON.stringify({ quantity }),
-  });
+  const response = await client.send(
+    method === 'PATCH'
+      ? { method, path: '/inventory/7', headers, body: JSON.stringify({ quantity }) }
+      : { method, path: '/inventory', headers },
+  );
   const observed = { ...response, contentType: response.headers['content-type'] };
   const context = `${JSON.stringify(headers).slice(0, 2000)} -> ${response.status} ${response.text}`;
   expect([...allowed], context).toContain(response.status);
   if (response.status === 401) expectContractError(observed, 401, unauthorizedMessage);
   else if (response.status === 400) expectContractError(observed, 400, contentTypeMessage);
-  else {
+  else if (method === 'GET') {
+    expect(observed.contentType).toBe('application/json');
+    expect(response.text).toBe(`[${inventoryItemJson(model.get('7') as ModelItem)}]`);
+  } else {
     expect(observed.contentType).toBe('application/json');
     expect(response.text).toBe(inventoryItemJson(model.setQuantity('7', quantity)));
   }
@@ -316,9 +320,14 @@ const headerSet = fc
 describe('headers, property-based against the contract oracle', () => {
   test('authorizes exactly Bearer + a valid key and accepts exactly JSON content types, else 401 then 400', async () => {
     await fc.assert(
-      fc.asyncProperty(headerSet, fc.integer({ min: 0, max: 2147483647 }), async (headers, quantity) => {
-        await checkHeaders(headers, quantity);
-      }),
+      fc.asyncProperty(
+        headerSet,
+        fc.integer({ min: 0, max: 2147483647 }),
+        fc.constantFrom('PATCH', 'PATCH', 'PATCH', 'GET'),
+        async (headers, quantity, method) => {
+          await checkHeaders(headers, quantity, method);
+        },
+      ),
       { numRuns: 500 },
     );
   });
