@@ -3,8 +3,7 @@
  * 500 generated header sets per run, each on a valid update of an existing pet (or, one in four, a list
  * request) sent with 0 to 3 `Authorization` and 0 to 3 `Content-Type` headers, names in any case, values
  * from scheme, spacing, media-type and parameter variants, mutated, revoked, expired and unknown keys,
- * random printable text and
- * long values (up to 3 KB each).
+ * random printable text and long values (up to 3 KB each).
  *
  * Oracle (test/support/contract-oracle.ts, independent of lib/): authorized when the value is `Bearer`
  * (any case), one or more spaces, then a valid key; content type valid when it is `application/json` or an
