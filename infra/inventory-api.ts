@@ -8,7 +8,7 @@
  * standard fields only (caller, httpMethod, ip, protocol, requestTime, resourcePath, responseLength, status,
  * user) and never a request header, so the bearer API key is never logged (contract.md "Authentication").
  */
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -59,6 +59,8 @@ export class InventoryApi extends Construct {
       removalPolicy: props.logRemovalPolicy,
     });
     this.restApi = new RestApi(this, 'RestApi', {
+      // Unique per stack: API Gateway metrics (and so the alarms) are keyed by this name (dimension ApiName).
+      restApiName: Stack.of(this).stackName,
       description: 'Pet store inventory service (spec: service-spec.md)',
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide role that lets API Gateway write access logs (required for any stage logging).

@@ -193,6 +193,11 @@ describe.each(environmentNames)('%s stack', (name) => {
   });
 
   describe('API', () => {
+    it('names the REST API after its stack, so staging and production metrics (dimension ApiName) never mix', () => {
+      const restApi = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::RestApi'));
+      expect(restApi.Properties.Name).toBe(`InventoryService-${name}`);
+    });
+
     it(`deploys the stage "${stageName}" with the environment throttling and metrics`, () => {
       const stage = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Stage'));
       expect(stage.Properties.StageName).toBe('v1');
@@ -351,6 +356,7 @@ describe('production alarms', () => {
     template().hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/ApiGateway',
       MetricName: '5XXError',
+      Dimensions: [{ Name: 'ApiName', Value: 'InventoryService-production' }],
       Statistic: 'Average',
       Threshold: 0.01,
       Period: 300,
@@ -359,6 +365,7 @@ describe('production alarms', () => {
     template().hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/ApiGateway',
       MetricName: 'Latency',
+      Dimensions: [{ Name: 'ApiName', Value: 'InventoryService-production' }],
       ExtendedStatistic: 'p99',
       Threshold: 1000,
       Period: 300,

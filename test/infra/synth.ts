@@ -53,10 +53,25 @@ export interface Synthesized {
 }
 
 let cache: Synthesized | undefined;
+let failure: unknown;
 
-/** Both stacks synthesized (the first call synthesizes; later calls in the same file reuse it). */
+/**
+ * Both stacks synthesized (the first call synthesizes; later calls in the same file reuse it).
+ * @throws what synthesis threw (e.g. a cdk-nag finding), on the first and every later call
+ */
 export function synthesized(): Synthesized {
   if (cache) return cache;
+  if (failure) throw failure;
+  try {
+    cache = synthesize();
+  } catch (error) {
+    failure = error;
+    throw error;
+  }
+  return cache;
+}
+
+function synthesize(): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'inventory-synth-'));
   const { app, stacks } = createServiceApp({
     outdir,
@@ -73,8 +88,7 @@ export function synthesized(): Synthesized {
       templatePath: join(outdir, artifact.templateFile),
     };
   }
-  cache = { outdir, environments: result };
-  return cache;
+  return { outdir, environments: result };
 }
 
 /** Removes the cloud assembly folder of this file's synthesis. */
