@@ -2,11 +2,12 @@
  * functions/list-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB API
  * (in-memory dynalite): spec §4.1, contract.md "Semantics" and "petId".
  */
-import { DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { lambdaTestContext, restProxyEvent } from '#test/support/lambda-events.ts';
 import {
+  clearInventory,
   inventoryRecord,
   putItems,
   type RawItem,
@@ -30,11 +31,7 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 beforeEach(async () => {
-  for (const item of await scanTable(db.client, testTableNames.inventory)) {
-    await db.client.send(
-      new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: item.petId as never } }),
-    );
-  }
+  await clearInventory(db.client, testTableNames.inventory);
 });
 
 function listInventory(): Promise<APIGatewayProxyResult> {

@@ -2,11 +2,11 @@
  * functions/update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
  * API (in-memory dynalite): spec §4.2, contract.md "InventoryUpdate", "Semantics" and "Errors".
  */
-import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { lambdaTestContext, type ProxyRequest, restProxyEvent } from '#test/support/lambda-events.ts';
 import {
+  clearInventory,
   inventoryRecord,
   putItems,
   type RawItem,
@@ -37,11 +37,7 @@ const initial: RawItem[] = [
 ];
 
 beforeEach(async () => {
-  for (const item of await scanTable(db.client, testTableNames.inventory)) {
-    await db.client.send(
-      new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: item.petId as never } }),
-    );
-  }
+  await clearInventory(db.client, testTableNames.inventory);
   await putItems(db.client, testTableNames.inventory, initial);
 });
 

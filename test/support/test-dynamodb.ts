@@ -88,6 +88,18 @@ export async function putItems(client: DynamoDBClient, table: string, items: rea
   }
 }
 
+/** Deletes every item of the inventory table `table` (partition key `petId`) with raw BatchWriteItem requests. */
+export async function clearInventory(client: DynamoDBClient, table: string): Promise<void> {
+  const items = await scanTable(client, table);
+  for (let start = 0; start < items.length; start += 25) {
+    const requests = items
+      .slice(start, start + 25)
+      .map((item) => ({ DeleteRequest: { Key: { petId: item.petId as AttributeValue } } }));
+    const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: requests } }));
+    if (Object.keys(result.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
+  }
+}
+
 /** Writes one item into `table` with a raw PutItem. */
 export async function putItem(client: DynamoDBClient, table: string, item: RawItem): Promise<void> {
   await client.send(new PutItemCommand({ TableName: table, Item: item }));

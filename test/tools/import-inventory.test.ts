@@ -8,11 +8,12 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type LocalService, startLocalService } from '#infra/local/service.ts';
 import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import {
+  clearInventory,
   inventoryRecord,
   putItems,
   rawClient,
@@ -40,11 +41,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  for (const item of await scanTable(client, testTableNames.inventory)) {
-    await client.send(
-      new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: item.petId as never } }),
-    );
-  }
+  await clearInventory(client, testTableNames.inventory);
 });
 
 /** Writes `text` to a new file `name` in the files folder and returns its path. */

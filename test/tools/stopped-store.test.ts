@@ -1,0 +1,75 @@
+/**
+ * The operator tools on a local store whose server is not running (contract.md "Operator tooling"): they open
+ * the data folder themselves, and the next `npm start` serves what they wrote. A stale endpoint file left by a
+ * crashed server does not send them to a dead address.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  childEnv,
+  getInventory,
+  killChildren,
+  runNode,
+  type ServerProcess,
+  scripts,
+  startServer,
+} from '#test/support/child-process.ts';
+
+let dataDir: string;
+let filesDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'stopped-store-'));
+  filesDir = await mkdtemp(join(tmpdir(), 'stopped-store-files-'));
+});
+afterAll(async () => {
+  killChildren();
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(filesDir, { recursive: true, force: true });
+});
+
+function startOnDataDir(): Promise<ServerProcess> {
+  return startServer({ env: childEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }) });
+}
+
+const env = () => childEnv({ DATA_DIR: dataDir });
+
+test('keys and import work while the server is stopped, and the next start serves what they wrote', async () => {
+  const first = await startOnDataDir();
+  expect((await first.stop()).code).toBe(0);
+
+  const created = await runNode(scripts.keys, ['create', 'offline'], { env: env() });
+  expect(created.code, created.stderr).toBe(0);
+  const key = created.stdout.trim();
+  const csv = join(filesDir, 'offline.csv');
+  await writeFile(csv, 'petId,quantity,status\n-100,4,sold\n');
+  const imported = await runNode(scripts.import, [csv], { env: env() });
+  expect(imported.code, imported.stderr).toBe(0);
+  expect(imported.stdout).toBe(`Imported 1 entries into local store ${dataDir}.\n`);
+  expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
+
+  const second = await startOnDataDir();
+  try {
+    const { status, text } = await getInventory(second.baseUrl, key);
+    expect(status).toBe(200);
+    expect(text.startsWith('[{"petId":-100,"quantity":4,"status":"sold"},{"petId":1,')).toBe(true);
+  } finally {
+    expect((await second.stop()).code).toBe(0);
+  }
+});
+
+test('after a crash (SIGKILL) the stale endpoint file does not stop the tools', async () => {
+  const crashed = await startOnDataDir();
+  const endpoint = await readFile(join(dataDir, 'endpoint'), 'utf8');
+  const killed = await crashed.stop('SIGKILL');
+  expect(killed.signal).toBe('SIGKILL');
+  expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(endpoint);
+
+  const listed = await runNode(scripts.keys, ['list'], { env: env() });
+
+  expect(listed.code, listed.stderr).toBe(0);
+  expect(listed.stdout).toContain("'local'");
+});
