@@ -84,7 +84,11 @@ export class InventoryStack extends Stack {
       }
       return created;
     };
-    this.tables = { inventory: table('inventory'), apiKeys: table('apiKeys') };
+    const tableIds = Object.keys(tables) as TableId[];
+    this.tables = Object.fromEntries(tableIds.map((tableId) => [tableId, table(tableId)])) as Record<
+      TableId,
+      Table
+    >;
 
     const functions = new Map<FunctionDefinition, ServiceFunction>();
     for (const definition of [...operations, authorizer]) {
@@ -122,10 +126,12 @@ export class InventoryStack extends Stack {
         settings: settings.alarms,
         api: this.api.restApi,
         functions: Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn])),
-        tables: {
-          InventoryTable: { table: this.tables.inventory, actions: actionsOn('inventory') },
-          ApiKeysTable: { table: this.tables.apiKeys, actions: actionsOn('apiKeys') },
-        },
+        tables: Object.fromEntries(
+          tableIds.map((tableId) => [
+            tableLogicalId(tableId),
+            { table: this.tables[tableId], actions: actionsOn(tableId) },
+          ]),
+        ),
       });
     }
 
