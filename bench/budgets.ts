@@ -4,7 +4,9 @@
  *
  * - bundle size: every function's minified JavaScript <= {@link budgets.bundleKb} KB (1 KB = 1,024 bytes;
  *   the source map is not loaded unless `--enable-source-maps`, and is reported apart);
- * - load time: every function's median import time <= {@link budgets.loadRatio} x the baseline's;
+ * - load time: every function's median import CPU time <= {@link budgets.loadRatio} x the baseline's (CPU
+ *   time, not wall clock: on a shared 2-core machine other processes inflate wall-clock samples at random,
+ *   while the CPU the import needs is what the bundle controls; both are reported);
  * - warm overhead: every handler's p50 <= {@link budgets.warmRatio} x the p50 of the bare SDK call it wraps;
  * - DynamoDB requests: updateInventory and the authorizer exactly 1; listInventory as many as Scan pages
  *   (the emulator's count, which equals a raw Scan's) and never more than a raw Scan needs;
@@ -65,11 +67,12 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
   const baseline = run.loadTimes?.find((l) => l.name === run.baselineName);
   for (const load of run.loadTimes ?? []) {
     if (!baseline || load.name === run.baselineName) continue;
-    const ratio = load.import.p50 / baseline.import.p50;
+    const ratio = load.importCpu.p50 / baseline.importCpu.p50;
     check(
       `${load.name} load time`,
       ratio <= budgets.loadRatio,
-      `median ${fixed(load.import.p50)} ms / baseline ${fixed(baseline.import.p50)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}`,
+      `median CPU ${fixed(load.importCpu.p50)} ms / baseline ${fixed(baseline.importCpu.p50)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}` +
+        ` (wall clock ${fixed(load.import.p50 / baseline.import.p50)})`,
     );
   }
 

@@ -10,16 +10,23 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { type Summary, summarize } from './stats.ts';
 
-/** The child's program: time the import of the bundle at argv[1], print the milliseconds. */
+/**
+ * The child's program: time the import of the bundle at argv[1], print the wall-clock milliseconds and the
+ * CPU milliseconds (user + system, all threads) it took, as JSON.
+ */
 const childProgram = [
+  'const cpu = process.cpuUsage();',
   'const start = performance.now();',
   'await import(process.argv[1]);',
-  'process.stdout.write(String(performance.now() - start));',
+  'const wall = performance.now() - start;',
+  'const { user, system } = process.cpuUsage(cpu);',
+  'process.stdout.write(JSON.stringify([wall, (user + system) / 1000]));',
 ].join('\n');
 
-/** One sample: milliseconds of the import, and of the whole process (spawn to exit). */
+/** One sample: milliseconds of the import (wall clock and CPU), and of the whole process (spawn to exit). */
 interface Sample {
   importMs: number;
+  importCpuMs: number;
   processMs: number;
 }
 
@@ -45,10 +52,18 @@ function sampleLoad(file: string, env: Record<string, string>, nodeOptions: stri
     });
     child.on('error', reject);
     child.on('close', (code) => {
-      const importMs = Number(out);
-      if (code !== 0 || !Number.isFinite(importMs)) {
+      let figures: unknown;
+      try {
+        figures = JSON.parse(out);
+      } catch {
+        figures = undefined;
+      }
+      if (code !== 0 || !Array.isArray(figures)) {
         reject(new Error(`loading ${file} failed (exit ${code}): ${err.trim() || out.trim()}`));
-      } else resolve({ importMs, processMs: performance.now() - start });
+      } else {
+        const [importMs, importCpuMs] = figures as [number, number];
+        resolve({ importMs, importCpuMs, processMs: performance.now() - start });
+      }
     });
   });
 }
@@ -56,8 +71,10 @@ function sampleLoad(file: string, env: Record<string, string>, nodeOptions: stri
 /** Load-time figures of one bundle (milliseconds). */
 export interface LoadTime {
   name: string;
-  /** `await import()` of the bundle, in the child. */
+  /** `await import()` of the bundle, in the child: wall clock (what Lambda's Init duration counts). */
   import: Summary;
+  /** The same import in CPU time (user + system): insensitive to other processes competing for the cores. */
+  importCpu: Summary;
   /** The whole child process, spawn to exit (Node start-up included). */
   process: Summary;
 }
@@ -88,6 +105,7 @@ export async function measureLoadTimes(
     return {
       name,
       import: summarize(list.map((s) => s.importMs)),
+      importCpu: summarize(list.map((s) => s.importCpuMs)),
       process: summarize(list.map((s) => s.processMs)),
     };
   });

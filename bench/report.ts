@@ -4,6 +4,7 @@
  */
 import type { BudgetCheck } from './budgets.ts';
 import type { BuiltBundle } from './bundles.ts';
+import type { OperationCost } from './cost.ts';
 import type { ScalingResult } from './list-scaling.ts';
 import type { LoadTime } from './load-time.ts';
 import type { Machine } from './machine.ts';
@@ -52,7 +53,10 @@ export function bundleTable(bundles: readonly BuiltBundle[], topPackages = 5): s
   );
 }
 
-/** Load times, as deployed and without source maps, with the ratio to the baseline. */
+/**
+ * Load times (import of the bundle in a fresh process): CPU and wall clock, as deployed (source maps on) and
+ * without source maps, each with its ratio to the baseline.
+ */
 export function loadTable(
   deployed: readonly LoadTime[],
   noMaps: readonly LoadTime[],
@@ -60,17 +64,33 @@ export function loadTable(
 ): string {
   const base = deployed.find((l) => l.name === baselineName);
   const baseNoMaps = noMaps.find((l) => l.name === baselineName);
+  const ratio = (value: number, baseValue: number | undefined) => (baseValue ? f(value / baseValue) : '-');
   return table(
-    ['bundle', 'import p50', 'import p90', 'ratio', 'no maps p50', 'ratio', 'process p50', 'n'],
+    [
+      'bundle',
+      'CPU p50',
+      'CPU p90',
+      'ratio',
+      'wall p50',
+      'wall p90',
+      'ratio',
+      'no maps CPU p50',
+      'ratio',
+      'process p50',
+      'n',
+    ],
     deployed.map((l) => {
       const m = noMaps.find((x) => x.name === l.name);
       return [
         l.name,
-        f(l.import.p50),
-        f(l.import.p90),
-        base ? f(l.import.p50 / base.import.p50) : '-',
-        m ? f(m.import.p50) : '-',
-        m && baseNoMaps ? f(m.import.p50 / baseNoMaps.import.p50) : '-',
+        f(l.importCpu.p50, 1),
+        f(l.importCpu.p90, 1),
+        ratio(l.importCpu.p50, base?.importCpu.p50),
+        f(l.import.p50, 1),
+        f(l.import.p90, 1),
+        ratio(l.import.p50, base?.import.p50),
+        m ? f(m.importCpu.p50, 1) : '-',
+        m ? ratio(m.importCpu.p50, baseNoMaps?.importCpu.p50) : '-',
         f(l.process.p50, 1),
         l.import.n,
       ];
@@ -142,6 +162,20 @@ export function scalingTable(scaling: readonly ScalingResult[]): string {
       s.handler.db.capacityUnits,
       s.parallel ? `${f(s.parallel.medianMs, 1)} (${s.parallel.segments} seg)` : '-',
       f(s.loadMs / 1000, 1),
+    ]),
+  );
+}
+
+/** DynamoDB cost per 1,000 requests of each operation. */
+export function costTable(costs: readonly OperationCost[]): string {
+  return table(
+    ['operation', 'units / 1,000 requests', 'documented sizes', 'USD / 1,000', 'note'],
+    costs.map((c) => [
+      c.operation,
+      `${c.unitsPer1000} ${c.unit}`,
+      c.predictedPer1000 === undefined ? '-' : `${c.predictedPer1000} ${c.unit}`,
+      c.dollarsPer1000.toFixed(6),
+      c.note,
     ]),
   );
 }

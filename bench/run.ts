@@ -7,16 +7,28 @@
  * (list-scaling.ts). `--quick` runs every section with fewer samples (for trying a change; its figures are
  * not the ones to quote). Takes about 2 minutes on 2 cores.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { demoInventoryFile } from '#infra/local/service.ts';
+import { parseInventoryFile } from '#infra/tools/inventory-file.ts';
 import { type BudgetCheck, checkBudgets } from './budgets.ts';
 import { baselineName, buildAllBundles } from './bundles.ts';
+import { onDemandPrices, operationCosts } from './cost.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { functionEnv } from './function-env.ts';
+import { inventoryItemBytes } from './item-size.ts';
 import { measureListScaling, type ScalingStep } from './list-scaling.ts';
 import { measureLoadTimes } from './load-time.ts';
 import { describeMachine } from './machine.ts';
-import { budgetLines, bundleTable, loadTable, machineLine, scalingTable, warmTable } from './report.ts';
+import {
+  budgetLines,
+  bundleTable,
+  costTable,
+  loadTable,
+  machineLine,
+  scalingTable,
+  warmTable,
+} from './report.ts';
 import { measureWarm } from './warm.ts';
 
 /** Where the figures are written (gitignored). */
@@ -65,7 +77,8 @@ try {
   loadNoMaps = await measureLoadTimes(bundles, env, settings.loadRounds, '');
   log(loadTable(loadDeployed, loadNoMaps, baselineName));
   log(
-    `(import p50/p90: with NODE_OPTIONS=${settings.deployedNodeOptions} as deployed; "no maps": without it)`,
+    `(import of the bundle, ms: CPU = user + system time, wall = clock; NODE_OPTIONS=${settings.deployedNodeOptions}` +
+      ' as deployed; "no maps": without it; process: the whole child, Node start-up included)',
   );
 
   log(`\n## Warm latency (ms, ${settings.warmIterations} invocations each, in-process, embedded DynamoDB)`);
@@ -85,6 +98,14 @@ log(scalingTable(scaling));
 log(
   "(pages: Scan requests of one list; expected: ceil(bytes / 1 MB) by the emulator's sizes (documented sizes))",
 );
+
+const demoItems = parseInventoryFile(await readFile(demoInventoryFile, 'utf8'), 'csv');
+const demoTableBytes = demoItems.reduce((sum, item) => sum + inventoryItemBytes(item), 0);
+const costs = operationCosts(warm, scaling, demoTableBytes);
+log(
+  `\n## DynamoDB cost per 1,000 requests (on-demand; USD at ${onDemandPrices.rru} per million RRU, ${onDemandPrices.wru} per million WRU)`,
+);
+log(costTable(costs));
 
 const checks: BudgetCheck[] = checkBudgets({
   bundles,
@@ -110,6 +131,7 @@ await writeFile(
       loadTime: { deployed: loadDeployed, withoutSourceMaps: loadNoMaps },
       warm,
       listScaling: scaling,
+      costs,
       budgets: checks,
       durationMs,
     },
