@@ -113,6 +113,7 @@ export function warmTable(warm: readonly WarmResult[]): string {
       'requests',
       'capacity',
       'conns/100',
+      'alone µs p50',
     ],
     warm.map((w) => [
       w.name,
@@ -126,6 +127,7 @@ export function warmTable(warm: readonly WarmResult[]): string {
       w.handlerDb.requests,
       w.handlerDb.capacityUnits,
       w.socketsPer100,
+      f(w.handlerAloneUs.p50, 1),
     ]),
   );
 }

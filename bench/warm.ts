@@ -33,6 +33,11 @@ export interface WarmResult {
   bareDb: Metered;
   /** TCP connections opened during 100 consecutive invocations (the first operation opens the pool's one). */
   socketsPer100: number;
+  /**
+   * The handler alone, microseconds: invocations with the client's `send` answering at once with a recorded
+   * real response, so the figure is the function's own work (middy, parsing, Powertools, JSON), no database.
+   */
+  handlerAloneUs: Summary;
 }
 
 /** Options of a warm run. */
@@ -231,8 +236,34 @@ async function run(options: WarmOptions): Promise<WarmResult[]> {
       handlerDb,
       bareDb,
       socketsPer100: socketCounts.get(subject.name) ?? 0,
+      handlerAloneUs: summarize([]),
     });
   }
+
+  // The handlers alone: record one real response per command, then answer every send with it.
+  type Sender = { send(command: object): Promise<unknown> };
+  const client = handlerClient as unknown as Sender;
+  const realSend = client.send.bind(client);
+  const recorded = new Map<string, unknown>();
+  client.send = async (command) => {
+    const output = await realSend(command);
+    recorded.set(command.constructor.name, output);
+    return output;
+  };
+  for (const subject of list) await subject.prepareInvoke()();
+  client.send = async (command) => recorded.get(command.constructor.name);
+  for (const [i, subject] of list.entries()) {
+    for (let j = 0; j < options.warmup; j++) await subject.prepareInvoke()();
+    const aloneUs: number[] = [];
+    for (let j = 0; j < options.iterations; j++) {
+      const invoke = subject.prepareInvoke();
+      const start = performance.now();
+      await invoke();
+      aloneUs.push((performance.now() - start) * 1000);
+    }
+    (results[i] as WarmResult).handlerAloneUs = summarize(aloneUs);
+  }
+  client.send = realSend;
   return results;
 }
 
