@@ -5,10 +5,13 @@
  * `NODE_OPTIONS=--enable-source-maps` as deployed, and invoked once with a real event against the embedded
  * DynamoDB: listInventory 200 with the seeded entries, updateInventory 200 (and 404 for a missing pet, which
  * goes through the SDK's error classes), authorizer Allow for a stored key. A trim that breaks the deployed
- * code fails here, not in production. (No timing here: speed figures come from `npm run bench` only.)
+ * code fails here, not in production. Also checks, from esbuild's metafile and the output, that the trims are
+ * in effect (a package restructured upstream could make an alias silently miss). No timing here: speed
+ * figures come from `npm run bench` only.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -55,6 +58,8 @@ process.send({ node: process.versions.node, outcome }, () => process.exit(0));
 
 const scratch = mkdtempSync(join(tmpdir(), 'trimmed-bundles-'));
 const bundles = new Map<string, string>();
+/** Source files (metafile input paths) in each bundle's output. */
+const bundleInputs = new Map<string, string[]>();
 const apiKey = generateApiKey();
 const seeded: InventoryItem[] = [
   { petId: '9223372036854775807', quantity: 3, status: 'available' },
@@ -82,7 +87,9 @@ beforeAll(async () => {
   });
   client.destroy();
   for (const { name, entry } of [...operations, authorizer]) {
-    await bundleFunction(entry, join(scratch, name));
+    const metafile = await bundleFunction(entry, join(scratch, name));
+    const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${bundleFileName}`));
+    bundleInputs.set(name, Object.keys(output?.[1].inputs ?? {}));
     bundles.set(name, join(scratch, name, bundleFileName));
   }
 });
@@ -127,6 +134,24 @@ function resultOf(outcome: Outcome): unknown {
   if ('error' in outcome) throw new Error(`handler threw: ${outcome.error}`);
   return outcome.result;
 }
+
+describe('the trims of infra/bundling.ts are in effect', () => {
+  it.each([...operations, authorizer].map(({ name }) => name))(
+    '%s carries no credential provider but fromEnv, no event-stream code, and imports node:http only through require',
+    async (name) => {
+      const inputs = bundleInputs.get(name) ?? [];
+      expect(inputs.length).toBeGreaterThan(0);
+      expect(
+        inputs.filter((path) => /credential-provider-(?!env)|nested-clients|event-streams\//.test(path)),
+      ).toEqual([]);
+      expect(inputs.some((path) => path.endsWith('infra/lambda-shims/credential-provider-env.ts'))).toBe(
+        true,
+      );
+      const code = await readFile(bundles.get(name) as string, 'utf8');
+      expect(code).not.toMatch(/from\s*["']node:http["']/);
+    },
+  );
+});
 
 describe('trimmed bundles, loaded in a fresh Node process and invoked against the embedded DynamoDB', () => {
   it('listInventory answers 200 with every seeded entry, sorted by petId, int64 exact', async () => {
