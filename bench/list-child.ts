@@ -1,47 +1,51 @@
 /**
- * One list measurement in a fresh process, so its peak memory is its own: either the listInventory handler
- * (whole invocation: Scan pages, conversion, sort, exact JSON) or the raw paginated Scan it wraps (same
- * projection, items collected in an array). Peak memory is the process's peak resident set size
- * (`process.resourceUsage().maxRSS`, which is what Lambda's memory limit applies to) minus the resident set
- * size just before the first run, after a full GC (`--expose-gc`): the memory the operation itself needed,
- * garbage included. {@link measureList} forks it and receives the figures.
+ * List measurements in a fresh process, in two kinds of job:
+ * - `memory`: one list (the handler, or the raw Scan) in a process of its own, so its peak memory is its own:
+ *   the process's peak resident set size (`process.resourceUsage().maxRSS`, what Lambda's memory limit
+ *   applies to) minus the resident set size just before, after a full GC (`--expose-gc`): the memory the
+ *   operation needed, garbage included. Also counts its DynamoDB requests and consumed capacity.
+ * - `time`: the listInventory handler (whole invocation: Scan pages, conversion, sort, exact JSON), the raw
+ *   paginated Scan it wraps (same projection, items collected in an array) and optionally a raw parallel
+ *   Scan, run in turns in one process (one untimed warm-up each, then `runs` timed rounds in rotating order),
+ *   so that they share the JIT and GC state and the ratio compares like with like.
+ * {@link runListJob} forks this module and receives the figures.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Metered } from './request-meter.ts';
 
-/** What to measure. */
-export interface ListJob {
-  /** The handler, the raw sequential Scan it wraps, or a raw parallel Scan (`segments` segments at once). */
-  mode: 'handler' | 'raw' | 'parallel';
-  /** TotalSegments of the parallel Scan. */
-  segments?: number;
-  endpoint: string;
-  /** Runs in this process; the first one includes JIT warm-up. */
-  runs: number;
-}
+/** What to list: the handler, the raw sequential Scan it wraps, or a raw parallel Scan. */
+export type ListMode = 'handler' | 'raw' | 'parallel';
 
-/** Figures of one child. Times in milliseconds, memory in bytes. */
-export interface ListFigures {
-  mode: ListJob['mode'];
-  runsMs: number[];
-  /** Entries returned. */
-  entries: number;
-  /** Peak RSS minus RSS before the first run. */
+/** A job for the child. */
+export type ListJob =
+  | { kind: 'memory'; mode: ListMode; endpoint: string; segments?: number }
+  | { kind: 'time'; modes: ListMode[]; endpoint: string; runs: number; segments?: number };
+
+/** Figures of a memory job: bytes, entries returned, DynamoDB usage. */
+export interface MemoryFigures {
   peakRssDeltaBytes: number;
   peakRssBytes: number;
-  /** DynamoDB requests and capacity of the first run. */
+  entries: number;
   db: Metered;
 }
 
+/** Figures of a time job: milliseconds of each timed run, per mode, and the entries each mode returned. */
+export interface TimeFigures {
+  runsMs: Partial<Record<ListMode, number[]>>;
+  entries: Partial<Record<ListMode, number>>;
+}
+
 /** Forks this module with `job` and returns its figures. */
-export function measureList(job: ListJob): Promise<ListFigures> {
+export function runListJob(job: ListJob & { kind: 'memory' }): Promise<MemoryFigures>;
+export function runListJob(job: ListJob & { kind: 'time' }): Promise<TimeFigures>;
+export function runListJob(job: ListJob): Promise<MemoryFigures | TimeFigures> {
   const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(job)], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     execArgv: ['--expose-gc'],
   });
   return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve(message as ListFigures));
+    child.once('message', (message) => resolve(message as MemoryFigures | TimeFigures));
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code !== 0) reject(new Error(`list measurement failed (exit ${code})`));
@@ -49,35 +53,27 @@ export function measureList(job: ListJob): Promise<ListFigures> {
   });
 }
 
-/** Runs the job (in the child). */
-async function run(job: ListJob): Promise<ListFigures> {
+/** Entries in a list body, counted without parsing it (no allocation to skew the peak). */
+function countEntries(body: string): number {
+  let count = 0;
+  for (let at = body.indexOf('"petId":'); at >= 0; at = body.indexOf('"petId":', at + 8)) count++;
+  return count;
+}
+
+/** Loads the code under measurement (in the child) and returns one list operation per mode. */
+async function listers(job: ListJob) {
   const { functionEnv, benchTableNames } = await import('./function-env.ts');
   Object.assign(process.env, functionEnv(job.endpoint));
   const { paginateScan } = await import('@aws-sdk/lib-dynamodb');
   const { createDocumentClient, documentClient } = await import('#lib/clients/dynamodb.ts');
   const { lambdaContext } = await import('#infra/local/lambda-context.ts');
-  const { attachMeter } = await import('./request-meter.ts');
   const { listEvent } = await import('./events.ts');
   const { handler } = await import('#functions/list-inventory/handler.ts');
   const bare = createDocumentClient();
 
-  /** Entries in a list body, counted without parsing it (no allocation to skew the peak). */
-  const countEntries = (body: string): number => {
-    let count = 0;
-    for (let at = body.indexOf('"petId":'); at >= 0; at = body.indexOf('"petId":', at + 8)) count++;
-    return count;
-  };
-  /** One timed run: milliseconds and the entries it returned (counted after the clock stops). */
-  const once = async (): Promise<{ ms: number; entries: number }> => {
-    const start = performance.now();
-    if (job.mode === 'handler') {
-      const response = await handler(listEvent(), lambdaContext('listInventory'));
-      const ms = performance.now() - start;
-      if (response.statusCode !== 200) throw new Error(`list answered ${response.statusCode}`);
-      return { ms, entries: countEntries(response.body) };
-    }
+  /** The raw Scan in `totalSegments` segments at once (1: the sequential paginated Scan). */
+  const rawScan = async (totalSegments: number): Promise<number> => {
     const items: Record<string, unknown>[] = [];
-    const totalSegments = job.mode === 'parallel' ? (job.segments ?? 4) : 1;
     const scanSegment = async (segment: number) => {
       const pages = paginateScan(
         { client: bare },
@@ -91,37 +87,56 @@ async function run(job: ListJob): Promise<ListFigures> {
       for await (const page of pages) for (const item of page.Items ?? []) items.push(item);
     };
     await Promise.all(Array.from({ length: totalSegments }, (_, segment) => scanSegment(segment)));
-    return { ms: performance.now() - start, entries: items.length };
+    return items.length;
   };
 
-  const meter = attachMeter(job.mode === 'handler' ? documentClient : bare);
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
+  /** One timed list: milliseconds and entries returned (counted after the clock stops). */
+  const once = async (mode: ListMode): Promise<{ ms: number; entries: number }> => {
+    if (mode === 'handler') {
+      const event = listEvent();
+      const context = lambdaContext('listInventory');
+      const start = performance.now();
+      const response = await handler(event, context);
+      const ms = performance.now() - start;
+      if (response.statusCode !== 200) throw new Error(`list answered ${response.statusCode}`);
+      return { ms, entries: countEntries(response.body) };
+    }
+    const start = performance.now();
+    const entries = await rawScan(mode === 'parallel' ? (job.segments ?? 4) : 1);
+    return { ms: performance.now() - start, entries };
+  };
+  return { once, clientOf: (mode: ListMode) => (mode === 'handler' ? documentClient : bare) };
+}
+
+/** A memory job (in the child). */
+async function memoryJob(job: ListJob & { kind: 'memory' }): Promise<MemoryFigures> {
+  const { once, clientOf } = await listers(job);
+  const { attachMeter } = await import('./request-meter.ts');
+  const meter = attachMeter(clientOf(job.mode));
+  (globalThis as { gc?: () => void }).gc?.();
   const rssBefore = process.memoryUsage.rss();
-  const runsMs: number[] = [];
-  let entries = 0;
-  let db: Metered | undefined;
-  for (let i = 0; i < job.runs; i++) {
-    const result = await once();
-    runsMs.push(result.ms);
-    entries = result.entries;
-    if (i === 0) {
-      db = meter.take();
-      meter.detach();
+  const { entries } = await once(job.mode);
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  return { peakRssDeltaBytes: peakRssBytes - rssBefore, peakRssBytes, entries, db: meter.take() };
+}
+
+/** A time job (in the child). */
+async function timeJob(job: ListJob & { kind: 'time' }): Promise<TimeFigures> {
+  const { once } = await listers(job);
+  const figures: TimeFigures = { runsMs: {}, entries: {} };
+  for (const mode of job.modes) figures.entries[mode] = (await once(mode)).entries;
+  for (let round = 0; round < job.runs; round++) {
+    for (let i = 0; i < job.modes.length; i++) {
+      const mode = job.modes[(round + i) % job.modes.length] as ListMode;
+      const { ms } = await once(mode);
+      (figures.runsMs[mode] ??= []).push(ms);
     }
   }
-  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-  return {
-    mode: job.mode,
-    runsMs,
-    entries,
-    peakRssDeltaBytes: peakRssBytes - rssBefore,
-    peakRssBytes,
-    db: db ?? { requests: 0, capacityUnits: 0, commands: [] },
-  };
+  return figures;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.send) {
-  const figures = await run(JSON.parse(process.argv[2] ?? '{}') as ListJob);
+  const job = JSON.parse(process.argv[2] ?? '{}') as ListJob;
+  const figures = job.kind === 'memory' ? await memoryJob(job) : await timeJob(job);
   process.send(figures, () => process.exit(0));
 }

@@ -1,8 +1,8 @@
 /**
  * List scaling: the inventory table grown to each size (entries loaded with the store's own `putMany`, load
- * time recorded), then listInventory and the raw paginated Scan measured side by side in fresh processes
- * (bench/list-child.ts), alternating, for time (milliseconds, median of the warm runs: every run of a child
- * but its first) and peak memory (bytes, median over the children). Also counts the Scan requests, for
+ * time recorded), then listInventory and the raw paginated Scan it wraps measured side by side
+ * (bench/list-child.ts): time in one process taking turns (milliseconds, median of the timed rounds), peak
+ * memory in a fresh process per list (bytes, median over the processes). Also counts the Scan requests, for
  * comparison with ceil(table bytes / 1 MB), table bytes by DynamoDB's documented item-size rules and by the
  * emulator's page-limit rule (bench/emulator-size.ts); optionally times a raw parallel Scan too (is it
  * worth adding to the store?).
@@ -15,22 +15,22 @@ import { emulatorScanBytes } from './emulator-size.ts';
 import { benchTableNames } from './function-env.ts';
 import { generateInventory } from './inventory-data.ts';
 import { expectedScanPages, expectedScanReadUnits, inventoryItemBytes } from './item-size.ts';
-import { type ListFigures, type ListJob, measureList } from './list-child.ts';
+import { type ListMode, type MemoryFigures, runListJob } from './list-child.ts';
 import type { Metered } from './request-meter.ts';
 import { quantile } from './stats.ts';
 
 /** How much to measure at one size. */
 export interface ScalingStep {
   entries: number;
-  /** Children per mode (handler, raw). */
-  children: number;
-  /** Runs per child (the first is JIT warm-up and not in the time figure when there are more). */
+  /** Timed rounds (each lists once per mode) in the time child, after one warm-up per mode. */
   runs: number;
-  /** Also time a raw parallel Scan with this many segments (same children and runs). */
+  /** Fresh processes per mode for peak memory (the figure is their median). */
+  memoryChildren: number;
+  /** Also time a raw parallel Scan with this many segments. */
   parallelSegments?: number;
 }
 
-/** Time (ms) and peak memory (bytes) of one mode at one size, with the DynamoDB usage of one list. */
+/** Time (ms, median of the timed rounds) and peak memory (bytes) of one mode, with one list's DynamoDB usage. */
 export interface ModeFigures {
   medianMs: number;
   samplesMs: number[];
@@ -56,21 +56,25 @@ export interface ScalingResult {
   loadRate: number;
   handler: ModeFigures;
   raw: ModeFigures;
-  /** The raw parallel Scan, when asked for, with its segment count. */
-  parallel?: ModeFigures & { segments: number };
+  /** The raw parallel Scan (time only), when asked for, with its segment count. */
+  parallel?: { segments: number; medianMs: number; samplesMs: number[] };
 }
 
-/** Combines the children of one mode. */
-function combine(children: ListFigures[]): ModeFigures {
-  const samplesMs = children.flatMap((c) => (c.runsMs.length > 1 ? c.runsMs.slice(1) : c.runsMs));
+/** Measures one mode's peak memory in `children` fresh processes; the median, and the first one's usage. */
+async function memoryOf(mode: ListMode, endpoint: string, children: number, entries: number) {
+  const figures: MemoryFigures[] = [];
+  for (let i = 0; i < children; i++) {
+    const result = await runListJob({ kind: 'memory', mode, endpoint });
+    if (result.entries !== entries)
+      throw new Error(`${mode} returned ${result.entries} entries, expected ${entries}`);
+    figures.push(result);
+  }
   return {
-    medianMs: quantile(samplesMs, 0.5),
-    samplesMs,
     peakRssDeltaBytes: quantile(
-      children.map((c) => c.peakRssDeltaBytes),
+      figures.map((f) => f.peakRssDeltaBytes),
       0.5,
     ),
-    db: (children[0] as ListFigures).db,
+    db: (figures[0] as MemoryFigures).db,
   };
 }
 
@@ -107,25 +111,25 @@ export async function measureListScaling(
       loaded = step.entries;
       onProgress(`loaded ${items.length} entries in ${Math.round(loadMs)} ms (table: ${loaded})`);
 
-      const children: Record<ListJob['mode'], ListFigures[]> = { handler: [], raw: [], parallel: [] };
-      const modes: ListJob['mode'][] = step.parallelSegments
-        ? ['handler', 'raw', 'parallel']
-        : ['handler', 'raw'];
-      for (let i = 0; i < step.children; i++) {
-        for (let j = 0; j < modes.length; j++) {
-          const mode = modes[(i + j) % modes.length] as ListJob['mode'];
-          const figures = await measureList({
-            mode,
-            endpoint: db.endpoint,
-            runs: step.runs,
-            ...(step.parallelSegments ? { segments: step.parallelSegments } : {}),
-          });
-          if (figures.entries !== step.entries) {
-            throw new Error(`${mode} returned ${figures.entries} entries, expected ${step.entries}`);
-          }
-          children[mode].push(figures);
+      const modes: ListMode[] = step.parallelSegments ? ['handler', 'raw', 'parallel'] : ['handler', 'raw'];
+      const timing = await runListJob({
+        kind: 'time',
+        modes,
+        endpoint: db.endpoint,
+        runs: step.runs,
+        ...(step.parallelSegments ? { segments: step.parallelSegments } : {}),
+      });
+      for (const mode of modes) {
+        if (timing.entries[mode] !== step.entries) {
+          throw new Error(`${mode} returned ${timing.entries[mode]} entries, expected ${step.entries}`);
         }
       }
+      const timeOf = (mode: ListMode) => {
+        const samplesMs = timing.runsMs[mode] ?? [];
+        return { medianMs: quantile(samplesMs, 0.5), samplesMs };
+      };
+      const handlerMemory = await memoryOf('handler', db.endpoint, step.memoryChildren, step.entries);
+      const rawMemory = await memoryOf('raw', db.endpoint, step.memoryChildren, step.entries);
       const result: ScalingResult = {
         entries: step.entries,
         tableBytes,
@@ -135,10 +139,10 @@ export async function measureListScaling(
         expectedReadUnits: expectedScanReadUnits(tableBytes),
         loadMs,
         loadRate: items.length / (loadMs / 1000),
-        handler: combine(children.handler),
-        raw: combine(children.raw),
+        handler: { ...timeOf('handler'), ...handlerMemory },
+        raw: { ...timeOf('raw'), ...rawMemory },
         ...(step.parallelSegments
-          ? { parallel: { ...combine(children.parallel), segments: step.parallelSegments } }
+          ? { parallel: { segments: step.parallelSegments, ...timeOf('parallel') } }
           : {}),
       };
       results.push(result);

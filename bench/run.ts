@@ -46,14 +46,14 @@ const settings = {
   warmup: quick ? 50 : 200,
   scaling: (quick
     ? [
-        { entries: 1000, children: 1, runs: 3 },
-        { entries: 10000, children: 1, runs: 3 },
-        { entries: 100000, children: 1, runs: 2, parallelSegments: 4 },
+        { entries: 1000, runs: 5, memoryChildren: 1 },
+        { entries: 10000, runs: 3, memoryChildren: 1 },
+        { entries: 100000, runs: 2, memoryChildren: 1, parallelSegments: 4 },
       ]
     : [
-        { entries: 1000, children: 3, runs: 6 },
-        { entries: 10000, children: 3, runs: 5 },
-        { entries: 100000, children: 3, runs: 3, parallelSegments: 4 },
+        { entries: 1000, runs: 30, memoryChildren: 3 },
+        { entries: 10000, runs: 15, memoryChildren: 3 },
+        { entries: 100000, runs: 5, memoryChildren: 3, parallelSegments: 4 },
       ]) satisfies ScalingStep[],
 };
 
