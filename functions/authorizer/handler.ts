@@ -6,7 +6,8 @@
  * one cached result serves every route) with the key's name as `principalId` and in `context.keyName`.
  * Refused (missing, malformed, unknown, revoked or expired key): throws `Error('Unauthorized')`, the one
  * message API Gateway turns into 401 (a Deny policy would give 403).
- * DynamoDB failure: throws that error; API Gateway answers with the AUTHORIZER_FAILURE gateway response (503).
+ * DynamoDB failure: logs the error's class name and throws `Error('key store unavailable')` (no stack, nothing
+ * internal); API Gateway answers with the AUTHORIZER_FAILURE gateway response (503).
  * Environment: `API_KEYS_TABLE_NAME`.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -27,15 +28,29 @@ function stageArn(methodArn: string): string {
   return `${apiArn}/${stage}/*`;
 }
 
+/**
+ * The error thrown when the keys table cannot be read. The Lambda runtime logs a thrown error with its message
+ * and stack: the SDK's own error could name the table or an address, so a plain one without a stack is thrown.
+ */
+function keyStoreUnavailable(): Error {
+  const error = new Error('key store unavailable');
+  error.stack = undefined;
+  return error;
+}
+
 /** The Lambda handler. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event) => {
-    const principal = await authorize(event.authorizationToken, keys, new Date());
+    const principal = await authorize(event.authorizationToken, keys, new Date()).catch((error: Error) => {
+      logger.error('key store unavailable', { errorName: error.name });
+      throw keyStoreUnavailable();
+    });
     if (!principal) {
       logger.info('request refused');
       throw new Error('Unauthorized');
     }
+    logger.info('request allowed', { keyName: principal.keyName });
     return {
       principalId: principal.keyName,
       policyDocument: {

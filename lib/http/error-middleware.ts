@@ -7,8 +7,8 @@
  *
  * Classification:
  * - {@link HttpError}: its own body (400 / 404 thrown by lib code);
- * - `@middy/http-json-body-parser` errors (415 content type, 422 malformed JSON or forbidden key): 400
- *   `invalid_request` with a specific message (the spec lists 400 for every invalid request);
+ * - `@middy/http-json-body-parser` errors (422 malformed JSON or forbidden key): 400 `invalid_request` with a
+ *   specific message (the spec lists 400 for every invalid request);
  * - DynamoDB unreachable, timing out or throttling after the SDK's retries: 503 `service_unavailable`;
  * - anything else: 500 `internal_error` with a message that reveals nothing internal.
  * Log lines carry status, code and the error's class name only: never a message that could hold a table name,
@@ -23,12 +23,10 @@ import { type ErrorBody, errorBody, HttpError } from './errors.ts';
 const bodyParserPackage = '@middy/http-json-body-parser';
 
 interface MiddyHttpError extends Error {
-  statusCode?: number;
   cause?: { package?: string; data?: unknown };
 }
 
 function bodyParserMessage(error: MiddyHttpError): string {
-  if (error.statusCode === 415) return 'Content-Type must be application/json';
   if (error.message === 'Forbidden key in JSON body') {
     return `request body member ${JSON.stringify(String(error.cause?.data))} is not allowed`;
   }

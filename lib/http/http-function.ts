@@ -4,7 +4,8 @@
  *
  * Order matters: `injectLambdaContext` first so every log line has the request id; `http-error-handler`
  * before `errorBodyMiddleware` so that, with middy's reverse `onError` order, it runs last and writes the
- * Error body that `errorBodyMiddleware` prepared.
+ * Error body that `errorBodyMiddleware` prepared. Every request logs one line: `request completed` or, from the
+ * error middleware, `request rejected` / `request failed`.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -13,10 +14,18 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 
+/** Logs one line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
+const completionLog = {
+  after: ({ response }: { response: APIGatewayProxyResult | undefined }) => {
+    logger.info('request completed', { status: response?.statusCode });
+  },
+};
+
 /** A fresh middy chain for an API Gateway REST (payload 1.0) proxy handler; add middlewares, then `.handler()`. */
 export function httpFunction() {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpErrorHandler({ logger: false }))
-    .use(errorBodyMiddleware());
+    .use(errorBodyMiddleware())
+    .use(completionLog);
 }

@@ -1,7 +1,8 @@
 /**
  * Middlewares that turn a request body into parsed JSON, by the rules of contract.md "InventoryUpdate":
- * a body is required; `Content-Type` must be `application/json` or a `+json` type (parameters allowed, any
- * header case); base64 bodies (`isBase64Encoded`) are decoded; malformed JSON and `__proto__` keys are 400.
+ * a body is required; `Content-Type` must be `application/json` or an `application/*+json` type (parameters
+ * allowed, any header and value case); base64 bodies (`isBase64Encoded`) are decoded; malformed JSON and
+ * `__proto__` keys are 400.
  *
  * After them `event.body` holds the parsed JSON value (not yet validated: see `inventory-update.ts`).
  * Their errors are rendered as 400 `invalid_request` by `error-middleware.ts`.
@@ -23,11 +24,30 @@ function requireBody(): MiddlewareObj<APIGatewayProxyEvent> {
   };
 }
 
-/** The three middlewares, in order: header-case normalisation, body presence, JSON parsing. */
+/**
+ * A JSON media type (RFC 9110 §8.3.1, RFC 6838 §4.2 and §4.2.8): `application/json` or
+ * `application/<name>+json`, then optional whitespace and parameters. middy's own check is stricter than the
+ * RFCs (no whitespace before `;`, no `_` or `!#$&^` in names), so it is turned off in favour of this one.
+ */
+const jsonMediaType = /^application\/(?:[a-z0-9][a-z0-9!#$&^_.+-]*\+)?json[ \t]*(?:;.*)?$/i;
+
+/** Rejects a body whose `Content-Type` (header names already lower-cased) is missing or not JSON. */
+function requireJsonContentType(): MiddlewareObj<APIGatewayProxyEvent> {
+  return {
+    before: ({ event }) => {
+      if (!jsonMediaType.test(event.headers?.['content-type']?.trim() ?? '')) {
+        throw invalidRequest('Content-Type must be application/json');
+      }
+    },
+  };
+}
+
+/** The middlewares, in order: header-name normalisation, body presence, content type, JSON parsing. */
 export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent>[] {
   return [
     httpHeaderNormalizer(),
     requireBody(),
-    httpJsonBodyParser(),
+    requireJsonContentType(),
+    httpJsonBodyParser({ disableContentTypeCheck: true }),
   ] as MiddlewareObj<APIGatewayProxyEvent>[];
 }

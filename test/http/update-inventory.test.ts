@@ -77,6 +77,8 @@ describe('a valid update (rule 4)', () => {
     'application/merge-patch+json',
     'APPLICATION/JSON',
     'application/vnd.petstore+json; version=1',
+    'application/json ; charset=utf-8',
+    'application/vnd.pet_store+json',
   ])('accepts Content-Type %s', async (contentType) => {
     const response = await patch('/inventory/7', '{"quantity": 8}', { 'Content-Type': contentType });
     expect(response.status).toBe(200);
