@@ -35,10 +35,23 @@ function storePaths(dataDir: string) {
   return { levelDb: join(dataDir, 'dynamodb'), endpointFile: join(dataDir, 'endpoint') };
 }
 
+/** The endpoint advertised in `<dataDir>/endpoint` when a process answers there, else undefined. */
+async function runningEndpoint(dataDir: string): Promise<string | undefined> {
+  const { endpointFile } = storePaths(dataDir);
+  if (!existsSync(endpointFile)) return undefined;
+  const endpoint = (await readFile(endpointFile, 'utf8')).trim();
+  const reachable = await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(2000) }).then(
+    () => true,
+    () => false,
+  );
+  return reachable ? endpoint : undefined;
+}
+
 /**
  * Starts dynalite on `host:port` (port 0: any free port), storing under `<dataDir>/dynamodb`, or in memory
  * when `dataDir` is {@link inMemory}.
- * @throws when the port is taken or the folder cannot be created.
+ * @throws when the port is taken, the folder cannot be created, or another process serves the folder (its
+ *   LevelDB is locked; starting anyway would also overwrite that process's endpoint file).
  */
 export async function startDynamoDb(options: {
   dataDir: string;
@@ -48,6 +61,12 @@ export async function startDynamoDb(options: {
   const { dataDir, port = 0, host = '127.0.0.1' } = options;
   const persistent = dataDir !== inMemory;
   const paths = storePaths(dataDir);
+  const running = persistent ? await runningEndpoint(dataDir) : undefined;
+  if (running) {
+    throw new Error(
+      `the data folder ${dataDir} is in use by the DynamoDB at ${running} (is npm start already running?): stop it or set another DATA_DIR`,
+    );
+  }
   if (persistent) await mkdir(dataDir, { recursive: true });
   const server = dynalite({
     ...(persistent ? { path: paths.levelDb } : {}),
@@ -77,15 +96,8 @@ export async function startDynamoDb(options: {
  * when it answers, else a new embedded server started here (close it when done).
  */
 export async function connectLocalDynamoDb(dataDir: string): Promise<LocalDynamoDb> {
-  const { endpointFile } = storePaths(dataDir);
-  if (existsSync(endpointFile)) {
-    const endpoint = (await readFile(endpointFile, 'utf8')).trim();
-    const reachable = await fetch(endpoint, { method: 'POST' }).then(
-      () => true,
-      () => false,
-    );
-    if (reachable) return { endpoint, close: async () => {} };
-  }
+  const endpoint = await runningEndpoint(dataDir);
+  if (endpoint) return { endpoint, close: async () => {} };
   return startDynamoDb({ dataDir });
 }
 
@@ -124,7 +136,12 @@ export async function ensureTables(
         KeySchema: [{ AttributeName: name, KeyType: 'HASH' }],
       }),
     );
-    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: names[id] });
+    // Polls after 50 ms, backing off to 1 s: with the SDK's default delays (20 s to 120 s, for real
+    // DynamoDB) a local table still CREATING at the first check stalled the start by 20 s.
+    await waitUntilTableExists(
+      { client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 },
+      { TableName: names[id] },
+    );
     created.push(id);
   }
   return created;

@@ -14,6 +14,9 @@ const service = await startLocalService({
   port: Number(process.env.PORT || 3000),
   host: process.env.HOST || '127.0.0.1',
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
+}).catch((error: Error) => {
+  console.error(`npm start: ${error.message}`);
+  process.exit(1);
 });
 
 // Before the lines below: a supervisor may send a signal as soon as it reads them.

@@ -14,7 +14,9 @@ import {
   childEnv,
   getInventory,
   killChildren,
+  runNode,
   type ServerProcess,
+  scripts,
   startServer,
 } from '#test/support/child-process.ts';
 import {
@@ -143,6 +145,23 @@ describe('npm start with a data folder', () => {
 
   test('the data folder advertises the running DynamoDB endpoint', async () => {
     expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
+  });
+
+  test('a second npm start on the data folder in use exits 1 with a clear message and leaves it alone', async () => {
+    const endpoint = await readFile(join(dataDir, 'endpoint'), 'utf8');
+
+    const second = await runNode(scripts.server, [], {
+      env: childEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }),
+    });
+
+    expect(second).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: `npm start: the data folder ${dataDir} is in use by the DynamoDB at ${endpoint.trim()} (is npm start already running?): stop it or set another DATA_DIR\n`,
+    });
+    expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(endpoint);
+    expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
   });
 
   test('SIGTERM exits 0 promptly, prints Stopped. and removes the endpoint file', async () => {

@@ -1,0 +1,57 @@
+/**
+ * infra/local/dynamodb.ts against real dynalite servers: table creation waits only as long as the table takes
+ * to become active, and a data folder served by a running process is refused rather than opened twice.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { afterAll, expect, test } from 'vitest';
+import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { rawClient, testTableNames } from '#test/support/test-dynamodb.ts';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+test('ensureTables returns as soon as tables that take 300 ms to create are active (not after 20 s)', async () => {
+  const server = dynalite({ createTableMs: 300 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const client = rawClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  cleanups.push(async () => client.destroy());
+
+  const start = performance.now();
+  const created = await ensureTables(client, testTableNames);
+  const seconds = (performance.now() - start) / 1000;
+
+  expect(created).toStrictEqual(['inventory', 'apiKeys']);
+  expect(seconds).toBeLessThan(5);
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: testTableNames.inventory }));
+  expect(Table?.TableStatus).toBe('ACTIVE');
+});
+
+test('ensureTables creates nothing when the tables exist', async () => {
+  const db = await startDynamoDb({ dataDir: ':memory:' });
+  cleanups.push(() => db.close());
+  const client = rawClient(db.endpoint);
+  cleanups.push(async () => client.destroy());
+  await ensureTables(client, testTableNames);
+
+  expect(await ensureTables(client, testTableNames)).toStrictEqual([]);
+});
+
+test('startDynamoDb refuses a data folder served by a running process and leaves its endpoint file', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'dynamodb-in-use-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const first = await startDynamoDb({ dataDir });
+  cleanups.push(() => first.close());
+
+  await expect(startDynamoDb({ dataDir })).rejects.toThrow(
+    `the data folder ${dataDir} is in use by the DynamoDB at ${first.endpoint} (is npm start already running?): stop it or set another DATA_DIR`,
+  );
+  expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(`${first.endpoint}\n`);
+});
