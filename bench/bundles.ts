@@ -5,8 +5,8 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Metafile } from 'esbuild';
-import { bundleFileName, bundleFunction } from '#infra/bundling.ts';
+import { build, type Metafile } from 'esbuild';
+import { bundleFileName, bundleFunction, esbuildOptions } from '#infra/bundling.ts';
 import { authorizer, operations } from '#lib/api.ts';
 
 /** Name of the baseline bundle in the results. */
@@ -67,6 +67,18 @@ export async function buildBundle(name: string, entry: string, outRoot = bundles
   const metafile = await bundleFunction(entry, outdir);
   const buildMs = performance.now() - start;
   const { js, mapBytes } = outputsOf(metafile);
+  return summarizeOutput(name, entry, outdir, js, mapBytes, buildMs);
+}
+
+/** A {@link BuiltBundle} from esbuild's description of the written `index.mjs`. */
+function summarizeOutput(
+  name: string,
+  entry: string,
+  outdir: string,
+  js: Metafile['outputs'][string],
+  mapBytes: number,
+  buildMs: number,
+): BuiltBundle {
   const byPackage = new Map<string, number>();
   for (const [path, { bytesInOutput }] of Object.entries(js.inputs)) {
     const pkg = packageOf(path);
@@ -76,6 +88,29 @@ export async function buildBundle(name: string, entry: string, outRoot = bundles
     .map(([pkgName, bytes]) => ({ name: pkgName, bytes }))
     .sort((a, b) => b.bytes - a.bytes);
   return { name, entry, file: join(outdir, bundleFileName), jsBytes: js.bytes, mapBytes, packages, buildMs };
+}
+
+/** Suffix of the names of the reference bundles built without the trims. */
+export const untrimmedSuffix = ' (untrimmed)';
+
+/**
+ * For reference only (what the trims buy): bundles `entry` with the deployed settings minus the module
+ * replacements (`alias`) of infra/bundling.ts, into `<outRoot>/<name>-untrimmed/index.mjs`. Never the
+ * figures the budgets are checked against.
+ */
+export async function buildUntrimmedBundle(
+  name: string,
+  entry: string,
+  outRoot = bundlesDir,
+): Promise<BuiltBundle> {
+  const outdir = join(outRoot, `${name}-untrimmed`);
+  const { alias: _trims, ...options } = esbuildOptions(entry, outdir);
+  const start = performance.now();
+  const { metafile } = await build(options);
+  const buildMs = performance.now() - start;
+  if (!metafile) throw new Error('esbuild returned no metafile');
+  const { js, mapBytes } = outputsOf(metafile);
+  return summarizeOutput(`${name}${untrimmedSuffix}`, entry, outdir, js, mapBytes, buildMs);
 }
 
 /** Every function of the service (operations, then the authorizer), as name and entry. */
@@ -88,6 +123,15 @@ export async function buildAllBundles(outRoot = bundlesDir): Promise<BuiltBundle
   const built: BuiltBundle[] = [];
   for (const { name, entry } of [...serviceFunctions(), { name: baselineName, entry: baselineEntry }]) {
     built.push(await buildBundle(name, entry, outRoot));
+  }
+  return built;
+}
+
+/** The reference bundles without the trims (see {@link buildUntrimmedBundle}), functions then baseline. */
+export async function buildAllUntrimmedBundles(outRoot = bundlesDir): Promise<BuiltBundle[]> {
+  const built: BuiltBundle[] = [];
+  for (const { name, entry } of [...serviceFunctions(), { name: baselineName, entry: baselineEntry }]) {
+    built.push(await buildUntrimmedBundle(name, entry, outRoot));
   }
   return built;
 }

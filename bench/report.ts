@@ -98,6 +98,33 @@ export function loadTable(
   );
 }
 
+/** What the trims buy: size and import CPU time of each bundle without and with them. */
+export function trimsTable(
+  trimmed: readonly BuiltBundle[],
+  untrimmed: readonly BuiltBundle[],
+  loads: readonly LoadTime[],
+  suffix: string,
+): string {
+  const cpu = (name: string) => loads.find((l) => l.name === name)?.importCpu.p50 ?? Number.NaN;
+  return table(
+    ['bundle', 'KB untrimmed', 'KB trimmed', 'change', 'CPU ms untrimmed', 'CPU ms trimmed', 'change'],
+    trimmed.map((b) => {
+      const before = untrimmed.find((u) => u.name === `${b.name}${suffix}`);
+      const beforeCpu = cpu(`${b.name}${suffix}`);
+      const afterCpu = cpu(b.name);
+      return [
+        b.name,
+        before ? kb(before.jsBytes) : '-',
+        kb(b.jsBytes),
+        before ? `${Math.round((b.jsBytes / before.jsBytes - 1) * 100)}%` : '-',
+        f(beforeCpu, 1),
+        f(afterCpu, 1),
+        `${Math.round((afterCpu / beforeCpu - 1) * 100)}%`,
+      ];
+    }),
+  );
+}
+
 /** Warm latency beside the bare call, with DynamoDB usage and connections. */
 export function warmTable(warm: readonly WarmResult[]): string {
   return table(

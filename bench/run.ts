@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { demoInventoryFile } from '#infra/local/service.ts';
 import { parseInventoryFile } from '#infra/tools/inventory-file.ts';
 import { type BudgetCheck, checkBudgets } from './budgets.ts';
-import { baselineName, buildAllBundles } from './bundles.ts';
+import { baselineName, buildAllBundles, buildAllUntrimmedBundles, untrimmedSuffix } from './bundles.ts';
 import { onDemandPrices, operationCosts } from './cost.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { functionEnv } from './function-env.ts';
@@ -27,6 +27,7 @@ import {
   loadTable,
   machineLine,
   scalingTable,
+  trimsTable,
   warmTable,
 } from './report.ts';
 import { measureWarm } from './warm.ts';
@@ -65,21 +66,33 @@ log(`${machineLine(machine)}${quick ? '  [--quick: fewer samples]' : ''}`);
 log('\n## Bundle size (minified, deployed esbuild settings of infra/bundling.ts)');
 const bundles = await buildAllBundles();
 log(bundleTable(bundles));
+const untrimmed = await buildAllUntrimmedBundles();
 
 log(`\n## Module load time (ms, ${settings.loadRounds} fresh Node processes per bundle, interleaved)`);
 const db = await startDynamoServer();
 let loadDeployed: Awaited<ReturnType<typeof measureLoadTimes>>;
 let loadNoMaps: typeof loadDeployed;
+let loadUntrimmed: typeof loadDeployed;
 let warm: Awaited<ReturnType<typeof measureWarm>>;
 try {
   const env = functionEnv(db.endpoint);
-  loadDeployed = await measureLoadTimes(bundles, env, settings.loadRounds, settings.deployedNodeOptions);
+  const loadAll = await measureLoadTimes(
+    [...bundles, ...untrimmed],
+    env,
+    settings.loadRounds,
+    settings.deployedNodeOptions,
+  );
+  loadDeployed = loadAll.filter((l) => !l.name.endsWith(untrimmedSuffix));
+  loadUntrimmed = loadAll.filter((l) => l.name.endsWith(untrimmedSuffix));
   loadNoMaps = await measureLoadTimes(bundles, env, settings.loadRounds, '');
   log(loadTable(loadDeployed, loadNoMaps, baselineName));
   log(
     `(import of the bundle, ms: CPU = user + system time, wall = clock; NODE_OPTIONS=${settings.deployedNodeOptions}` +
       ' as deployed; "no maps": without it; process: the whole child, Node start-up included)',
   );
+
+  log('\n## What the trims buy (bundleAliases of infra/bundling.ts; untrimmed: same settings without them)');
+  log(trimsTable(bundles, untrimmed, [...loadDeployed, ...loadUntrimmed], untrimmedSuffix));
 
   log(`\n## Warm latency (ms, ${settings.warmIterations} invocations each, in-process, embedded DynamoDB)`);
   warm = await measureWarm({
@@ -132,7 +145,8 @@ await writeFile(
       machine,
       settings,
       bundles: bundles.map(({ file: _file, ...rest }) => rest),
-      loadTime: { deployed: loadDeployed, withoutSourceMaps: loadNoMaps },
+      untrimmedBundles: untrimmed.map(({ file: _file, ...rest }) => rest),
+      loadTime: { deployed: loadDeployed, withoutSourceMaps: loadNoMaps, untrimmed: loadUntrimmed },
       warm,
       listScaling: scaling,
       costs,
