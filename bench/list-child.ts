@@ -129,7 +129,9 @@ async function timeJob(job: ListJob & { kind: 'time' }): Promise<TimeFigures> {
     for (let i = 0; i < job.modes.length; i++) {
       const mode = job.modes[(round + i) % job.modes.length] as ListMode;
       const { ms } = await once(mode);
-      (figures.runsMs[mode] ??= []).push(ms);
+      const samples = figures.runsMs[mode] ?? [];
+      samples.push(ms);
+      figures.runsMs[mode] = samples;
     }
   }
   return figures;
