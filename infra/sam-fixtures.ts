@@ -1,5 +1,5 @@
 /**
- * The data the SAM CLI events in `events/` expect (infra/README-deploy.md "Local invocation with the SAM CLI"):
+ * The data the SAM CLI events in `events/` expect (README.md "Local invocation with the SAM CLI"):
  * one inventory entry and one API key, written by `npm run sam:dynamodb` at start and by the event tests.
  *
  * The key {@link samApiKey} is a published test value, valid only in a local store seeded here; it is stored

@@ -169,8 +169,8 @@ describe('environment variables', () => {
     }
   });
 
-  it('every logical id infra/README-deploy.md names is a function of both templates, and it names them all', () => {
-    const readme = readFileSync(join(projectRoot, 'infra/README-deploy.md'), 'utf8');
+  it('every logical id README.md names is a function of both templates, and it names them all', () => {
+    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
     const named = new Set([...readme.matchAll(/`([A-Z][A-Za-z0-9]*Function)`/g)].map((m) => m[1] as string));
     expect([...named].sort()).toEqual(definitions.map(functionLogicalId).sort());
     for (const environment of Object.keys(environments) as EnvironmentName[]) {

@@ -2,7 +2,7 @@
  * The SAM CLI events of `events/`, run as `sam local invoke` runs them, minus Docker: each function is bundled
  * with the stack's esbuild settings (infra/bundling.ts), loaded in a fresh Node process with the variables of
  * `events/env-vars.json` (the endpoint pointed at an embedded DynamoDB seeded like `npm run sam:dynamodb`),
- * and invoked with the event file. Each result is the one infra/README-deploy.md documents for that event.
+ * and invoked with the event file. Each result is the one README.md documents for that event.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ type Outcome = { result: Record<string, unknown> } | { error: string };
 interface EventCase {
   file: string;
   definition: FunctionDefinition;
-  /** The first word of the "Expected result" cell of infra/README-deploy.md's table. */
+  /** The first word of the "Expected result" cell of README.md's table. */
   documented: string;
   check(outcome: Outcome): void;
 }
@@ -213,15 +213,15 @@ async function invoke(logicalId: string, file: string): Promise<Outcome> {
   return JSON.parse(line.slice('OUTCOME '.length)) as Outcome;
 }
 
-/** The rows of the events table of infra/README-deploy.md: file -> [logical id, first word of the result]. */
+/** The rows of the events table of README.md: file -> [logical id, first word of the result]. */
 function documentedEvents(): Map<string, [string, string]> {
-  const readme = readFileSync(join(projectRoot, 'infra/README-deploy.md'), 'utf8');
+  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
   const rows = readme.matchAll(/^\|\s*`events\/([\w-]+\.json)`\s*\|\s*`(\w+)`\s*\|\s*([^\s|,]+)/gm);
   return new Map([...rows].map((row) => [row[1] as string, [row[2] as string, row[3] as string]]));
 }
 
 describe('SAM CLI events', () => {
-  it('every event file in events/ has a case here and a row in infra/README-deploy.md', () => {
+  it('every event file in events/ has a case here and a row in README.md', () => {
     const files = readdirSync(join(projectRoot, 'events')).filter(
       (f) => f.endsWith('.json') && f !== 'env-vars.json',
     );
