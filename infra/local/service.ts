@@ -75,6 +75,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   process.env[tables.inventory.env] = names.inventory;
   process.env[tables.apiKeys.env] = names.apiKeys;
 
+  // Listen before creating anything: a taken port must fail before a first start creates the tables and a
+  // key that would then never be shown (the next start is not a first start).
+  const server = createServer(await createGateway());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  }).catch(async (error: unknown) => {
+    await db?.close();
+    throw error;
+  });
+
   const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
     unmarshallOptions: { wrapNumbers: true },
   });
@@ -90,11 +101,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   else if (created.includes('apiKeys')) apiKey = await createKey(keys, localKeyName, new Date());
   client.destroy();
 
-  const server = createServer(await createGateway());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://${options.host}:${port}/${stageName}`,

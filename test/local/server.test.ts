@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -209,6 +210,39 @@ describe('npm start with a data folder', () => {
       expect(entries.find((entry) => entry.petId === 9223372036854775807n)?.quantity).toBe(77);
     } finally {
       expect((await server.stop('SIGTERM')).code).toBe(0);
+    }
+  });
+});
+
+describe('npm start on a taken port', () => {
+  test('exits 1 before creating anything, so the next start is still a first start that shows the key', async () => {
+    const dataDir = await temporaryDir('server-port-taken-');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const failed = await runNode(scripts.server, [], {
+        env: childEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }),
+      });
+
+      expect(failed).toStrictEqual({
+        code: 1,
+        signal: null,
+        stdout: '',
+        stderr: `npm start: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+      });
+      expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+
+    const next = await start({ DATA_DIR: dataDir });
+    try {
+      expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
+      const apiKey = printedKey(next.stdout()) ?? '';
+      expect((await getInventory(next.baseUrl, apiKey)).status).toBe(200);
+    } finally {
+      expect((await next.stop()).code).toBe(0);
     }
   });
 });
