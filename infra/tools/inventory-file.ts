@@ -49,8 +49,11 @@ function validateRow(value: unknown, fromCsv: boolean): InventoryItem | string {
 
 /** JSON rows, with every integer petId kept as its source text (exact over the whole int64 range). */
 function jsonRows(text: string): unknown[] {
-  const rows: unknown = JSON.parse(text, (key, value, context?: { source?: string }) =>
-    key === 'petId' && typeof value === 'number' ? context?.source : value,
+  // A UTF-8 byte order mark (as some editors save) is skipped, as it is for CSV.
+  const rows: unknown = JSON.parse(
+    text.replace(/^\uFEFF/, ''),
+    (key, value, context?: { source?: string }) =>
+      key === 'petId' && typeof value === 'number' ? context?.source : value,
   );
   if (!Array.isArray(rows))
     throw new InventoryFileError(['the file must hold a JSON array of entries'], false);

@@ -146,6 +146,18 @@ describe('import of a valid file writes exactly its entries', () => {
     ]);
   });
 
+  test('CSV and JSON files starting with a UTF-8 byte order mark, with CRLF line ends', async () => {
+    const csv = await file('bom.csv', '\uFEFFpetId,quantity,status\r\n1,2,sold\r\n');
+    const json = await file('bom.json', '\uFEFF[{"petId": 2, "quantity": 3, "status": "pending"}]\r\n');
+
+    expect((await importFile(csv)).code).toBe(0);
+    expect((await importFile(json)).code).toBe(0);
+    expect(await inventoryTable()).toStrictEqual([
+      inventoryRecord('1', 2, 'sold'),
+      inventoryRecord('2', 3, 'pending'),
+    ]);
+  });
+
   test('an imported entry replaces the stored entry with the same petId and leaves others alone', async () => {
     await putItems(client, testTableNames.inventory, [
       inventoryRecord('5', 1, 'pending'),
