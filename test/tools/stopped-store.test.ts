@@ -61,7 +61,7 @@ test('keys and import work while the server is stopped, and the next start serve
   }
 });
 
-test('after a crash (SIGKILL) the stale endpoint file does not stop the tools', async () => {
+test('after a crash (SIGKILL) the stale endpoint file stops neither the tools nor the next start', async () => {
   const crashed = await startOnDataDir();
   const endpoint = await readFile(join(dataDir, 'endpoint'), 'utf8');
   const killed = await crashed.stop('SIGKILL');
@@ -72,4 +72,10 @@ test('after a crash (SIGKILL) the stale endpoint file does not stop the tools', 
 
   expect(listed.code, listed.stderr).toBe(0);
   expect(listed.stdout).toContain("'local'");
+  const restarted = await startOnDataDir();
+  expect(restarted.stdout()).toBe(
+    `Pet store inventory API at ${restarted.baseUrl} (data in ${dataDir})\n` +
+      `Try: curl -H 'Authorization: Bearer <your key: npm run keys -- create <name>>' ${restarted.baseUrl}/inventory\n`,
+  );
+  expect((await restarted.stop()).code).toBe(0);
 });
