@@ -130,7 +130,7 @@ export async function startServer(options: {
       reject(new Error(`server not ready in time:\n${output.stdout}\n${output.stderr}`));
     }, options.timeoutMs ?? 30_000);
     const check = () => {
-      if (/^Try: curl .*$/m.test(output.stdout)) {
+      if (/^Try: curl .*\n/m.test(output.stdout)) {
         clearTimeout(timer);
         resolve();
       }
