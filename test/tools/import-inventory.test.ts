@@ -5,6 +5,7 @@
  * this process on a temporary data folder (not seeded, so the table holds only what a test imports) and
  * advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds from `DATA_DIR` alone.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -318,6 +319,27 @@ describe('import of a file with an invalid row exits 1, names the row and writes
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`import: ${path}: the file name must end in .json or .csv\n`);
     expect(await inventoryTable()).toStrictEqual([]);
+  });
+});
+
+describe('import with AWS_ENDPOINT_URL_DYNAMODB', () => {
+  test('writes to that DynamoDB and leaves DATA_DIR alone', async () => {
+    const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
+    const unusedDir = join(filesDir, 'unused-data-dir');
+    const path = await file('external.json', '[{"petId": 12, "quantity": 4, "status": "pending"}]');
+
+    const result = await runNode(scripts.import, [path], {
+      env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: unusedDir }),
+    });
+
+    expect(result).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: `Imported 1 entries into DynamoDB at ${endpoint}.\n`,
+      stderr: '\rimported 1/1\n',
+    });
+    expect(await inventoryTable()).toStrictEqual([inventoryRecord('12', 4, 'pending')]);
+    expect(existsSync(unusedDir)).toBe(false);
   });
 });
 
