@@ -4,7 +4,7 @@
  * standard AWS credential chain (contract.md "Operator tooling").
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '#lib/api.ts';
 import { connectLocalDynamoDb, localTableNames } from '../local/dynamodb.ts';
@@ -56,17 +56,22 @@ async function localTarget(): Promise<Target> {
   const db = process.env.AWS_ENDPOINT_URL_DYNAMODB ? undefined : await connectLocalDynamoDb(dataDir);
   const raw = new DynamoDBClient(db ? { endpoint: db.endpoint } : {});
   const tables = localTableNames();
+  const description = db ? `local store ${dataDir}` : `DynamoDB at ${process.env.AWS_ENDPOINT_URL_DYNAMODB}`;
   try {
     await raw.send(new DescribeTableCommand({ TableName: tables.inventory }));
-  } catch {
+  } catch (error) {
+    raw.destroy();
     await db?.close();
-    throw new Error('the local store has no tables yet: run `npm start` once first');
+    if (error instanceof ResourceNotFoundException) {
+      throw new Error('the local store has no tables yet: run `npm start` once first');
+    }
+    throw new Error(`cannot use the ${description}: ${(error as Error).message}`);
   }
   const client = DynamoDBDocumentClient.from(raw, { unmarshallOptions: { wrapNumbers: true } });
   return {
     client,
     tables,
-    description: db ? `local store ${dataDir}` : `DynamoDB at ${process.env.AWS_ENDPOINT_URL_DYNAMODB}`,
+    description,
     async close() {
       client.destroy();
       await db?.close();

@@ -5,6 +5,7 @@
  * from `DATA_DIR` alone.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -53,6 +54,15 @@ async function createKey(name: string): Promise<string> {
 async function storedKey(digest: string) {
   const records = await scanTable(client, testTableNames.apiKeys);
   return records.find((record) => record.keyDigest?.S === digest);
+}
+
+/** A port on which nothing listens: taken from the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 const unauthorizedBody =
@@ -193,6 +203,23 @@ describe('keys revoke', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('keys: no active key named "nobody"\n');
+  });
+});
+
+describe('keys with an unreachable AWS_ENDPOINT_URL_DYNAMODB', () => {
+  test('names the unreachable DynamoDB instead of claiming there are no tables', async () => {
+    const port = await closedPort();
+
+    const result = await runNode(scripts.keys, ['list'], {
+      env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
+    });
+
+    expect(result).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: `keys: cannot use the DynamoDB at http://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    });
   });
 });
 
