@@ -36,9 +36,7 @@ await ensureTables(client, names);
 await seedSamFixtures(DynamoDBDocumentClient.from(client), names);
 client.destroy();
 
-console.log(`DynamoDB for the SAM CLI at ${db.endpoint} (data in ${values['data-dir']})`);
-console.log(`Tables: ${names.inventory}, ${names.apiKeys}; SAM event fixtures seeded.`);
-
+// Before the lines below: a supervisor may send a signal as soon as it reads them.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await db.close();
@@ -46,3 +44,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(0);
   });
 }
+
+console.log(`DynamoDB for the SAM CLI at ${db.endpoint} (data in ${values['data-dir']})`);
+console.log(`Tables: ${names.inventory}, ${names.apiKeys}; SAM event fixtures seeded.`);
