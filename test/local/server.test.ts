@@ -165,7 +165,7 @@ describe('npm start with a data folder', () => {
     expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
   });
 
-  test('SIGTERM exits 0 promptly, prints Stopped. and removes the endpoint file', async () => {
+  test('SIGTERM exits 0 promptly, prints Stopped., removes the endpoint file; the generated key is stored only hashed', async () => {
     expect(await patchQuantity(server.baseUrl, apiKey, '9223372036854775807', 77)).toStrictEqual({
       status: 200,
       text: '{"petId":9223372036854775807,"quantity":77,"status":"pending"}',
@@ -177,6 +177,11 @@ describe('npm start with a data folder', () => {
     expect(stopped.ms).toBeLessThan(5000);
     expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
     expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
+    const files = await filesUnder(dataDir);
+    expect(
+      files.filter(({ bytes }) => bytes.includes(apiKey.slice(4))).map(({ path }) => path),
+    ).toStrictEqual([]);
+    expect(files.some(({ bytes }) => bytes.includes(sha256Hex(apiKey)))).toBe(true);
   });
 
   test('a restart keeps the PATCHed quantity and the key, and neither reseeds nor prints a new key', async () => {
