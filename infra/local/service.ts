@@ -103,7 +103,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://${options.host}:${port}/${stageName}`,
+    // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
+    baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${stageName}`,
     ...(apiKey ? { apiKey } : {}),
     firstStart,
     seeded,

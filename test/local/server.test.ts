@@ -219,6 +219,19 @@ describe('npm start with a data folder', () => {
   });
 });
 
+describe('npm start with HOST=::1', () => {
+  test('prints an IPv6 base URL in brackets that works', async () => {
+    const server = await start({ DATA_DIR: ':memory:', HOST: '::1' });
+    try {
+      expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:[1-9][0-9]*\/v1$/);
+      const apiKey = printedKey(server.stdout()) ?? '';
+      expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+  });
+});
+
 describe('npm start on a taken port', () => {
   test('exits 1 before creating anything, so the next start is still a first start that shows the key', async () => {
     const dataDir = await temporaryDir('server-port-taken-');
