@@ -19,7 +19,7 @@ export interface KeySummary {
 
 function stateAt(record: ApiKeyRecord, now: Date): KeyState {
   if (record.revokedAt !== undefined) return 'revoked';
-  if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now.getTime()) return 'expired';
+  if (record.expiresAt !== undefined && !(Date.parse(record.expiresAt) > now.getTime())) return 'expired';
   return 'active';
 }
 

@@ -37,6 +37,7 @@ export async function authorize(
   if (token === undefined) return undefined;
   const record = await keys.get(apiKeyDigest(token));
   if (!record || record.revokedAt !== undefined) return undefined;
-  if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now.getTime()) return undefined;
+  // `!(expiry > now)`: an expiry that does not parse (NaN) refuses, rather than never expiring.
+  if (record.expiresAt !== undefined && !(Date.parse(record.expiresAt) > now.getTime())) return undefined;
   return { keyName: record.name };
 }

@@ -162,6 +162,12 @@ describe("authorizer refuses with exactly Error('Unauthorized')", () => {
     await expectUnauthorized(authorize(`Bearer ${key}`));
   });
 
+  test('a key whose stored expiry does not parse (fails closed, not open)', async () => {
+    const key = await storeKey('bad-expiry', { expiresAt: { S: 'not-a-date' } });
+
+    await expectUnauthorized(authorize(`Bearer ${key}`));
+  });
+
   test('a valid key followed by extra words', async () => {
     const key = await storeKey('extra-words');
 
