@@ -10,6 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { stageName, tables } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
+import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { importInventoryFile } from '../tools/import-file.ts';
@@ -51,6 +52,22 @@ export interface LocalService {
   close(): Promise<void>;
 }
 
+/** Fewest characters of an `API_KEY`: a shorter value is too easy to guess (the generated keys have 47). */
+const minApiKeyLength = 32;
+
+/**
+ * Refuses an `API_KEY` that could never be sent (not an RFC 6750 bearer token) or is too short to be secret.
+ * @throws Error naming the rule.
+ */
+function checkApiKey(apiKey: string): void {
+  if (apiKey.length < minApiKeyLength || bearerToken(`Bearer ${apiKey}`) !== apiKey) {
+    throw new Error(
+      `API_KEY must be at least ${minApiKeyLength} characters of letters, digits and -._~+/ (a bearer token); ` +
+        'leave it unset to get a generated key, or make one with `npm run keys -- create <name>`',
+    );
+  }
+}
+
 /** Stores the digest of `apiKey` under the local name unless it is already stored. */
 async function acceptKey(keys: ReturnType<typeof keyStore>, apiKey: string): Promise<void> {
   const keyDigest = apiKeyDigest(apiKey);
@@ -65,6 +82,7 @@ async function acceptKey(keys: ReturnType<typeof keyStore>, apiKey: string): Pro
  * @throws when the ports are taken or DynamoDB cannot be reached.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  if (options.apiKey !== undefined) checkApiKey(options.apiKey);
   localAwsDefaults();
   let db: LocalDynamoDb | undefined;
   if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {

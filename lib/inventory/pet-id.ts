@@ -40,5 +40,5 @@ export function comparePetIds(a: string, b: string): number {
   const aNegative = a.startsWith('-');
   if (aNegative !== b.startsWith('-')) return aNegative ? -1 : 1;
   const byMagnitude = a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-  return aNegative ? -byMagnitude : byMagnitude;
+  return aNegative ? 0 - byMagnitude : byMagnitude;
 }

@@ -292,6 +292,25 @@ describe('npm start with DATA_DIR=:memory:', () => {
 });
 
 describe('npm start with API_KEY', () => {
+  test.each(['short-key', `${'a'.repeat(40)} b`, `${'é'.repeat(40)}`])(
+    'refuses API_KEY %j (too short, or not a bearer token) with exit 1 before creating anything',
+    async (apiKey) => {
+      const dataDir = await temporaryDir('server-bad-api-key-');
+      const failed = await runNode(scripts.server, [], {
+        env: childEnv({ DATA_DIR: dataDir, API_KEY: apiKey }),
+      });
+      expect(failed).toStrictEqual({
+        code: 1,
+        signal: null,
+        stdout: '',
+        stderr:
+          'npm start: API_KEY must be at least 32 characters of letters, digits and -._~+/ (a bearer token); ' +
+          'leave it unset to get a generated key, or make one with `npm run keys -- create <name>`\n',
+      });
+      expect(await readdir(dataDir)).toStrictEqual([]);
+    },
+  );
+
   test('accepts that key, never prints it, and stores it only hashed', async () => {
     const dataDir = await temporaryDir('server-api-key-');
     const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
