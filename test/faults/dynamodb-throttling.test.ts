@@ -13,23 +13,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { localAwsDefaults } from '#infra/local/settings.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
+import type { AuthorizerHandler, ProxyHandler } from '#test/support/lambda-events.ts';
 
 const throttlingBody = JSON.stringify({
   __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',

@@ -4,32 +4,28 @@
  * computed here, so the test does not rely on the key tool.
  */
 import { randomBytes } from 'node:crypto';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { lambdaTestContext, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import {
+  type AuthorizerHandler,
+  lambdaTestContext,
+  tokenAuthorizerEvent,
+} from '#test/support/lambda-events.ts';
+import {
+  importHandlerOnTestDynamoDb,
   putItem,
   type RawItem,
   scanTable,
-  setFunctionEnvironment,
   sha256Hex,
-  startTestDynamoDb,
   type TestDynamoDb,
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
 
-type Handler = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
-
 let db: TestDynamoDb;
-let handler: Handler;
+let handler: AuthorizerHandler;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
-  setFunctionEnvironment(db.endpoint);
-  ({ handler } = await import('#functions/authorizer/handler.ts'));
+  ({ db, handler } = await importHandlerOnTestDynamoDb(() => import('#functions/authorizer/handler.ts')));
 });
 afterAll(() => db?.close());
 

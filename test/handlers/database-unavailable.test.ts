@@ -4,22 +4,15 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (contract.md "Errors").
  */
 import { createServer } from 'node:net';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
 import { beforeAll, expect, test } from 'vitest';
-import { lambdaTestContext, restProxyEvent, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
+import {
+  type AuthorizerHandler,
+  lambdaTestContext,
+  type ProxyHandler,
+  restProxyEvent,
+  tokenAuthorizerEvent,
+} from '#test/support/lambda-events.ts';
 import { setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
 
 let listInventory: ProxyHandler;
 let updateInventory: ProxyHandler;

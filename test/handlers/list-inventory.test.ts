@@ -3,30 +3,25 @@
  * (in-memory dynalite): spec §4.1, contract.md "Semantics" and "petId".
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { lambdaTestContext, restProxyEvent } from '#test/support/lambda-events.ts';
+import { lambdaTestContext, type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import {
   clearInventory,
+  importHandlerOnTestDynamoDb,
   inventoryRecord,
   putItems,
   type RawItem,
   scanTable,
-  setFunctionEnvironment,
-  startTestDynamoDb,
   type TestDynamoDb,
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
 let db: TestDynamoDb;
-let handler: Handler;
+let handler: ProxyHandler;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
-  setFunctionEnvironment(db.endpoint);
-  ({ handler } = await import('#functions/list-inventory/handler.ts'));
+  ({ db, handler } = await importHandlerOnTestDynamoDb(() => import('#functions/list-inventory/handler.ts')));
 });
 afterAll(() => db?.close());
 

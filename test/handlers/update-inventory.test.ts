@@ -2,30 +2,32 @@
  * functions/update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
  * API (in-memory dynalite): spec §4.2, contract.md "InventoryUpdate", "Semantics" and "Errors".
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { lambdaTestContext, type ProxyRequest, restProxyEvent } from '#test/support/lambda-events.ts';
+import {
+  lambdaTestContext,
+  type ProxyHandler,
+  type ProxyRequest,
+  restProxyEvent,
+} from '#test/support/lambda-events.ts';
 import {
   clearInventory,
+  importHandlerOnTestDynamoDb,
   inventoryRecord,
   putItems,
   type RawItem,
   scanTable,
-  setFunctionEnvironment,
-  startTestDynamoDb,
   type TestDynamoDb,
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
 let db: TestDynamoDb;
-let handler: Handler;
+let handler: ProxyHandler;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
-  setFunctionEnvironment(db.endpoint);
-  ({ handler } = await import('#functions/update-inventory/handler.ts'));
+  ({ db, handler } = await importHandlerOnTestDynamoDb(
+    () => import('#functions/update-inventory/handler.ts'),
+  ));
 });
 afterAll(() => db?.close());
 

@@ -4,7 +4,22 @@
  * do not inherit a mistake of the code under test.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+
+/** The `handler` export of an HTTP function module (list-inventory, update-inventory): a REST proxy handler. */
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** The `handler` export of functions/authorizer: a TOKEN authorizer. */
+export type AuthorizerHandler = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 /** What varies between REST proxy requests in the handler tests. */
 export interface ProxyRequest {

@@ -74,6 +74,26 @@ export function setFunctionEnvironment(endpoint: string): void {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 }
 
+/**
+ * For a handler test's `beforeAll`: starts a dynalite with the service's tables ({@link startTestDynamoDb}),
+ * points this process at it ({@link setFunctionEnvironment}) and only then imports the handler module with
+ * `load` (the module reads its environment at import). The caller closes `db` in `afterAll`; when the import
+ * fails, `db` is closed here and the error rethrown.
+ */
+export async function importHandlerOnTestDynamoDb<H>(
+  load: () => Promise<{ handler: H }>,
+): Promise<{ db: TestDynamoDb; handler: H }> {
+  const db = await startTestDynamoDb();
+  try {
+    setFunctionEnvironment(db.endpoint);
+    const { handler } = await load();
+    return { db, handler };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
 /** An inventory item as stored: `petId` and `quantity` Numbers, `status` a String. */
 export function inventoryRecord(petId: string, quantity: number, status: string): RawItem {
   return { petId: { N: petId }, quantity: { N: String(quantity) }, status: { S: status } };
