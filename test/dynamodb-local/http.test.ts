@@ -9,9 +9,9 @@
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
-import type { TestApi, TestResponse } from '#test/support/local-api.ts';
+import type { TestApi } from '#test/support/local-api.ts';
 
 const javaPresent = hasJava();
 if (!javaPresent) {
@@ -34,10 +34,6 @@ const unauthorizedMessage = 'a valid API key is required: send Authorization: Be
 
 let dynamoDb: DynamoDbLocal;
 let api: TestApi;
-
-function observed(response: TestResponse) {
-  return { ...response, contentType: response.headers.get('content-type') ?? undefined };
-}
 
 function patch(petId: string, body: string, headers: Record<string, string> = {}) {
   return api.request('PATCH', `/inventory/${petId}`, {
@@ -88,7 +84,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
 
   test('rejects a PATCH of a pet with no entry with 404 not_found and creates no entry', async () => {
     const response = await patch('9223372036854775806', '{"quantity":1}');
-    expectContractError(observed(response), 404);
+    expectContractError(observe(response), 404);
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
 
@@ -101,14 +97,14 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     ['malformed JSON', '9', '{"quantity":'],
   ])('rejects %s with 400 invalid_request and leaves the table unchanged', async (_name, petId, body) => {
     const response = await patch(petId, body);
-    expectContractError(observed(response), 400);
+    expectContractError(observe(response), 400);
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
 
   test('answers an unknown route with 404 not_found', async () => {
     const response = await api.request('GET', '/pets/1', { headers: { Authorization: api.authorization } });
     expectContractError(
-      observed(response),
+      observe(response),
       404,
       'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
     );
@@ -116,7 +112,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
 
   test('answers a request with an unknown key with 401 unauthorized and leaves the table unchanged', async () => {
     const response = await patch('9', '{"quantity":1}', { Authorization: 'Bearer psk_unknown' });
-    expectContractError(observed(response), 401, unauthorizedMessage);
+    expectContractError(observe(response), 401, unauthorizedMessage);
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
 

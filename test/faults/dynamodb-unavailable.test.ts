@@ -23,7 +23,7 @@ import { type LocalDynamoDb, localTableNames, startDynamoDb } from '#infra/local
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 
@@ -94,11 +94,7 @@ async function timed(send: () => Promise<TestResponse>): Promise<{ response: Tes
 
 /** Asserts a 503 `service_unavailable` with exactly `message` and nothing internal in the body. */
 function expectUnavailable(response: TestResponse, message: string): void {
-  expectContractError(
-    { ...response, contentType: response.headers.get('content-type') ?? undefined },
-    503,
-    message,
-  );
+  expectContractError(observe(response), 503, message);
   const names = localTableNames();
   for (const internal of [
     names.inventory,

@@ -29,10 +29,11 @@ import {
   inventoryItemJson,
   isContractAuthorization,
   isContractJsonContentType,
+  observe,
 } from '#test/support/contract-oracle.ts';
-import { InventoryModel, type ModelItem } from '#test/support/inventory-model.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
-import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import { type InventoryModel, type ModelItem, startModelledApi } from '#test/support/inventory-model.ts';
+import type { TestApi } from '#test/support/local-api.ts';
+import type { RawClient } from '#test/support/raw-http.ts';
 
 const existing: InventoryItem[] = [{ petId: '7', quantity: 1, status: 'available' }];
 const unauthorizedMessage = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
@@ -41,6 +42,7 @@ const contentTypeMessage = 'Content-Type must be application/json';
 let api: TestApi;
 let client: RawClient;
 let model: InventoryModel;
+let close: () => Promise<void>;
 /** A second valid key, with an expiry in the future. */
 const futureKey = generateApiKey();
 const revokedKey = generateApiKey();
@@ -49,8 +51,7 @@ const expiredKey = generateApiKey();
 const unknownKey = generateApiKey();
 
 beforeAll(async () => {
-  api = await startTestApi();
-  await api.inventory.putMany(existing);
+  ({ api, client, model, close } = await startModelledApi(existing));
   const createdAt = '2026-01-01T00:00:00.000Z';
   await api.keys.put({
     keyDigest: apiKeyDigest(futureKey),
@@ -66,13 +67,8 @@ beforeAll(async () => {
     createdAt,
     expiresAt: '2026-01-02T00:00:00.000Z',
   });
-  client = rawClient(api.baseUrl);
-  model = new InventoryModel(existing);
 });
-afterAll(async () => {
-  client.close();
-  await api.close();
-});
+afterAll(() => close?.());
 
 const validKeys = () => [api.apiKey, futureKey];
 
@@ -104,7 +100,7 @@ async function checkHeaders(
       ? { method, path: '/inventory/7', headers, body: JSON.stringify({ quantity }) }
       : { method, path: '/inventory', headers },
   );
-  const observed = { ...response, contentType: response.headers['content-type'] };
+  const observed = observe(response);
   const context = `${JSON.stringify(headers).slice(0, 2000)} -> ${response.status} ${response.text}`;
   expect([...allowed], context).toContain(response.status);
   if (response.status === 401) expectContractError(observed, 401, unauthorizedMessage);

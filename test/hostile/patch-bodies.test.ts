@@ -12,10 +12,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { contractQuantity, expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
-import { InventoryModel } from '#test/support/inventory-model.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
-import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import {
+  contractQuantity,
+  expectContractError,
+  inventoryItemJson,
+  observe,
+} from '#test/support/contract-oracle.ts';
+import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
+import type { TestApi } from '#test/support/local-api.ts';
+import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
 
 const existing: InventoryItem[] = [
   { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
@@ -29,17 +34,12 @@ const missing = ['0', '8', '-1', '9223372036854775806'];
 let api: TestApi;
 let client: RawClient;
 let model: InventoryModel;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  await api.inventory.putMany(existing);
-  client = rawClient(api.baseUrl);
-  model = new InventoryModel(existing);
+  ({ api, client, model, close } = await startModelledApi(existing));
 });
-afterAll(async () => {
-  client.close();
-  await api.close();
-});
+afterAll(() => close?.());
 
 const encoder = new TextEncoder();
 const targetPet = fc.constantFrom(...existing.map((item) => item.petId), ...missing);
@@ -47,16 +47,8 @@ const targetPet = fc.constantFrom(...existing.map((item) => item.petId), ...miss
 /** Sends `body` to `petId` and checks the response and the table against the oracle and the model. */
 async function checkPatch(petId: string, body: string | Uint8Array): Promise<void> {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const response = await client.send({
-    method: 'PATCH',
-    path: `/inventory/${petId}`,
-    headers: [
-      ['Authorization', api.authorization],
-      ['Content-Type', 'application/json'],
-    ],
-    body: bytes,
-  });
-  const observed = { ...response, contentType: response.headers['content-type'] };
+  const response = await sendJsonPatch(client, api.authorization, `/inventory/${petId}`, bytes);
+  const observed = observe(response);
   const quantity = contractQuantity(bytes);
   if (quantity === undefined) {
     const error = expectContractError(observed, 400);
@@ -284,20 +276,8 @@ describe('body size limit (API Gateway payload limit, contract.md 413)', () => {
   test('rejects a body of 10 MB + 1 byte with 413 payload_too_large and leaves the table unchanged', async () => {
     const body = paddedBody(98, maxBytes + 1);
     expect(Buffer.byteLength(body)).toBe(maxBytes + 1);
-    const response = await client.send({
-      method: 'PATCH',
-      path: '/inventory/7',
-      headers: [
-        ['Authorization', api.authorization],
-        ['Content-Type', 'application/json'],
-      ],
-      body,
-    });
-    expectContractError(
-      { ...response, contentType: response.headers['content-type'] },
-      413,
-      'request body larger than 10 MB',
-    );
+    const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
+    expectContractError(observe(response), 413, 'request body larger than 10 MB');
     await model.expectTable(api);
   });
 });

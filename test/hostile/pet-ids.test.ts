@@ -15,10 +15,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { contractPetId, expectContractError, inventoryItemJson } from '#test/support/contract-oracle.ts';
-import { InventoryModel } from '#test/support/inventory-model.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
-import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import {
+  contractPetId,
+  expectContractError,
+  inventoryItemJson,
+  observe,
+} from '#test/support/contract-oracle.ts';
+import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
+import type { TestApi } from '#test/support/local-api.ts';
+import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
 
 const existing: InventoryItem[] = [
   { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
@@ -32,30 +37,22 @@ const existing: InventoryItem[] = [
 let api: TestApi;
 let client: RawClient;
 let model: InventoryModel;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  await api.inventory.putMany(existing);
-  client = rawClient(api.baseUrl);
-  model = new InventoryModel(existing);
+  ({ api, client, model, close } = await startModelledApi(existing));
 });
-afterAll(async () => {
-  client.close();
-  await api.close();
-});
+afterAll(() => close?.());
 
 /** Sends a valid update of `quantity` to the raw path segment `segment` and checks the oracle's answer. */
 async function checkSegment(segment: string, quantity: number): Promise<number> {
-  const response = await client.send({
-    method: 'PATCH',
-    path: `/inventory/${segment}`,
-    headers: [
-      ['Authorization', api.authorization],
-      ['Content-Type', 'application/json'],
-    ],
-    body: JSON.stringify({ quantity }),
-  });
-  const observed = { ...response, contentType: response.headers['content-type'] };
+  const response = await sendJsonPatch(
+    client,
+    api.authorization,
+    `/inventory/${segment}`,
+    JSON.stringify({ quantity }),
+  );
+  const observed = observe(response);
   const petId = contractPetId(decodeURIComponent(segment));
   if (petId === undefined) {
     expect(expectContractError(observed, 400).message).toContain('petId');
@@ -183,17 +180,9 @@ describe('petId examples at the edges of the rule', () => {
   test.each(['%ZZ', '%FF', '7%', '%E2%82'])(
     'answers a path that is not percent-encoded UTF-8 (%s) with 404 not_found and changes nothing',
     async (raw) => {
-      const response = await client.send({
-        method: 'PATCH',
-        path: `/inventory/${raw}`,
-        headers: [
-          ['Authorization', api.authorization],
-          ['Content-Type', 'application/json'],
-        ],
-        body: '{"quantity":79}',
-      });
+      const response = await sendJsonPatch(client, api.authorization, `/inventory/${raw}`, '{"quantity":79}');
       expectContractError(
-        { ...response, contentType: response.headers['content-type'] },
+        observe(response),
         404,
         'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
       );

@@ -6,6 +6,7 @@
  * lib/ (a bug copied into the oracle could not be found). Where the contract leaves a case open, the
  * decision is stated at the predicate.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { expect } from 'vitest';
 
 /** The error code of each status (contract.md "Errors"). */
@@ -112,6 +113,20 @@ export interface ObservedResponse {
   /** The `content-type` header value, if any. */
   contentType: string | undefined;
   text: string;
+}
+
+/**
+ * `response` with its `content-type` header value as `contentType`, ready for {@link expectContractError}:
+ * for a `fetch` response (`headers` a `Headers`) and for a raw one (`headers` Node's lower-cased object) alike.
+ */
+export function observe<R extends { status: number; text: string; headers: Headers | IncomingHttpHeaders }>(
+  response: R,
+): R & ObservedResponse {
+  const contentType =
+    response.headers instanceof Headers
+      ? (response.headers.get('content-type') ?? undefined)
+      : response.headers['content-type'];
+  return { ...response, contentType };
 }
 
 /**

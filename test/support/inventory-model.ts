@@ -4,7 +4,9 @@
  * the real table (read with a raw Scan, see `TestApi.tableItems`) must equal it.
  */
 import { expect } from 'vitest';
-import type { TestApi } from './local-api.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { startTestApi, type TestApi } from './local-api.ts';
+import { type RawClient, rawClient } from './raw-http.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */
 export interface ModelItem {
@@ -42,4 +44,32 @@ export class InventoryModel {
       .map(({ petId, quantity, status }) => ({ petId, quantity: String(quantity), status }));
     expect(await api.tableItems(), context).toEqual(expected);
   }
+}
+
+/** A service under test seeded with known entries, a raw client on it, and the model of its table. */
+export interface ModelledApi {
+  api: TestApi;
+  client: RawClient;
+  model: InventoryModel;
+  /** Closes the client's connections, then the service. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service under test (`startTestApi()`), stores `items` in it, and opens a {@link RawClient} on it
+ * and an {@link InventoryModel} of `items`: the setup of the property-based hostile suites.
+ */
+export async function startModelledApi(items: readonly InventoryItem[]): Promise<ModelledApi> {
+  const api = await startTestApi();
+  await api.inventory.putMany(items);
+  const client = rawClient(api.baseUrl);
+  return {
+    api,
+    client,
+    model: new InventoryModel(items),
+    async close() {
+      client.close();
+      await api.close();
+    },
+  };
 }

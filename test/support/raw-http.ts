@@ -65,3 +65,24 @@ export function rawClient(baseUrl: string, options: { maxSockets?: number } = {}
     },
   };
 }
+
+/**
+ * `PATCH <path>` with the headers of a valid update, in this order: `Authorization: <authorization>` and
+ * `Content-Type: application/json`; the body is sent as given.
+ */
+export function sendJsonPatch(
+  client: RawClient,
+  authorization: string,
+  path: string,
+  body: string | Uint8Array,
+): Promise<RawResponse> {
+  return client.send({
+    method: 'PATCH',
+    path,
+    headers: [
+      ['Authorization', authorization],
+      ['Content-Type', 'application/json'],
+    ],
+    body,
+  });
+}
