@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { expectContractError, inventoryItemJson, type ObservedResponse } from './contract-oracle.ts';
 import { startTestApi, type TestApi } from './local-api.ts';
 import { type RawClient, rawClient } from './raw-http.ts';
 
@@ -35,6 +36,21 @@ export class InventoryModel {
     if (!item) throw new Error(`the model has no entry ${petId}`);
     item.quantity = quantity;
     return { ...item };
+  }
+
+  /**
+   * Asserts the contract's answer to an update of `petId` to `quantity` that is valid in every other respect:
+   * 404 `not_found` when the model has no entry for `petId`, else 200 with the updated entry as JSON (the
+   * update is then applied to the model).
+   */
+  expectUpdateAnswer(response: ObservedResponse, petId: string, quantity: number): void {
+    if (this.get(petId) === undefined) {
+      expectContractError(response, 404);
+    } else {
+      expect(response.status, response.text).toBe(200);
+      expect(response.contentType).toBe('application/json');
+      expect(response.text).toBe(inventoryItemJson(this.setQuantity(petId, quantity)));
+    }
   }
 
   /** Asserts that the table holds exactly the model's entries and nothing else. */
