@@ -6,9 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -18,8 +17,9 @@ import {
   runNode,
   type ServerProcess,
   scripts,
-  startServer,
+  startLocalServer,
 } from '#test/support/child-process.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import {
   scanTable,
   sha256Hex,
@@ -29,27 +29,10 @@ import {
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
 
-const temporaryDirs: string[] = [];
-
-/** A new empty temporary folder, removed after the file's tests. */
-async function temporaryDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temporaryDirs.push(dir);
-  return dir;
-}
-
 afterAll(async () => {
   killChildren();
-  for (const dir of temporaryDirs) await rm(dir, { recursive: true, force: true });
+  await removeTemporaryDirs();
 });
-
-/** Starts `npm start` with PORT=0, HOST=127.0.0.1 and the given variables. */
-function start(variables: Record<string, string>, cwd?: string): Promise<ServerProcess> {
-  return startServer({
-    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...variables }),
-    ...(cwd ? { cwd } : {}),
-  });
-}
 
 /** An inventory entry with petId kept exact (as a bigint) however large. */
 interface Entry {
@@ -115,7 +98,7 @@ describe('npm start with a data folder', () => {
 
   beforeAll(async () => {
     dataDir = await temporaryDir('server-data-');
-    server = await start({ DATA_DIR: dataDir });
+    server = await startLocalServer({ DATA_DIR: dataDir });
     apiKey = printedKey(server.stdout()) ?? '';
   });
 
@@ -185,7 +168,7 @@ describe('npm start with a data folder', () => {
   });
 
   test('a restart keeps the PATCHed quantity and the key, and neither reseeds nor prints a new key', async () => {
-    server = await start({ DATA_DIR: dataDir });
+    server = await startLocalServer({ DATA_DIR: dataDir });
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
@@ -208,7 +191,7 @@ describe('npm start with a data folder', () => {
     expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
     expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
 
-    server = await start({ DATA_DIR: dataDir });
+    server = await startLocalServer({ DATA_DIR: dataDir });
     try {
       const entries = await listEntries(server.baseUrl, apiKey);
       expect(entries.find((entry) => entry.petId === 1n)?.quantity).toBe(555);
@@ -221,7 +204,7 @@ describe('npm start with a data folder', () => {
 
 describe('npm start with HOST=::1', () => {
   test('prints an IPv6 base URL in brackets that works', async () => {
-    const server = await start({ DATA_DIR: ':memory:', HOST: '::1' });
+    const server = await startLocalServer({ DATA_DIR: ':memory:', HOST: '::1' });
     try {
       expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:[1-9][0-9]*\/v1$/);
       const apiKey = printedKey(server.stdout()) ?? '';
@@ -254,7 +237,7 @@ describe('npm start on a taken port', () => {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
 
-    const next = await start({ DATA_DIR: dataDir });
+    const next = await startLocalServer({ DATA_DIR: dataDir });
     try {
       expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
       const apiKey = printedKey(next.stdout()) ?? '';
@@ -268,14 +251,14 @@ describe('npm start on a taken port', () => {
 describe('npm start with DATA_DIR=:memory:', () => {
   test('keeps nothing across restarts and creates no folder', async () => {
     const cwd = await temporaryDir('server-cwd-');
-    const first = await start({ DATA_DIR: ':memory:' }, cwd);
+    const first = await startLocalServer({ DATA_DIR: ':memory:' }, cwd);
     const firstKey = printedKey(first.stdout()) ?? '';
     expect(first.stdout()).toContain('First start: seeded 24 demo entries.\n');
     expect(firstKey).not.toBe('');
     expect(await patchQuantity(first.baseUrl, firstKey, '1', 999)).toMatchObject({ status: 200 });
     expect((await first.stop()).code).toBe(0);
 
-    const second = await start({ DATA_DIR: ':memory:' }, cwd);
+    const second = await startLocalServer({ DATA_DIR: ':memory:' }, cwd);
     try {
       const secondKey = printedKey(second.stdout()) ?? '';
       expect(second.stdout()).toContain('First start: seeded 24 demo entries.\n');
@@ -314,7 +297,7 @@ describe('npm start with API_KEY', () => {
   test('accepts that key, never prints it, and stores it only hashed', async () => {
     const dataDir = await temporaryDir('server-api-key-');
     const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
-    const server = await start({ DATA_DIR: dataDir, API_KEY: apiKey });
+    const server = await startLocalServer({ DATA_DIR: dataDir, API_KEY: apiKey });
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
@@ -338,10 +321,10 @@ describe('npm start with API_KEY', () => {
   test('the stored key keeps working after a restart without API_KEY', async () => {
     const dataDir = await temporaryDir('server-api-key-restart-');
     const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
-    const first = await start({ DATA_DIR: dataDir, API_KEY: apiKey });
+    const first = await startLocalServer({ DATA_DIR: dataDir, API_KEY: apiKey });
     expect((await first.stop()).code).toBe(0);
 
-    const second = await start({ DATA_DIR: dataDir });
+    const second = await startLocalServer({ DATA_DIR: dataDir });
     try {
       expect((await getInventory(second.baseUrl, apiKey)).status).toBe(200);
     } finally {
@@ -362,7 +345,7 @@ describe('npm start with AWS_ENDPOINT_URL_DYNAMODB', () => {
     const dataDir = join(await temporaryDir('server-external-'), 'unused');
     expect(await tableNames(db.client)).toStrictEqual([]);
 
-    const server = await start({ DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint });
+    const server = await startLocalServer({ DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint });
     try {
       const apiKey = printedKey(server.stdout()) ?? '';
       expect(server.stdout().split('\n')[0]).toBe(

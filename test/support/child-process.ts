@@ -161,6 +161,17 @@ export async function startServer(options: {
   };
 }
 
+/**
+ * {@link startServer} listening on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), with `variables`
+ * added to (or replacing) those in the child's environment (see {@link childEnv}); `cwd` as for startServer.
+ */
+export function startLocalServer(variables: Record<string, string>, cwd?: string): Promise<ServerProcess> {
+  return startServer({
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...variables }),
+    ...(cwd ? { cwd } : {}),
+  });
+}
+
 /** `GET <baseUrl>/inventory` with the key as a Bearer credential: the status and raw body text. */
 export async function getInventory(
   baseUrl: string,

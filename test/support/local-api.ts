@@ -3,14 +3,18 @@
  * in-memory dynalite, with a fresh API key; plus direct access to its tables to arrange state and to assert
  * the state a request left behind.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
-import { startLocalService } from '#infra/local/service.ts';
+import { type LocalService, startLocalService } from '#infra/local/service.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
+import { rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
 
 /** A response as the client sees it. */
 export interface TestResponse {
@@ -42,6 +46,38 @@ export interface TestApi {
    */
   tableItems(): Promise<Record<string, string>[]>;
   close(): Promise<void>;
+}
+
+/** The local service running in this process on a data folder, as the operator tools find it. */
+export interface LocalStore {
+  /** The data folder (a temporary one, removed by {@link close}). */
+  dataDir: string;
+  service: LocalService;
+  /** A raw DynamoDB client on the endpoint the service advertises in `<dataDir>/endpoint`. */
+  client: DynamoDBClient;
+  /** Destroys the client, stops the service and removes the data folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local service (not seeded) on a new temporary data folder `<os tmpdir>/<prefix>...` and a free
+ * port of 127.0.0.1, and opens a raw client on the DynamoDB it advertises in `<dataDir>/endpoint`: the store
+ * that the tool suites run `npm run keys` and `npm run import` against with `DATA_DIR` alone.
+ */
+export async function startLocalStore(prefix: string): Promise<LocalStore> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const service = await startLocalService({ dataDir, port: 0, host: '127.0.0.1', seed: false });
+  const client = rawDynamoDbClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
+  return {
+    dataDir,
+    service,
+    client,
+    async close() {
+      client.destroy();
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Starts the service under test; `seed` loads the demo inventory (default false: tests arrange their own). */

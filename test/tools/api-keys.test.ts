@@ -4,13 +4,11 @@
  * process on a temporary data folder and advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds
  * from `DATA_DIR` alone.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type LocalService, startLocalService } from '#infra/local/service.ts';
+import type { LocalService } from '#infra/local/service.ts';
 import {
   type ChildResult,
   childEnv,
@@ -20,22 +18,24 @@ import {
   scripts,
   startServer,
 } from '#test/support/child-process.ts';
-import { rawClient, scanTable, sha256Hex, testTableNames } from '#test/support/test-dynamodb.ts';
+import { freePort } from '#test/support/free-port.ts';
+import { type LocalStore, startLocalStore } from '#test/support/local-api.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { scanTable, sha256Hex, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let dataDir: string;
 let service: LocalService;
 let client: DynamoDBClient;
+let store: LocalStore;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'keys-tool-'));
-  service = await startLocalService({ dataDir, port: 0, host: '127.0.0.1', seed: false });
-  client = rawClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
+  store = await startLocalStore('keys-tool-');
+  ({ dataDir, service, client } = store);
 });
 afterAll(async () => {
   killChildren();
-  client?.destroy();
-  await service?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await store?.close();
+  await removeTemporaryDirs();
 });
 
 /** `npm run keys -- ...args` on the local store of {@link dataDir}. */
@@ -54,15 +54,6 @@ async function createKey(name: string): Promise<string> {
 async function storedKey(digest: string) {
   const records = await scanTable(client, testTableNames.apiKeys);
   return records.find((record) => record.keyDigest?.S === digest);
-}
-
-/** A port on which nothing listens: taken from the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const unauthorizedBody =
@@ -185,7 +176,7 @@ describe('keys revoke', () => {
 
     // A second server on the same DynamoDB: its authorizer has cached nothing.
     const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
-    const otherDataDir = await mkdtemp(join(tmpdir(), 'keys-tool-other-'));
+    const otherDataDir = await temporaryDir('keys-tool-other-');
     const fresh = await startServer({
       env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: otherDataDir, PORT: '0' }),
     });
@@ -193,7 +184,6 @@ describe('keys revoke', () => {
       expect(await getInventory(fresh.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
     } finally {
       await fresh.stop();
-      await rm(otherDataDir, { recursive: true, force: true });
     }
   });
 
@@ -208,7 +198,7 @@ describe('keys revoke', () => {
 
 describe('keys with an unreachable AWS_ENDPOINT_URL_DYNAMODB', () => {
   test('names the unreachable DynamoDB instead of claiming there are no tables', async () => {
-    const port = await closedPort();
+    const port = await freePort();
 
     const result = await runNode(scripts.keys, ['list'], {
       env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
@@ -225,15 +215,12 @@ describe('keys with an unreachable AWS_ENDPOINT_URL_DYNAMODB', () => {
 
 describe('keys before any npm start', () => {
   test('fails with the clear message when the data folder has no tables', async () => {
-    const emptyDir = await mkdtemp(join(tmpdir(), 'keys-tool-empty-'));
-    try {
-      const result = await runNode(scripts.keys, ['list'], { env: childEnv({ DATA_DIR: emptyDir }) });
+    const emptyDir = await temporaryDir('keys-tool-empty-');
 
-      expect(result.code).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toBe('keys: the local store has no tables yet: run `npm start` once first\n');
-    } finally {
-      await rm(emptyDir, { recursive: true, force: true });
-    }
+    const result = await runNode(scripts.keys, ['list'], { env: childEnv({ DATA_DIR: emptyDir }) });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('keys: the local store has no tables yet: run `npm start` once first\n');
   });
 });

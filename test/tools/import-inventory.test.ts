@@ -6,39 +6,35 @@
  * advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds from `DATA_DIR` alone.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type LocalService, startLocalService } from '#infra/local/service.ts';
 import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { type LocalStore, startLocalStore } from '#test/support/local-api.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import {
   clearInventory,
   inventoryRecord,
   putItems,
-  rawClient,
   scanTable,
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
 
 let dataDir: string;
 let filesDir: string;
-let service: LocalService;
 let client: DynamoDBClient;
+let store: LocalStore;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'import-tool-'));
-  filesDir = await mkdtemp(join(tmpdir(), 'import-files-'));
-  service = await startLocalService({ dataDir, port: 0, host: '127.0.0.1', seed: false });
-  client = rawClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
+  store = await startLocalStore('import-tool-');
+  ({ dataDir, client } = store);
+  filesDir = await temporaryDir('import-files-');
 });
 afterAll(async () => {
   killChildren();
-  client?.destroy();
-  await service?.close();
-  await rm(dataDir, { recursive: true, force: true });
-  await rm(filesDir, { recursive: true, force: true });
+  await store?.close();
+  await removeTemporaryDirs();
 });
 
 beforeEach(async () => {
@@ -55,6 +51,21 @@ async function file(name: string, text: string): Promise<string> {
 /** `npm run import -- <path>` on the local store of {@link dataDir}. */
 function importFile(path: string): Promise<ChildResult> {
   return runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: dataDir }) });
+}
+
+/** Asserts a successful import of `count` entries into the local store of {@link dataDir}, output and all. */
+function expectImportedLocally(result: ChildResult, count: number): void {
+  expect(result).toStrictEqual({
+    code: 0,
+    signal: null,
+    stdout: `Imported ${count} entries into local store ${dataDir}.\n`,
+    stderr: `\rimported ${count}/${count}\n`,
+  });
+}
+
+/** Asserts a refused import: exit code 1, nothing on stdout and exactly `stderr`. */
+function expectRefused(result: ChildResult, stderr: string): void {
+  expect(result).toStrictEqual({ code: 1, signal: null, stdout: '', stderr });
 }
 
 /** The inventory table exactly as stored, sorted by petId. */
@@ -93,12 +104,7 @@ describe('import of a valid file writes exactly its entries', () => {
 
     const result = await importFile(path);
 
-    expect(result).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: `Imported 5 entries into local store ${dataDir}.\n`,
-      stderr: '\rimported 5/5\n',
-    });
+    expectImportedLocally(result, 5);
     expect(await inventoryTable()).toStrictEqual([
       inventoryRecord('-9223372036854775808', 0, 'available'),
       inventoryRecord('0', 2147483647, 'pending'),
@@ -133,12 +139,7 @@ describe('import of a valid file writes exactly its entries', () => {
 
     const result = await importFile(path);
 
-    expect(result).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: `Imported 4 entries into local store ${dataDir}.\n`,
-      stderr: '\rimported 4/4\n',
-    });
+    expectImportedLocally(result, 4);
     expect(await inventoryTable()).toStrictEqual([
       inventoryRecord('-9223372036854775808', 0, 'sold'),
       inventoryRecord('3', 1, 'sold'),
@@ -266,12 +267,7 @@ describe('import of a file with an invalid row exits 1, names the row and writes
   test.each(invalidFiles)('$rule', async ({ name, text, problem }) => {
     const result = await importFile(await file(name, text));
 
-    expect(result).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: `import: 1 invalid row(s):\n${problem}\n`,
-    });
+    expectRefused(result, `import: 1 invalid row(s):\n${problem}\n`);
     expect(await inventoryTable()).toStrictEqual([]);
   });
 
@@ -302,12 +298,7 @@ describe('import of a file with an invalid row exits 1, names the row and writes
 
     const result = await importFile(path);
 
-    expect(result).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: 'import: the file must hold a JSON array of entries\n',
-    });
+    expectRefused(result, 'import: the file must hold a JSON array of entries\n');
     expect(await inventoryTable()).toStrictEqual([]);
   });
 
@@ -345,20 +336,11 @@ describe('import with AWS_ENDPOINT_URL_DYNAMODB', () => {
 
 describe('import before any npm start', () => {
   test('fails with the clear message when the data folder has no tables', async () => {
-    const emptyDir = await mkdtemp(join(tmpdir(), 'import-tool-empty-'));
-    try {
-      const path = await file('before-start.csv', 'petId,quantity,status\n1,1,sold\n');
+    const emptyDir = await temporaryDir('import-tool-empty-');
+    const path = await file('before-start.csv', 'petId,quantity,status\n1,1,sold\n');
 
-      const result = await runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: emptyDir }) });
+    const result = await runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: emptyDir }) });
 
-      expect(result).toStrictEqual({
-        code: 1,
-        signal: null,
-        stdout: '',
-        stderr: 'import: the local store has no tables yet: run `npm start` once first\n',
-      });
-    } finally {
-      await rm(emptyDir, { recursive: true, force: true });
-    }
+    expectRefused(result, 'import: the local store has no tables yet: run `npm start` once first\n');
   });
 });

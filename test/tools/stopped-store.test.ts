@@ -4,8 +4,7 @@
  * crashed server does not send them to a dead address.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
@@ -15,24 +14,24 @@ import {
   runNode,
   type ServerProcess,
   scripts,
-  startServer,
+  startLocalServer,
 } from '#test/support/child-process.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 let dataDir: string;
 let filesDir: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'stopped-store-'));
-  filesDir = await mkdtemp(join(tmpdir(), 'stopped-store-files-'));
+  dataDir = await temporaryDir('stopped-store-');
+  filesDir = await temporaryDir('stopped-store-files-');
 });
 afterAll(async () => {
   killChildren();
-  await rm(dataDir, { recursive: true, force: true });
-  await rm(filesDir, { recursive: true, force: true });
+  await removeTemporaryDirs();
 });
 
 function startOnDataDir(): Promise<ServerProcess> {
-  return startServer({ env: childEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }) });
+  return startLocalServer({ DATA_DIR: dataDir });
 }
 
 const env = () => childEnv({ DATA_DIR: dataDir });
