@@ -33,10 +33,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 function patch(petId: string, quantity: number): Promise<TestResponse> {
-  return api.request('PATCH', `/inventory/${petId}`, {
-    headers: { Authorization: api.authorization, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ quantity }),
-  });
+  return api.patch(petId, JSON.stringify({ quantity }));
 }
 
 /** The exact list text when the target pet has `quantity` and every other entry is as seeded. */
@@ -56,9 +53,7 @@ describe('concurrent updates and lists', () => {
     const snapshots = new Map([3, ...quantities].map((quantity) => [listWith(quantity), quantity]));
 
     const updates = quantities.map((quantity) => patch(target, quantity));
-    const lists = Array.from({ length: concurrentLists }, () =>
-      api.request('GET', '/inventory', { headers: { Authorization: api.authorization } }),
-    );
+    const lists = Array.from({ length: concurrentLists }, () => api.list());
     const [updateResponses, listResponses] = await Promise.all([Promise.all(updates), Promise.all(lists)]);
 
     updateResponses.forEach((response, i) => {
@@ -84,7 +79,7 @@ describe('concurrent updates and lists', () => {
         status: item.status,
       })),
     );
-    const list = await api.request('GET', '/inventory', { headers: { Authorization: api.authorization } });
+    const list = await api.list();
     expect(list.text).toBe(listWith(final));
   });
 

@@ -176,9 +176,7 @@ describe('responses of the local service', () => {
   );
 
   it('lists the int64 extremes exactly, as the description declares them', async () => {
-    const response = await api.request('GET', '/inventory', {
-      headers: { Authorization: api.authorization },
-    });
+    const response = await api.list();
     expect(response.text).toContain('"petId":-9223372036854775808');
     expect(response.text).toContain('"petId":9223372036854775807');
     expect(

@@ -35,13 +35,6 @@ const unauthorizedMessage = 'a valid API key is required: send Authorization: Be
 let dynamoDb: DynamoDbLocal;
 let api: TestApi;
 
-function patch(petId: string, body: string, headers: Record<string, string> = {}) {
-  return api.request('PATCH', `/inventory/${petId}`, {
-    headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
-    body,
-  });
-}
-
 function tableOf(entries: readonly InventoryItem[]) {
   return [...entries]
     .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
@@ -62,16 +55,14 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   });
 
   test('lists every entry sorted by petId in numeric order, each petId exact over the whole int64 range', async () => {
-    const response = await api.request('GET', '/inventory', {
-      headers: { Authorization: api.authorization },
-    });
+    const response = await api.list();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.text).toBe(`[${sorted.map(inventoryItemJson).join(',')}]`);
   });
 
   test('updates the quantity of an existing pet with 200, leaving its status and every other entry unchanged', async () => {
-    const response = await patch('9223372036854775807', '{"quantity":17}');
+    const response = await api.patch('9223372036854775807', '{"quantity":17}');
     expect(response.status, response.text).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.text).toBe('{"petId":9223372036854775807,"quantity":17,"status":"sold"}');
@@ -79,11 +70,11 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
       item.petId === '9223372036854775807' ? { ...item, quantity: 17 } : item,
     );
     expect(await api.tableItems()).toEqual(tableOf(updated));
-    await patch('9223372036854775807', '{"quantity":2147483647}');
+    await api.patch('9223372036854775807', '{"quantity":2147483647}');
   });
 
   test('rejects a PATCH of a pet with no entry with 404 not_found and creates no entry', async () => {
-    const response = await patch('9223372036854775806', '{"quantity":1}');
+    const response = await api.patch('9223372036854775806', '{"quantity":1}');
     expectContractError(observe(response), 404);
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
@@ -96,7 +87,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     ['an unknown member', '9', '{"quantity":1,"status":"sold"}'],
     ['malformed JSON', '9', '{"quantity":'],
   ])('rejects %s with 400 invalid_request and leaves the table unchanged', async (_name, petId, body) => {
-    const response = await patch(petId, body);
+    const response = await api.patch(petId, body);
     expectContractError(observe(response), 400);
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
@@ -111,7 +102,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   });
 
   test('answers a request with an unknown key with 401 unauthorized and leaves the table unchanged', async () => {
-    const response = await patch('9', '{"quantity":1}', { Authorization: 'Bearer psk_unknown' });
+    const response = await api.patch('9', '{"quantity":1}', { Authorization: 'Bearer psk_unknown' });
     expectContractError(observe(response), 401, unauthorizedMessage);
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
@@ -135,9 +126,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
       );
     }
     raw.destroy();
-    const response = await api.request('GET', '/inventory', {
-      headers: { Authorization: api.authorization },
-    });
+    const response = await api.list();
     expect(response.status).toBe(200);
     const expected = [
       ...sorted,

@@ -79,10 +79,7 @@ function getList(authorization: string) {
 }
 
 function patch(authorization: string, petId: string, body: string) {
-  return api.request('PATCH', `/inventory/${petId}`, {
-    headers: { Authorization: authorization, 'Content-Type': 'application/json' },
-    body,
-  });
+  return api.patch(petId, body, { Authorization: authorization });
 }
 
 /** Runs `send`, returning its response and how long it took. */

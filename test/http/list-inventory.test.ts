@@ -13,12 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-function list() {
-  return api.request('GET', '/inventory', { headers: { Authorization: api.authorization } });
-}
-
 test('answers an empty table with 200 and []', async () => {
-  const response = await list();
+  const response = await api.list();
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/json');
   expect(response.text).toBe('[]');
@@ -34,7 +30,7 @@ test('sorts by petId in numeric order, negative and beyond 2^53 included, with e
     { petId: '-9223372036854775808', quantity: 6, status: 'sold' },
     { petId: '0', quantity: 7, status: 'available' },
   ]);
-  const response = await list();
+  const response = await api.list();
   expect(response.status).toBe(200);
   expect(response.text).toBe(
     '[{"petId":-9223372036854775808,"quantity":6,"status":"sold"},' +
@@ -60,7 +56,7 @@ test('returns every entry of a table larger than one 1 MB scan page, with exactl
     );
   }
   client.destroy();
-  const items = JSON.parse((await list()).text) as Record<string, unknown>[];
+  const items = JSON.parse((await api.list()).text) as Record<string, unknown>[];
   const large = items.filter((item) => (item.petId as number) >= 1000 && (item.petId as number) < 2000);
   expect(large).toEqual(
     Array.from({ length: 15 }, (_, i) => ({ petId: 1000 + i, quantity: 1, status: 'sold' })),

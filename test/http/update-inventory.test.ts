@@ -63,7 +63,7 @@ describe('a valid update (rule 4)', () => {
   test('round-trips petId 9223372036854775807 digit for digit through PATCH and GET', async () => {
     const response = await patch('/inventory/9223372036854775807', '{"quantity": 2147483647}');
     expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}');
-    const list = await api.request('GET', '/inventory', { headers: { Authorization: api.authorization } });
+    const list = await api.list();
     expect(list.text).toContain('{"petId":9223372036854775807,"quantity":2147483647,"status":"pending"}');
   });
 

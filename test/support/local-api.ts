@@ -40,6 +40,13 @@ export interface TestApi {
     path: string,
     init?: { headers?: Record<string, string>; body?: string | Uint8Array },
   ): Promise<TestResponse>;
+  /** `GET /inventory` with {@link authorization}. */
+  list(): Promise<TestResponse>;
+  /**
+   * `PATCH /inventory/<petId>` with `body` and the headers of a valid update, {@link authorization} and
+   * `Content-Type: application/json`; `headers` are added to them or replace them by name.
+   */
+  patch(petId: string, body: string, headers?: Record<string, string>): Promise<TestResponse>;
   /**
    * Every item of the inventory table exactly as stored (numbers as DynamoDB's decimal strings), read with a
    * raw Scan independent of the code under test, sorted by petId.
@@ -94,7 +101,7 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
   const client = DynamoDBDocumentClient.from(raw, { unmarshallOptions: { wrapNumbers: true } });
   const names = localTableNames();
   const inventory = inventoryStore(client, names.inventory);
-  return {
+  const api: TestApi = {
     baseUrl: service.baseUrl,
     apiKey,
     authorization: `Bearer ${apiKey}`,
@@ -107,6 +114,15 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
         body: init.body,
       });
       return { status: response.status, headers: response.headers, text: await response.text() };
+    },
+    list() {
+      return api.request('GET', '/inventory', { headers: { Authorization: api.authorization } });
+    },
+    patch(petId, body, headers = {}) {
+      return api.request('PATCH', `/inventory/${petId}`, {
+        headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
+        body,
+      });
     },
     async tableItems() {
       const items: Record<string, string>[] = [];
@@ -129,4 +145,5 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
       await service.close();
     },
   };
+  return api;
 }
