@@ -3,8 +3,8 @@
  * `service_unavailable` revealing no internals, and the authorizer fails with an error other than
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (contract.md "Errors").
  */
-import { createServer } from 'node:net';
 import { beforeAll, expect, test } from 'vitest';
+import { freePort } from '#test/support/free-port.ts';
 import {
   type AuthorizerHandler,
   lambdaTestContext,
@@ -20,11 +20,7 @@ let authorizer: AuthorizerHandler;
 
 /** An endpoint on which nothing listens: a port taken from the OS, then released. */
 async function closedEndpoint(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 beforeAll(async () => {
