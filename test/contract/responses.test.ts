@@ -7,17 +7,13 @@
  * 503 needs the database gone: the service runs against a dynalite this file starts on a fixed port, and the
  * last group of tests stops it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryItemJson } from '#test/support/contract-oracle.ts';
-import { freePort } from '#test/support/free-port.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const items: InventoryItem[] = [
   { petId: '-9223372036854775808', quantity: 0, status: 'sold' },
@@ -46,15 +42,12 @@ const badPetId = error(
 const badQuantity = error('invalid_request', 'quantity must be an integer from 0 to 2147483647', 400);
 const badContentType = error('invalid_request', 'Content-Type must be application/json', 400);
 
-let dataDir: string;
-let db: LocalDynamoDb | undefined;
+let db: RestartableDynamoDb;
 let api: TestApi;
 let client: RawClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'responses-'));
-  db = await startDynamoDb({ dataDir, port: await freePort() });
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  db = await startRestartableDynamoDb('responses-');
   api = await startTestApi();
   await api.inventory.putMany(items);
   client = rawClient(api.baseUrl);
@@ -63,7 +56,6 @@ afterAll(async () => {
   client?.close();
   await api?.close();
   await db?.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 /** A request of the table below: `auth` false sends no `Authorization`, a string sends that value. */
@@ -293,8 +285,7 @@ describe('503 service_unavailable (DynamoDB stopped; this group runs last)', () 
   );
 
   test('answers a list request with 503 service_unavailable when DynamoDB is unreachable', async () => {
-    await db?.close();
-    db = undefined;
+    await db.stop();
     await expectResponse({ method: 'GET', path: '/inventory' }, 503, functionUnavailable);
   });
 

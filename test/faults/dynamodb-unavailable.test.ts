@@ -14,18 +14,15 @@
  *   comes within maxAttempts x (connectionTimeoutMs + requestTimeoutMs) + backoff (+ 1 s slack).
  * These are correctness bounds (a request must not hang), not benchmarks.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type LocalDynamoDb, localTableNames, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { localTableNames } from '#infra/local/dynamodb.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
-import { freePort } from '#test/support/free-port.ts';
 import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const backoffMs = 50 * (2 ** (maxAttempts - 1) - 1);
 const refusedBoundMs = maxAttempts * connectionTimeoutMs + backoffMs + 1000;
@@ -41,9 +38,8 @@ const items: InventoryItem[] = [
   { petId: '9223372036854775807', quantity: 7, status: 'available' },
 ];
 
-let dataDir: string;
 let port: number;
-let db: LocalDynamoDb | undefined;
+let db: RestartableDynamoDb;
 let api: TestApi;
 /** A valid key used before the outage: the authorizer's Allow for it is cached. */
 let cachedAuthorization: string;
@@ -51,10 +47,8 @@ let cachedAuthorization: string;
 let freshAuthorization: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'faults-'));
-  port = await freePort();
-  db = await startDynamoDb({ dataDir, port });
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  db = await startRestartableDynamoDb('faults-');
+  port = db.port;
   api = await startTestApi();
   await api.inventory.putMany(items);
   cachedAuthorization = api.authorization;
@@ -69,7 +63,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await db?.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 const listJson = `[${items.map(inventoryItemJson).join(',')}]`;
@@ -113,8 +106,7 @@ describe('DynamoDB stopped, then started again, under the running service', () =
   });
 
   test('answers every operation with 503 service_unavailable within the retry bound while DynamoDB is stopped', async () => {
-    await db?.close();
-    db = undefined;
+    await db.stop();
     const cases: [string, () => Promise<TestResponse>, string][] = [
       ['GET list, cached token', () => getList(cachedAuthorization), functionUnavailable],
       ['PATCH, cached token', () => patch(cachedAuthorization, '-3', '{"quantity":1}'), functionUnavailable],
@@ -163,7 +155,7 @@ describe('DynamoDB stopped, then started again, under the running service', () =
   }, 20_000);
 
   test('serves 200 again from the same process once DynamoDB is back on the same port and data folder, with nothing changed', async () => {
-    db = await startDynamoDb({ dataDir, port });
+    await db.start();
     expect(await api.tableItems()).toEqual([
       { petId: '-3', quantity: '30', status: 'pending' },
       { petId: '9223372036854775807', quantity: '7', status: 'available' },

@@ -4,6 +4,9 @@
  * sees exactly what is stored (numbers as DynamoDB's decimal strings, every digit kept).
  */
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type AttributeValue,
   BatchWriteItemCommand,
@@ -12,8 +15,9 @@ import {
   PutItemCommand,
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
-import { ensureTables, inMemory, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
 import type { TableId } from '#lib/api.ts';
+import { freePort } from './free-port.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
 export type RawItem = Record<string, AttributeValue>;
@@ -56,6 +60,49 @@ export async function startTestDynamoDb(options: { tables?: boolean } = {}): Pro
     async close() {
       client.destroy();
       await db.close();
+    },
+  };
+}
+
+/**
+ * A dynalite that a test stops and starts again under a running service: on a temporary data folder (kept
+ * across restarts) and a port fixed at the start.
+ */
+export interface RestartableDynamoDb {
+  dataDir: string;
+  port: number;
+  /** Stops it (nothing listens on {@link port} afterwards); does nothing when it is stopped already. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data folder. */
+  start(): Promise<void>;
+  /** Stops it and removes the data folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a {@link RestartableDynamoDb} on a new data folder `<os tmpdir>/<prefix>...` and a free port, and
+ * sets `AWS_ENDPOINT_URL_DYNAMODB` to it, so that a `startTestApi()` called afterwards uses it (creating the
+ * service's tables in it) instead of starting a database of its own.
+ */
+export async function startRestartableDynamoDb(prefix: string): Promise<RestartableDynamoDb> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const port = await freePort();
+  let db: LocalDynamoDb | undefined = await startDynamoDb({ dataDir, port });
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  const stop = async () => {
+    await db?.close();
+    db = undefined;
+  };
+  return {
+    dataDir,
+    port,
+    stop,
+    async start() {
+      db = await startDynamoDb({ dataDir, port });
+    },
+    async close() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
