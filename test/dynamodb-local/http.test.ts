@@ -6,12 +6,12 @@
  * DynamoDB Local needs Java. When `java` is not on PATH the whole file is skipped, with the reason printed:
  * the one skip the suite allows.
  */
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
 import type { TestApi } from '#test/support/local-api.ts';
+import { inventoryRecord } from '#test/support/test-dynamodb.ts';
 
 const javaPresent = hasJava();
 if (!javaPresent) {
@@ -109,23 +109,13 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
 
   test('lists every entry across DynamoDB 1 MB scan pages', async () => {
     // Five more entries, each stored with a 300 KB attribute the API does not show, fill more than one page.
-    const raw = new DynamoDBClient({});
     const large = ['100', '101', '102', '103', '104'];
-    const tableName = process.env.INVENTORY_TABLE_NAME;
-    for (const petId of large) {
-      await raw.send(
-        new PutItemCommand({
-          TableName: tableName,
-          Item: {
-            petId: { N: petId },
-            quantity: { N: '1' },
-            status: { S: 'available' },
-            padding: { S: 'x'.repeat(300 * 1024) },
-          },
-        }),
-      );
-    }
-    raw.destroy();
+    await api.putRawItems(
+      large.map((petId) => ({
+        ...inventoryRecord(petId, 1, 'available'),
+        padding: { S: 'x'.repeat(300 * 1024) },
+      })),
+    );
     const response = await api.list();
     expect(response.status).toBe(200);
     const expected = [

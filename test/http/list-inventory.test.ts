@@ -2,10 +2,9 @@
  * listInventory over HTTP (spec §4.1; contract.md "Semantics"): every entry, across DynamoDB's 1 MB scan
  * pages, sorted by petId in numeric order, each with exactly petId, quantity and status.
  */
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { localTableNames } from '#infra/local/dynamodb.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { inventoryRecord } from '#test/support/test-dynamodb.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -45,17 +44,13 @@ test('sorts by petId in numeric order, negative and beyond 2^53 included, with e
 
 test('returns every entry of a table larger than one 1 MB scan page, with exactly the three members', async () => {
   // Items carrying a 100 KB attribute the API does not know: 15 of them make 1.5 MB, two scan pages.
-  const client = new DynamoDBClient({});
   const padding = 'x'.repeat(100 * 1024);
-  for (let i = 1000; i < 1015; i++) {
-    await client.send(
-      new PutItemCommand({
-        TableName: localTableNames().inventory,
-        Item: { petId: { N: String(i) }, quantity: { N: '1' }, status: { S: 'sold' }, note: { S: padding } },
-      }),
-    );
-  }
-  client.destroy();
+  await api.putRawItems(
+    Array.from({ length: 15 }, (_, i) => ({
+      ...inventoryRecord(String(1000 + i), 1, 'sold'),
+      note: { S: padding },
+    })),
+  );
   const items = JSON.parse((await api.list()).text) as Record<string, unknown>[];
   const large = items.filter((item) => (item.petId as number) >= 1000 && (item.petId as number) < 2000);
   expect(large).toEqual(

@@ -14,7 +14,7 @@ import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
-import { rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
+import { putItem, type RawItem, rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
 
 /** A response as the client sees it. */
 export interface TestResponse {
@@ -47,6 +47,11 @@ export interface TestApi {
    * `Content-Type: application/json`; `headers` are added to them or replace them by name.
    */
   patch(petId: string, body: string, headers?: Record<string, string>): Promise<TestResponse>;
+  /**
+   * Writes `items` into the inventory table one by one with raw PutItem requests, attributes exactly as
+   * given (for items the API would not write, e.g. ones padded with an attribute it does not know).
+   */
+  putRawItems(items: readonly RawItem[]): Promise<void>;
   /**
    * Every item of the inventory table exactly as stored (numbers as DynamoDB's decimal strings), read with a
    * raw Scan independent of the code under test, sorted by petId.
@@ -123,6 +128,9 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
         headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
         body,
       });
+    },
+    async putRawItems(items) {
+      for (const item of items) await putItem(raw, names.inventory, item);
     },
     async tableItems() {
       const items: Record<string, string>[] = [];
