@@ -12,7 +12,6 @@ import {
   getInventory,
   killChildren,
   runNode,
-  type ServerProcess,
   scripts,
   startLocalServer,
 } from '#test/support/child-process.ts';
@@ -30,14 +29,10 @@ afterAll(async () => {
   await removeTemporaryDirs();
 });
 
-function startOnDataDir(): Promise<ServerProcess> {
-  return startLocalServer({ DATA_DIR: dataDir });
-}
-
 const env = () => childEnv({ DATA_DIR: dataDir });
 
 test('keys and import work while the server is stopped, and the next start serves what they wrote', async () => {
-  const first = await startOnDataDir();
+  const first = await startLocalServer({ DATA_DIR: dataDir });
   expect((await first.stop()).code).toBe(0);
 
   const created = await runNode(scripts.keys, ['create', 'offline'], { env: env() });
@@ -50,7 +45,7 @@ test('keys and import work while the server is stopped, and the next start serve
   expect(imported.stdout).toBe(`Imported 1 entries into local store ${dataDir}.\n`);
   expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
 
-  const second = await startOnDataDir();
+  const second = await startLocalServer({ DATA_DIR: dataDir });
   try {
     const { status, text } = await getInventory(second.baseUrl, key);
     expect(status).toBe(200);
@@ -61,7 +56,7 @@ test('keys and import work while the server is stopped, and the next start serve
 });
 
 test('after a crash (SIGKILL) the stale endpoint file stops neither the tools nor the next start', async () => {
-  const crashed = await startOnDataDir();
+  const crashed = await startLocalServer({ DATA_DIR: dataDir });
   const endpoint = await readFile(join(dataDir, 'endpoint'), 'utf8');
   const killed = await crashed.stop('SIGKILL');
   expect(killed.signal).toBe('SIGKILL');
@@ -71,7 +66,7 @@ test('after a crash (SIGKILL) the stale endpoint file stops neither the tools no
 
   expect(listed.code, listed.stderr).toBe(0);
   expect(listed.stdout).toContain("'local'");
-  const restarted = await startOnDataDir();
+  const restarted = await startLocalServer({ DATA_DIR: dataDir });
   expect(restarted.stdout()).toBe(
     `Pet store inventory API at ${restarted.baseUrl} (data in ${dataDir})\n` +
       `Try: curl -H 'Authorization: Bearer <your key: npm run keys -- create <name>>' ${restarted.baseUrl}/inventory\n`,
