@@ -40,7 +40,8 @@ function keyStoreUnavailable(): Error {
 
 /** The Lambda handler. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
+  // No `resetKeys`: nothing is ever appended to the logger (fields go with each call), see http-function.ts.
+  .use(injectLambdaContext(logger))
   .handler(async (event) => {
     const principal = await authorize(event.authorizationToken, keys, new Date()).catch((error: Error) => {
       logger.error('key store unavailable', { errorName: error.name });

@@ -6,6 +6,12 @@
  * before `errorBodyMiddleware` so that, with middy's reverse `onError` order, it runs last and writes the
  * Error body that `errorBodyMiddleware` prepared. Every request logs one line: `request completed` or, from the
  * error middleware, `request rejected` / `request failed`.
+ *
+ * `injectLambdaContext` without `resetKeys`: the service never appends keys to the logger (every field is
+ * passed with the call that logs it), so there is nothing to reset, and the option costs a copy of middy's
+ * `request.internal` and a reset of the logger's attribute store on every invocation (bench/README-bench.md,
+ * warm overhead). Whoever adds `logger.appendKeys` must put `resetKeys: true` back, or keys leak into the
+ * next invocation's lines.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -24,7 +30,7 @@ const completionLog = {
 /** A fresh middy chain for an API Gateway REST (payload 1.0) proxy handler; add middlewares, then `.handler()`. */
 export function httpFunction() {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger))
     .use(httpErrorHandler({ logger: false }))
     .use(errorBodyMiddleware())
     .use(completionLog);

@@ -8,7 +8,6 @@
  * Their errors are rendered as 400 `invalid_request` by `error-middleware.ts`.
  */
 import type { MiddlewareObj } from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { invalidRequest } from './errors.ts';
@@ -31,21 +30,35 @@ function requireBody(): MiddlewareObj<APIGatewayProxyEvent> {
  */
 const jsonMediaType = /^application\/(?:[a-z0-9][a-z0-9!#$&^_.+-]*\+)?json[ \t]*(?:;.*)?$/i;
 
-/** Rejects a body whose `Content-Type` (header names already lower-cased) is missing or not JSON. */
+/**
+ * The value of the request's `Content-Type` header, whatever the case of its name (HTTP header names are
+ * case-insensitive; API Gateway passes them as the client sent them). Looked up directly rather than by
+ * normalising every header of every request (`@middy/http-header-normalizer`), the one header this function
+ * reads (its handler never looks at the others).
+ */
+function contentType(headers: APIGatewayProxyEvent['headers'] | null | undefined): string | undefined {
+  let value: string | undefined;
+  for (const name in headers) {
+    // The last one wins when a client sent the name twice in different cases, as with the normaliser.
+    if (name.length === 12 && name.toLowerCase() === 'content-type') value = headers[name];
+  }
+  return value;
+}
+
+/** Rejects a body whose `Content-Type` is missing or not JSON. */
 function requireJsonContentType(): MiddlewareObj<APIGatewayProxyEvent> {
   return {
     before: ({ event }) => {
-      if (!jsonMediaType.test(event.headers?.['content-type']?.trim() ?? '')) {
+      if (!jsonMediaType.test(contentType(event.headers)?.trim() ?? '')) {
         throw invalidRequest('Content-Type must be application/json');
       }
     },
   };
 }
 
-/** The middlewares, in order: header-name normalisation, body presence, content type, JSON parsing. */
+/** The middlewares, in order: body presence, content type, JSON parsing. */
 export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent>[] {
   return [
-    httpHeaderNormalizer(),
     requireBody(),
     requireJsonContentType(),
     httpJsonBodyParser({ disableContentTypeCheck: true }),
