@@ -4,9 +4,14 @@
  *
  * - bundle size: every function's minified JavaScript <= {@link budgets.bundleKb} KB (1 KB = 1,024 bytes;
  *   the source map is not loaded unless `--enable-source-maps`, and is reported apart);
- * - load time: every function's median import CPU time <= {@link budgets.loadRatio} x the baseline's (CPU
- *   time, not wall clock: on a shared 2-core machine other processes inflate wall-clock samples at random,
- *   while the CPU the import needs is what the bundle controls; both are reported);
+ * - load time: every function's median import CPU time <= {@link budgets.loadRatio} x the baseline's. The
+ *   baseline is "the naive SDK client alone" (issue 5): bench/baseline-handler.ts bundled with the same esbuild
+ *   settings as the functions but without the service's trims (the `alias` entries of infra/bundling.ts), so
+ *   the budget asks that a function with all its middleware load no slower than a bare client bundled
+ *   naively. The ratio to the trimmed baseline (the same handler with the trims) is printed beside it, for
+ *   information only. CPU time, not wall clock: on a shared 2-core machine other processes inflate
+ *   wall-clock samples at random, while the CPU the import needs is what the bundle controls; both are
+ *   reported;
  * - warm overhead: every handler's p50 <= {@link budgets.warmRatio} x the p50 of the bare SDK call it wraps;
  * - DynamoDB requests: updateInventory and the authorizer exactly 1; listInventory as many as Scan pages
  *   (the emulator's count, which equals a raw Scan's) and never more than a raw Scan needs;
@@ -40,7 +45,10 @@ export interface BudgetCheck {
 /** What the budgets are checked against (the parts of a run that are present). */
 export interface RunFigures {
   bundles: BuiltBundle[];
+  /** The budget's baseline (naive: no trims). */
   baselineName: string;
+  /** The informational baseline (the same handler with the trims); not a function either. */
+  trimmedBaselineName?: string;
   /** Load times as deployed (`--enable-source-maps`). */
   loadTimes?: LoadTime[];
   warm?: WarmResult[];
@@ -53,7 +61,8 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits);
 export function checkBudgets(run: RunFigures): BudgetCheck[] {
   const checks: BudgetCheck[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
-  const functions = run.bundles.filter((b) => b.name !== run.baselineName);
+  const isBaseline = (name: string) => name === run.baselineName || name === run.trimmedBaselineName;
+  const functions = run.bundles.filter((b) => !isBaseline(b.name));
 
   for (const bundle of functions) {
     const sizeKb = bundle.jsBytes / 1024;
@@ -65,14 +74,19 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
   }
 
   const baseline = run.loadTimes?.find((l) => l.name === run.baselineName);
+  const trimmedBaseline = run.loadTimes?.find((l) => l.name === run.trimmedBaselineName);
   for (const load of run.loadTimes ?? []) {
-    if (!baseline || load.name === run.baselineName) continue;
+    if (!baseline || isBaseline(load.name)) continue;
     const ratio = load.importCpu.p50 / baseline.importCpu.p50;
+    const informational = trimmedBaseline
+      ? `; vs the trimmed baseline, for information: ${fixed(load.importCpu.p50 / trimmedBaseline.importCpu.p50)}`
+      : '';
     check(
       `${load.name} load time`,
       ratio <= budgets.loadRatio,
-      `median CPU ${fixed(load.importCpu.p50)} ms / baseline ${fixed(baseline.importCpu.p50)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}` +
-        ` (wall clock ${fixed(load.import.p50 / baseline.import.p50)})`,
+      `median CPU ${fixed(load.importCpu.p50)} ms / naive SDK client alone (baseline without the trims) ` +
+        `${fixed(baseline.importCpu.p50)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}` +
+        ` (wall clock ${fixed(load.import.p50 / baseline.import.p50)}${informational})`,
     );
   }
 

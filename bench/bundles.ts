@@ -1,16 +1,31 @@
 /**
  * Builds the bundles under measurement with the deployed esbuild settings (`bundleFunction` of
  * infra/bundling.ts, never a copy of its settings): one per function of the operation table plus the
- * authorizer, and the baseline (bench/baseline-handler.ts). Reads sizes from esbuild's metafile.
+ * authorizer, and two builds of the baseline handler (bench/baseline-handler.ts):
+ * - {@link baselineName}, the budget's baseline, "the naive SDK client alone": the same esbuild settings
+ *   without the service's trims (`untrimmedEsbuildOptions` of infra/bundling.ts: the `alias` entries left
+ *   out, every other setting identical), i.e. what bundling the bare SDK client with these settings gives;
+ * - {@link trimmedBaselineName}, informational: the baseline with the trims too, so readers see what the
+ *   functions' middleware costs above the same trimmed SDK.
+ * Reads sizes from esbuild's metafile.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { bundleFileName, bundleFunction, esbuildOptions } from '#infra/bundling.ts';
+import { bundleFileName, bundleFunction, untrimmedEsbuildOptions } from '#infra/bundling.ts';
 import { authorizer, operations } from '#lib/api.ts';
 
-/** Name of the baseline bundle in the results. */
+/**
+ * Name of the budget's baseline bundle in the results: bench/baseline-handler.ts bundled with the deployed
+ * esbuild settings minus the trims (the naive SDK client alone).
+ */
 export const baselineName = 'baseline';
+
+/** Name of the informational baseline: the same handler bundled with the trims (the deployed settings). */
+export const trimmedBaselineName = 'baseline (trimmed)';
+
+/** The names of both baseline bundles (not functions: no size budget). */
+export const baselineNames: readonly string[] = [baselineName, trimmedBaselineName];
 
 /** The baseline handler module, relative to the project root. */
 export const baselineEntry = 'bench/baseline-handler.ts';
@@ -24,7 +39,7 @@ export interface PackageShare {
 
 /** One built bundle. Sizes in bytes. */
 export interface BuiltBundle {
-  /** Function name from lib/api.ts, or {@link baselineName}. */
+  /** Function name from lib/api.ts, {@link baselineName} or {@link trimmedBaselineName}. */
   name: string;
   entry: string;
   /** Absolute path of the bundle (`index.mjs`). */
@@ -94,23 +109,24 @@ function summarizeOutput(
 export const untrimmedSuffix = ' (untrimmed)';
 
 /**
- * For reference only (what the trims buy): bundles `entry` with the deployed settings minus the module
- * replacements (`alias`) of infra/bundling.ts, into `<outRoot>/<name>-untrimmed/index.mjs`. Never the
- * figures the budgets are checked against.
+ * Bundles `entry` with the deployed settings minus the module replacements (`untrimmedEsbuildOptions` of
+ * infra/bundling.ts: no `alias`), into `<outRoot>/<name>-untrimmed/index.mjs`, named `name` + `suffix`
+ * (default {@link untrimmedSuffix}). For the functions, a reference only (what the trims buy); for the
+ * baseline handler, the budget's baseline (see the module docstring).
  */
 export async function buildUntrimmedBundle(
   name: string,
   entry: string,
   outRoot = bundlesDir,
+  suffix = untrimmedSuffix,
 ): Promise<BuiltBundle> {
   const outdir = join(outRoot, `${name}-untrimmed`);
-  const { alias: _trims, ...options } = esbuildOptions(entry, outdir);
   const start = performance.now();
-  const { metafile } = await build(options);
+  const { metafile } = await build(untrimmedEsbuildOptions(entry, outdir));
   const buildMs = performance.now() - start;
   if (!metafile) throw new Error('esbuild returned no metafile');
   const { js, mapBytes } = outputsOf(metafile);
-  return summarizeOutput(`${name}${untrimmedSuffix}`, entry, outdir, js, mapBytes, buildMs);
+  return summarizeOutput(`${name}${suffix}`, entry, outdir, js, mapBytes, buildMs);
 }
 
 /** Every function of the service (operations, then the authorizer), as name and entry. */
@@ -118,19 +134,22 @@ export function serviceFunctions(): { name: string; entry: string }[] {
   return [...operations, authorizer].map(({ name, entry }) => ({ name, entry }));
 }
 
-/** Builds every function's bundle and the baseline, one after the other (esbuild already uses both cores). */
+/**
+ * Builds every function's bundle (deployed settings), then the budget's baseline (naive: no trims) and the
+ * trimmed baseline, one after the other (esbuild already uses both cores).
+ */
 export async function buildAllBundles(outRoot = bundlesDir): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
-  for (const { name, entry } of [...serviceFunctions(), { name: baselineName, entry: baselineEntry }]) {
-    built.push(await buildBundle(name, entry, outRoot));
-  }
+  for (const { name, entry } of serviceFunctions()) built.push(await buildBundle(name, entry, outRoot));
+  built.push(await buildUntrimmedBundle(baselineName, baselineEntry, outRoot, ''));
+  built.push(await buildBundle(trimmedBaselineName, baselineEntry, outRoot));
   return built;
 }
 
-/** The reference bundles without the trims (see {@link buildUntrimmedBundle}), functions then baseline. */
+/** The functions' reference bundles without the trims (see {@link buildUntrimmedBundle}). */
 export async function buildAllUntrimmedBundles(outRoot = bundlesDir): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
-  for (const { name, entry } of [...serviceFunctions(), { name: baselineName, entry: baselineEntry }]) {
+  for (const { name, entry } of serviceFunctions()) {
     built.push(await buildUntrimmedBundle(name, entry, outRoot));
   }
   return built;

@@ -6,7 +6,7 @@
  *   operation needed, garbage included. Also counts its DynamoDB requests and consumed capacity.
  * - `time`: the listInventory handler (whole invocation: Scan pages, conversion, sort, exact JSON), the raw
  *   paginated Scan it wraps (same projection, items collected in an array) and optionally a raw parallel
- *   Scan, run in turns in one process (one untimed warm-up each, then `runs` timed rounds in rotating order),
+ *   Scan, run in turns in one process (`warmups` untimed rounds, default 1, then `runs` timed rounds in rotating order),
  *   so that they share the JIT and GC state and the ratio compares like with like.
  * {@link runListJob} forks this module and receives the figures.
  */
@@ -20,7 +20,7 @@ export type ListMode = 'handler' | 'raw' | 'parallel';
 /** A job for the child. */
 export type ListJob =
   | { kind: 'memory'; mode: ListMode; endpoint: string; segments?: number }
-  | { kind: 'time'; modes: ListMode[]; endpoint: string; runs: number; segments?: number };
+  | { kind: 'time'; modes: ListMode[]; endpoint: string; runs: number; warmups?: number; segments?: number };
 
 /** Figures of a memory job: bytes, entries returned, DynamoDB usage. */
 export interface MemoryFigures {
@@ -124,7 +124,9 @@ async function memoryJob(job: ListJob & { kind: 'memory' }): Promise<MemoryFigur
 async function timeJob(job: ListJob & { kind: 'time' }): Promise<TimeFigures> {
   const { once } = await listers(job);
   const figures: TimeFigures = { runsMs: {}, entries: {} };
-  for (const mode of job.modes) figures.entries[mode] = (await once(mode)).entries;
+  for (let round = 0; round < (job.warmups ?? 1); round++) {
+    for (const mode of job.modes) figures.entries[mode] = (await once(mode)).entries;
+  }
   for (let round = 0; round < job.runs; round++) {
     for (let i = 0; i < job.modes.length; i++) {
       const mode = job.modes[(round + i) % job.modes.length] as ListMode;

@@ -22,8 +22,10 @@ import { quantile } from './stats.ts';
 /** How much to measure at one size. */
 export interface ScalingStep {
   entries: number;
-  /** Timed rounds (each lists once per mode) in the time child, after one warm-up per mode. */
+  /** Timed rounds (each lists once per mode) in the time child. */
   runs: number;
+  /** Untimed rounds before them (default 1), so the JIT has compiled both paths before timing starts. */
+  warmups?: number;
   /** Fresh processes per mode for peak memory (the figure is their median). */
   memoryChildren: number;
   /** Also time a raw parallel Scan with this many segments. */
@@ -117,6 +119,7 @@ export async function measureListScaling(
         modes,
         endpoint: db.endpoint,
         runs: step.runs,
+        warmups: step.warmups ?? 1,
         ...(step.parallelSegments ? { segments: step.parallelSegments } : {}),
       });
       for (const mode of modes) {

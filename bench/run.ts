@@ -12,7 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { demoInventoryFile } from '#infra/local/service.ts';
 import { parseInventoryFile } from '#infra/tools/inventory-file.ts';
 import { type BudgetCheck, checkBudgets } from './budgets.ts';
-import { baselineName, buildAllBundles, buildAllUntrimmedBundles, untrimmedSuffix } from './bundles.ts';
+import {
+  baselineName,
+  buildAllBundles,
+  buildAllUntrimmedBundles,
+  trimmedBaselineName,
+  untrimmedSuffix,
+} from './bundles.ts';
 import { onDemandPrices, operationCosts } from './cost.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { functionEnv } from './function-env.ts';
@@ -43,8 +49,8 @@ const settings = {
   loadRounds: quick ? 5 : 20,
   /** `NODE_OPTIONS` of the deployed functions (infra/service-function.ts). */
   deployedNodeOptions: '--enable-source-maps',
-  warmIterations: quick ? 300 : 2000,
-  warmup: quick ? 50 : 200,
+  warmIterations: quick ? 300 : 3000,
+  warmup: quick ? 50 : 300,
   scaling: (quick
     ? [
         { entries: 1000, runs: 5, memoryChildren: 1 },
@@ -52,9 +58,9 @@ const settings = {
         { entries: 100000, runs: 2, memoryChildren: 1, parallelSegments: 4 },
       ]
     : [
-        { entries: 1000, runs: 30, memoryChildren: 3 },
-        { entries: 10000, runs: 15, memoryChildren: 3 },
-        { entries: 100000, runs: 5, memoryChildren: 3, parallelSegments: 4 },
+        { entries: 1000, runs: 40, warmups: 10, memoryChildren: 3 },
+        { entries: 10000, runs: 15, warmups: 3, memoryChildren: 3 },
+        { entries: 100000, runs: 7, warmups: 1, memoryChildren: 3, parallelSegments: 4 },
       ]) satisfies ScalingStep[],
 };
 
@@ -85,14 +91,32 @@ try {
   loadDeployed = loadAll.filter((l) => !l.name.endsWith(untrimmedSuffix));
   loadUntrimmed = loadAll.filter((l) => l.name.endsWith(untrimmedSuffix));
   loadNoMaps = await measureLoadTimes(bundles, env, settings.loadRounds, '');
-  log(loadTable(loadDeployed, loadNoMaps, baselineName));
+  log(loadTable(loadDeployed, loadNoMaps, baselineName, trimmedBaselineName));
   log(
     `(import of the bundle, ms: CPU = user + system time, wall = clock; NODE_OPTIONS=${settings.deployedNodeOptions}` +
-      ' as deployed; "no maps": without it; process: the whole child, Node start-up included)',
+      ' as deployed; "no maps": without it; process: the whole child, Node start-up included. ratio: to' +
+      ` "${baselineName}", the naive SDK client alone (bench/baseline-handler.ts, same esbuild settings without` +
+      ` the service's trims), the budget's baseline; trimmed baseline ratio: to "${trimmedBaselineName}", the` +
+      ' same handler with the trims, for information)',
   );
 
   log('\n## What the trims buy (bundleAliases of infra/bundling.ts; untrimmed: same settings without them)');
-  log(trimsTable(bundles, untrimmed, [...loadDeployed, ...loadUntrimmed], untrimmedSuffix));
+  const byName = (name: string) => {
+    const found = [...bundles, ...untrimmed].find((b) => b.name === name);
+    if (!found) throw new Error(`no bundle ${name}`);
+    return found;
+  };
+  log(
+    trimsTable(
+      [
+        ...bundles
+          .filter((b) => b.name !== baselineName && b.name !== trimmedBaselineName)
+          .map((b) => ({ label: b.name, trimmed: b, untrimmed: byName(`${b.name}${untrimmedSuffix}`) })),
+        { label: 'baseline', trimmed: byName(trimmedBaselineName), untrimmed: byName(baselineName) },
+      ],
+      [...loadDeployed, ...loadUntrimmed],
+    ),
+  );
 
   log(`\n## Warm latency (ms, ${settings.warmIterations} invocations each, in-process, embedded DynamoDB)`);
   warm = await measureWarm({
@@ -127,6 +151,7 @@ log(costTable(costs));
 const checks: BudgetCheck[] = checkBudgets({
   bundles,
   baselineName,
+  trimmedBaselineName,
   loadTimes: loadDeployed,
   warm,
   listScaling: scaling,

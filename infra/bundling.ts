@@ -13,7 +13,9 @@
  * Trims ({@link bundleAliases}): three modules are replaced inside the bundles by small stand-ins in
  * `infra/lambda-shims/`, each justified where it is configured and measured by `npm run bench`
  * (bench/README-bench.md); `test/bench/trimmed-bundles.test.ts` invokes every trimmed bundle against a real
- * DynamoDB API so a trim cannot break the deployed code unnoticed.
+ * DynamoDB API so a trim cannot break the deployed code unnoticed. {@link untrimmedEsbuildOptions} gives the
+ * same settings without the trims, for the bench only (its load-time baseline, "the naive SDK client alone",
+ * and what the trims buy); nothing is deployed with it.
  */
 import { fileURLToPath } from 'node:url';
 import type { BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -111,6 +113,17 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
     metafile: true,
     logLevel: 'warning',
   };
+}
+
+/**
+ * {@link esbuildOptions} without the trims (no `alias`: {@link bundleAliases} left out), every other setting
+ * identical (format, target, platform, minify, source map, banner, tree shaking, mainFields, external). What
+ * a naive bundle of `entry` with the same esbuild settings is; used by the bench only (its load-time baseline
+ * and the "what the trims buy" reference), never deployed.
+ */
+export function untrimmedEsbuildOptions(entry: string, outdir: string): BuildOptions {
+  const { alias: _trims, ...options } = esbuildOptions(entry, outdir);
+  return options;
 }
 
 /**
