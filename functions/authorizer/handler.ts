@@ -51,7 +51,7 @@ export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorize
       logger.info('request refused');
       throw new Error('Unauthorized');
     }
-    logger.info('request allowed', { keyName: principal.keyName });
+    logger.debug('request allowed', { keyName: principal.keyName });
     return {
       principalId: principal.keyName,
       policyDocument: {

@@ -4,8 +4,11 @@
  *
  * Order matters: `injectLambdaContext` first so every log line has the request id; `http-error-handler`
  * before `errorBodyMiddleware` so that, with middy's reverse `onError` order, it runs last and writes the
- * Error body that `errorBodyMiddleware` prepared. Every request logs one line: `request completed` or, from the
- * error middleware, `request rejected` / `request failed`.
+ * Error body that `errorBodyMiddleware` prepared. Every request logs one line: `request completed` at DEBUG or,
+ * from the error middleware, `request rejected` (INFO) / `request failed` (ERROR). Successes are DEBUG because
+ * API Gateway's access log and Lambda's REPORT line already record every request: at INFO (production) a
+ * success line would double the log volume and cost about 15 µs per invocation (bench/README-bench.md); staging
+ * runs at DEBUG and shows them.
  *
  * `injectLambdaContext` without `resetKeys`: the service never appends keys to the logger (every field is
  * passed with the call that logs it), so there is nothing to reset, and the option costs a copy of middy's
@@ -20,10 +23,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 
-/** Logs one line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
+/** Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
 const completionLog = {
   after: ({ response }: { response: APIGatewayProxyResult | undefined }) => {
-    logger.info('request completed', { status: response?.statusCode });
+    logger.debug('request completed', { status: response?.statusCode });
   },
 };
 

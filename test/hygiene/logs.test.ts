@@ -2,7 +2,7 @@
  * Log hygiene (contract.md "Authentication": a key is never logged; "Errors": no stack, no table names;
  * lib/logger.ts: every line carries the Lambda request id).
  *
- * Logs are turned on for this file (`POWERTOOLS_LOG_LEVEL=INFO`, set before the service's modules are
+ * Logs are turned on for this file (`POWERTOOLS_LOG_LEVEL=DEBUG`, as in staging, set before the service's modules are
  * loaded: the logger reads it once, at import). Powertools Logger writes JSON lines through its own
  * `Console` on `process.stdout` / `process.stderr`, so both streams' `write` are intercepted; the global
  * `console` is intercepted too (the AWS SDK warns through it). A full set of requests runs one at a time:
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LocalDynamoDb } from '#infra/local/dynamodb.ts';
 import type { TestApi, TestResponse } from '#test/support/local-api.ts';
 
-process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
 /** Everything written to stdout, stderr or the console, line by line, in order. */
 const lines: string[] = [];
