@@ -8,7 +8,7 @@
  * worth adding to the store?).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { localClientConfig, startDynamoServer } from './dynamo-server.ts';
 import { emulatorScanBytes } from './emulator-size.ts';
@@ -89,12 +89,7 @@ export async function measureListScaling(
   onProgress: (line: string) => void = () => {},
 ): Promise<ScalingResult[]> {
   const db = await startDynamoServer();
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ ...localClientConfig, endpoint: db.endpoint }),
-    {
-      unmarshallOptions: { wrapNumbers: true },
-    },
-  );
+  const client = toDocumentClient(new DynamoDBClient({ ...localClientConfig, endpoint: db.endpoint }));
   const store = inventoryStore(client, benchTableNames.inventory);
   const results: ScalingResult[] = [];
   let loaded = 0;

@@ -7,11 +7,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { stageName, tables } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { importInventoryFile } from '../tools/import-file.ts';
 import { createKey } from '../tools/key-commands.ts';
@@ -104,9 +104,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     throw error;
   });
 
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    unmarshallOptions: { wrapNumbers: true },
-  });
+  const client = toDocumentClient(new DynamoDBClient({}));
   const created = await ensureTables(client, names);
   const firstStart = created.includes('inventory');
   const seeded =

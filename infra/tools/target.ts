@@ -5,8 +5,9 @@
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '#lib/api.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { connectLocalDynamoDb, localTableNames } from '../local/dynamodb.ts';
 import { localAwsDefaults, localDataDir } from '../local/settings.ts';
 
@@ -39,9 +40,7 @@ async function deployedTarget(environment: Environment): Promise<Target> {
     if (!name) throw new Error(`stack ${stackName} has no output ${tableOutputs[id]}: is it deployed?`);
     return name;
   };
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    unmarshallOptions: { wrapNumbers: true },
-  });
+  const client = toDocumentClient(new DynamoDBClient({}));
   return {
     client,
     tables: { inventory: table('inventory'), apiKeys: table('apiKeys') },
@@ -67,7 +66,7 @@ async function localTarget(): Promise<Target> {
     }
     throw new Error(`cannot use the ${description}: ${(error as Error).message}`);
   }
-  const client = DynamoDBDocumentClient.from(raw, { unmarshallOptions: { wrapNumbers: true } });
+  const client = toDocumentClient(raw);
   return {
     client,
     tables,

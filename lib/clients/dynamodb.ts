@@ -8,10 +8,11 @@
  * reported within about maxAttempts x (connection + request timeout) in the worst case, and at once when the
  * connection is refused.
  *
- * Numbers are read as `NumberValue` (`wrapNumbers`) so an int64 petId keeps every digit.
+ * Numbers are read as `NumberValue` (see `document-client.ts`) so an int64 petId keeps every digit.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toDocumentClient } from './document-client.ts';
 
 /** Attempts per DynamoDB request, the first included. */
 export const maxAttempts = 3;
@@ -30,7 +31,7 @@ export function createDocumentClient(): DynamoDBDocumentClient {
       throwOnRequestTimeout: true,
     },
   });
-  return DynamoDBDocumentClient.from(client, { unmarshallOptions: { wrapNumbers: true } });
+  return toDocumentClient(client);
 }
 
 /** The container's shared client. */

@@ -33,7 +33,7 @@ export interface InventoryStore {
   putMany(items: readonly InventoryItem[]): Promise<void>;
 }
 
-/** Raw item as read with `wrapNumbers`: numbers arrive as NumberValue. */
+/** Raw item as read by the project's document clients: numbers arrive as NumberValue. */
 type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus };
 
 function fromStored(item: Record<string, unknown>): InventoryItem {

@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { bundleFileName, bundleFunction } from '#infra/bundling.ts';
@@ -24,6 +23,7 @@ import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infr
 import { authorizer, operations } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { listEvent, tokenEvent, updateEvent } from '../../bench/events.ts';
@@ -70,13 +70,12 @@ let db: LocalDynamoDb;
 
 beforeAll(async () => {
   db = await startDynamoDb({ dataDir: inMemory });
-  const client = DynamoDBDocumentClient.from(
+  const client = toDocumentClient(
     new DynamoDBClient({
       endpoint: db.endpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     }),
-    { unmarshallOptions: { wrapNumbers: true } },
   );
   await ensureTables(client, benchTableNames);
   await inventoryStore(client, benchTableNames.inventory).putMany(seeded);

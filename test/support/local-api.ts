@@ -7,11 +7,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
 import { type LocalService, startLocalService } from '#infra/local/service.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { putItem, type RawItem, rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
@@ -103,7 +103,7 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
     seed: options.seed ?? false,
   });
   const raw = new DynamoDBClient({});
-  const client = DynamoDBDocumentClient.from(raw, { unmarshallOptions: { wrapNumbers: true } });
+  const client = toDocumentClient(raw);
   const names = localTableNames();
   const inventory = inventoryStore(client, names.inventory);
   const api: TestApi = {
