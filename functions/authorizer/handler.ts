@@ -19,6 +19,7 @@ import { keyStore } from '#lib/auth/key-store.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { logger } from '#lib/logger.ts';
+import { middyOptions } from '#lib/middy-options.ts';
 
 const keys = keyStore(documentClient, requiredEnv(tables.apiKeys.env));
 
@@ -39,7 +40,7 @@ function keyStoreUnavailable(): Error {
 }
 
 /** The Lambda handler. */
-export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
+export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>(middyOptions)
   // No `resetKeys`: nothing is ever appended to the logger (fields go with each call), see http-function.ts.
   .use(injectLambdaContext(logger))
   .handler(async (event) => {

@@ -21,6 +21,7 @@ import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
+import { middyOptions } from '../middy-options.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 
 /** Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
@@ -32,7 +33,7 @@ const completionLog = {
 
 /** A fresh middy chain for an API Gateway REST (payload 1.0) proxy handler; add middlewares, then `.handler()`. */
 export function httpFunction() {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions)
     .use(injectLambdaContext(logger))
     .use(httpErrorHandler({ logger: false }))
     .use(errorBodyMiddleware())
