@@ -1,5 +1,5 @@
 /**
- * The CDK app (`cdk.json` `"app": "node infra/app.ts"`): the two environments of spec §9.2 as two stacks of
+ * The CDK app (`cdk.json` `"app": "node infra/app.ts"`): the two environments of docs/service-spec.md §9.2 as two stacks of
  * one class, `InventoryService-staging` and `InventoryService-production`, environment-agnostic (account and
  * region come from the deploying credentials), differing only by infra/settings.ts.
  *

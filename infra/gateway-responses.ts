@@ -1,6 +1,6 @@
 /**
  * The gateway responses: the Error bodies API Gateway writes itself, before or instead of a function
- * (contract.md "Errors"; architecture.md "One table, three renderings"). The CDK stack renders each entry as
+ * (docs/contract.md "Errors"; docs/architecture.md "One table, three renderings"). The CDK stack renders each entry as
  * an `AWS::ApiGateway::GatewayResponse`; the local server answers with the very same bodies.
  *
  * Every type API Gateway can produce for this API is listed with an explicit status, so the body's `status`

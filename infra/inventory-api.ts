@@ -1,12 +1,12 @@
 /**
  * The REST API: the operation table (lib/api.ts) rendered as API Gateway resources and methods, every method
  * behind the bearer TOKEN authorizer, and every gateway response of infra/gateway-responses.ts rendered as an
- * `AWS::ApiGateway::GatewayResponse` (architecture.md "One table, three renderings").
+ * `AWS::ApiGateway::GatewayResponse` (docs/architecture.md "One table, three renderings").
  *
- * Stage `v1` (lib/api.ts `stageName`), so the base URL ends in `/v1` (spec §9.1; contract.md "Addresses"), with
+ * Stage `v1` (lib/api.ts `stageName`), so the base URL ends in `/v1` (docs/service-spec.md §9.1; docs/contract.md "Addresses"), with
  * per-environment throttling and JSON access logs in an explicit log group. The access log format has the
  * standard fields only (caller, httpMethod, ip, protocol, requestTime, resourcePath, responseLength, status,
- * user) and never a request header, so the bearer API key is never logged (contract.md "Authentication").
+ * user) and never a request header, so the bearer API key is never logged (docs/contract.md "Authentication").
  */
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
@@ -41,7 +41,7 @@ export interface InventoryApiProps {
   logRemovalPolicy: RemovalPolicy;
 }
 
-/** The HTTP header that carries the API key (spec §5.1). */
+/** The HTTP header that carries the API key (docs/service-spec.md §5.1). */
 export const authorizationHeader = 'Authorization';
 
 /** The service's REST API (see the module docstring). */
@@ -61,7 +61,7 @@ export class InventoryApi extends Construct {
     this.restApi = new RestApi(this, 'RestApi', {
       // Unique per stack: API Gateway metrics (and so the alarms) are keyed by this name (dimension ApiName).
       restApiName: Stack.of(this).stackName,
-      description: 'Pet store inventory service (spec: service-spec.md)',
+      description: 'Pet store inventory service (docs/service-spec.md)',
       endpointTypes: [EndpointType.REGIONAL],
       // The account-wide role that lets API Gateway write access logs (required for any stage logging).
       cloudWatchRole: true,

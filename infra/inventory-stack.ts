@@ -1,6 +1,6 @@
 /**
- * The service's stack: one class, deployed once per environment (spec §9.2) with that environment's
- * {@link EnvironmentSettings} and nothing else differing (style.md "Per-environment differences live in one
+ * The service's stack: one class, deployed once per environment (docs/service-spec.md §9.2) with that environment's
+ * {@link EnvironmentSettings} and nothing else differing (docs/style.md "Per-environment differences live in one
  * settings object").
  *
  * Contents, all derived from lib/api.ts:
@@ -10,14 +10,14 @@
  *   with exactly its `actions` (least privilege);
  * - the {@link InventoryApi} (stage `v1`, bearer authorizer on every method, gateway responses);
  * - {@link ServiceAlarms} when the settings have alarms;
- * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (contract.md "Addresses").
+ * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (docs/contract.md "Addresses").
  *
  * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason.
  */
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { authorizer, type FunctionDefinition, operations, type TableId, tables } from '#lib/api.ts';
+import { authorizer, type FunctionDefinition, operations, type TableId, tables, tablesOf } from '#lib/api.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -104,8 +104,10 @@ export class InventoryStack extends Stack {
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,
       });
-      const bound = tables[definition.table];
-      fn.bindTable({ table: this.tables[definition.table], env: bound.env, actions: definition.actions });
+      for (const tableId of tablesOf(definition)) {
+        const actions = definition.access[tableId] ?? [];
+        fn.bindTable({ table: this.tables[tableId], env: tables[tableId].env, actions });
+      }
       functions.set(definition, fn);
     }
     this.functions = functions;
@@ -121,7 +123,7 @@ export class InventoryStack extends Stack {
 
     if (settings.alarms) {
       const actionsOn = (tableId: TableId) =>
-        [...operations, authorizer].filter((d) => d.table === tableId).flatMap((d) => d.actions);
+        [...operations, authorizer].flatMap((d) => d.access[tableId] ?? []);
       new ServiceAlarms(this, 'Alarms', {
         settings: settings.alarms,
         api: this.api.restApi,
@@ -137,7 +139,7 @@ export class InventoryStack extends Stack {
 
     new CfnOutput(this, 'BaseUrl', {
       value: this.api.restApi.url,
-      description: 'Base URL of the API, ending in /v1/ (contract.md "Addresses")',
+      description: 'Base URL of the API, ending in /v1/ (docs/contract.md "Addresses")',
     });
     new CfnOutput(this, 'InventoryTableName', {
       value: this.tables.inventory.tableName,
@@ -172,12 +174,12 @@ function acknowledgeNagFindings(stack: InventoryStack): void {
     {
       id: 'AwsSolutions-APIG6',
       reason:
-        'Execution logging stays off: at INFO it writes request headers, and the Authorization header carries the API key, which must never be logged (contract.md "Authentication"). JSON access logs are on.',
+        'Execution logging stays off: at INFO it writes request headers, and the Authorization header carries the API key, which must never be logged (docs/contract.md "Authentication"). JSON access logs are on.',
     },
     {
       id: 'AwsSolutions-COG4',
       reason:
-        'The spec mandates bearer API keys (spec §5), checked by the TOKEN authorizer attached to every method; there are no Cognito users.',
+        'The spec mandates bearer API keys (docs/service-spec.md §5), checked by the TOKEN authorizer attached to every method; there are no Cognito users.',
     },
   );
   Validations.of(api).acknowledge({

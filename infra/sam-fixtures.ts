@@ -3,7 +3,7 @@
  * one inventory entry and one API key, written by `npm run sam:dynamodb` at start and by the event tests.
  *
  * The key {@link samApiKey} is a published test value, valid only in a local store seeded here; it is stored
- * as its SHA-256 digest like any other key (contract.md "Authentication").
+ * as its SHA-256 digest like any other key (docs/contract.md "Authentication").
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

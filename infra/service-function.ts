@@ -1,5 +1,5 @@
 /**
- * One Lambda function of the service, with every default in one place (style.md: "one base construct extends
+ * One Lambda function of the service, with every default in one place (docs/style.md: "one base construct extends
  * `NodejsFunction` and holds every default"; Powertools example app `function-with-logstream-construct.ts`).
  *
  * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout}, 256 MB, the shared esbuild settings of

@@ -1,12 +1,12 @@
 /**
- * Per-environment settings: the one place where staging and production differ (style.md "Per-environment
- * differences live in one settings object"; spec §9.2 "Two environments exist").
+ * Per-environment settings: the one place where staging and production differ (docs/style.md "Per-environment
+ * differences live in one settings object"; docs/service-spec.md §9.2 "Two environments exist").
  *
  * The stack reads every difference from an {@link EnvironmentSettings} object and never tests an environment's
  * name. Values are plain data (numbers, strings, booleans) so tests and docs can print them.
  */
 
-/** The deployed environments (spec §9.2). */
+/** The deployed environments (docs/service-spec.md §9.2). */
 export type EnvironmentName = 'staging' | 'production';
 
 /** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */
@@ -49,7 +49,7 @@ export interface EnvironmentSettings {
   alarms?: AlarmSettings;
 }
 
-/** The settings of each environment (spec §9.2). */
+/** The settings of each environment (docs/service-spec.md §9.2). */
 export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>> = {
   staging: {
     name: 'staging',

@@ -1,13 +1,13 @@
 /**
- * The operation table: the one definition of the API (architecture.md "One table, three renderings").
+ * The operation table: the one definition of the API (docs/architecture.md "One table, three renderings").
  *
  * The CDK stack renders it as API Gateway methods and one Lambda function per entry, the local server as
  * routes calling the same handler modules, and the tests as the list of routes to probe. Paths are API
  * Gateway resource paths under the stage `v1`, so `GET /inventory` is served at `{base_url}/inventory` with
- * `base_url` ending in `/v1` (spec §9; contract.md "Addresses").
+ * `base_url` ending in `/v1` (docs/service-spec.md §9; docs/contract.md "Addresses").
  */
 
-/** The stage name, which is also the version prefix of every address (spec §9.1). */
+/** The stage name, which is also the version prefix of every address (docs/service-spec.md §9.1). */
 export const stageName = 'v1';
 
 /**
@@ -22,50 +22,64 @@ export const tables = {
 /** A table of {@link tables}. */
 export type TableId = keyof typeof tables;
 
-/** A Lambda function: its handler module (path from the project root) and its one permission on one table. */
+/** What a function may do to the tables: for each table it uses, the only DynamoDB actions allowed (least privilege). */
+export type TableAccess = Readonly<Partial<Record<TableId, readonly string[]>>>;
+
+/** A Lambda function: its handler module (path from the project root) and its permissions on the tables. */
 export interface FunctionDefinition {
   /** Name used for the function's construct id and logs, in the spec's terms. */
   name: string;
   /** Handler module, relative to the project root; it exports `handler`. */
   entry: string;
-  /** The table it reads or writes. */
-  table: TableId;
-  /** The only DynamoDB actions it may perform on that table (least privilege). */
-  actions: readonly string[];
+  /** The tables it reads or writes, each with exactly its DynamoDB actions. */
+  access: TableAccess;
 }
+
+/** The scopes a key can hold (docs/contract.md "Authentication and authorization"). */
+export type Scope = 'inventory:read' | 'inventory:write' | 'orders:read' | 'orders:write';
 
 /** One API operation: a function behind a method and path, protected by the bearer authorizer. */
 export interface Operation extends FunctionDefinition {
-  method: 'GET' | 'PATCH';
+  method: 'GET' | 'PATCH' | 'POST';
   path: string;
+  /** The scope a key needs to call it. */
+  scope: Scope;
+  /** The query parameters it declares; any other is 400 (docs/contract.md "Requests as API Gateway delivers them"). */
+  queryParameters: readonly string[];
 }
 
-/** The operations of the service (spec §4). Every one requires the authorizer (spec §5.1). */
+/** The tables a function uses, in the order of {@link tables}. */
+export function tablesOf(definition: FunctionDefinition): TableId[] {
+  return (Object.keys(tables) as TableId[]).filter((table) => definition.access[table] !== undefined);
+}
+
+/** The operations of the service (docs/service-spec.md §4). Every one requires the authorizer (docs/service-spec.md §5.1). */
 export const operations: readonly Operation[] = [
   {
     name: 'listInventory',
     method: 'GET',
     path: '/inventory',
     entry: 'functions/list-inventory/handler.ts',
-    table: 'inventory',
-    actions: ['dynamodb:Scan'],
+    access: { inventory: ['dynamodb:Scan'] },
+    scope: 'inventory:read',
+    queryParameters: [],
   },
   {
     name: 'updateInventory',
     method: 'PATCH',
     path: '/inventory/{petId}',
     entry: 'functions/update-inventory/handler.ts',
-    table: 'inventory',
-    actions: ['dynamodb:UpdateItem'],
+    access: { inventory: ['dynamodb:UpdateItem'] },
+    scope: 'inventory:write',
+    queryParameters: [],
   },
 ];
 
-/** The TOKEN authorizer on the `Authorization` header (spec §5). */
+/** The TOKEN authorizer on the `Authorization` header (docs/service-spec.md §5). */
 export const authorizer: FunctionDefinition = {
   name: 'authorizer',
   entry: 'functions/authorizer/handler.ts',
-  table: 'apiKeys',
-  actions: ['dynamodb:GetItem'],
+  access: { apiKeys: ['dynamodb:GetItem'] },
 };
 
 /** Seconds API Gateway (and the local stand-in) caches an authorizer's Allow per token. */

@@ -1,5 +1,5 @@
 /**
- * Reading configuration from environment variables, failing fast at init (style.md, Powertools example app).
+ * Reading configuration from environment variables, failing fast at init (docs/style.md, Powertools example app).
  */
 
 /**

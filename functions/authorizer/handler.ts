@@ -1,5 +1,5 @@
 /**
- * The bearer authorizer: an API Gateway TOKEN authorizer on the `Authorization` header (spec §5).
+ * The bearer authorizer: an API Gateway TOKEN authorizer on the `Authorization` header (docs/service-spec.md §5).
  *
  * Event: `APIGatewayTokenAuthorizerEvent` (`authorizationToken`, `methodArn`).
  * Allowed: returns an IAM policy allowing `execute-api:Invoke` on every method of the calling API's stage (so

@@ -1,8 +1,8 @@
 /**
- * listInventory: `GET /v1/inventory` (spec §4.1).
+ * listInventory: `GET /v1/inventory` (docs/service-spec.md §4.1).
  *
  * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Returns 200 with a JSON array of InventoryItem, every entry, sorted by petId ascending (contract.md
+ * Returns 200 with a JSON array of InventoryItem, every entry, sorted by petId ascending (docs/contract.md
  * "Semantics"). Errors: 503 `service_unavailable` when DynamoDB is unreachable; 401 is the authorizer's.
  * Metric: `InventoryListSize` (Count), the number of entries returned.
  * Environment: `INVENTORY_TABLE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`.

@@ -1,9 +1,9 @@
 /**
- * updateInventory: `PATCH /v1/inventory/{petId}` (spec §4.2, experimental).
+ * updateInventory: `PATCH /v1/inventory/{petId}` (docs/service-spec.md §4.2, experimental).
  *
  * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
  * Takes: path parameter `petId` (int64) and a JSON InventoryUpdate body `{"quantity": n}`.
- * Returns 200 with the updated InventoryItem; `status` is left unchanged (contract.md "Semantics").
+ * Returns 200 with the updated InventoryItem; `status` is left unchanged (docs/contract.md "Semantics").
  * Errors: 400 `invalid_request` (bad petId, body or content type; rule 1), 404 `not_found` (no entry for
  * petId; rule 2), 503 `service_unavailable`. Exactly one DynamoDB request: a conditional UpdateItem.
  * Metric: `InventoryUpdated` (Count, 1 per successful update).

@@ -1,6 +1,6 @@
 /**
  * The local API Gateway stand-in: an HTTP request listener that does what the deployed REST API does, in
- * the same order (contract.md "Authentication", order of checks), calling the very handler modules the
+ * the same order (docs/contract.md "Authentication", order of checks), calling the very handler modules the
  * Lambda functions run:
  * 1. route by the operation table (lib/api.ts); no route or method: MISSING_AUTHENTICATION_TOKEN (404);
  * 2. body over 10 MB: REQUEST_TOO_LARGE (413);
@@ -18,7 +18,7 @@ import { type AuthorizerHandler, authorizerStep } from './authorizer-cache.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { proxyEvent } from './proxy-event.ts';
 
-/** API Gateway's payload limit in bytes (10 MB; contract.md 413 `payload_too_large`). */
+/** API Gateway's payload limit in bytes (10 MB; docs/contract.md 413 `payload_too_large`). */
 export const maxBodyBytes = 10 * 1024 * 1024;
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

@@ -1,5 +1,5 @@
 /**
- * `npm start`: serves the API at `http://127.0.0.1:3000/v1` (contract.md "Addresses") backed by the
+ * `npm start`: serves the API at `http://127.0.0.1:3000/v1` (docs/contract.md "Addresses") backed by the
  * embedded DynamoDB. Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps
  * nothing), `API_KEY` (a key to accept; else one is generated on first start and printed once),
  * `AWS_ENDPOINT_URL_DYNAMODB` (use that DynamoDB instead). SIGINT / SIGTERM stop it without losing data.

@@ -1,5 +1,5 @@
 /**
- * The key tool: `npm run keys -- <create|list|revoke> [--env staging|production]` (contract.md "Operator
+ * The key tool: `npm run keys -- <create|list|revoke> [--env staging|production]` (docs/contract.md "Operator
  * tooling"). Without `--env` it works on the local store (see target.ts). `--help` describes every command.
  */
 import { Command, Option } from 'commander';

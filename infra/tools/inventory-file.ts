@@ -1,6 +1,6 @@
 /**
  * Inventory files for the import tool: JSON or CSV rows of `petId`, `quantity`, `status`, each validated by
- * the API's own rules (contract.md "Operator tooling"): petId a canonical int64 (`pet-id.ts`), quantity an
+ * the API's own rules (docs/contract.md "Operator tooling"): petId a canonical int64 (`pet-id.ts`), quantity an
  * integer from 0 to 2147483647 (`quantity.ts`), status a PetStatus, no other member, no petId twice.
  *
  * - JSON: an array of objects. petId is a JSON integer (read exactly, from its source text, even beyond

@@ -1,5 +1,5 @@
 /**
- * The key tool's operations on a key store (contract.md "Authentication", "Operator tooling"): create (the key
+ * The key tool's operations on a key store (docs/contract.md "Authentication", "Operator tooling"): create (the key
  * is returned once and only its digest stored), list (names and states, never keys), revoke (by name).
  */
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';

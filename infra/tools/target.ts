@@ -1,7 +1,7 @@
 /**
  * Where an operator tool works: the local store (the data folder of `npm start`, or the DynamoDB at
  * `AWS_ENDPOINT_URL_DYNAMODB`), or a deployed environment's tables, resolved from its stack outputs with the
- * standard AWS credential chain (contract.md "Operator tooling").
+ * standard AWS credential chain (docs/contract.md "Operator tooling").
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';

@@ -1,5 +1,5 @@
 /**
- * API key format and hashing (spec §5; contract.md "Authentication").
+ * API key format and hashing (docs/service-spec.md §5; docs/contract.md "Authentication").
  *
  * A key is `psk_` followed by 32 random bytes in base64url (256 bits of entropy, 47 characters in all): a
  * valid RFC 6750 bearer token, and a prefix that secret scanners can match. Only its SHA-256 digest

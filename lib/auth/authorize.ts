@@ -1,5 +1,5 @@
 /**
- * The authorizer's decision (spec §5; contract.md "Authentication"): from an `Authorization` header value to
+ * The authorizer's decision (docs/service-spec.md §5; docs/contract.md "Authentication"): from an `Authorization` header value to
  * the caller's principal, or a refusal.
  */
 import { apiKeyDigest } from './api-key.ts';

@@ -1,7 +1,7 @@
 /**
  * The API keys table: one item per key, partition key `keyDigest` (String, SHA-256 hex of the key), with
  * `name`, `createdAt` and optional `expiresAt` / `revokedAt` (ISO 8601 UTC). The key itself is never stored
- * (contract.md "Authentication").
+ * (docs/contract.md "Authentication").
  */
 import {
   type DynamoDBDocumentClient,

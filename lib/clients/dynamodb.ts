@@ -1,8 +1,8 @@
 /**
- * The DynamoDB document client, built once per container (architecture.md "Principles").
+ * The DynamoDB document client, built once per container (docs/architecture.md "Principles").
  *
  * Endpoint: the SDK's standard `AWS_ENDPOINT_URL_DYNAMODB` when set (local server, SAM CLI, tests), else the
- * regional endpoint. Failure bounds (contract.md 503 `service_unavailable`): at most {@link maxAttempts}
+ * regional endpoint. Failure bounds (docs/contract.md 503 `service_unavailable`): at most {@link maxAttempts}
  * attempts (standard retry mode, exponential backoff with jitter), each with a {@link connectionTimeoutMs} ms
  * connection timeout and a {@link requestTimeoutMs} ms request timeout, so an unreachable database is
  * reported within about maxAttempts x (connection + request timeout) in the worst case, and at once when the

@@ -1,5 +1,5 @@
 /**
- * The one place where a thrown error becomes an Error body (architecture.md "Data flow"; contract.md "Errors").
+ * The one place where a thrown error becomes an Error body (docs/architecture.md "Data flow"; docs/contract.md "Errors").
  *
  * Register it after `@middy/http-error-handler` (middy runs `onError` in reverse order): this middleware
  * classifies `request.error` into `{code, message, status}` and hands http-error-handler an exposed error

@@ -1,32 +1,44 @@
 /**
- * The Error body and the errors that carry it (spec §2 "Error", §7; contract.md "Errors").
+ * The Error body and the errors that carry it (docs/service-spec.md §2 "Error", §7; docs/contract.md "Errors").
  *
  * Handlers and lib code throw an {@link HttpError}; the error middleware (`error-middleware.ts`) turns it,
  * or any other error, into a response whose body is exactly `{"code","message","status"}`.
  */
 
-/** Machine-readable error codes, snake_case and stable (contract.md "Errors"). */
+/** Machine-readable error codes, snake_case and stable (docs/contract.md "Errors"). */
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
+  | 'conflict'
+  | 'insufficient_stock'
+  | 'gone'
+  | 'precondition_failed'
   | 'payload_too_large'
+  | 'idempotency_key_reused'
   | 'too_many_requests'
   | 'internal_error'
   | 'service_unavailable';
 
-/** HTTP status of each error code (contract.md "Errors" table). */
+/** HTTP status of each error code (docs/contract.md "Errors" table). */
 export const errorStatus: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
+  conflict: 409,
+  insufficient_stock: 409,
+  gone: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   too_many_requests: 429,
   internal_error: 500,
   service_unavailable: 503,
 };
 
-/** The Error body of every error response (spec §2): `status` always equals the HTTP status. */
+/** The Error body of every error response (docs/service-spec.md §2): `status` always equals the HTTP status. */
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
@@ -49,12 +61,12 @@ export class HttpError extends Error {
   }
 }
 
-/** 400 `invalid_request`: bad petId, bad body or bad content type (contract.md "Errors"). */
+/** 400 `invalid_request`: bad petId, bad body or bad content type (docs/contract.md "Errors"). */
 export function invalidRequest(message: string): HttpError {
   return new HttpError('invalid_request', message);
 }
 
-/** 404 `not_found`: no such pet, or no such route (contract.md "Errors"). */
+/** 404 `not_found`: no such pet, or no such route (docs/contract.md "Errors"). */
 export function notFound(message: string): HttpError {
   return new HttpError('not_found', message);
 }

@@ -1,5 +1,5 @@
 /**
- * The middy chain every HTTP function starts from (architecture.md "Principles": handlers throw, one
+ * The middy chain every HTTP function starts from (docs/architecture.md "Principles": handlers throw, one
  * middleware renders errors).
  *
  * Order matters: `injectLambdaContext` first so every log line has the request id; `http-error-handler`

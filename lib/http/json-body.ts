@@ -1,5 +1,5 @@
 /**
- * Middlewares that turn a request body into parsed JSON, by the rules of contract.md "InventoryUpdate":
+ * Middlewares that turn a request body into parsed JSON, by the rules of docs/contract.md "InventoryUpdate":
  * a body is required; `Content-Type` must be `application/json` or an `application/*+json` type (parameters
  * allowed, any header and value case); base64 bodies (`isBase64Encoded`) are decoded; malformed JSON and
  * `__proto__` keys are 400.

@@ -4,7 +4,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ErrorBody } from './errors.ts';
 
-/** Every response of the service carries this content type (spec §1: all bodies are application/json). */
+/** Every response of the service carries this content type (docs/service-spec.md §1: all bodies are application/json). */
 export const jsonHeaders = { 'Content-Type': 'application/json' } as const;
 
 /** A proxy response with `statusCode` and an already serialised JSON `body`. */

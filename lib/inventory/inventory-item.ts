@@ -1,8 +1,8 @@
 /**
- * InventoryItem and PetStatus (spec §2), and their exact JSON form (contract.md "petId").
+ * InventoryItem and PetStatus (docs/service-spec.md §2), and their exact JSON form (docs/contract.md "petId").
  */
 
-/** The allowed PetStatus values (spec §2 "PetStatus"). */
+/** The allowed PetStatus values (docs/service-spec.md §2 "PetStatus"). */
 export const petStatuses = ['available', 'pending', 'sold'] as const;
 
 /** One of `available`, `pending`, `sold`. */
@@ -26,7 +26,7 @@ export function isPetStatus(value: unknown): value is PetStatus {
 
 /**
  * The JSON text of `items` (one InventoryItem or an array of them) with each petId written as a JSON number
- * literal, digit for digit (contract.md "petId": `9223372036854775807` comes back exactly). Each object has
+ * literal, digit for digit (docs/contract.md "petId": `9223372036854775807` comes back exactly). Each object has
  * exactly the members `petId`, `quantity`, `status`, in that order.
  */
 export function inventoryJson(items: InventoryItem | readonly InventoryItem[]): string {

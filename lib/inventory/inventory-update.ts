@@ -1,5 +1,5 @@
 /**
- * InventoryUpdate, the body of updateInventory (spec §2, §4.2 rule 1; contract.md "InventoryUpdate").
+ * InventoryUpdate, the body of updateInventory (docs/service-spec.md §2, §4.2 rule 1; docs/contract.md "InventoryUpdate").
  */
 import { invalidRequest } from '../http/errors.ts';
 import { isQuantity, quantityRule } from './quantity.ts';

@@ -1,5 +1,5 @@
 /**
- * petId parsing (spec §4.2 path parameter; contract.md "petId").
+ * petId parsing (docs/service-spec.md §4.2 path parameter; docs/contract.md "petId").
  */
 import { invalidRequest } from '../http/errors.ts';
 
@@ -33,7 +33,7 @@ export function parsePetId(text: string | undefined): string {
 }
 
 /**
- * Orders two canonical petIds numerically (for sorting lists by petId ascending, contract.md "Semantics")
+ * Orders two canonical petIds numerically (for sorting lists by petId ascending, docs/contract.md "Semantics")
  * without converting them to BigInt: by sign, then length, then digits.
  */
 export function comparePetIds(a: string, b: string): number {

@@ -1,5 +1,5 @@
 /**
- * The quantity rule (contract.md "InventoryUpdate"): a JSON integer from 0 to 2147483647 inclusive.
+ * The quantity rule (docs/contract.md "InventoryUpdate"): a JSON integer from 0 to 2147483647 inclusive.
  */
 
 /** Largest accepted quantity: the largest signed 32-bit integer. */

@@ -1,6 +1,6 @@
 /**
  * The inventory store: the DynamoDB operations the service needs, each one request where one suffices
- * (architecture.md "Principles"). Table: partition key `petId` (Number); attributes `quantity` (Number),
+ * (docs/architecture.md "Principles"). Table: partition key `petId` (Number); attributes `quantity` (Number),
  * `status` (String). The client and table name are passed in, so tests and the local server point it anywhere.
  */
 
@@ -19,7 +19,7 @@ import { comparePetIds } from './pet-id.ts';
 
 /** What the handlers and the import tool need from the inventory table. */
 export interface InventoryStore {
-  /** Every entry, read across all 1 MB scan pages, sorted by petId ascending (contract.md "Semantics"). */
+  /** Every entry, read across all 1 MB scan pages, sorted by petId ascending (docs/contract.md "Semantics"). */
   list(): Promise<InventoryItem[]>;
   /**
    * Sets the quantity of an existing entry with one conditional UpdateItem (`attribute_exists(petId)`,

@@ -1,6 +1,6 @@
 /**
  * Every operation and every status the service can produce locally, over HTTP, each response checked three
- * ways: its exact status, `Content-Type` and body (contract.md), its validity against openapi.yaml
+ * ways: its exact status, `Content-Type` and body (docs/contract.md), its validity against openapi.yaml
  * (test/support/openapi-validator.ts must find no problem), and, for every rejected request, a table left
  * exactly as it was.
  *

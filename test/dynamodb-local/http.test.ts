@@ -1,5 +1,5 @@
 /**
- * The HTTP behaviours again, against AWS's own DynamoDB Local instead of dynalite (architecture.md: the
+ * The HTTP behaviours again, against AWS's own DynamoDB Local instead of dynalite (docs/architecture.md: the
  * integration suites use a real DynamoDB API). A difference between the two that this suite finds is a bug
  * to fix in the code, not in the test.
  *

@@ -1,5 +1,5 @@
 /**
- * DynamoDB throttling (contract.md "Errors": 503 `service_unavailable` when the database is throttling after
+ * DynamoDB throttling (docs/contract.md "Errors": 503 `service_unavailable` when the database is throttling after
  * the SDK's retries; not 500, and for the authorizer not a refusal).
  *
  * dynalite cannot be made to throttle, so the handlers run here against a protocol-level stand-in: a tiny

@@ -1,5 +1,5 @@
 /**
- * The database goes away and comes back (contract.md "Errors": 503 `service_unavailable` when the database
+ * The database goes away and comes back (docs/contract.md "Errors": 503 `service_unavailable` when the database
  * is unreachable after the SDK's retries; the message reveals nothing internal).
  *
  * The service runs against a dynalite this file starts itself, on a fixed port with a data folder, so it

@@ -1,7 +1,7 @@
 /**
  * The three handler modules with DynamoDB unreachable (connection refused): the HTTP functions answer 503
  * `service_unavailable` revealing no internals, and the authorizer fails with an error other than
- * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (contract.md "Errors").
+ * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 import { beforeAll, expect, test } from 'vitest';
 import { freePort } from '#test/support/free-port.ts';

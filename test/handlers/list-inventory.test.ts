@@ -1,6 +1,6 @@
 /**
  * functions/list-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB API
- * (in-memory dynalite): spec §4.1, contract.md "Semantics" and "petId".
+ * (in-memory dynalite): docs/service-spec.md §4.1, docs/contract.md "Semantics" and "petId".
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -1,5 +1,5 @@
 /**
- * Hostile PATCH bodies (contract.md "InventoryUpdate", "Errors"), property-based: 1,500 generated bodies per
+ * Hostile PATCH bodies (docs/contract.md "InventoryUpdate", "Errors"), property-based: 1,500 generated bodies per
  * run, each sent over HTTP to the local service with a valid key and `Content-Type: application/json`, to an
  * existing pet or to a well-formed petId with no entry.
  *
@@ -55,7 +55,7 @@ async function checkPatch(petId: string, body: string | Uint8Array): Promise<voi
 }
 
 /**
- * contract.md: "Any other member (for example status) is 400, and the message names the member." Checked
+ * docs/contract.md: "Any other member (for example status) is 400, and the message names the member." Checked
  * for object bodies with no `__proto__` or `constructor` key anywhere (those are refused by the JSON
  * parser's prototype-pollution guard, whose message names that key instead).
  */
@@ -249,7 +249,7 @@ describe('PATCH bodies, property-based against the contract oracle', () => {
   });
 });
 
-describe('body size limit (API Gateway payload limit, contract.md 413)', () => {
+describe('body size limit (API Gateway payload limit, docs/contract.md 413)', () => {
   const maxBytes = 10 * 1024 * 1024;
   /** `{"quantity":<n>` padded with spaces to `size` bytes, then `}`: valid JSON of exactly that size. */
   const paddedBody = (quantity: number, size: number) => {

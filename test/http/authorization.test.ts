@@ -1,5 +1,5 @@
 /**
- * The authorization matrix over HTTP (spec §5; contract.md "Authentication"): every route of the operation
+ * The authorization matrix over HTTP (docs/service-spec.md §5; docs/contract.md "Authentication"): every route of the operation
  * table x every credential case, and the order of checks (unknown route, then 401, then 400, then 404).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -73,7 +73,7 @@ describe.each(probeRequests(petId))('$method $path', (probe) => {
   );
 });
 
-describe('order of checks (contract.md "Authentication")', () => {
+describe('order of checks (docs/contract.md "Authentication")', () => {
   const noRoute = {
     code: 'not_found',
     message: 'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',

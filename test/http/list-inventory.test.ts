@@ -1,5 +1,5 @@
 /**
- * listInventory over HTTP (spec §4.1; contract.md "Semantics"): every entry, across DynamoDB's 1 MB scan
+ * listInventory over HTTP (docs/service-spec.md §4.1; docs/contract.md "Semantics"): every entry, across DynamoDB's 1 MB scan
  * pages, sorted by petId in numeric order, each with exactly petId, quantity and status.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';

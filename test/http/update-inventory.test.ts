@@ -1,5 +1,5 @@
 /**
- * updateInventory over HTTP (spec §4.2; contract.md "petId", "InventoryUpdate", "Semantics"): status,
+ * updateInventory over HTTP (docs/service-spec.md §4.2; docs/contract.md "petId", "InventoryUpdate", "Semantics"): status,
  * content type, exact body, and the table's state afterwards.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
@@ -85,7 +85,7 @@ describe('a valid update (rule 4)', () => {
   });
 });
 
-describe('a bad petId is 400 invalid_request (rule 1; contract.md "petId")', () => {
+describe('a bad petId is 400 invalid_request (rule 1; docs/contract.md "petId")', () => {
   const message =
     "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'";
   test.each([
@@ -104,7 +104,7 @@ describe('a bad petId is 400 invalid_request (rule 1; contract.md "petId")', () 
   });
 });
 
-describe('a bad body is 400 invalid_request (rule 1; contract.md "InventoryUpdate")', () => {
+describe('a bad body is 400 invalid_request (rule 1; docs/contract.md "InventoryUpdate")', () => {
   const quantityRule = 'quantity must be an integer from 0 to 2147483647';
   const notObject = 'request body must be a JSON object such as {"quantity": 5}';
   test.each([
@@ -194,7 +194,7 @@ describe('an unknown pet is 404 not_found (rule 2)', () => {
   });
 });
 
-describe('a body over 10 MB is 413 payload_too_large (contract.md "Errors")', () => {
+describe('a body over 10 MB is 413 payload_too_large (docs/contract.md "Errors")', () => {
   test('rejects 10 MB + 1 byte before anything else, and changes nothing', async () => {
     const before = await api.tableItems();
     const response = await patch('/inventory/7', `{"quantity": 1${' '.repeat(10 * 1024 * 1024 - 14)}}`);

@@ -22,7 +22,7 @@ import { bundleFileName, bundleFunction, esmRequireBanner, projectRoot } from '#
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { localTableNames } from '#infra/local/dynamodb.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import { authorizer, type FunctionDefinition, operations, tables } from '#lib/api.ts';
+import { authorizer, type FunctionDefinition, operations, tables, tablesOf } from '#lib/api.ts';
 import { removeSynthesized, resource, synthesized } from './synth.ts';
 
 const definitions = [...operations, authorizer];
@@ -142,7 +142,7 @@ describe('environment variables', () => {
         ownSources.flatMap((path) => variablesRead(readFileSync(join(projectRoot, path), 'utf8'), path)),
       );
       // The table variable must be among them, or the scan is not finding requiredEnv(...) reads.
-      expect(read).toContain(tables[definition.table].env);
+      for (const t of tablesOf(definition)) expect(read).toContain(tables[t].env);
       for (const environment of Object.keys(environments) as EnvironmentName[]) {
         const declared = Object.keys(declaredVariables(environment, logicalId));
         for (const name of [...read, 'AWS_ENDPOINT_URL_DYNAMODB']) {
@@ -164,7 +164,7 @@ describe('environment variables', () => {
       const declared = Object.keys(declaredVariables('staging', logicalId));
       for (const name of Object.keys(overrides))
         expect(declared, `${logicalId} declares ${name}`).toContain(name);
-      expect(overrides[tables[definition.table].env]).toBe(localTableNames()[definition.table]);
+      for (const t of tablesOf(definition)) expect(overrides[tables[t].env]).toBe(localTableNames()[t]);
       expect(overrides.AWS_ENDPOINT_URL_DYNAMODB).toBe('http://host.docker.internal:8000');
     }
   });

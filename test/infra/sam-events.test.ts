@@ -136,7 +136,7 @@ const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'
 >;
 const tableNames = Object.fromEntries(
   (Object.keys(tables) as TableId[]).map((id) => {
-    const owner = [...operations, authorizer].find((d) => d.table === id) as FunctionDefinition;
+    const owner = [...operations, authorizer].find((d) => d.access[id]) as FunctionDefinition;
     return [id, envVars[functionLogicalId(owner)]?.[tables[id].env] as string];
   }),
 ) as Record<TableId, string>;

@@ -18,6 +18,7 @@ import {
   stageName,
   type TableId,
   tables,
+  tablesOf,
 } from '#lib/api.ts';
 import {
   getAtt,
@@ -121,7 +122,7 @@ describe.each(environmentNames)('%s stack', (name) => {
             POWERTOOLS_LOG_LEVEL: settings.logLevel,
             POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
             AWS_ENDPOINT_URL_DYNAMODB: '',
-            [tables[definition.table].env]: ref(tableLogicalId(definition.table)),
+            ...Object.fromEntries(tablesOf(definition).map((t) => [tables[t].env, ref(tableLogicalId(t))])),
           },
         });
       },
@@ -144,7 +145,7 @@ describe.each(environmentNames)('%s stack', (name) => {
 
   describe('least privilege', () => {
     it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
-      '%s may only write its log group and perform its lib/api.ts actions on its one table',
+      '%s may only write its log group and perform its lib/api.ts actions on its tables',
       (logicalId, definition) => {
         const roleId = `${logicalId}Role`;
         expect(resource(json(), logicalId).Properties.Role).toEqual(getAtt(roleId, 'Arn'));
@@ -155,11 +156,14 @@ describe.each(environmentNames)('%s stack', (name) => {
             Effect: 'Allow',
             Resource: getAtt(`${logicalId}LogGroup`, 'Arn'),
           },
-          {
-            Action: definition.actions.length === 1 ? definition.actions[0] : [...definition.actions],
-            Effect: 'Allow',
-            Resource: [getAtt(tableLogicalId(definition.table), 'Arn')],
-          },
+          ...tablesOf(definition).map((t) => {
+            const actions = definition.access[t] ?? [];
+            return {
+              Action: actions.length === 1 ? actions[0] : [...actions],
+              Effect: 'Allow',
+              Resource: [getAtt(tableLogicalId(t), 'Arn')],
+            };
+          }),
         ]);
       },
     );
@@ -392,9 +396,9 @@ describe('production alarms', () => {
   it.each(Object.keys(tables) as TableId[])(
     'alarms on throttled requests of the %s table for each operation the functions perform on it',
     (tableId) => {
-      const operationsOnTable = definitions
-        .filter((d) => d.table === tableId)
-        .flatMap((d) => d.actions.map((a) => a.replace('dynamodb:', '')));
+      const operationsOnTable = definitions.flatMap((d) =>
+        (d.access[tableId] ?? []).map((a) => a.replace('dynamodb:', '')),
+      );
       template().hasResourceProperties('AWS::CloudWatch::Alarm', {
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',

@@ -1,5 +1,5 @@
 /**
- * An independent reading of /work/shared/contract.md, for the property-based suites: predicates that say
+ * An independent reading of docs/contract.md, for the property-based suites: predicates that say
  * whether a request is valid by the contract, and the response the contract then requires.
  *
  * Written from the contract and the RFCs it relies on, never from the service's code: nothing here imports
@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { expect } from 'vitest';
 
-/** The error code of each status (contract.md "Errors"). */
+/** The error code of each status (docs/contract.md "Errors"). */
 export const contractCodes: Readonly<Record<number, string>> = {
   400: 'invalid_request',
   401: 'unauthorized',
@@ -152,7 +152,7 @@ export function expectContractError(
   return body;
 }
 
-/** The exact JSON text of one InventoryItem, petId written digit for digit (contract.md "petId"). */
+/** The exact JSON text of one InventoryItem, petId written digit for digit (docs/contract.md "petId"). */
 export function inventoryItemJson(item: { petId: string; quantity: number; status: string }): string {
   return `{"petId":${item.petId},"quantity":${item.quantity},"status":${JSON.stringify(item.status)}}`;
 }

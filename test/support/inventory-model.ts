@@ -30,7 +30,7 @@ export class InventoryModel {
     return item && { ...item };
   }
 
-  /** Records a successful update: the quantity changes, the status stays (contract.md "Semantics"). */
+  /** Records a successful update: the quantity changes, the status stays (docs/contract.md "Semantics"). */
   setQuantity(petId: string, quantity: number): ModelItem {
     const item = this.#items.get(petId);
     if (!item) throw new Error(`the model has no entry ${petId}`);

@@ -7,7 +7,7 @@
  * (OpenAPI 3.1: JSON Schema 2020-12, checked with Ajv's 2020 dialect; `$ref`s to `#/components/schemas` are
  * resolved).
  *
- * int64 exactness (contract.md "petId"): the body is parsed with {@link parseJsonExact}, which keeps an
+ * int64 exactness (docs/contract.md "petId"): the body is parsed with {@link parseJsonExact}, which keeps an
  * integer beyond ±2^53 as a `bigint` read from its source text, and every `type: integer, format: int64`
  * schema is checked by an exact keyword (`int64Exact`) that accepts a safe-integer `number` or a `bigint`
  * within the schema's bounds. The description itself is read with `yaml`'s `intAsBigInt`, so the bound
@@ -228,7 +228,7 @@ function declaredTemplates(): PathTemplate[] {
 
 /**
  * The template matching `path`: literal segments equal, `{name}` any segment; most literals win. An empty
- * segment matches a parameter too, so that `PATCH /inventory/` (an empty petId, 400 by contract.md) is
+ * segment matches a parameter too, so that `PATCH /inventory/` (an empty petId, 400 by docs/contract.md) is
  * checked against `/inventory/{petId}`.
  */
 function matchPath(templates: PathTemplate[], path: string): PathTemplate | undefined {

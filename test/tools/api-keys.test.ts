@@ -1,6 +1,6 @@
 /**
  * The key tool (`npm run keys`, infra/tools/api-keys.ts) run as a real child process against the local store
- * of a running local service (contract.md "Authentication", "Operator tooling"): the service runs in this
+ * of a running local service (docs/contract.md "Authentication", "Operator tooling"): the service runs in this
  * process on a temporary data folder and advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds
  * from `DATA_DIR` alone.
  */

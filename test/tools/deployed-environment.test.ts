@@ -1,5 +1,5 @@
 /**
- * The operator tools' `--env staging|production` path end to end, offline (contract.md "Operator tooling"):
+ * The operator tools' `--env staging|production` path end to end, offline (docs/contract.md "Operator tooling"):
  * `npm run keys` and `npm run import` run as real child processes, resolve the stack's table names from the
  * outputs of `InventoryService-<env>` with the standard AWS SDK chain, and work on those tables.
  *

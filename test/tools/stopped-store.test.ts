@@ -1,5 +1,5 @@
 /**
- * The operator tools on a local store whose server is not running (contract.md "Operator tooling"): they open
+ * The operator tools on a local store whose server is not running (docs/contract.md "Operator tooling"): they open
  * the data folder themselves, and the next `npm start` serves what they wrote. A stale endpoint file left by a
  * crashed server does not send them to a dead address.
  */

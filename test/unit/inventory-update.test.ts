@@ -20,7 +20,7 @@ const quantityRule = {
   status: 400,
 };
 
-describe('InventoryUpdate (contract.md "InventoryUpdate")', () => {
+describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
   test('accepts every integer quantity from 0 to 2147483647', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2147483647 }), (quantity) => {
