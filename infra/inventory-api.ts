@@ -4,12 +4,17 @@
  * `AWS::ApiGateway::GatewayResponse` (docs/architecture.md "One table, three renderings").
  *
  * Stage `v1` (lib/api.ts `stageName`), so the base URL ends in `/v1` (docs/service-spec.md §9.1; docs/contract.md "Addresses"), with
- * per-environment throttling and JSON access logs in an explicit log group. The access log format has the
- * standard fields only (caller, httpMethod, ip, protocol, requestTime, resourcePath, responseLength, status,
- * user) and never a request header, so the bearer API key is never logged (docs/contract.md "Authentication").
+ * per-environment throttling, X-Ray tracing and JSON access logs in an explicit log group. Methods and the
+ * authorizer invoke each function's alias `live` (the permissions are on the alias), so CodeDeploy's traffic
+ * shifting applies to every request (infra/gradual-deployment.ts).
+ *
+ * The access log ({@link accessLogFields}) has the standard fields, the authorizer's `principalId` (the key's
+ * name, so a write can be traced to a key) and the X-Ray trace id; never a request header, so the bearer API key
+ * is never logged (docs/contract.md "Authentication and authorization").
  */
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
+  AccessLogField,
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
@@ -29,9 +34,9 @@ import { gatewayResponses } from './gateway-responses.ts';
 
 /** Properties of an {@link InventoryApi}. */
 export interface InventoryApiProps {
-  /** The function serving each operation, by lib/api.ts operation `name`. */
+  /** The function serving each operation (its alias `live`), by lib/api.ts operation `name`. */
   functions: Readonly<Record<string, IFunction>>;
-  /** The bearer authorizer function (lib/api.ts `authorizer`). */
+  /** The bearer authorizer function (its alias `live`, lib/api.ts `authorizer`). */
   authorizer: IFunction;
   /** Stage-wide throttling, requests per second and burst. */
   throttling: { rateLimit: number; burstLimit: number };
@@ -40,6 +45,25 @@ export interface InventoryApiProps {
   /** What happens to the access log group when it leaves the stack. */
   logRemovalPolicy: RemovalPolicy;
 }
+
+/**
+ * The fields of each access log line: API Gateway's standard JSON fields, `principalId` (the authorizer's
+ * principal: the key's name, `-` when no key was accepted) and `xrayTraceId`.
+ */
+export const accessLogFields: Readonly<Record<string, string>> = {
+  requestId: AccessLogField.contextRequestId(),
+  ip: AccessLogField.contextIdentitySourceIp(),
+  user: AccessLogField.contextIdentityUser(),
+  caller: AccessLogField.contextIdentityCaller(),
+  requestTime: AccessLogField.contextRequestTime(),
+  httpMethod: AccessLogField.contextHttpMethod(),
+  resourcePath: AccessLogField.contextResourcePath(),
+  status: AccessLogField.contextStatus(),
+  protocol: AccessLogField.contextProtocol(),
+  responseLength: AccessLogField.contextResponseLength(),
+  principalId: AccessLogField.contextAuthorizerPrincipalId(),
+  xrayTraceId: AccessLogField.contextXrayTraceId(),
+};
 
 /** The HTTP header that carries the API key (docs/service-spec.md §5.1). */
 export const authorizationHeader = 'Authorization';
@@ -70,9 +94,10 @@ export class InventoryApi extends Construct {
         throttlingRateLimit: props.throttling.rateLimit,
         throttlingBurstLimit: props.throttling.burstLimit,
         accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
         loggingLevel: MethodLoggingLevel.OFF,
         metricsEnabled: true,
+        tracingEnabled: true,
       },
     });
 

@@ -8,16 +8,21 @@
  *   with the AWS managed key, PITR / deletion protection / removal policy from the settings;
  * - one {@link ServiceFunction} per entry of `operations` plus the `authorizer`, each bound to its one table
  *   with exactly its `actions` (least privilege);
- * - the {@link InventoryApi} (stage `v1`, bearer authorizer on every method, gateway responses);
+ * - the {@link InventoryApi} (stage `v1`, bearer authorizer on every method, gateway responses), invoking each
+ *   function's alias `live`;
  * - {@link ServiceAlarms} when the settings have alarms;
+ * - {@link GradualDeployment}: a CodeDeploy deployment group per function shifting its alias by the settings'
+ *   `trafficShifting`, with the alarms (when any) as rollback triggers;
  * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (docs/contract.md "Addresses").
  *
- * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason.
+ * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason;
+ * those of the function roles (X-Ray) and of the CodeDeploy role where those roles are made.
  */
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { authorizer, type FunctionDefinition, operations, type TableId, tables, tablesOf } from '#lib/api.ts';
+import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -114,20 +119,24 @@ export class InventoryStack extends Stack {
     const functionOf = (definition: FunctionDefinition) => functions.get(definition) as ServiceFunction;
 
     this.api = new InventoryApi(this, 'Api', {
-      functions: Object.fromEntries(operations.map((operation) => [operation.name, functionOf(operation)])),
-      authorizer: functionOf(authorizer),
+      functions: Object.fromEntries(
+        operations.map((operation) => [operation.name, functionOf(operation).live]),
+      ),
+      authorizer: functionOf(authorizer).live,
       throttling: settings.throttling,
       logRetention: settings.logRetentionDays,
       logRemovalPolicy: removalPolicy,
     });
 
-    if (settings.alarms) {
-      const actionsOn = (tableId: TableId) =>
-        [...operations, authorizer].flatMap((d) => d.access[tableId] ?? []);
+    const aliases = Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn.live]));
+    const actionsOn = (tableId: TableId) =>
+      [...operations, authorizer].flatMap((d) => d.access[tableId] ?? []);
+    const alarms =
+      settings.alarms &&
       new ServiceAlarms(this, 'Alarms', {
         settings: settings.alarms,
         api: this.api.restApi,
-        functions: Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn])),
+        functions: aliases,
         tables: Object.fromEntries(
           tableIds.map((tableId) => [
             tableLogicalId(tableId),
@@ -135,7 +144,12 @@ export class InventoryStack extends Stack {
           ]),
         ),
       });
-    }
+    new GradualDeployment(this, 'Deployment', {
+      trafficShifting: settings.trafficShifting,
+      aliases,
+      rollbackAlarms: alarms?.rollbackAlarms ?? {},
+      alarmSettings: settings.alarms,
+    });
 
     new CfnOutput(this, 'BaseUrl', {
       value: this.api.restApi.url,

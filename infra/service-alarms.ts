@@ -6,15 +6,28 @@
  * - `Api5xxRateAlarm`: API Gateway `5XXError` average (the fraction of requests answered 5XX) > `api5xxRate`;
  * - `ApiLatencyP99Alarm`: API Gateway `Latency` p99 > `apiLatencyP99Ms`;
  * - `<Function>ErrorsAlarm` / `<Function>ThrottlesAlarm` per function: Lambda `Errors` / `Throttles` sum >= 1;
+ * - `<Function>NewVersionErrorsAlarm` per function: Lambda `Errors` sum >= 1 of the version this deployment
+ *   publishes, invoked through the alias `live` (dimensions FunctionName, Resource `<function>:live`,
+ *   ExecutedVersion), the metric Lambda reports while the alias routes by weight; it watches only the new code,
+ *   so errors of the old version, which a deployment may be fixing, do not stop it (the pattern of AWS SAM's
+ *   safe deployments, aws/serverless-application-model#293; seek-oss/skuba#1637 on alarms that also count the
+ *   old version's errors blocking every deployment);
  * - `<Table>ThrottledRequestsAlarm` per table: DynamoDB `ThrottledRequests` summed over the operations the
  *   functions perform on it >= 1.
  */
 import { CfnCondition, CfnParameter, type CfnResource, Duration, Fn } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  Metric,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Subscription, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { AlarmSettings } from './settings.ts';
@@ -25,8 +38,8 @@ export interface ServiceAlarmsProps {
   settings: AlarmSettings;
   /** The API whose 5XX rate and latency are watched. */
   api: RestApi;
-  /** The functions by alarm name prefix (their logical ids, e.g. `ListInventoryFunction`). */
-  functions: Readonly<Record<string, IFunction>>;
+  /** Each function's alias `live` by alarm name prefix (the function's logical id, e.g. `ListInventoryFunction`). */
+  functions: Readonly<Record<string, Alias>>;
   /** The tables by alarm name prefix, each with the DynamoDB actions performed on it (`dynamodb:Scan`, ...). */
   tables: Readonly<Record<string, { table: ITable; actions: readonly string[] }>>;
 }
@@ -40,6 +53,11 @@ export class ServiceAlarms extends Construct {
   readonly topic: Topic;
   /** The alarms, in the order of the module docstring. */
   readonly alarms: Alarm[] = [];
+  /**
+   * The alarms that stop and roll back a deployment of the function with this alarm name prefix: the API's 5XX
+   * rate and p99 latency, and the function's new-version errors (infra/gradual-deployment.ts).
+   */
+  readonly rollbackAlarms: Record<string, Alarm[]> = {};
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
@@ -74,25 +92,40 @@ export class ServiceAlarms extends Construct {
       });
       created.addAlarmAction(new SnsAction(this.topic));
       this.alarms.push(created);
+      return created;
     };
     const above = ComparisonOperator.GREATER_THAN_THRESHOLD;
     const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
-    alarm(
+    const api5xx = alarm(
       'Api5xxRateAlarm',
       props.api.metricServerError({ statistic: Stats.AVERAGE, period }),
       settings.api5xxRate,
       above,
     );
-    alarm(
+    const apiLatency = alarm(
       'ApiLatencyP99Alarm',
       props.api.metricLatency({ statistic: Stats.p(99), period }),
       settings.apiLatencyP99Ms,
       above,
     );
-    for (const [name, fn] of Object.entries(props.functions)) {
+    for (const [name, alias] of Object.entries(props.functions)) {
+      const fn = alias.lambda;
       alarm(`${name}ErrorsAlarm`, fn.metricErrors({ statistic: Stats.SUM, period }), 1, atLeast);
       alarm(`${name}ThrottlesAlarm`, fn.metricThrottles({ statistic: Stats.SUM, period }), 1, atLeast);
+      const newVersionErrors = new Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Errors',
+        dimensionsMap: {
+          FunctionName: fn.functionName,
+          Resource: `${fn.functionName}:${alias.aliasName}`,
+          ExecutedVersion: alias.version.version,
+        },
+        statistic: Stats.SUM,
+        period,
+      });
+      const newVersion = alarm(`${name}NewVersionErrorsAlarm`, newVersionErrors, 1, atLeast);
+      this.rollbackAlarms[name] = [api5xx, apiLatency, newVersion];
     }
     for (const [name, { table, actions }] of Object.entries(props.tables)) {
       const operations = [...new Set(actions.map((action) => action.replace(/^dynamodb:/, '') as Operation))];

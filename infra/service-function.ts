@@ -8,13 +8,22 @@
  * log group (no AWS managed policy). Tables are added with {@link ServiceFunction.bindTable}, which sets the
  * table's environment variable and grants exactly the listed actions on exactly that table, together.
  *
+ * X-Ray active tracing (Lambda samples and records each invocation's segments, continuing API Gateway's trace;
+ * CDK grants `xray:PutTraceSegments` and `xray:PutTelemetryRecords`). No Powertools Tracer in the code: its
+ * X-Ray SDK would enlarge every bundle and its load time (the bench budgets) for DynamoDB subsegments that the
+ * function's own segment and the access log's `xrayTraceId` already place.
+ *
+ * Every function publishes a version per deployment and has the alias {@link liveAlias} on it: API Gateway
+ * invokes the alias, and CodeDeploy moves it from version to version (infra/gradual-deployment.ts).
+ *
  * The function's CloudFormation logical id is its construct id (e.g. `ListInventoryFunction`), not a
- * hash-suffixed one, so `sam local invoke <LogicalId>` and `events/env-vars.json` can name it.
+ * hash-suffixed one, so `sam local invoke <LogicalId>` and `events/env-vars.json` can name it; its alias is
+ * `<id>Alias` (e.g. `ListInventoryFunctionAlias`).
  */
-import { type CfnResource, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type CfnResource, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -30,6 +39,9 @@ export const defaultTimeout = Duration.seconds(10);
 
 /** The DynamoDB client's worst case for one request, in milliseconds (see {@link defaultTimeout}). */
 export const sdkWorstCaseMs = maxAttempts * (connectionTimeoutMs + requestTimeoutMs);
+
+/** The alias API Gateway invokes on every function: the version that serves clients (CodeDeploy moves it). */
+export const liveAlias = 'live';
 
 /** Properties of a {@link ServiceFunction}. */
 export interface ServiceFunctionProps {
@@ -57,6 +69,9 @@ export interface TableBinding {
 
 /** A service Lambda function (see the module docstring). */
 export class ServiceFunction extends NodejsFunction {
+  /** The alias {@link liveAlias} on this deployment's version: what API Gateway invokes. */
+  readonly live: Alias;
+
   /** @param id construct id and CloudFormation logical id, e.g. `ListInventoryFunction` */
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
@@ -81,12 +96,20 @@ export class ServiceFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       logGroup,
       role,
+      tracing: Tracing.ACTIVE,
     });
     logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing (README "Tracing"): xray:PutTraceSegments and xray:PutTelemetryRecords accept no resource-level permission (AWS service authorization reference), so Resource * is their only grant; each trace id is in the access logs.',
+    });
+    this.live = new Alias(scope, `${id}Alias`, { aliasName: liveAlias, version: this.currentVersion });
     for (const [construct, logicalId] of [
       [this, id],
       [role, `${id}Role`],
       [logGroup, `${id}LogGroup`],
+      [this.live, `${id}Alias`],
     ] as const) {
       (construct.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
     }

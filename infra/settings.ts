@@ -24,6 +24,15 @@ export interface AlarmSettings {
   evaluationPeriods: number;
 }
 
+/**
+ * How CodeDeploy moves each function's alias `live` to a new version (infra/gradual-deployment.ts):
+ * `allAtOnce` shifts all traffic at once; `canary` shifts `percentage` % first and the rest after
+ * `intervalMinutes`; `linear` shifts `percentage` % more every `intervalMinutes` until all traffic has moved.
+ */
+export type TrafficShifting =
+  | { type: 'allAtOnce' }
+  | { type: 'canary' | 'linear'; percentage: number; intervalMinutes: number };
+
 /** Everything that differs between two deployments of the one stack class. */
 export interface EnvironmentSettings {
   /** The environment, used in the stack name `InventoryService-<name>` and in descriptions. */
@@ -47,6 +56,11 @@ export interface EnvironmentSettings {
   metricsNamespace: string;
   /** Alarm thresholds, or undefined for an environment without alarms (no topic, no alarm resources). */
   alarms?: AlarmSettings;
+  /**
+   * How a deployment moves traffic to the new version of each function; with `alarms`, the API alarms and each
+   * function's new-version errors alarm stop it and roll it back (README "Gradual deployments and rollback").
+   */
+  trafficShifting: TrafficShifting;
 }
 
 /** The settings of each environment (docs/service-spec.md §9.2). */
@@ -60,6 +74,7 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     logLevel: 'DEBUG',
     throttling: { rateLimit: 20, burstLimit: 40 },
     metricsNamespace: 'PetStoreInventory/staging',
+    trafficShifting: { type: 'allAtOnce' },
   },
   production: {
     name: 'production',
@@ -71,6 +86,7 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     throttling: { rateLimit: 100, burstLimit: 200 },
     metricsNamespace: 'PetStoreInventory/production',
     alarms: { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 },
+    trafficShifting: { type: 'canary', percentage: 10, intervalMinutes: 10 },
   },
 };
 

@@ -8,7 +8,9 @@ import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
+import { authorizer, operations } from '#lib/api.ts';
 import { removeSynthesized, synthesized } from './synth.ts';
 
 afterAll(removeSynthesized);
@@ -41,6 +43,15 @@ const everyEnvironment = [
     'Api/RestApi',
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
   ],
+  [
+    'DeploymentRole',
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+  ],
+  // X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords on Resource * in each function role.
+  ...[...operations, authorizer].map((d) => [
+    `${functionLogicalId(d)}Role`,
+    'AwsSolutions-IAM5[Resource::*]',
+  ]),
 ];
 
 /** The reviewed acknowledgements of each environment. */

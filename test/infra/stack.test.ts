@@ -1,15 +1,18 @@
 /**
  * The synthesized staging and production templates against issue 3's rules: functions (runtime, architecture,
- * timeout, logging, environment), least-privilege IAM, tables, the API (stage, authorizer on every method,
- * throttling, access logs), gateway responses, alarms (production only) and outputs. Expected values come
+ * timeout, logging, environment, tracing, alias `live`), least-privilege IAM, tables, the API (stage, authorizer
+ * on every method, both invoking aliases, throttling, tracing, access logs), gateway responses, alarms
+ * (production only), gradual deployments (CodeDeploy) and outputs. Expected values come
  * from lib/api.ts, infra/gateway-responses.ts and infra/settings.ts, so the templates are checked against the
  * single definitions they are rendered from.
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
+import { minimumShiftIntervalSeconds } from '#infra/gradual-deployment.ts';
+import { accessLogFields } from '#infra/inventory-api.ts';
 import { functionLogicalId, serviceName, tableLogicalId } from '#infra/inventory-stack.ts';
-import { defaultTimeout, sdkWorstCaseMs } from '#infra/service-function.ts';
+import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import {
   authorizer,
@@ -66,6 +69,11 @@ function roleStatements(json: TemplateJson, roleId: string): Record<string, unkn
     }
   }
   return statements;
+}
+
+/** Orders JSON values by their serialization (for comparing unordered lists of objects). */
+function byJson(a: unknown, b: unknown): number {
+  return JSON.stringify(a).localeCompare(JSON.stringify(b));
 }
 
 /** Evaluates an `Fn::Join` whose parts are strings or Refs, replacing each Ref with `refs[id]` or `<id>`. */
@@ -141,6 +149,41 @@ describe.each(environmentNames)('%s stack', (name) => {
         expect(logGroup.DeletionPolicy).toBe(settings.removalPolicy === 'retain' ? 'Retain' : 'Delete');
       },
     );
+
+    it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+      '%s has X-Ray active tracing',
+      (logicalId) => {
+        expect(resource(json(), logicalId).Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      },
+    );
+
+    it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+      `%s has one alias "${liveAlias}" (<function>Alias) on a version of this function`,
+      (logicalId) => {
+        const alias = resource(json(), `${logicalId}Alias`);
+        expect(alias.Type).toBe('AWS::Lambda::Alias');
+        expect(alias.Properties).toEqual({
+          FunctionName: ref(logicalId),
+          FunctionVersion: { 'Fn::GetAtt': [expect.any(String), 'Version'] },
+          Name: 'live',
+        });
+        const [versionId] = (alias.Properties.FunctionVersion as { 'Fn::GetAtt': [string] })['Fn::GetAtt'];
+        expect(resource(json(), versionId)).toMatchObject({
+          Type: 'AWS::Lambda::Version',
+          Properties: { FunctionName: ref(logicalId) },
+        });
+      },
+    );
+
+    it('has no alias or version besides one of each per function', () => {
+      expect(Object.keys(resourcesOfType(json(), 'AWS::Lambda::Alias')).sort()).toEqual(
+        definitions.map((d) => `${functionLogicalId(d)}Alias`).sort(),
+      );
+      const versions = Object.values(resourcesOfType(json(), 'AWS::Lambda::Version'));
+      expect(versions.map((v) => v.Properties.FunctionName).sort(byJson)).toEqual(
+        definitions.map((d) => ref(functionLogicalId(d))).sort(byJson),
+      );
+    });
   });
 
   describe('least privilege', () => {
@@ -151,6 +194,8 @@ describe.each(environmentNames)('%s stack', (name) => {
         expect(resource(json(), logicalId).Properties.Role).toEqual(getAtt(roleId, 'Arn'));
         expect(resource(json(), roleId).Properties.ManagedPolicyArns).toBeUndefined();
         expect(roleStatements(json(), roleId)).toEqual([
+          // X-Ray's actions take no resource-level permission (acknowledged in test/infra/nag.test.ts).
+          { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
           {
             Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
             Effect: 'Allow',
@@ -202,9 +247,10 @@ describe.each(environmentNames)('%s stack', (name) => {
       expect(restApi.Properties.Name).toBe(`InventoryService-${name}`);
     });
 
-    it(`deploys the stage "${stageName}" with the environment throttling and metrics`, () => {
+    it(`deploys the stage "${stageName}" with the environment throttling, metrics and X-Ray tracing`, () => {
       const stage = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Stage'));
       expect(stage.Properties.StageName).toBe('v1');
+      expect(stage.Properties.TracingEnabled).toBe(true);
       expect(stage.Properties.MethodSettings).toEqual([
         {
           DataTraceEnabled: false,
@@ -218,7 +264,7 @@ describe.each(environmentNames)('%s stack', (name) => {
       ]);
     });
 
-    it('writes JSON access logs of standard fields only, never a request header such as Authorization', () => {
+    it("writes JSON access logs of the standard fields, the authorizer's principal and the trace id, never a request header", () => {
       const stage = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Stage'));
       const { DestinationArn, Format } = stage.Properties.AccessLogSetting as {
         DestinationArn: unknown;
@@ -241,21 +287,59 @@ describe.each(environmentNames)('%s stack', (name) => {
           'responseLength',
           'status',
           'user',
+          'principalId',
+          'xrayTraceId',
         ].sort(),
       );
-      expect(Format.toLowerCase()).not.toMatch(/header|authorization/);
+      expect(fields).toEqual(accessLogFields);
+      // The principal is the key's name (functions/authorizer/handler.ts `principalId`), so a write names its key.
+      expect(fields.principalId).toBe('$context.authorizer.principalId');
+      expect(fields.xrayTraceId).toBe('$context.xrayTraceId');
+      expect(fields.status).toBe('$context.status');
+      expect(Format.toLowerCase()).not.toMatch(/header|authorization\b|\$input|\$method/);
     });
 
-    it(`has one TOKEN authorizer on the Authorization header, caching ${authorizerCacheTtlSeconds} s, calling AuthorizerFunction`, () => {
+    it(`has one TOKEN authorizer on the Authorization header, caching ${authorizerCacheTtlSeconds} s, calling AuthorizerFunction's alias`, () => {
       const authorizerResource = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Authorizer'));
       expect(authorizerResource.Properties).toMatchObject({
         Type: 'TOKEN',
         IdentitySource: 'method.request.header.Authorization',
         AuthorizerResultTtlInSeconds: 300,
       });
-      expect(JSON.stringify(authorizerResource.Properties.AuthorizerUri)).toContain(
-        JSON.stringify(getAtt(functionLogicalId(authorizer), 'Arn')),
+      const uri = JSON.stringify(authorizerResource.Properties.AuthorizerUri);
+      expect(uri).toContain(`${JSON.stringify(ref(`${functionLogicalId(authorizer)}Alias`))},"/invocations"`);
+      expect(uri).not.toContain(JSON.stringify(getAtt(functionLogicalId(authorizer), 'Arn')));
+      expect(uri).not.toContain(JSON.stringify(ref(functionLogicalId(authorizer))));
+    });
+
+    it('lets API Gateway invoke only the aliases: each method its operation alias, the authorizer its alias', () => {
+      const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
+      const permissions = Object.values(resourcesOfType(json(), 'AWS::Lambda::Permission')).map(
+        ({ Properties }) => ({
+          functionName: Properties.FunctionName,
+          principal: Properties.Principal,
+          action: Properties.Action,
+          sourceArn: joinWith(Properties.SourceArn, { [restApiId]: 'api' }),
+        }),
       );
+      const expected = [
+        ...operations.map((operation) => ({
+          functionName: ref(`${functionLogicalId(operation)}Alias`),
+          principal: 'apigateway.amazonaws.com',
+          action: 'lambda:InvokeFunction',
+          sourceArn: expect.stringMatching(
+            new RegExp(`:api/<[^>]+>/${operation.method}${operation.path.replace(/\{[^}]+\}/g, '\\*')}$`),
+          ),
+        })),
+        {
+          functionName: ref(`${functionLogicalId(authorizer)}Alias`),
+          principal: 'apigateway.amazonaws.com',
+          action: 'lambda:InvokeFunction',
+          sourceArn: expect.stringMatching(/:api\/authorizers\/<[^>]+>$/),
+        },
+      ];
+      expect(permissions).toHaveLength(expected.length);
+      expect(permissions).toEqual(expect.arrayContaining(expected));
     });
 
     it('renders every operation of lib/api.ts as a method behind the authorizer, and no other method', () => {
@@ -279,7 +363,12 @@ describe.each(environmentNames)('%s stack', (name) => {
           authorizerId: ref(authorizerId),
           integrationType: 'AWS_PROXY',
         });
-        expect(method?.integrationUri).toContain(JSON.stringify(getAtt(functionLogicalId(operation), 'Arn')));
+        expect(method?.integrationUri).toContain(
+          `${JSON.stringify(ref(`${functionLogicalId(operation)}Alias`))},"/invocations"`,
+        );
+        expect(method?.integrationUri).not.toContain(
+          JSON.stringify(getAtt(functionLogicalId(operation), 'Arn')),
+        );
       }
     });
 
@@ -305,6 +394,120 @@ describe.each(environmentNames)('%s stack', (name) => {
         });
       }
     });
+  });
+
+  describe('gradual deployments', () => {
+    const { trafficShifting } = settings;
+
+    it('has one CodeDeploy Lambda application and one service role with the documented managed policy', () => {
+      expect(resource(json(), 'DeploymentApplication').Properties).toEqual({ ComputePlatform: 'Lambda' });
+      const role = resource(json(), 'DeploymentRole');
+      expect(role.Properties.AssumeRolePolicyDocument).toMatchObject({
+        Statement: [
+          { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'codedeploy.amazonaws.com' } },
+        ],
+      });
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+        ':iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited',
+      );
+      expect(Object.keys(resourcesOfType(json(), 'AWS::CodeDeploy::Application'))).toEqual([
+        'DeploymentApplication',
+      ]);
+    });
+
+    it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+      "%s's alias is moved by its own deployment group (the alias's CodeDeployLambdaAliasUpdate policy)",
+      (logicalId) => {
+        expect(resource(json(), `${logicalId}Alias`).UpdatePolicy).toEqual({
+          CodeDeployLambdaAliasUpdate: {
+            ApplicationName: ref('DeploymentApplication'),
+            DeploymentGroupName: ref(`${logicalId}DeploymentGroup`),
+          },
+        });
+        const group = resource(json(), `${logicalId}DeploymentGroup`);
+        expect(group.Type).toBe('AWS::CodeDeploy::DeploymentGroup');
+        expect(group.Properties).toMatchObject({
+          ApplicationName: ref('DeploymentApplication'),
+          ServiceRoleArn: getAtt('DeploymentRole', 'Arn'),
+          DeploymentStyle: { DeploymentOption: 'WITH_TRAFFIC_CONTROL', DeploymentType: 'BLUE_GREEN' },
+        });
+      },
+    );
+
+    it('has exactly one deployment group per function', () => {
+      expect(Object.keys(resourcesOfType(json(), 'AWS::CodeDeploy::DeploymentGroup')).sort()).toEqual(
+        definitions.map((d) => `${functionLogicalId(d)}DeploymentGroup`).sort(),
+      );
+    });
+
+    it(`shifts traffic as the settings say (${JSON.stringify(trafficShifting)})`, () => {
+      const configs = resourcesOfType(json(), 'AWS::CodeDeploy::DeploymentConfig');
+      for (const definition of definitions) {
+        const group = resource(json(), `${functionLogicalId(definition)}DeploymentGroup`);
+        if (trafficShifting.type === 'allAtOnce') {
+          expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaAllAtOnce');
+        } else {
+          expect(group.Properties.DeploymentConfigName).toEqual(ref('DeploymentConfig'));
+        }
+      }
+      if (trafficShifting.type === 'allAtOnce') {
+        expect(Object.keys(configs)).toEqual([]);
+        return;
+      }
+      const routing =
+        trafficShifting.type === 'canary'
+          ? {
+              Type: 'TimeBasedCanary',
+              TimeBasedCanary: {
+                CanaryInterval: trafficShifting.intervalMinutes,
+                CanaryPercentage: trafficShifting.percentage,
+              },
+            }
+          : {
+              Type: 'TimeBasedLinear',
+              TimeBasedLinear: {
+                LinearInterval: trafficShifting.intervalMinutes,
+                LinearPercentage: trafficShifting.percentage,
+              },
+            };
+      expect(Object.keys(configs)).toEqual(['DeploymentConfig']);
+      expect(resource(json(), 'DeploymentConfig').Properties).toEqual({
+        ComputePlatform: 'Lambda',
+        TrafficRoutingConfig: routing,
+      });
+    });
+
+    it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+      "%s's deployment rolls back when it fails or is stopped, and (with alarms) when the API alarms or its new-version alarm fire",
+      (logicalId) => {
+        const group = resource(json(), `${logicalId}DeploymentGroup`).Properties;
+        const events = ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST'];
+        if (!settings.alarms) {
+          expect(group.AlarmConfiguration).toBeUndefined();
+          expect(group.AutoRollbackConfiguration).toEqual({ Enabled: true, Events: events });
+          return;
+        }
+        expect(group.AutoRollbackConfiguration).toEqual({
+          Enabled: true,
+          Events: [...events, 'DEPLOYMENT_STOP_ON_ALARM'],
+        });
+        const { Alarms, Enabled } = group.AlarmConfiguration as {
+          Alarms: { Name: { Ref: string } }[];
+          Enabled: boolean;
+        };
+        expect(Enabled).toBe(true);
+        const watched = Alarms.map(({ Name }) => resource(json(), Name.Ref).Properties);
+        expect(watched.map((alarm) => alarm.MetricName)).toEqual(['5XXError', 'Latency', 'Errors']);
+        expect(watched[0]?.Namespace).toBe('AWS/ApiGateway');
+        expect(watched[1]?.Namespace).toBe('AWS/ApiGateway');
+        expect(watched[2]?.Dimensions).toEqual(
+          expect.arrayContaining([
+            { Name: 'FunctionName', Value: ref(logicalId) },
+            { Name: 'ExecutedVersion', Value: expect.anything() },
+          ]),
+        );
+      },
+    );
   });
 
   describe('outputs', () => {
@@ -342,9 +545,9 @@ describe('production alarms', () => {
     });
   });
 
-  it('has 10 alarms: API 5XX rate, API p99 latency, Errors and Throttles per function, throttled requests per table', () => {
+  it('has the alarms: API 5XX rate, API p99 latency, Errors, Throttles and new-version Errors per function, throttled requests per table', () => {
     const names = Object.keys(resourcesOfType(json(), 'AWS::CloudWatch::Alarm'));
-    expect(names).toHaveLength(2 + 2 * definitions.length + Object.keys(tables).length);
+    expect(names).toHaveLength(2 + 3 * definitions.length + Object.keys(tables).length);
   });
 
   it('every alarm notifies the alarm topic', () => {
@@ -393,6 +596,28 @@ describe('production alarms', () => {
     },
   );
 
+  it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
+    `alarms on any error of the version a deployment publishes of %s, invoked through its alias "${liveAlias}"`,
+    (logicalId) => {
+      const versionId = (
+        resource(json(), `${logicalId}Alias`).Properties.FunctionVersion as { 'Fn::GetAtt': [string] }
+      )['Fn::GetAtt'][0];
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [
+          { Name: 'ExecutedVersion', Value: getAtt(versionId, 'Version') },
+          { Name: 'FunctionName', Value: ref(logicalId) },
+          { Name: 'Resource', Value: { 'Fn::Join': ['', [ref(logicalId), ':live']] } },
+        ],
+        Statistic: 'Sum',
+        Threshold: 1,
+        Period: 300,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    },
+  );
+
   it.each(Object.keys(tables) as TableId[])(
     'alarms on throttled requests of the %s table for each operation the functions perform on it',
     (tableId) => {
@@ -432,6 +657,22 @@ describe('production alarms', () => {
     expect(subscriptions).toHaveLength(1);
     expect(subscriptions[0]?.Condition).toBe('HasAlarmEmail');
     expect(subscriptions[0]?.Properties).toMatchObject({ Protocol: 'email', Endpoint: ref('AlarmEmail') });
+  });
+});
+
+describe('production gradual deployments', () => {
+  it('shifts by a canary or linear step long enough for the rollback alarms to fire', () => {
+    const { trafficShifting, alarms } = environments.production;
+    expect(trafficShifting).toEqual({ type: 'canary', percentage: 10, intervalMinutes: 10 });
+    if (trafficShifting.type === 'allAtOnce' || !alarms)
+      throw new Error('production shifts gradually, with alarms');
+    expect(trafficShifting.intervalMinutes * 60).toBeGreaterThanOrEqual(minimumShiftIntervalSeconds(alarms));
+  });
+});
+
+describe('staging deploys at once', () => {
+  it('shifts all traffic at once, with no alarm to watch', () => {
+    expect(environments.staging.trafficShifting).toEqual({ type: 'allAtOnce' });
   });
 });
 

@@ -23,6 +23,7 @@ export interface CfnResourceJson {
   UpdateReplacePolicy?: string;
   Condition?: string;
   DependsOn?: string | string[];
+  UpdatePolicy?: Record<string, unknown>;
 }
 
 /** A synthesized template. */
