@@ -6,7 +6,9 @@
  * Every type API Gateway can produce for this API is listed with an explicit status, so the body's `status`
  * always equals the response's status code. Templates are plain text (no `$context` substitution): nothing
  * from the request or from AWS internals reaches the body. DEFAULT_4XX and DEFAULT_5XX catch any type added
- * by AWS later, as 400 and 500.
+ * by AWS later, as 400 and 500. The authorizer refuses with a Deny (ACCESS_DENIED, 401); when it cannot
+ * decide (it throws, or fails), API Gateway answers AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE, both
+ * 503 (docs/contract.md "Authentication and authorization"; docs/api-gateway-behaviour.md).
  */
 import { type ErrorBody, type ErrorCode, errorBody } from '#lib/http/errors.ts';
 
@@ -51,7 +53,7 @@ const definitions: Record<GatewayResponseType, [ErrorCode, string]> = {
   BAD_REQUEST_PARAMETERS: ['invalid_request', badRequest],
   UNSUPPORTED_MEDIA_TYPE: ['invalid_request', 'Content-Type must be application/json'],
   AUTHORIZER_FAILURE: ['service_unavailable', unavailable],
-  AUTHORIZER_CONFIGURATION_ERROR: ['internal_error', internal],
+  AUTHORIZER_CONFIGURATION_ERROR: ['service_unavailable', unavailable],
   API_CONFIGURATION_ERROR: ['internal_error', internal],
   INTEGRATION_FAILURE: ['internal_error', internal],
   INTEGRATION_TIMEOUT: ['service_unavailable', unavailable],

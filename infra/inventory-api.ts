@@ -30,6 +30,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizerCacheTtlSeconds, operations, stageName } from '#lib/api.ts';
+import { bearerHeaderPattern } from '#lib/auth/authorize.ts';
 import { gatewayResponses } from './gateway-responses.ts';
 
 /** Properties of an {@link InventoryApi}. */
@@ -104,6 +105,8 @@ export class InventoryApi extends Construct {
     const authorizer = new TokenAuthorizer(this, 'BearerAuthorizer', {
       handler: props.authorizer,
       identitySource: IdentitySource.header(authorizationHeader),
+      // A value that is not `Bearer <token>` is 401 UNAUTHORIZED without invoking the function.
+      validationRegex: bearerHeaderPattern,
       resultsCacheTtl: Duration.seconds(authorizerCacheTtlSeconds),
     });
 

@@ -1,13 +1,15 @@
 /**
- * The bearer authorizer: an API Gateway TOKEN authorizer on the `Authorization` header (docs/service-spec.md §5).
+ * The bearer authorizer: an API Gateway TOKEN authorizer on the `Authorization` header (docs/service-spec.md §5;
+ * docs/contract.md "Authentication and authorization"; docs/api-gateway-behaviour.md).
  *
  * Event: `APIGatewayTokenAuthorizerEvent` (`authorizationToken`, `methodArn`).
- * Allowed: returns an IAM policy allowing `execute-api:Invoke` on every method of the calling API's stage (so
- * one cached result serves every route) with the key's name as `principalId` and in `context.keyName`.
- * Refused (missing, malformed, unknown, revoked or expired key): throws `Error('Unauthorized')`, the one
- * message API Gateway turns into 401 (a Deny policy would give 403).
+ * Allowed: an IAM policy allowing `execute-api:Invoke` on every method of the calling API's stage (so one
+ * cached result serves every route) with the key's name as `principalId` and in `context.keyName`.
+ * Refused (missing, malformed, unknown, revoked or expired key): a policy denying the same resources, which
+ * API Gateway answers with the ACCESS_DENIED gateway response (401). A refusal is a result, not a Lambda
+ * function error: it logs no stack and does not count in the function's error metric.
  * DynamoDB failure: logs the error's class name and throws `Error('key store unavailable')` (no stack, nothing
- * internal); API Gateway answers with the AUTHORIZER_FAILURE gateway response (503).
+ * internal); API Gateway answers with the AUTHORIZER_CONFIGURATION_ERROR gateway response (503).
  * Environment: `API_KEYS_TABLE_NAME`.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -23,10 +25,28 @@ import { middyOptions } from '#lib/middy-options.ts';
 
 const keys = keyStore(documentClient, requiredEnv(tables.apiKeys.env));
 
+/** The `principalId` of a refusal: no key is named, since none was accepted. */
+const refusedPrincipal = 'refused';
+
 /** `arn:aws:execute-api:{region}:{account}:{apiId}/{stage}/*` from a method ARN `.../{stage}/{method}/{path}`. */
 function stageArn(methodArn: string): string {
   const [apiArn, stage] = methodArn.split('/');
   return `${apiArn}/${stage}/*`;
+}
+
+/** The authorizer's result: `effect` on every method of the calling stage, for `principalId`. */
+function policy(
+  effect: 'Allow' | 'Deny',
+  principalId: string,
+  methodArn: string,
+): APIGatewayAuthorizerResult {
+  return {
+    principalId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: stageArn(methodArn) }],
+    },
+  };
 }
 
 /**
@@ -42,7 +62,8 @@ function keyStoreUnavailable(): Error {
 /** The Lambda handler. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>(middyOptions)
   // No `resetKeys`: nothing is ever appended to the logger (fields go with each call), see http-function.ts.
-  .use(injectLambdaContext(logger))
+  // `logEvent: false` whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the bearer key.
+  .use(injectLambdaContext(logger, { logEvent: false }))
   .handler(async (event) => {
     const principal = await authorize(event.authorizationToken, keys, new Date()).catch((error: Error) => {
       logger.error('key store unavailable', { errorName: error.name });
@@ -50,15 +71,11 @@ export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorize
     });
     if (!principal) {
       logger.info('request refused');
-      throw new Error('Unauthorized');
+      return policy('Deny', refusedPrincipal, event.methodArn);
     }
     logger.debug('request allowed', { keyName: principal.keyName });
     return {
-      principalId: principal.keyName,
-      policyDocument: {
-        Version: '2012-10-17',
-        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageArn(event.methodArn) }],
-      },
+      ...policy('Allow', principal.keyName, event.methodArn),
       context: { keyName: principal.keyName },
     };
   });

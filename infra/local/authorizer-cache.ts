@@ -1,10 +1,13 @@
 /**
- * The local stand-in's TOKEN authorizer step, as API Gateway runs it: no `Authorization` header is 401
- * without calling the authorizer; otherwise the authorizer function decides, and an Allow is cached per
- * token for `authorizerCacheTtlSeconds` (lib/api.ts), like the deployed stage.
+ * The local stand-in's TOKEN authorizer step, as API Gateway runs it (docs/api-gateway-behaviour.md): no
+ * `Authorization` header, or one that fails the validation expression, is 401 UNAUTHORIZED without calling the
+ * authorizer; otherwise the authorizer function decides and its policy (Allow or Deny) is cached per token for
+ * `authorizerCacheTtlSeconds` (lib/api.ts), like the deployed stage. A Deny is ACCESS_DENIED; a thrown
+ * `Unauthorized` is UNAUTHORIZED; any other thrown error is AUTHORIZER_CONFIGURATION_ERROR, and is not cached.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { authorizerCacheTtlSeconds } from '#lib/api.ts';
+import { bearerHeaderPattern } from '#lib/auth/authorize.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';
 import { lambdaContext } from './lambda-context.ts';
 
@@ -33,7 +36,10 @@ function policyAllows(policy: APIGatewayAuthorizerResult['policyDocument'], meth
   return statements.some((s) => s.Effect === 'Allow') && !statements.some((s) => s.Effect === 'Deny');
 }
 
-/** Runs the authorizer for requests, caching Allow results per token. */
+/** The stack's validation expression on the `Authorization` value (infra/inventory-api.ts). */
+const validationExpression = new RegExp(bearerHeaderPattern);
+
+/** Runs the authorizer for requests, caching its policies per token. */
 export function authorizerStep(handler: AuthorizerHandler) {
   const cache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
 
@@ -57,10 +63,10 @@ export function authorizerStep(handler: AuthorizerHandler) {
 
   /** Decides one request: `token` is the `Authorization` header value, `methodArn` the method's ARN. */
   return async (token: string | undefined, methodArn: string): Promise<AuthorizerOutcome> => {
-    if (!token) return { refusal: 'UNAUTHORIZED' };
+    if (!token || !validationExpression.test(token)) return { refusal: 'UNAUTHORIZED' };
     const result = await decide(token, methodArn);
     if (result === 'refused') return { refusal: 'UNAUTHORIZED' };
-    if (result === 'failed') return { refusal: 'AUTHORIZER_FAILURE' };
+    if (result === 'failed') return { refusal: 'AUTHORIZER_CONFIGURATION_ERROR' };
     if (!policyAllows(result.policyDocument, methodArn)) return { refusal: 'ACCESS_DENIED' };
     const context = Object.fromEntries(Object.entries(result.context ?? {}).map(([k, v]) => [k, String(v)]));
     return { authorizer: { principalId: result.principalId, ...context } };

@@ -6,10 +6,14 @@ import { apiKeyDigest } from './api-key.ts';
 import type { KeyStore } from './key-store.ts';
 
 /**
- * `Bearer <token>`: scheme case-insensitive (RFC 9110 §11.1), one or more spaces, an RFC 6750 b64token.
- * Anything else (other scheme, empty token, extra words) does not match.
+ * A Bearer `Authorization` header value, `Bearer <token>`: scheme case-insensitive (RFC 9110 §11.1), one or
+ * more spaces, an RFC 6750 b64token (group 1). Anything else (other scheme, empty token, extra words) does not
+ * match. A pattern without flags, so that API Gateway uses it as the TOKEN authorizer's validation expression
+ * (applied to the whole value) and this module as the same grammar.
  */
-const bearer = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+export const bearerHeaderPattern = '^[Bb][Ee][Aa][Rr][Ee][Rr] +([A-Za-z0-9._~+/-]+=*) *$';
+
+const bearer = new RegExp(bearerHeaderPattern);
 
 /** The token of a Bearer `Authorization` header value, or undefined when the value is not one. */
 export function bearerToken(header: string | undefined): string | undefined {

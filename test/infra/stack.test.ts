@@ -342,6 +342,36 @@ describe.each(environmentNames)('%s stack', (name) => {
       expect(permissions).toEqual(expect.arrayContaining(expected));
     });
 
+    it('validates the whole Authorization value against the bearer grammar before invoking the authorizer', () => {
+      const { Properties } = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Authorizer'));
+      expect(Properties.IdentityValidationExpression).toBe(
+        '^[Bb][Ee][Aa][Rr][Ee][Rr] +([A-Za-z0-9._~+/-]+=*) *$',
+      );
+      const validates = (value: string) =>
+        new RegExp(Properties.IdentityValidationExpression as string).test(value);
+      const key = 'psk_AbC-_09AbC-_09AbC-_09AbC-_09AbC-_09AbC-_09Ab';
+      expect(
+        [`Bearer ${key}`, `bearer  ${key}`, `BEARER ${key} `, 'Bearer abc/+~.=='].map(validates),
+      ).toStrictEqual([true, true, true, true]);
+      expect(
+        [key, `Basic ${key}`, 'Bearer ', `Bearer ${key} extra`, `Bearer\t${key}`, `x Bearer ${key}`].map(
+          validates,
+        ),
+      ).toStrictEqual([false, false, false, false, false, false]);
+    });
+
+    it('answers a Deny with 401 and an authorizer that cannot decide with 503 (ACCESS_DENIED, AUTHORIZER_*)', () => {
+      const statusOf = (type: string) =>
+        Object.values(resourcesOfType(json(), 'AWS::ApiGateway::GatewayResponse')).find(
+          (r) => r.Properties.ResponseType === type,
+        )?.Properties.StatusCode;
+      expect(
+        ['ACCESS_DENIED', 'UNAUTHORIZED', 'AUTHORIZER_CONFIGURATION_ERROR', 'AUTHORIZER_FAILURE'].map(
+          statusOf,
+        ),
+      ).toStrictEqual(['401', '401', '503', '503']);
+    });
+
     it('renders every operation of lib/api.ts as a method behind the authorizer, and no other method', () => {
       const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
       const authorizerId = onlyOfType(json(), 'AWS::ApiGateway::Authorizer');
