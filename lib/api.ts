@@ -75,6 +75,16 @@ export const operations: readonly Operation[] = [
   },
 ];
 
+/**
+ * The operation named `name` in {@link operations}.
+ * @throws Error when there is none: a wiring mistake, raised when the function's module loads.
+ */
+export function operationNamed(name: string): Operation {
+  const operation = operations.find((candidate) => candidate.name === name);
+  if (!operation) throw new Error(`no operation named ${name}`);
+  return operation;
+}
+
 /** The TOKEN authorizer on the `Authorization` header (docs/service-spec.md §5). */
 export const authorizer: FunctionDefinition = {
   name: 'authorizer',

@@ -9,7 +9,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { tables } from '#lib/api.ts';
+import { operationNamed, tables } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
@@ -21,7 +21,7 @@ import { metrics } from '#lib/metrics.ts';
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 
 /** The Lambda handler. */
-export const handler = httpFunction()
+export const handler = httpFunction(operationNamed('listInventory'))
   .use(logMetrics(metrics))
   .handler(async () => {
     const items = await store.list();

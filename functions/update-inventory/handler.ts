@@ -11,7 +11,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { tables } from '#lib/api.ts';
+import { operationNamed, tables } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { notFound } from '#lib/http/errors.ts';
@@ -27,7 +27,7 @@ import { metrics } from '#lib/metrics.ts';
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 
 /** The Lambda handler. */
-export const handler = httpFunction()
+export const handler = httpFunction(operationNamed('updateInventory'))
   .use(logMetrics(metrics))
   .use(jsonBody())
   .handler(async (event) => {

@@ -4,8 +4,10 @@
  * Lambda functions run:
  * 1. route by the operation table (lib/api.ts); no route or method: MISSING_AUTHENTICATION_TOKEN (404);
  * 2. body over 10 MB: REQUEST_TOO_LARGE (413);
- * 3. the TOKEN authorizer (see authorizer-cache.ts): UNAUTHORIZED (401) or AUTHORIZER_FAILURE (503);
- * 4. the function, with a REST proxy event (payload 1.0); a function that throws: INTEGRATION_FAILURE.
+ * 3. the TOKEN authorizer (see authorizer-cache.ts): UNAUTHORIZED or ACCESS_DENIED (401), or
+ *    AUTHORIZER_CONFIGURATION_ERROR (503);
+ * 4. the function, with a REST proxy event (payload 1.0) whose path parameters stay percent-encoded, as API
+ *    Gateway passes them; a function that throws: INTEGRATION_FAILURE.
  * Every refusal is written from infra/gateway-responses.ts, the definitions the stack deploys.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -65,7 +67,12 @@ async function readBody(request: IncomingMessage): Promise<{ body: string | null
  * set: the handler modules read it once, at import, as in a Lambda container.
  */
 export async function createGateway(): Promise<RequestListener> {
-  const router = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false });
+  // No limit of its own on a parameter's length (the router's default is 100 characters): API Gateway has none.
+  const router = FindMyWay({
+    ignoreTrailingSlash: false,
+    ignoreDuplicateSlashes: false,
+    maxParamLength: Number.MAX_SAFE_INTEGER,
+  });
   for (const operation of operations) {
     const route: Route = { operation, handler: await loadHandler<ProxyHandler>(operation.entry) };
     const path = `/${stageName}${operation.path.replace(/\{(\w+)\}/g, ':$1')}`;
@@ -75,7 +82,8 @@ export async function createGateway(): Promise<RequestListener> {
 
   return async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const match = router.find(request.method as 'GET', url.pathname);
+    // `%` escaped as `%25`, so the router's decoding gives back each path parameter as sent (percent-encoded).
+    const match = router.find(request.method as 'GET', url.pathname.replaceAll('%', '%25'));
     const route = match?.store as Route | undefined;
     if (!match || !route) {
       request.resume();

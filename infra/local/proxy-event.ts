@@ -38,7 +38,7 @@ export interface RoutedRequest {
   url: URL;
   /** The operation's resource path, e.g. `/inventory/{petId}`. */
   resource: string;
-  /** Decoded path parameters, or null when the resource has none. */
+  /** Path parameters as sent (percent-encoded), or null when the resource has none. */
   pathParameters: Record<string, string> | null;
   /** The body as received (UTF-8), or null when there was none. */
   body: string | null;

@@ -4,13 +4,15 @@
  * integer from 0 to 2147483647 (`quantity.ts`), status a PetStatus, no other member, no petId twice.
  *
  * - JSON: an array of objects. petId is a JSON integer (read exactly, from its source text, even beyond
- *   2^53) or a decimal string; quantity a JSON integer.
+ *   2^53; `5.0` is 5) or a decimal string; quantity a JSON integer, judged on its source text too
+ *   (docs/contract.md "Integers in request bodies").
  * - CSV: a header row naming the three columns (any order), then one row per entry; no other column.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { type InventoryItem, isPetStatus, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { petIdRule, toPetId } from '#lib/inventory/pet-id.ts';
 import { isQuantity, quantityRule } from '#lib/inventory/quantity.ts';
+import { exactIntegers, InexactNumber, jsonInteger } from '#lib/json-integers.ts';
 
 /**
  * A file that cannot be imported: `problems` lists each invalid row as `row N: reason` (rows count from 1,
@@ -47,14 +49,21 @@ function validateRow(value: unknown, fromCsv: boolean): InventoryItem | string {
   return { petId, quantity, status: row.status };
 }
 
-/** JSON rows, with every integer petId kept as its source text (exact over the whole int64 range). */
+/**
+ * A `JSON.parse` reviver: an integer petId becomes its decimal text (exact over the whole int64 range), any
+ * other number an exact integer or an `InexactNumber` (lib/json-integers.ts).
+ */
+function rowReviver(key: string, value: unknown, context?: { source?: string }): unknown {
+  if (key !== 'petId' || typeof value !== 'number' || context?.source === undefined) {
+    return exactIntegers(key, value, context);
+  }
+  return jsonInteger(context.source)?.toString() ?? new InexactNumber(context.source);
+}
+
+/** JSON rows, parsed with {@link rowReviver}. */
 function jsonRows(text: string): unknown[] {
   // A UTF-8 byte order mark (as some editors save) is skipped, as it is for CSV.
-  const rows: unknown = JSON.parse(
-    text.replace(/^\uFEFF/, ''),
-    (key, value, context?: { source?: string }) =>
-      key === 'petId' && typeof value === 'number' ? context?.source : value,
-  );
+  const rows: unknown = JSON.parse(text.replace(/^\uFEFF/, ''), rowReviver);
   if (!Array.isArray(rows))
     throw new InventoryFileError(['the file must hold a JSON array of entries'], false);
   return rows;

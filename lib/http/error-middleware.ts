@@ -7,8 +7,6 @@
  *
  * Classification:
  * - {@link HttpError}: its own body (400 / 404 thrown by lib code);
- * - `@middy/http-json-body-parser` errors (422 malformed JSON or forbidden key): 400 `invalid_request` with a
- *   specific message (the spec lists 400 for every invalid request);
  * - DynamoDB unreachable, timing out or throttling after the SDK's retries: 503 `service_unavailable`;
  * - anything else: 500 `internal_error` with a message that reveals nothing internal.
  * Log lines carry status, code and the error's class name only: never a message that could hold a table name,
@@ -19,19 +17,6 @@ import { createError } from '@middy/util';
 import { isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { logger } from '../logger.ts';
 import { type ErrorBody, errorBody, HttpError } from './errors.ts';
-
-const bodyParserPackage = '@middy/http-json-body-parser';
-
-interface MiddyHttpError extends Error {
-  cause?: { package?: string; data?: unknown };
-}
-
-function bodyParserMessage(error: MiddyHttpError): string {
-  if (error.message === 'Forbidden key in JSON body') {
-    return `request body member ${JSON.stringify(String(error.cause?.data))} is not allowed`;
-  }
-  return 'request body must be valid JSON';
-}
 
 /** True when `error` means DynamoDB could not serve the request: network failure, timeout, throttling, 5xx. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -44,10 +29,6 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** Maps any thrown value to the Error body the client receives (see the module docstring). */
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) return error.body;
-  const middyError = error as MiddyHttpError;
-  if (middyError?.cause?.package === bodyParserPackage) {
-    return errorBody('invalid_request', bodyParserMessage(middyError));
-  }
   if (isDatabaseUnavailable(error)) {
     return errorBody('service_unavailable', 'the inventory database is unavailable; retry later');
   }

@@ -66,6 +66,23 @@ export function invalidRequest(message: string): HttpError {
   return new HttpError('invalid_request', message);
 }
 
+/** Most names a 400 message lists, and most characters (code points) of each (docs/contract.md "InventoryUpdate"). */
+const namesShown = 5;
+const nameLength = 64;
+
+/**
+ * `names` as a 400 message lists them: JSON-quoted, comma-separated, at most five, each cut to 64 characters,
+ * then `and N more` when there are more (docs/contract.md "InventoryUpdate"); a message stays short whatever
+ * the request holds.
+ */
+export function listedNames(names: readonly string[]): string {
+  const shown = names
+    .slice(0, namesShown)
+    .map((name) => JSON.stringify([...name].slice(0, nameLength).join('')))
+    .join(', ');
+  return names.length > namesShown ? `${shown} and ${names.length - namesShown} more` : shown;
+}
+
 /** 404 `not_found`: no such pet, or no such route (docs/contract.md "Errors"). */
 export function notFound(message: string): HttpError {
   return new HttpError('not_found', message);

@@ -1,6 +1,7 @@
 /**
  * The middy chain every HTTP function starts from (docs/architecture.md "Principles": handlers throw, one
- * middleware renders errors).
+ * middleware renders errors), for one operation of lib/api.ts: undeclared query parameters are 400 and path
+ * parameters are decoded once (request-parameters.ts).
  *
  * Order matters: `injectLambdaContext` first so every log line has the request id; `http-error-handler`
  * before `errorBodyMiddleware` so that, with middy's reverse `onError` order, it runs last and writes the
@@ -14,15 +15,18 @@
  * passed with the call that logs it), so there is nothing to reset, and the option costs a copy of middy's
  * `request.internal` and a reset of the logger's attribute store on every invocation (bench/README-bench.md,
  * warm overhead). Whoever adds `logger.appendKeys` must put `resetKeys: true` back, or keys leak into the
- * next invocation's lines.
+ * next invocation's lines. `logEvent: false` whatever `POWERTOOLS_LOGGER_LOG_EVENT` says: the event carries
+ * the bearer key (docs/contract.md "Authentication and authorization").
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Operation } from '../api.ts';
 import { logger } from '../logger.ts';
 import { middyOptions } from '../middy-options.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
+import { declaredQueryParameters, decodePathParameters } from './request-parameters.ts';
 
 /** Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
 const completionLog = {
@@ -31,11 +35,16 @@ const completionLog = {
   },
 };
 
-/** A fresh middy chain for an API Gateway REST (payload 1.0) proxy handler; add middlewares, then `.handler()`. */
-export function httpFunction() {
+/**
+ * A fresh middy chain for `operation`'s API Gateway REST (payload 1.0) proxy handler; add middlewares, then
+ * `.handler()`.
+ */
+export function httpFunction(operation: Operation) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions)
-    .use(injectLambdaContext(logger))
+    .use(injectLambdaContext(logger, { logEvent: false }))
     .use(httpErrorHandler({ logger: false }))
     .use(errorBodyMiddleware())
-    .use(completionLog);
+    .use(completionLog)
+    .use(declaredQueryParameters(operation))
+    .use(decodePathParameters());
 }

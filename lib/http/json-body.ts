@@ -1,16 +1,17 @@
 /**
- * Middlewares that turn a request body into parsed JSON, by the rules of docs/contract.md "InventoryUpdate":
- * a body is required; `Content-Type` must be `application/json` or an `application/*+json` type (parameters
- * allowed, any header and value case); base64 bodies (`isBase64Encoded`) are decoded; malformed JSON and
- * `__proto__` keys are 400.
+ * Middlewares that turn a request body into parsed JSON, by the rules of docs/contract.md "InventoryUpdate"
+ * and "Integers in request bodies": a body is required; `Content-Type` must be `application/json` or an
+ * `application/*+json` type (parameters allowed, any header and value case); base64 bodies (`isBase64Encoded`)
+ * are decoded; malformed JSON and `__proto__` keys are 400; numbers are exact integers or `InexactNumber`s.
  *
  * After them `event.body` holds the parsed JSON value (not yet validated: see `inventory-update.ts`).
- * Their errors are rendered as 400 `invalid_request` by `error-middleware.ts`.
+ * They throw 400 `invalid_request`.
  */
 import type { MiddlewareObj } from '@middy/core';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { decodeBody } from '@middy/util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { invalidRequest } from './errors.ts';
+import { exactIntegers, InexactNumber } from '../json-integers.ts';
+import { HttpError, invalidRequest } from './errors.ts';
 
 /** Rejects a missing or empty body with 400 before any content-type or JSON check. */
 function requireBody(): MiddlewareObj<APIGatewayProxyEvent> {
@@ -56,11 +57,60 @@ function requireJsonContentType(): MiddlewareObj<APIGatewayProxyEvent> {
   };
 }
 
+/**
+ * The reviver of request bodies: refuses the keys that could pollute a prototype (as middy's
+ * `jsonParseProtectProto`), then {@link exactIntegers}.
+ * @throws HttpError 400 naming a `__proto__` member, or a `constructor` member holding a `prototype`.
+ */
+function requestReviver(key: string, value: unknown, context?: { source?: string }): unknown {
+  if (key === '__proto__' || (key === 'constructor' && value && Object.hasOwn(value, 'prototype'))) {
+    throw invalidRequest(`request body member ${JSON.stringify(key)} is not allowed`);
+  }
+  return exactIntegers(key, value, context);
+}
+
+/**
+ * The JSON value of `text`, by {@link requestReviver}. A reviver walks the value recursively, so a body nested
+ * thousands of levels deep exhausts the stack: such a body (never a valid one) is parsed without it, with
+ * each number among its top-level members an `InexactNumber`, so that validation still names its members.
+ * @throws SyntaxError when `text` is not JSON; HttpError 400 from the reviver.
+ */
+function parseRequestJson(text: string): unknown {
+  try {
+    return JSON.parse(text, requestReviver);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([name, member]) => [
+        name,
+        typeof member === 'number' ? new InexactNumber(String(member)) : member,
+      ]),
+    );
+  }
+}
+
+/**
+ * Parses the body with {@link parseRequestJson}. Not `@middy/http-json-body-parser`: its `reviver` option is
+ * called without the source-text `context` (middy 7.9), which the integer rule needs.
+ */
+function parseJson(): MiddlewareObj<APIGatewayProxyEvent> {
+  return {
+    before: ({ event }) => {
+      try {
+        // requireBody() ran first: the body is a non-empty string. From here on it holds the parsed value,
+        // which the proxy event's type cannot express (as with middy's own parser).
+        event.body = parseRequestJson(decodeBody(event.body, event.isBase64Encoded) as string) as string;
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw invalidRequest('request body must be valid JSON');
+      }
+    },
+  };
+}
+
 /** The middlewares, in order: body presence, content type, JSON parsing. */
 export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent>[] {
-  return [
-    requireBody(),
-    requireJsonContentType(),
-    httpJsonBodyParser({ disableContentTypeCheck: true }),
-  ] as MiddlewareObj<APIGatewayProxyEvent>[];
+  return [requireBody(), requireJsonContentType(), parseJson()];
 }

@@ -1,7 +1,7 @@
 /**
  * InventoryUpdate, the body of updateInventory (docs/service-spec.md §2, §4.2 rule 1; docs/contract.md "InventoryUpdate").
  */
-import { invalidRequest } from '../http/errors.ts';
+import { invalidRequest, listedNames } from '../http/errors.ts';
 import { isQuantity, quantityRule } from './quantity.ts';
 
 /** The validated body: the new stock count. */
@@ -13,8 +13,9 @@ export interface InventoryUpdate {
  * Validates a parsed JSON body as an InventoryUpdate: an object whose only member is `quantity`, an integer
  * from 0 to 2147483647.
  * @throws HttpError 400 `invalid_request` naming the problem: not an object, unknown members (named, since
- *   the operation is experimental and silently ignoring them would lose the client's intent), missing or
- *   invalid quantity.
+ *   the operation is experimental and silently ignoring them would lose the client's intent; at most five,
+ *   each cut to 64 characters), missing or invalid quantity (a number that is not an exact integer arrives
+ *   as an `InexactNumber`, see json-integers.ts).
  */
 export function parseInventoryUpdate(body: unknown): InventoryUpdate {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -22,8 +23,9 @@ export function parseInventoryUpdate(body: unknown): InventoryUpdate {
   }
   const unknownMembers = Object.keys(body).filter((member) => member !== 'quantity');
   if (unknownMembers.length > 0) {
-    const names = unknownMembers.map((member) => JSON.stringify(member)).join(', ');
-    throw invalidRequest(`request body may only contain quantity; not allowed: ${names}`);
+    throw invalidRequest(
+      `request body may only contain quantity; not allowed: ${listedNames(unknownMembers)}`,
+    );
   }
   if (!('quantity' in body)) throw invalidRequest('quantity is required');
   if (!isQuantity(body.quantity)) throw invalidRequest(quantityRule);

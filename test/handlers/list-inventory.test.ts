@@ -29,12 +29,13 @@ beforeEach(async () => {
   await clearInventory(db.client, testTableNames.inventory);
 });
 
-function listInventory(): Promise<APIGatewayProxyResult> {
+function listInventory(query?: Record<string, string[]>): Promise<APIGatewayProxyResult> {
   const event = restProxyEvent({
     method: 'GET',
     resource: '/inventory',
     path: '/inventory',
     headers: { Accept: 'application/json', Authorization: 'Bearer psk_not-read-by-the-function' },
+    ...(query ? { query } : {}),
   });
   return handler(event, lambdaTestContext('listInventory'));
 }
@@ -123,5 +124,30 @@ describe('listInventory', () => {
     await listInventory();
 
     expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([stored[1], stored[0]]);
+  });
+});
+
+describe('listInventory query parameters (docs/contract.md "Requests as API Gateway delivers them")', () => {
+  test('a query parameter the operation does not declare is 400 invalid_request naming it', async () => {
+    await putItems(db.client, testTableNames.inventory, [inventoryRecord('1', 1, 'available')]);
+
+    expect(await listInventory({ status: ['sold'], limit: ['1', '2'] })).toStrictEqual({
+      statusCode: 400,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        code: 'invalid_request',
+        message: 'query parameters not allowed: "status", "limit" (this operation takes none)',
+        status: 400,
+      }),
+    });
+  });
+
+  test('an empty query parameter (?x) is named too', async () => {
+    const result = await listInventory({ x: [''] });
+
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body).message).toBe(
+      'query parameters not allowed: "x" (this operation takes none)',
+    );
   });
 });

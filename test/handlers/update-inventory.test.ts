@@ -49,7 +49,7 @@ const jsonContentType = { 'Content-Type': 'application/json' };
 function updateInventory(
   petId: string,
   body: string | null,
-  options: Partial<Pick<ProxyRequest, 'headers' | 'isBase64Encoded'>> = {},
+  options: Partial<Pick<ProxyRequest, 'headers' | 'isBase64Encoded' | 'query'>> = {},
 ): Promise<APIGatewayProxyResult> {
   const event = restProxyEvent({
     method: 'PATCH',
@@ -59,6 +59,7 @@ function updateInventory(
     headers: options.headers ?? jsonContentType,
     body,
     ...(options.isBase64Encoded === undefined ? {} : { isBase64Encoded: options.isBase64Encoded }),
+    ...(options.query === undefined ? {} : { query: options.query }),
   });
   return handler(event, lambdaTestContext('updateInventory'));
 }
@@ -216,5 +217,126 @@ describe('updateInventory refusals leave the table unchanged', () => {
     const result = await updateInventory('5', '{"quantity":');
 
     expect(result).toStrictEqual(errorResult(400, 'invalid_request', 'request body must be valid JSON'));
+  });
+});
+
+describe('updateInventory takes requests as API Gateway delivers them (docs/contract.md)', () => {
+  test('a percent-encoded petId is decoded once: %35 is pet 5, %2D7 is pet -7', async () => {
+    const five = await updateInventory('%35', '{"quantity":50}');
+    const minusSeven = await updateInventory('%2D7', '{"quantity":70}');
+
+    expect(five.body).toBe('{"petId":5,"quantity":50,"status":"pending"}');
+    expect(minusSeven.body).toBe('{"petId":-7,"quantity":70,"status":"sold"}');
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
+      inventoryRecord('-7', 70, 'sold'),
+      inventoryRecord('5', 50, 'pending'),
+      initial[2],
+    ]);
+  });
+
+  test('%31%32 is petId 12 (404 here), and %2535 is decoded only once (the text %35, 400)', async () => {
+    const twelve = await updateInventory('%31%32', '{"quantity":1}');
+    const twice = await updateInventory('%2535', '{"quantity":1}');
+
+    expect(twelve).toStrictEqual(errorResult(404, 'not_found', 'no inventory entry for petId 12'));
+    expect(twice.statusCode).toBe(400);
+    expect(JSON.parse(twice.body).message).toContain('petId must be an integer');
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test.each(['%FF', '%ZZ', '5%', '%E2%82'])(
+    'malformed percent-encoding (%s) is 400 invalid_request and changes nothing',
+    async (petId) => {
+      const result = await updateInventory(petId, '{"quantity":1}');
+
+      expect(result).toStrictEqual(
+        errorResult(400, 'invalid_request', 'path parameter petId is not valid percent-encoded UTF-8'),
+      );
+      expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    },
+  );
+
+  test('?dryRun=true is 400 naming the parameter and writes nothing', async () => {
+    const result = await updateInventory('5', '{"quantity":99}', { query: { dryRun: ['true'] } });
+
+    expect(result).toStrictEqual(
+      errorResult(
+        400,
+        'invalid_request',
+        'query parameters not allowed: "dryRun" (this operation takes none)',
+      ),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+});
+
+describe('updateInventory judges integers on the JSON source text (docs/contract.md "Integers in request bodies")', () => {
+  test.each(['5', '5.0', '5e0', '0.5e1', '50e-1', '5.000000000000000000000000'])(
+    'quantity %s is the integer 5',
+    async (literal) => {
+      const result = await updateInventory('5', `{"quantity":${literal}}`);
+
+      expect(result.body).toBe('{"petId":5,"quantity":5,"status":"pending"}');
+      expect(await scanTable(db.client, testTableNames.inventory)).toContainEqual(
+        inventoryRecord('5', 5, 'pending'),
+      );
+    },
+  );
+
+  test.each([
+    '1e-400',
+    '4.9999999999999999',
+    '2147483647.0000001',
+    '0.0000000000000000000001',
+    '9007199254740993',
+    '1e400',
+  ])('quantity %s is not an integer of the range: 400, nothing written', async (literal) => {
+    const result = await updateInventory('5', `{"quantity":${literal}}`);
+
+    expect(result).toStrictEqual(
+      errorResult(400, 'invalid_request', 'quantity must be an integer from 0 to 2147483647'),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+});
+
+describe('a 400 message names at most five unknown members, each cut to 64 characters', () => {
+  test('seven long member names: the first five, cut, then how many more', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((letter) => letter.repeat(100));
+    const body = JSON.stringify({ quantity: 1, ...Object.fromEntries(names.map((name) => [name, 1])) });
+
+    const result = await updateInventory('5', body);
+
+    const shown = names.slice(0, 5).map((name) => `"${name.slice(0, 64)}"`);
+    expect(result).toStrictEqual(
+      errorResult(
+        400,
+        'invalid_request',
+        `request body may only contain quantity; not allowed: ${shown.join(', ')} and 2 more`,
+      ),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+});
+
+describe('bodies nested too deeply for a reviver (100,000 levels) are still judged by their members', () => {
+  const deep = (opener: string, closer: string) => `${opener.repeat(100_000)}1${closer.repeat(100_000)}`;
+
+  test('an unknown member holding a deep value is named', async () => {
+    const result = await updateInventory('5', `{"quantity":1,"a":${deep('[', ']')}}`);
+
+    expect(result).toStrictEqual(
+      errorResult(400, 'invalid_request', 'request body may only contain quantity; not allowed: "a"'),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+  });
+
+  test('a deep quantity is not an accepted quantity', async () => {
+    const deepQuantity = await updateInventory('5', `{"quantity":${deep('{"a":', '}')}}`);
+
+    expect(deepQuantity).toStrictEqual(
+      errorResult(400, 'invalid_request', 'quantity must be an integer from 0 to 2147483647'),
+    );
+    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
   });
 });

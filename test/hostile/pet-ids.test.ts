@@ -9,8 +9,9 @@
  * or 404 `not_found`, else 400 `invalid_request`. Never a 5xx, and the table changes only by the accepted
  * updates.
  *
- * Decision: a path that is not valid percent-encoded UTF-8 (`%ZZ`, `%FF`) names no resource of the API: the
- * route check, first in the contract's order of checks, answers 404 `not_found` (tested with examples).
+ * API Gateway passes the segment percent-encoded and the function decodes it once (docs/contract.md "Requests
+ * as API Gateway delivers them"): a segment that is not valid percent-encoded UTF-8 (`%ZZ`, `%FF`) is 400
+ * `invalid_request`, and a doubly encoded one (`%2537`) is the text `%37`, not a petId (tested with examples).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -169,15 +170,18 @@ describe('petId examples at the edges of the rule', () => {
   });
 
   test.each(['%ZZ', '%FF', '7%', '%E2%82'])(
-    'answers a path that is not percent-encoded UTF-8 (%s) with 404 not_found and changes nothing',
+    'answers a segment that is not percent-encoded UTF-8 (%s) with 400 invalid_request and changes nothing',
     async (raw) => {
       const response = await sendJsonPatch(client, api.authorization, `/inventory/${raw}`, '{"quantity":79}');
-      expectContractError(
-        observe(response),
-        404,
-        'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
-      );
+      expectContractError(observe(response), 400, 'path parameter petId is not valid percent-encoded UTF-8');
       await model.expectTable(api);
     },
   );
+
+  test.each([
+    ['%2537', 400],
+    ['%37', 200],
+  ])('decodes a segment once: PATCH /v1/inventory/%s is %i', async (raw, status) => {
+    expect(await checkSegment(raw, 78)).toBe(status);
+  });
 });

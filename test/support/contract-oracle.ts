@@ -78,12 +78,33 @@ export function isContractAuthorization(value: string, validKeys: readonly strin
 }
 
 /**
+ * The integer the JSON number literal `source` denotes, computed exactly (BigInt decimal arithmetic on the
+ * digits and the exponent), or undefined when it denotes a non-integer (docs/contract.md "Integers in request
+ * bodies": decided on the source text, not on the rounded double).
+ */
+function contractInteger(source: string): bigint | undefined {
+  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(source);
+  if (!match) return undefined;
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const mantissa = BigInt(whole + fraction) * (sign === '-' ? -1n : 1n);
+  const scale = Number(exponent) - fraction.length;
+  if (mantissa === 0n) return 0n;
+  // |mantissa| < 10^digits: a larger power of ten in the divisor leaves a fraction.
+  if (scale < 0 && -scale > (whole + fraction).length) return undefined;
+  if (scale < 0) {
+    const divisor = 10n ** BigInt(-scale);
+    return mantissa % divisor === 0n ? mantissa / divisor : undefined;
+  }
+  // Any non-zero mantissa times 10^40 is beyond every integer range of the contract.
+  return scale > 40 ? 10n ** 40n * mantissa : mantissa * 10n ** BigInt(scale);
+}
+
+/**
  * The quantity of a PATCH body valid by the contract, or undefined when the body is not valid: UTF-8 text
  * (no byte-order mark) holding one JSON value (RFC 8259), an object with exactly one member `quantity`
- * whose value is an integer from 0 to 2147483647.
- * Decision, as in JSON Schema: a number is an integer when its value as parsed (an IEEE double, as by
- * `JSON.parse`) has no fractional part, so `5.0` and `5e0` are the integer 5. A member named `__proto__` is
- * an unknown member like any other, so such a body is never valid.
+ * whose value is an integer from 0 to 2147483647, judged on its source text ({@link contractInteger}): `5.0`
+ * and `5e0` are the integer 5 (as JSON Schema), `4.9999999999999999` and `1e-400` are not integers. A member
+ * named `__proto__` is an unknown member like any other, so such a body is never valid.
  */
 export function contractQuantity(body: Uint8Array): number | undefined {
   let text: string;
@@ -92,19 +113,24 @@ export function contractQuantity(body: Uint8Array): number | undefined {
   } catch {
     return undefined;
   }
+  const sources = new Map<object, string>();
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
+      if (key === 'quantity' && typeof member === 'number' && context?.source)
+        sources.set(this, context.source);
+      return member;
+    });
   } catch {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const members = Object.getOwnPropertyNames(value);
   if (members.length !== 1 || members[0] !== 'quantity') return undefined;
-  const quantity = (value as { quantity: unknown }).quantity;
-  if (typeof quantity !== 'number' || !Number.isFinite(quantity)) return undefined;
-  if (Math.trunc(quantity) !== quantity || quantity < 0 || quantity > 2147483647) return undefined;
-  return quantity === 0 ? 0 : quantity;
+  const source = sources.get(value);
+  const quantity = source === undefined ? undefined : contractInteger(source);
+  if (quantity === undefined || quantity < 0n || quantity > 2147483647n) return undefined;
+  return Number(quantity);
 }
 
 /** A response reduced to what the contract speaks of. */

@@ -33,6 +33,8 @@ export interface ProxyRequest {
   headers?: Record<string, string>;
   body?: string | null;
   isBase64Encoded?: boolean;
+  /** Query parameters as API Gateway decodes them: each name with its values in order. */
+  query?: Record<string, string[]>;
 }
 
 /**
@@ -47,8 +49,11 @@ export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
     httpMethod: request.method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
+    // API Gateway puts the last value of a repeated name in queryStringParameters.
+    queryStringParameters: request.query
+      ? Object.fromEntries(Object.entries(request.query).map(([name, values]) => [name, values.at(-1) ?? '']))
+      : null,
+    multiValueQueryStringParameters: request.query ?? null,
     pathParameters: request.pathParameters ?? null,
     stageVariables: null,
     body: request.body ?? null,

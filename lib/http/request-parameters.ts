@@ -1,0 +1,51 @@
+/**
+ * Path and query parameters as API Gateway REST delivers them (docs/contract.md "Requests as API Gateway
+ * delivers them", docs/api-gateway-behaviour.md): path parameters arrive percent-encoded and are decoded once
+ * here; query parameters the operation does not declare are refused.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Operation } from '../api.ts';
+import { invalidRequest, listedNames } from './errors.ts';
+
+/**
+ * Decodes each path parameter once (RFC 3986 §2.1 percent-decoding, as UTF-8): `%31%32` becomes `12`.
+ * @throws HttpError 400 `invalid_request` naming a parameter that is not valid percent-encoded UTF-8.
+ */
+export function decodePathParameters(): MiddlewareObj<APIGatewayProxyEvent> {
+  return {
+    before: ({ event }) => {
+      const parameters = event.pathParameters;
+      if (!parameters) return;
+      const decoded: Record<string, string> = {};
+      for (const [name, value] of Object.entries(parameters)) {
+        if (value === undefined) continue;
+        try {
+          decoded[name] = decodeURIComponent(value);
+        } catch {
+          throw invalidRequest(`path parameter ${name} is not valid percent-encoded UTF-8`);
+        }
+      }
+      event.pathParameters = decoded;
+    },
+  };
+}
+
+/**
+ * Refuses query parameters `operation` does not declare (`Operation.queryParameters`).
+ * @throws HttpError 400 `invalid_request` naming them (at most five, see `listedNames`).
+ */
+export function declaredQueryParameters(operation: Operation): MiddlewareObj<APIGatewayProxyEvent> {
+  const declared = new Set(operation.queryParameters);
+  const takes =
+    declared.size === 0 ? 'this operation takes none' : `this operation takes ${[...declared].join(', ')}`;
+  return {
+    before: ({ event }) => {
+      const sent = event.multiValueQueryStringParameters ?? event.queryStringParameters ?? {};
+      const unknown = Object.keys(sent).filter((name) => !declared.has(name));
+      if (unknown.length > 0) {
+        throw invalidRequest(`query parameters not allowed: ${listedNames(unknown)} (${takes})`);
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Integers in JSON judged on their source text, never on the rounded double (docs/contract.md "Integers in
+ * request bodies"): `5` and `5.0` are 5; `1e-400`, `4.9999999999999999`, `2147483647.0000001` are not integers.
+ * Relies on the `context.source` that `JSON.parse` gives a reviver (TC39 "JSON.parse source text access").
+ */
+
+/** `-`, integer digits, fraction digits, exponent: the parts of an RFC 8259 number literal. */
+const numberLiteral = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+
+/** Most significant digits plus exponent {@link jsonInteger} computes: beyond any integer field of the service (int64 has 19). */
+const maxDigits = 40;
+
+/**
+ * The integer the JSON number literal `source` denotes, exactly.
+ * @returns undefined when `source` denotes a non-integer, is not a number literal, or has more than 40 digits
+ *   once written without exponent (larger than any integer the service accepts).
+ */
+export function jsonInteger(source: string): bigint | undefined {
+  const match = numberLiteral.exec(source);
+  if (!match) return undefined;
+  const [, sign, whole = '', fraction = '', exponentText = '0'] = match;
+  const significant = `${whole}${fraction}`.replace(/^0+/, '');
+  const digits = significant.replace(/0+$/, '');
+  if (digits === '') return 0n;
+  // The value is digits x 10^exponent, with digits ending in a non-zero digit.
+  const exponent = Number(exponentText) - fraction.length + (significant.length - digits.length);
+  if (exponent < 0 || digits.length + exponent > maxDigits) return undefined;
+  const value = BigInt(digits) * 10n ** BigInt(exponent);
+  return sign === '-' ? -value : value;
+}
+
+/**
+ * A JSON number of a request that is not an exact safe integer: a non-integer, or an integer a double would
+ * round. Kept as its source text, so no rounded double reaches validation.
+ */
+export class InexactNumber {
+  readonly source: string;
+
+  constructor(source: string) {
+    this.source = source;
+  }
+}
+
+/**
+ * A `JSON.parse` reviver that gives every number as an exact safe integer (`5.0` is 5) or, otherwise, as an
+ * {@link InexactNumber}. Other values are returned as parsed.
+ */
+export function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || context?.source === undefined) return value;
+  const integer = jsonInteger(context.source);
+  return integer !== undefined && Number.isSafeInteger(value) ? value : new InexactNumber(context.source);
+}
