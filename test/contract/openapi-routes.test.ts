@@ -135,6 +135,14 @@ describe('openapi.yaml and the error codes (lib/http/errors.ts, infra/gateway-re
     }
   });
 
+  it.each(operations.map((operation) => [`${operation.method} ${operation.path}`]))(
+    '%s declares every status any operation can answer: 400 (query parameters), 401, 413, 429, 500, 503',
+    (key) => {
+      const statuses = Object.keys((declared.get(key)?.responses ?? {}) as Node);
+      expect(statuses).toEqual(expect.arrayContaining(['400', '401', '413', '429', '500', '503']));
+    },
+  );
+
   it('declares each error response under the status its code has', () => {
     for (const [key, operation] of declared) {
       for (const [status, node] of Object.entries(operation.responses as Node)) {

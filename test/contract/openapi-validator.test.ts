@@ -153,7 +153,7 @@ describe('validateResponse', () => {
         body: errorBody('not_found', 404),
       }),
     ).toEqual([
-      'listInventory (GET /inventory): status 404 is not declared (declared: 200, 401, 429, 500, 503)',
+      'listInventory (GET /inventory): status 404 is not declared (declared: 200, 400, 401, 413, 429, 500, 503)',
     ]);
     expect(
       validateResponse({

@@ -125,8 +125,23 @@ const cases: EventCase[] = [
   {
     file: 'authorizer-invalid-token.json',
     definition: authorizer,
-    documented: 'Unauthorized',
-    check: (outcome) => expect(outcome).toEqual({ error: 'Unauthorized' }),
+    documented: 'Deny',
+    check: (outcome) =>
+      expect(outcome).toEqual({
+        result: {
+          principalId: 'refused',
+          policyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Action: 'execute-api:Invoke',
+                Effect: 'Deny',
+                Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/*',
+              },
+            ],
+          },
+        },
+      }),
   },
 ];
 
