@@ -184,8 +184,9 @@ describe('trimmed bundles, loaded in a fresh Node process and invoked against th
     expect(result.policyDocument.Statement[0]?.Effect).toBe('Allow');
   });
 
-  it('authorizer refuses an unknown key with Unauthorized', async () => {
+  it('authorizer refuses an unknown key with a Deny policy', async () => {
     const { outcome } = await invokeBundle('authorizer', tokenEvent(generateApiKey()));
-    expect(outcome).toEqual({ error: 'Unauthorized' });
+    const result = resultOf(outcome) as { policyDocument: { Statement: { Effect: string }[] } };
+    expect(result.policyDocument.Statement.map((statement) => statement.Effect)).toEqual(['Deny']);
   });
 });
