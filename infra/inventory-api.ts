@@ -8,11 +8,16 @@
  * authorizer invoke each function's alias `live` (the permissions are on the alias), so CodeDeploy's traffic
  * shifting applies to every request (infra/gradual-deployment.ts).
  *
+ * With allowed CORS origins (infra/settings.ts `corsAllowedOrigins`; README "CORS"): an OPTIONS method answering
+ * the preflight (MOCK integration, no authorizer: browsers send a preflight without credentials) on every
+ * resource with an operation, and `Access-Control-Allow-Origin` and `Vary: Origin` on every gateway response.
+ * Without them: neither.
+ *
  * The access log ({@link accessLogFields}) has the standard fields, the authorizer's `principalId` (the key's
  * name, so a write can be traced to a key) and the X-Ray trace id; never a request header, so the bearer API key
  * is never logged (docs/contract.md "Authentication and authorization").
  */
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -31,6 +36,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizerCacheTtlSeconds, operations, stageName } from '#lib/api.ts';
 import { bearerHeaderPattern } from '#lib/auth/authorize.ts';
+import { corsMaxAgeSeconds, corsRequestHeaders } from '#lib/http/cors.ts';
 import { gatewayResponses } from './gateway-responses.ts';
 
 /** Properties of an {@link InventoryApi}. */
@@ -45,6 +51,8 @@ export interface InventoryApiProps {
   logRetention: RetentionDays;
   /** What happens to the access log group when it leaves the stack. */
   logRemovalPolicy: RemovalPolicy;
+  /** Origins allowed to call the API from a browser (infra/settings.ts); empty for no CORS. */
+  corsAllowedOrigins: readonly string[];
 }
 
 /**
@@ -66,6 +74,39 @@ export const accessLogFields: Readonly<Record<string, string>> = {
   xrayTraceId: AccessLogField.contextXrayTraceId(),
 };
 
+/**
+ * The CORS headers of every gateway response: none without allowed origins; the origin itself when there is one;
+ * with several, the request's `Origin` echoed, since a gateway response maps headers but cannot choose among
+ * values (its bodies are the constant Error bodies of infra/gateway-responses.ts, so no data is shown).
+ */
+export function gatewayResponseCorsHeaders(origins: readonly string[]): Record<string, string> {
+  if (origins.length === 0) return {};
+  const allowOrigin = origins.length === 1 ? `'${origins[0]}'` : 'method.request.header.Origin';
+  return { 'Access-Control-Allow-Origin': allowOrigin, Vary: "'Origin'" };
+}
+
+/**
+ * The origins, checked. @throws Error when one is not an http(s) origin written as a browser writes `Origin`
+ * (lower case, no path, no wildcard: a preflight answers exact origins)
+ */
+function checkedOrigins(origins: readonly string[]): readonly string[] {
+  for (const origin of origins) {
+    const url = URL.parse(origin);
+    const hostname = /^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/;
+    if (
+      !url ||
+      !['http:', 'https:'].includes(url.protocol) ||
+      url.origin !== origin ||
+      !hostname.test(url.hostname)
+    ) {
+      throw new Error(
+        `CORS origin ${JSON.stringify(origin)} is not an origin such as https://backoffice.example.com`,
+      );
+    }
+  }
+  return origins;
+}
+
 /** The HTTP header that carries the API key (docs/service-spec.md §5.1). */
 export const authorizationHeader = 'Authorization';
 
@@ -76,9 +117,13 @@ export class InventoryApi extends Construct {
   /** The log group receiving the stage's JSON access logs. */
   readonly accessLogGroup: LogGroup;
 
-  /** @throws Error when an operation has no function, or a gateway response body contains `$` or `#` */
+  /**
+   * @throws Error when an operation has no function, a gateway response body contains `$` or `#`, or a CORS
+   *   origin is not an origin
+   */
   constructor(scope: Construct, id: string, props: InventoryApiProps) {
     super(scope, id);
+    const corsOrigins = checkedOrigins(props.corsAllowedOrigins);
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention,
       removalPolicy: props.logRemovalPolicy,
@@ -121,6 +166,7 @@ export class InventoryApi extends Construct {
           authorizationType: AuthorizationType.CUSTOM,
         });
     }
+    if (corsOrigins.length > 0) this.addCorsPreflights(corsOrigins);
 
     for (const [type, body] of Object.entries(gatewayResponses)) {
       const template = JSON.stringify(body);
@@ -129,9 +175,31 @@ export class InventoryApi extends Construct {
       this.restApi.addGatewayResponse(`GatewayResponse${type}`, {
         type: ResponseType.of(type),
         statusCode: String(body.status),
-        responseHeaders: { 'Content-Type': "'application/json'" },
+        responseHeaders: { 'Content-Type': "'application/json'", ...gatewayResponseCorsHeaders(corsOrigins) },
         templates: { 'application/json': template },
       });
+    }
+  }
+
+  /** An OPTIONS method answering the CORS preflight on each resource with an operation (CDK's MOCK integration). */
+  private addCorsPreflights(origins: readonly string[]): void {
+    const methodsByPath = new Map<string, string[]>();
+    for (const { path, method } of operations)
+      methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+    for (const [path, methods] of methodsByPath) {
+      const preflight = this.restApi.root.resourceForPath(path).addCorsPreflight({
+        allowOrigins: [...origins],
+        allowMethods: methods,
+        allowHeaders: [...corsRequestHeaders],
+        maxAge: Duration.seconds(corsMaxAgeSeconds),
+        statusCode: 204,
+      });
+      const reason =
+        'CORS preflight (README "CORS"): browsers send it without credentials (Fetch standard), so it cannot require the API key; a MOCK integration that answers with the CORS headers only and reaches no function or data.';
+      Validations.of(preflight).acknowledge(
+        { id: 'AwsSolutions-APIG4', reason },
+        { id: 'AwsSolutions-COG4', reason },
+      );
     }
   }
 }

@@ -22,6 +22,7 @@ import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Val
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { authorizer, type FunctionDefinition, operations, type TableId, tables, tablesOf } from '#lib/api.ts';
+import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
@@ -105,6 +106,9 @@ export class InventoryStack extends Stack {
           POWERTOOLS_LOG_LEVEL: settings.logLevel,
           POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
           AWS_ENDPOINT_URL_DYNAMODB: deployedDynamoDbEndpoint,
+          ...(settings.corsAllowedOrigins.length > 0 && definition !== authorizer
+            ? { [corsOriginsEnv]: settings.corsAllowedOrigins.join(',') }
+            : {}),
         },
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,
@@ -126,6 +130,7 @@ export class InventoryStack extends Stack {
       throttling: settings.throttling,
       logRetention: settings.logRetentionDays,
       logRemovalPolicy: removalPolicy,
+      corsAllowedOrigins: settings.corsAllowedOrigins,
     });
 
     const aliases = Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn.live]));

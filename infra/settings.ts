@@ -61,6 +61,12 @@ export interface EnvironmentSettings {
    * function's new-version errors alarm stop it and roll it back (README "Gradual deployments and rollback").
    */
   trafficShifting: TrafficShifting;
+  /**
+   * Origins (`https://host[:port]`, exactly as a browser sends `Origin`) whose pages may call the API: preflight,
+   * gateway responses and the functions' responses carry the CORS headers for them (README "CORS"). Empty: no
+   * CORS at all (no OPTIONS method, no CORS header).
+   */
+  corsAllowedOrigins: readonly string[];
 }
 
 /** The settings of each environment (docs/service-spec.md §9.2). */
@@ -75,6 +81,7 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     throttling: { rateLimit: 20, burstLimit: 40 },
     metricsNamespace: 'PetStoreInventory/staging',
     trafficShifting: { type: 'allAtOnce' },
+    corsAllowedOrigins: [],
   },
   production: {
     name: 'production',
@@ -87,6 +94,7 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     metricsNamespace: 'PetStoreInventory/production',
     alarms: { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 },
     trafficShifting: { type: 'canary', percentage: 10, intervalMinutes: 10 },
+    corsAllowedOrigins: [],
   },
 };
 

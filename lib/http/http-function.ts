@@ -3,9 +3,11 @@
  * middleware renders errors), for one operation of lib/api.ts: undeclared query parameters are 400 and path
  * parameters are decoded once (request-parameters.ts).
  *
- * Order matters: `injectLambdaContext` first so every log line has the request id; `http-error-handler`
- * before `errorBodyMiddleware` so that, with middy's reverse `onError` order, it runs last and writes the
- * Error body that `errorBodyMiddleware` prepared. Every request logs one line: `request completed` at DEBUG or,
+ * Order matters: `injectLambdaContext` first so every log line has the request id; the CORS middleware
+ * (lib/http/cors.ts, only when origins are allowed) before `http-error-handler`, so that with middy's reverse
+ * `after` / `onError` order it adds its headers to every response, errors included; `http-error-handler`
+ * before `errorBodyMiddleware` so that it runs after it and writes the Error body that `errorBodyMiddleware`
+ * prepared. Every request logs one line: `request completed` at DEBUG or,
  * from the error middleware, `request rejected` (INFO) / `request failed` (ERROR). Successes are DEBUG because
  * API Gateway's access log and Lambda's REPORT line already record every request: at INFO (production) a
  * success line would double the log volume and cost about 15 µs per invocation (bench/README-bench.md); staging
@@ -25,6 +27,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';
 import { logger } from '../logger.ts';
 import { middyOptions } from '../middy-options.ts';
+import { corsMiddleware, corsOrigins } from './cors.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 import { declaredQueryParameters, decodePathParameters } from './request-parameters.ts';
 
@@ -40,8 +43,10 @@ const completionLog = {
  * `.handler()`.
  */
 export function httpFunction(operation: Operation) {
+  const cors = corsMiddleware(corsOrigins());
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions)
     .use(injectLambdaContext(logger, { logEvent: false }))
+    .use(cors ? [cors] : [])
     .use(httpErrorHandler({ logger: false }))
     .use(errorBodyMiddleware())
     .use(completionLog)
