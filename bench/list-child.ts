@@ -96,7 +96,14 @@ async function listers(job: ListJob) {
       const event = listEvent();
       const context = lambdaContext('listInventory');
       const start = performance.now();
-      const response = await handler(event, context);
+      const { collectStreamed, installStreamingRuntime } = await import('#infra/local/response-streaming.ts');
+      installStreamingRuntime();
+      const streamed = handler as unknown as (
+        e: typeof event,
+        s: unknown,
+        c: typeof context,
+      ) => Promise<void>;
+      const response = await collectStreamed((stream) => streamed(event, stream, context));
       const ms = performance.now() - start;
       if (response.statusCode !== 200) throw new Error(`list answered ${response.statusCode}`);
       return { ms, entries: countEntries(response.body) };

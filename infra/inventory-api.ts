@@ -1,6 +1,7 @@
 /**
  * The REST API: the operation table (lib/api.ts) rendered as API Gateway resources and methods, every method
- * behind the bearer TOKEN authorizer, and every gateway response of infra/gateway-responses.ts rendered as an
+ * behind the bearer TOKEN authorizer (a streaming operation's integration with `responseTransferMode: STREAM`,
+ * invoked through Lambda's InvokeWithResponseStream), and every gateway response of infra/gateway-responses.ts rendered as an
  * `AWS::ApiGateway::GatewayResponse` (docs/architecture.md "One table, three renderings").
  *
  * Stage `v1` (lib/api.ts `stageName`), so the base URL ends in `/v1` (docs/service-spec.md §9.1; docs/contract.md "Addresses"), with
@@ -27,6 +28,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
   TokenAuthorizer,
@@ -158,13 +160,18 @@ export class InventoryApi extends Construct {
     for (const operation of operations) {
       const handler = props.functions[operation.name];
       if (!handler) throw new Error(`no function for operation ${operation.name}`);
-      this.restApi.root
-        .resourceForPath(operation.path)
-        .addMethod(operation.method, new LambdaIntegration(handler, { allowTestInvoke: false }), {
+      this.restApi.root.resourceForPath(operation.path).addMethod(
+        operation.method,
+        new LambdaIntegration(handler, {
+          allowTestInvoke: false,
+          ...(operation.streaming && { responseTransferMode: ResponseTransferMode.STREAM }),
+        }),
+        {
           operationName: operation.name,
           authorizer,
           authorizationType: AuthorizationType.CUSTOM,
-        });
+        },
+      );
     }
     if (corsOrigins.length > 0) this.addCorsPreflights(corsOrigins);
 

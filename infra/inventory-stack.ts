@@ -4,7 +4,8 @@
  * settings object").
  *
  * Contents, all derived from lib/api.ts:
- * - the tables of `tables` (inventory: `petId` Number; API keys: `keyDigest` String), on-demand, encrypted
+ * - the tables of `tables` (inventory: `petId` Number, with the list index; API keys: `keyDigest` String),
+ *   on-demand, encrypted
  *   with the AWS managed key, PITR / deletion protection / removal policy from the settings;
  * - one {@link ServiceFunction} per entry of `operations` plus the `authorizer`, each bound to its one table
  *   with exactly its `actions` (least privilege);
@@ -19,9 +20,19 @@
  * those of the function roles (X-Ray) and of the CodeDeploy role where those roles are made.
  */
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { authorizer, type FunctionDefinition, operations, type TableId, tables, tablesOf } from '#lib/api.ts';
+import {
+  authorizer,
+  type FunctionDefinition,
+  type KeyAttribute,
+  type Operation,
+  operations,
+  type TableDefinition,
+  type TableId,
+  tables,
+  tablesOf,
+} from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
@@ -68,19 +79,29 @@ export class InventoryStack extends Stack {
     const { settings } = props;
     const removalPolicy = settings.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
+    const attribute = ({ name, type }: KeyAttribute) => ({
+      name,
+      type: type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
+    });
     const table = (tableId: TableId) => {
-      const { partitionKey } = tables[tableId];
+      const { partitionKey, globalIndexes } = tables[tableId] as TableDefinition;
       const created = new Table(this, tableLogicalId(tableId), {
-        partitionKey: {
-          name: partitionKey.name,
-          type: partitionKey.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
-        },
+        partitionKey: attribute(partitionKey),
         billingMode: BillingMode.PAY_PER_REQUEST,
         encryption: TableEncryption.AWS_MANAGED,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
         deletionProtection: settings.deletionProtection,
         removalPolicy,
       });
+      for (const index of globalIndexes) {
+        created.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: attribute(index.partitionKey),
+          sortKey: attribute(index.sortKey),
+          projectionType: ProjectionType.INCLUDE,
+          nonKeyAttributes: [...index.nonKeyAttributes],
+        });
+      }
       (created.node.defaultChild as CfnResource).overrideLogicalId(tableLogicalId(tableId));
       if (!settings.pointInTimeRecovery) {
         Validations.of(created).acknowledge({
@@ -112,10 +133,12 @@ export class InventoryStack extends Stack {
         },
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,
+        sizing: (definition as Partial<Operation>).streaming,
       });
       for (const tableId of tablesOf(definition)) {
         const actions = definition.access[tableId] ?? [];
-        fn.bindTable({ table: this.tables[tableId], env: tables[tableId].env, actions });
+        const indexes = (tables[tableId] as TableDefinition).globalIndexes.map((index) => index.name);
+        fn.bindTable({ table: this.tables[tableId], env: tables[tableId].env, actions, indexes });
       }
       functions.set(definition, fn);
     }

@@ -2,7 +2,7 @@
  * One Lambda function of the service, with every default in one place (docs/style.md: "one base construct extends
  * `NodejsFunction` and holds every default"; Powertools example app `function-with-logstream-construct.ts`).
  *
- * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout}, 256 MB, the shared esbuild settings of
+ * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout} and 256 MB unless `sizing` says otherwise, the shared esbuild settings of
  * `infra/bundling.ts`, `NODE_OPTIONS=--enable-source-maps`, JSON log format into an explicit LogGroup with the
  * environment's retention (no `logRetention` custom resource), and its own IAM role that may only write to that
  * log group (no AWS managed policy). Tables are added with {@link ServiceFunction.bindTable}, which sets the
@@ -22,7 +22,7 @@
  */
 import { type CfnResource, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -55,6 +55,8 @@ export interface ServiceFunctionProps {
   logRetention: RetentionDays;
   /** What happens to the log group when it leaves the stack. */
   logRemovalPolicy: RemovalPolicy;
+  /** Memory and timeout other than the defaults (a streaming function, lib/api.ts `streaming`). */
+  sizing?: { memoryMb: number; timeoutSeconds: number };
 }
 
 /** What {@link ServiceFunction.bindTable} takes: the table, the variable carrying its name, the actions. */
@@ -63,8 +65,13 @@ export interface TableBinding {
   table: ITable;
   /** Environment variable that receives the table name (lib/api.ts `tables.*.env`). */
   env: string;
-  /** DynamoDB actions (e.g. `dynamodb:Scan`) granted on the table's ARN only; never a wildcard. */
+  /**
+   * DynamoDB actions (e.g. `dynamodb:UpdateItem`) granted on the table's ARN only, `dynamodb:Query` on the
+   * ARNs of the named `indexes` only; never a wildcard.
+   */
   actions: readonly string[];
+  /** The table's global secondary indexes by name (lib/api.ts `globalIndexes`). */
+  indexes: readonly string[];
 }
 
 /** A service Lambda function (see the module docstring). */
@@ -89,8 +96,8 @@ export class ServiceFunction extends NodejsFunction {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: 256,
-      timeout: defaultTimeout,
+      memorySize: props.sizing?.memoryMb ?? 256,
+      timeout: props.sizing ? Duration.seconds(props.sizing.timeoutSeconds) : defaultTimeout,
       bundling: cdkBundling,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       loggingFormat: LoggingFormat.JSON,
@@ -117,7 +124,8 @@ export class ServiceFunction extends NodejsFunction {
 
   /**
    * Gives the function one table: sets `binding.env` to the table's name and grants exactly
-   * `binding.actions` on the table's ARN (least privilege, lib/api.ts `actions`).
+   * `binding.actions` (least privilege, lib/api.ts `access`): Query on the table's named indexes, every other
+   * action on the table itself.
    * @throws Error when an action is not a plain `dynamodb:<Action>` name (a wildcard would widen the grant)
    */
   bindTable(binding: TableBinding): void {
@@ -125,6 +133,14 @@ export class ServiceFunction extends NodejsFunction {
       if (!/^dynamodb:[A-Za-z]+$/.test(action)) throw new Error(`not a single DynamoDB action: ${action}`);
     }
     this.addEnvironment(binding.env, binding.table.tableName);
-    binding.table.grant(this, ...binding.actions);
+    const { tableArn } = binding.table;
+    const onIndexes = binding.actions.filter((action) => action === 'dynamodb:Query');
+    const onTable = binding.actions.filter((action) => action !== 'dynamodb:Query');
+    if (onTable.length > 0)
+      this.addToRolePolicy(new PolicyStatement({ actions: onTable, resources: [tableArn] }));
+    if (onIndexes.length > 0) {
+      const resources = binding.indexes.map((index) => `${tableArn}/index/${index}`);
+      this.addToRolePolicy(new PolicyStatement({ actions: onIndexes, resources }));
+    }
   }
 }

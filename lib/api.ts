@@ -7,17 +7,51 @@
  * `base_url` ending in `/v1` (docs/service-spec.md §9; docs/contract.md "Addresses").
  */
 
+import { listIndex } from './inventory/list-index.ts';
+
 /** The stage name, which is also the version prefix of every address (docs/service-spec.md §9.1). */
 export const stageName = 'v1';
 
+/** A key attribute: its name and DynamoDB type (`N` number, `S` string). */
+export interface KeyAttribute {
+  name: string;
+  type: 'N' | 'S';
+}
+
+/** A global secondary index: its keys and the other attributes it projects. */
+export interface GlobalIndex {
+  name: string;
+  partitionKey: KeyAttribute;
+  sortKey: KeyAttribute;
+  nonKeyAttributes: readonly string[];
+}
+
+/** A table: the environment variable that carries its name, its partition key, its global secondary indexes. */
+export interface TableDefinition {
+  env: string;
+  partitionKey: KeyAttribute;
+  globalIndexes: readonly GlobalIndex[];
+}
+
 /**
- * The tables: the environment variable that carries each one's name, and its partition key (name and
- * DynamoDB type: `N` number, `S` string). Used by the stack, the local server and the tools alike.
+ * The tables, used by the stack, the local server and the tools alike. The inventory's index returns entries
+ * in petId order (lib/inventory/list-index.ts).
  */
 export const tables = {
-  inventory: { env: 'INVENTORY_TABLE_NAME', partitionKey: { name: 'petId', type: 'N' } },
-  apiKeys: { env: 'API_KEYS_TABLE_NAME', partitionKey: { name: 'keyDigest', type: 'S' } },
-} as const;
+  inventory: {
+    env: 'INVENTORY_TABLE_NAME',
+    partitionKey: { name: 'petId', type: 'N' },
+    globalIndexes: [
+      {
+        name: listIndex.name,
+        partitionKey: { name: listIndex.shardAttribute, type: 'N' },
+        sortKey: { name: listIndex.sortAttribute, type: 'N' },
+        nonKeyAttributes: ['quantity', 'status'],
+      },
+    ],
+  },
+  apiKeys: { env: 'API_KEYS_TABLE_NAME', partitionKey: { name: 'keyDigest', type: 'S' }, globalIndexes: [] },
+} as const satisfies Record<string, TableDefinition>;
 
 /** A table of {@link tables}. */
 export type TableId = keyof typeof tables;
@@ -46,6 +80,11 @@ export interface Operation extends FunctionDefinition {
   scope: Scope;
   /** The query parameters it declares; any other is 400 (docs/contract.md "Requests as API Gateway delivers them"). */
   queryParameters: readonly string[];
+  /**
+   * Present when the response is streamed (`responseTransferMode: STREAM`, Lambda response streaming), with the
+   * function's memory and timeout sized for the largest response it supports.
+   */
+  streaming?: { memoryMb: number; timeoutSeconds: number };
 }
 
 /** The tables a function uses, in the order of {@link tables}. */
@@ -60,9 +99,12 @@ export const operations: readonly Operation[] = [
     method: 'GET',
     path: '/inventory',
     entry: 'functions/list-inventory/handler.ts',
-    access: { inventory: ['dynamodb:Scan'] },
+    access: { inventory: ['dynamodb:Query'] },
     scope: 'inventory:read',
-    queryParameters: [],
+    queryParameters: ['limit', 'cursor', 'status'],
+    // 15 minutes: the longest stream API Gateway REST allows; at 2 MB/s after the first 10 MB (its bandwidth
+    // for a stream) that is about 1.7 GB of JSON, 30 million entries (README "Performance").
+    streaming: { memoryMb: 512, timeoutSeconds: 900 },
   },
   {
     name: 'updateInventory',

@@ -17,7 +17,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { type TableId, tables } from '#lib/api.ts';
+import { type TableDefinition, type TableId, tables } from '#lib/api.ts';
 
 /** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
 export const inMemory = ':memory:';
@@ -110,7 +110,8 @@ export function localTableNames(): Record<TableId, string> {
 }
 
 /**
- * Creates each missing table (on-demand, partition key from lib/api.ts) and waits until it is active.
+ * Creates each missing table (on-demand, partition key and global secondary indexes from lib/api.ts) and
+ * waits until it is active.
  * @returns the ids of the tables it created (empty when all existed).
  */
 export async function ensureTables(
@@ -127,22 +128,45 @@ export async function ensureTables(
   const created: TableId[] = [];
   for (const id of Object.keys(tables) as TableId[]) {
     if (existing.has(names[id])) continue;
-    const { name, type } = tables[id].partitionKey;
-    await client.send(
-      new CreateTableCommand({
-        TableName: names[id],
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: name, AttributeType: type }],
-        KeySchema: [{ AttributeName: name, KeyType: 'HASH' }],
-      }),
-    );
-    // Polls after 50 ms, backing off to 1 s: with the SDK's default delays (20 s to 120 s, for real
-    // DynamoDB) a local table still CREATING at the first check stalled the start by 20 s.
-    await waitUntilTableExists(
-      { client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 },
-      { TableName: names[id] },
-    );
+    await createTable(client, id, names[id]);
     created.push(id);
   }
   return created;
+}
+
+/**
+ * Creates the table `id` of lib/api.ts (on-demand, its partition key and global secondary indexes) as `name`
+ * and waits until it is active.
+ */
+export async function createTable(client: DynamoDBClient, id: TableId, name: string): Promise<void> {
+  const { partitionKey, globalIndexes } = tables[id] as TableDefinition;
+  const keyAttributes = [
+    partitionKey,
+    ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
+  const attributeTypes = new Map(keyAttributes.map((attribute) => [attribute.name, attribute.type]));
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributeTypes].map(([AttributeName, AttributeType]) => ({
+        AttributeName,
+        AttributeType,
+      })),
+      KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' }],
+      ...(globalIndexes.length > 0 && {
+        GlobalSecondaryIndexes: globalIndexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] },
+        })),
+      }),
+    }),
+  );
+  // Polls after 50 ms, backing off to 1 s: with the SDK's default delays (20 s to 120 s, for real
+  // DynamoDB) a local table still CREATING at the first check stalled the start by 20 s.
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 }, { TableName: name });
 }

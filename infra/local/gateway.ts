@@ -7,7 +7,9 @@
  * 3. the TOKEN authorizer (see authorizer-cache.ts): UNAUTHORIZED or ACCESS_DENIED (401), or
  *    AUTHORIZER_CONFIGURATION_ERROR (503);
  * 4. the function, with a REST proxy event (payload 1.0) whose path parameters stay percent-encoded, as API
- *    Gateway passes them; a function that throws: INTEGRATION_FAILURE.
+ *    Gateway passes them; a function that throws: INTEGRATION_FAILURE. A streaming function
+ *    (response-streaming.ts) is answered as it writes, in chunks; one that fails after its status went out has
+ *    its connection cut, as API Gateway does, so the client sees an incomplete response.
  * Every refusal is written from infra/gateway-responses.ts, the definitions the stack deploys.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -19,11 +21,22 @@ import { type GatewayResponseType, gatewayResponses } from '../gateway-responses
 import { type AuthorizerHandler, authorizerStep } from './authorizer-cache.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { proxyEvent } from './proxy-event.ts';
+import {
+  installStreamingRuntime,
+  isStreamingHandler,
+  type ResponseStream,
+  responseSink,
+} from './response-streaming.ts';
 
 /** API Gateway's payload limit in bytes (10 MB; docs/contract.md 413 `payload_too_large`). */
 export const maxBodyBytes = 10 * 1024 * 1024;
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type StreamingHandler = (
+  event: APIGatewayProxyEvent,
+  stream: ResponseStream,
+  context: Context,
+) => Promise<void>;
 
 interface Route {
   operation: Operation;
@@ -50,6 +63,22 @@ function sendProxyResult(response: ServerResponse, result: APIGatewayProxyResult
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/** Runs a streaming handler, writing its status, headers and body to `response` as they come. */
+async function sendStreamed(
+  response: ServerResponse,
+  handler: StreamingHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<void> {
+  const sink = responseSink(response, ({ statusCode, headers }) => response.writeHead(statusCode, headers));
+  try {
+    await handler(event, sink, context);
+  } catch {
+    if (response.headersSent) response.destroy();
+    else sendGatewayResponse(response, 'INTEGRATION_FAILURE');
+  }
+}
+
 /** Reads the whole body; `tooLarge` when it exceeds {@link maxBodyBytes} (the rest is read and discarded). */
 async function readBody(request: IncomingMessage): Promise<{ body: string | null } | 'tooLarge'> {
   const chunks: Buffer[] = [];
@@ -67,6 +96,7 @@ async function readBody(request: IncomingMessage): Promise<{ body: string | null
  * set: the handler modules read it once, at import, as in a Lambda container.
  */
 export async function createGateway(): Promise<RequestListener> {
+  installStreamingRuntime();
   // No limit of its own on a parameter's length (the router's default is 100 characters): API Gateway has none.
   const router = FindMyWay({
     ignoreTrailingSlash: false,
@@ -103,8 +133,12 @@ export async function createGateway(): Promise<RequestListener> {
       body: read.body,
       authorizer: outcome.authorizer,
     });
+    const context = lambdaContext(route.operation.name);
+    if (isStreamingHandler(route.handler)) {
+      return sendStreamed(response, route.handler as unknown as StreamingHandler, event, context);
+    }
     try {
-      sendProxyResult(response, await route.handler(event, lambdaContext(route.operation.name)));
+      sendProxyResult(response, await route.handler(event, context));
     } catch {
       sendGatewayResponse(response, 'INTEGRATION_FAILURE');
     }

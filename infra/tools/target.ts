@@ -17,6 +17,8 @@ export type Environment = 'staging' | 'production';
 /** The tables a tool works on, and how to let go of them. */
 export interface Target {
   client: DynamoDBDocumentClient;
+  /** The low-level client under {@link client}. */
+  raw: DynamoDBClient;
   tables: Record<TableId, string>;
   /** Human-readable: `local store .data` or `stack InventoryService-staging`. */
   description: string;
@@ -40,9 +42,11 @@ async function deployedTarget(environment: Environment): Promise<Target> {
     if (!name) throw new Error(`stack ${stackName} has no output ${tableOutputs[id]}: is it deployed?`);
     return name;
   };
-  const client = toDocumentClient(new DynamoDBClient({}));
+  const raw = new DynamoDBClient({});
+  const client = toDocumentClient(raw);
   return {
     client,
+    raw,
     tables: { inventory: table('inventory'), apiKeys: table('apiKeys') },
     description: `stack ${stackName}`,
     close: async () => client.destroy(),
@@ -69,6 +73,7 @@ async function localTarget(): Promise<Target> {
   const client = toDocumentClient(raw);
   return {
     client,
+    raw,
     tables,
     description,
     async close() {

@@ -20,8 +20,11 @@
  * next invocation's lines. `logEvent: false` whatever `POWERTOOLS_LOGGER_LOG_EVENT` says: the event carries
  * the bearer key (docs/contract.md "Authentication and authorization").
  */
+
+import type { Readable } from 'node:stream';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
+import middy, { type MiddyfiedHandler } from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';
@@ -33,18 +36,21 @@ import { declaredQueryParameters, decodePathParameters } from './request-paramet
 
 /** Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
 const completionLog = {
-  after: ({ response }: { response: APIGatewayProxyResult | undefined }) => {
+  after: ({ response }: { response: { statusCode: number } | undefined }) => {
     logger.debug('request completed', { status: response?.statusCode });
   },
 };
 
-/**
- * A fresh middy chain for `operation`'s API Gateway REST (payload 1.0) proxy handler; add middlewares, then
- * `.handler()`.
- */
-export function httpFunction(operation: Operation) {
+/** A proxy result whose body may also be a stream (a function in Lambda's response streaming mode). */
+export type StreamingProxyResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
+
+/** The middlewares of every HTTP function, in order, on `chain`. */
+function withHttpMiddlewares<R extends { statusCode: number }>(
+  chain: MiddyfiedHandler<APIGatewayProxyEvent, R>,
+  operation: Operation,
+) {
   const cors = corsMiddleware(corsOrigins());
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions)
+  return chain
     .use(injectLambdaContext(logger, { logEvent: false }))
     .use(cors ? [cors] : [])
     .use(httpErrorHandler({ logger: false }))
@@ -52,4 +58,25 @@ export function httpFunction(operation: Operation) {
     .use(completionLog)
     .use(declaredQueryParameters(operation))
     .use(decodePathParameters());
+}
+
+/**
+ * A fresh middy chain for `operation`'s API Gateway REST (payload 1.0) proxy handler; add middlewares, then
+ * `.handler()`.
+ */
+export function httpFunction(operation: Operation) {
+  return withHttpMiddlewares(middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions), operation);
+}
+
+/**
+ * {@link httpFunction} in Lambda's response streaming mode (middy's `StreamifyResponse` execution mode, for an
+ * integration with `responseTransferMode: STREAM`): status and headers are sent when the chain returns, then
+ * the body, a string or a stream, as it is produced. Module init needs the runtime's `awslambda` global.
+ */
+export function streamingHttpFunction(operation: Operation) {
+  const chain = middy<APIGatewayProxyEvent, StreamingProxyResult>({
+    ...middyOptions,
+    executionMode: executionModeStreamifyResponse,
+  });
+  return withHttpMiddlewares(chain, operation);
 }

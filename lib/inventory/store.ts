@@ -1,7 +1,8 @@
 /**
  * The inventory store: the DynamoDB operations the service needs, each one request where one suffices
  * (docs/architecture.md "Principles"). Table: partition key `petId` (Number); attributes `quantity` (Number),
- * `status` (String). The client and table name are passed in, so tests and the local server point it anywhere.
+ * `status` (String) and `listShard` (Number, the shard of the list index, see `list-index.ts`), which every
+ * writer sets. The client and table name are passed in, so tests and the local server point it anywhere.
  */
 
 import { setTimeout } from 'node:timers/promises';
@@ -11,19 +12,37 @@ import {
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
   NumberValue,
-  paginateScan,
+  QueryCommand,
+  type QueryCommandOutput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
+import { listIndex, listShardOf } from './list-index.ts';
 import { comparePetIds } from './pet-id.ts';
+
+/** What a sorted read of the inventory takes (docs/contract.md "Inventory semantics"). */
+export interface ListOptions {
+  /** Only entries with a petId above this one (a page's cursor position). */
+  after?: string;
+  /** Only entries of this status. */
+  status?: PetStatus;
+  /** Items each index Query reads at most (default {@link maxQueryItems}). */
+  queryLimit?: number;
+}
 
 /** What the handlers and the import tool need from the inventory table. */
 export interface InventoryStore {
-  /** Every entry, read across all 1 MB scan pages, sorted by petId ascending (docs/contract.md "Semantics"). */
-  list(): Promise<InventoryItem[]>;
+  /**
+   * The entries in petId order (docs/contract.md "Inventory semantics"), in batches, as the shards' Queries of
+   * the list index return them: a k-way merge of one paginated Query per shard, each prefetching its next
+   * page, so memory holds at most two pages per shard whatever the table's size. A batch is handed out
+   * before every wait for DynamoDB; the first one after every shard's first page is read.
+   */
+  listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
   /**
    * Sets the quantity of an existing entry with one conditional UpdateItem (`attribute_exists(petId)`,
-   * `ReturnValues: ALL_NEW`); never creates one. Returns the updated entry, or undefined when there is none.
+   * `ReturnValues: ALL_NEW`), setting its list shard in the same request (an entry written before the list
+   * index existed joins it); never creates one. Returns the updated entry, or undefined when there is none.
    */
   setQuantity(petId: string, quantity: number): Promise<InventoryItem | undefined>;
   /**
@@ -33,6 +52,9 @@ export interface InventoryStore {
   putMany(items: readonly InventoryItem[]): Promise<void>;
 }
 
+/** Items one index Query reads at most in a full list: two pages per shard stay a few MB of objects. */
+export const maxQueryItems = 1000;
+
 /** Raw item as read by the project's document clients: numbers arrive as NumberValue. */
 type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus };
 
@@ -41,26 +63,123 @@ function fromStored(item: Record<string, unknown>): InventoryItem {
   return { petId: petId.toString(), quantity: Number(quantity.toString()), status };
 }
 
+/** The item as written: the entry's attributes and its list shard (`list-index.ts`). */
+export function storedItem({ petId, quantity, status }: InventoryItem): Record<string, unknown> {
+  return { petId: NumberValue.from(petId), quantity, status, [listIndex.shardAttribute]: listShardOf(petId) };
+}
+
 /** Items per BatchWriteItem request: DynamoDB's maximum. */
 const batchSize = 25;
 /** Base of the exponential backoff before resending items DynamoDB left unprocessed (throttled). */
 const retryDelayMs = 25;
 
+/** One shard's entries in petId order, page by page, the next page requested as soon as one arrives. */
+async function* shardPages(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  shard: number,
+  options: ListOptions,
+  abortSignal: AbortSignal,
+): AsyncGenerator<InventoryItem[]> {
+  const { after, status, queryLimit = maxQueryItems } = options;
+  const query = (start: Record<string, unknown> | undefined) => {
+    const sent = client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: listIndex.name,
+        KeyConditionExpression: `#shard = :shard${after === undefined ? '' : ' AND petId > :after'}`,
+        ...(status && { FilterExpression: '#status = :status' }),
+        ProjectionExpression: 'petId, quantity, #status',
+        ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':shard': shard,
+          ...(after !== undefined && { ':after': NumberValue.from(after) }),
+          ...(status && { ':status': status }),
+        },
+        Limit: queryLimit,
+        ExclusiveStartKey: start,
+      }),
+      { abortSignal },
+    );
+    // Marked handled: a prefetch that fails while the consumer is busy elsewhere rejects when awaited.
+    sent.catch(() => {});
+    return sent;
+  };
+  let pending: Promise<QueryCommandOutput> | undefined = query(undefined);
+  while (pending) {
+    const page: QueryCommandOutput = await pending;
+    pending = page.LastEvaluatedKey ? query(page.LastEvaluatedKey) : undefined;
+    yield (page.Items ?? []).map(fromStored);
+  }
+}
+
+/** A shard's current page and position in it during the merge. */
+interface ShardHead {
+  pages: AsyncGenerator<InventoryItem[]>;
+  items: InventoryItem[];
+  index: number;
+}
+
+/** Reads `head`'s next non-empty page; false when the shard is exhausted. */
+async function refill(head: ShardHead): Promise<boolean> {
+  for (;;) {
+    const next = await head.pages.next();
+    if (next.done) return false;
+    if (next.value.length > 0) {
+      head.items = next.value;
+      head.index = 0;
+      return true;
+    }
+  }
+}
+
+/**
+ * The k-way merge of the shards' pages in petId order. The first shard is read alone first, so a database
+ * that is down costs one request's attempts, as for any other operation; the other shards then start together.
+ */
+async function* merge(heads: ShardHead[]): AsyncGenerator<InventoryItem[]> {
+  const [probe, ...others] = heads as [ShardHead, ...ShardHead[]];
+  const started = [await refill(probe), ...(await Promise.all(others.map(refill)))];
+  const live = heads.filter((_, shard) => started[shard]);
+  let batch: InventoryItem[] = [];
+  while (live.length > 0) {
+    let least = 0;
+    for (let i = 1; i < live.length; i++) {
+      const candidate = live[i] as ShardHead;
+      const best = live[least] as ShardHead;
+      const order = comparePetIds(
+        (candidate.items[candidate.index] as InventoryItem).petId,
+        (best.items[best.index] as InventoryItem).petId,
+      );
+      if (order < 0) least = i;
+    }
+    const head = live[least] as ShardHead;
+    batch.push(head.items[head.index] as InventoryItem);
+    head.index++;
+    if (head.index === head.items.length) {
+      yield batch;
+      batch = [];
+      if (!(await refill(head))) live.splice(least, 1);
+    }
+  }
+}
+
 /** The store over `client` and the table `tableName`. */
 export function inventoryStore(client: DynamoDBDocumentClient, tableName: string): InventoryStore {
   return {
-    async list() {
-      const items: InventoryItem[] = [];
-      const pages = paginateScan(
-        { client },
-        {
-          TableName: tableName,
-          ProjectionExpression: 'petId, quantity, #status',
-          ExpressionAttributeNames: { '#status': 'status' },
-        },
-      );
-      for await (const page of pages) for (const item of page.Items ?? []) items.push(fromStored(item));
-      return items.sort((a, b) => comparePetIds(a.petId, b.petId));
+    async *listSorted(options = {}) {
+      // Stops every Query still running or prefetched once the consumer stops, early or on a failure.
+      const abort = new AbortController();
+      const heads: ShardHead[] = Array.from({ length: listIndex.shards }, (_, shard) => ({
+        pages: shardPages(client, tableName, shard, options, abort.signal),
+        items: [],
+        index: 0,
+      }));
+      try {
+        yield* merge(heads);
+      } finally {
+        abort.abort();
+      }
     },
 
     async setQuantity(petId, quantity) {
@@ -69,9 +188,10 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
           new UpdateCommand({
             TableName: tableName,
             Key: { petId: NumberValue.from(petId) },
-            UpdateExpression: 'SET quantity = :quantity',
+            UpdateExpression: 'SET quantity = :quantity, #shard = :shard',
             ConditionExpression: 'attribute_exists(petId)',
-            ExpressionAttributeValues: { ':quantity': quantity },
+            ExpressionAttributeNames: { '#shard': listIndex.shardAttribute },
+            ExpressionAttributeValues: { ':quantity': quantity, ':shard': listShardOf(petId) },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -87,7 +207,7 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
         let requests: Record<string, unknown>[] | undefined = items
           .slice(start, start + batchSize)
           .map(({ petId, quantity, status }) => ({
-            PutRequest: { Item: { petId: NumberValue.from(petId), quantity, status } },
+            PutRequest: { Item: storedItem({ petId, quantity, status }) },
           }));
         for (let attempt = 1; requests?.length; attempt++) {
           if (attempt > 1) await setTimeout(retryDelayMs * 2 ** Math.min(attempt, 6));

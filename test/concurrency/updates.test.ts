@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 
 const target = '9007199254740993';
 const items: InventoryItem[] = [
@@ -73,11 +73,9 @@ describe('concurrent updates and lists', () => {
     const final = Number(table.find((item) => item.petId === target)?.quantity);
     expect(quantities).toContain(final);
     expect(table).toEqual(
-      items.map((item) => ({
-        petId: item.petId,
-        quantity: String(item.petId === target ? final : item.quantity),
-        status: item.status,
-      })),
+      items.map((item) =>
+        storedEntry(item.petId, item.petId === target ? final : item.quantity, item.status),
+      ),
     );
     const list = await api.list();
     expect(list.text).toBe(listWith(final));

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryItemJson } from '#test/support/contract-oracle.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
 import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
@@ -125,11 +125,9 @@ describe('200', () => {
       200,
       '{"petId":9007199254740993,"quantity":4,"status":"pending"}',
     );
-    expect((await api.tableItems()).find((item) => item.petId === '9007199254740993')).toEqual({
-      petId: '9007199254740993',
-      quantity: '4',
-      status: 'pending',
-    });
+    expect((await api.tableItems()).find((item) => item.petId === '9007199254740993')).toEqual(
+      storedEntry('9007199254740993', 4, 'pending'),
+    );
   });
 });
 

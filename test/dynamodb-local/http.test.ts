@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
-import type { TestApi } from '#test/support/local-api.ts';
-import { inventoryRecord } from '#test/support/test-dynamodb.ts';
+import { storedEntry, type TestApi } from '#test/support/local-api.ts';
+import { petIdsInShard } from '#test/support/test-dynamodb.ts';
 
 const javaPresent = hasJava();
 if (!javaPresent) {
@@ -38,7 +38,7 @@ let api: TestApi;
 function tableOf(entries: readonly InventoryItem[]) {
   return [...entries]
     .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
-    .map(({ petId, quantity, status }) => ({ petId, quantity: String(quantity), status }));
+    .map(({ petId, quantity, status }) => storedEntry(petId, quantity, status));
 }
 
 describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
@@ -107,21 +107,17 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
 
-  test('lists every entry across DynamoDB 1 MB scan pages', async () => {
-    // Five more entries, each stored with a 300 KB attribute the API does not show, fill more than one page.
-    const large = ['100', '101', '102', '103', '104'];
-    await api.putRawItems(
-      large.map((petId) => ({
-        ...inventoryRecord(petId, 1, 'available'),
-        padding: { S: 'x'.repeat(300 * 1024) },
-      })),
-    );
+  test('lists every entry across several Query pages of one index shard, merged with the other shards', async () => {
+    // 2,100 more entries in shard 2: three Query pages of at most 1,000.
+    const crowded = petIdsInShard(2, 2100, 1000).map((petId) => ({
+      petId,
+      quantity: 1,
+      status: 'sold' as const,
+    }));
+    await api.inventory.putMany(crowded);
     const response = await api.list();
     expect(response.status).toBe(200);
-    const expected = [
-      ...sorted,
-      ...large.map((petId) => ({ petId, quantity: 1, status: 'available' as const })),
-    ].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
+    const expected = [...sorted, ...crowded].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
     expect(response.text).toBe(`[${expected.map(inventoryItemJson).join(',')}]`);
   });
 });

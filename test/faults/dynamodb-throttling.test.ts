@@ -16,9 +16,15 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { lambdaContext } from '#infra/local/lambda-context.ts';
+import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { localAwsDefaults } from '#infra/local/settings.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
-import type { AuthorizerHandler, ProxyHandler } from '#test/support/lambda-events.ts';
+import {
+  type AuthorizerHandler,
+  invokeStreaming,
+  type ProxyHandler,
+  type StreamingHandler,
+} from '#test/support/lambda-events.ts';
 
 const throttlingBody = JSON.stringify({
   __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
@@ -35,7 +41,7 @@ let server: Server;
 /** The DynamoDB operations (`X-Amz-Target`) received since the last reset. */
 let received: string[] = [];
 let updateInventory: ProxyHandler;
-let listInventory: ProxyHandler;
+let listInventory: StreamingHandler;
 let authorizer: AuthorizerHandler;
 
 beforeAll(async () => {
@@ -59,7 +65,10 @@ beforeAll(async () => {
   process.env.API_KEYS_TABLE_NAME = 'api-keys-under-test';
   // The handler modules read their environment once, at import, as in a Lambda container.
   updateInventory = (await import('#functions/update-inventory/handler.ts')).handler as ProxyHandler;
-  listInventory = (await import('#functions/list-inventory/handler.ts')).handler as ProxyHandler;
+  installStreamingRuntime();
+  // In streaming mode the runtime calls (event, stream, context); middy types the plain Lambda signature.
+  listInventory = (await import('#functions/list-inventory/handler.ts'))
+    .handler as unknown as StreamingHandler;
   authorizer = (await import('#functions/authorizer/handler.ts')).handler as AuthorizerHandler;
 });
 afterAll(async () => {
@@ -123,13 +132,16 @@ describe('DynamoDB throttling after the SDK retries', () => {
     expect(ms).toBeLessThan(boundMs);
   });
 
-  test('listInventory answers 503 service_unavailable, not 500, after maxAttempts Scan attempts', async () => {
+  test('listInventory answers 503 service_unavailable, not 500, after maxAttempts attempts of one shard Query', async () => {
     const event = proxyEvent('GET', '/inventory', '/inventory', {});
-    const { result, ms } = await timed(() => listInventory(event, lambdaContext('listInventory')));
+    const { result, ms } = await timed(() =>
+      invokeStreaming(listInventory, event, lambdaContext('listInventory')),
+    );
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['Content-Type']).toBe('application/json');
     expect(result.body).toBe(unavailable);
-    expect(received).toEqual(Array(maxAttempts).fill('DynamoDB_20120810.Scan'));
+    // The first shard's Query is sent alone: a database that refuses it costs one request's attempts.
+    expect(received).toEqual(Array(maxAttempts).fill('DynamoDB_20120810.Query'));
     expect(ms).toBeLessThan(boundMs);
   });
 

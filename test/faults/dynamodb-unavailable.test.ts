@@ -21,7 +21,7 @@ import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const backoffMs = 50 * (2 ** (maxAttempts - 1) - 1);
@@ -157,8 +157,8 @@ describe('DynamoDB stopped, then started again, under the running service', () =
   test('serves 200 again from the same process once DynamoDB is back on the same port and data folder, with nothing changed', async () => {
     await db.start();
     expect(await api.tableItems()).toEqual([
-      { petId: '-3', quantity: '30', status: 'pending' },
-      { petId: '9223372036854775807', quantity: '7', status: 'available' },
+      storedEntry('-3', 30, 'pending'),
+      storedEntry('9223372036854775807', 7, 'available'),
     ]);
     const list = await getList(cachedAuthorization);
     expect(list.status, list.text).toBe(200);
@@ -170,8 +170,8 @@ describe('DynamoDB stopped, then started again, under the running service', () =
     expect(update.status, update.text).toBe(200);
     expect(update.text).toBe(inventoryItemJson({ petId: '-3', quantity: 31, status: 'pending' }));
     expect(await api.tableItems()).toEqual([
-      { petId: '-3', quantity: '31', status: 'pending' },
-      { petId: '9223372036854775807', quantity: '7', status: 'available' },
+      storedEntry('-3', 31, 'pending'),
+      storedEntry('9223372036854775807', 7, 'available'),
     ]);
   });
 });

@@ -4,17 +4,20 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 import { beforeAll, expect, test } from 'vitest';
+import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
   type AuthorizerHandler,
+  invokeStreaming,
   lambdaTestContext,
   type ProxyHandler,
   restProxyEvent,
+  type StreamingHandler,
   tokenAuthorizerEvent,
 } from '#test/support/lambda-events.ts';
 import { setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
 
-let listInventory: ProxyHandler;
+let listInventory: StreamingHandler;
 let updateInventory: ProxyHandler;
 let authorizer: AuthorizerHandler;
 
@@ -25,7 +28,10 @@ async function closedEndpoint(): Promise<string> {
 
 beforeAll(async () => {
   setFunctionEnvironment(await closedEndpoint());
-  listInventory = (await import('#functions/list-inventory/handler.ts')).handler;
+  installStreamingRuntime();
+  // middy types the Lambda signature (event, context); in streaming mode the runtime calls (event, stream, context).
+  listInventory = (await import('#functions/list-inventory/handler.ts'))
+    .handler as unknown as StreamingHandler;
   updateInventory = (await import('#functions/update-inventory/handler.ts')).handler;
   authorizer = (await import('#functions/authorizer/handler.ts')).handler;
 });
@@ -36,12 +42,12 @@ const unavailable = {
   body: '{"code":"service_unavailable","message":"the inventory database is unavailable; retry later","status":503}',
 };
 
-test('listInventory answers 503 service_unavailable without internals', async () => {
+test('listInventory answers 503 service_unavailable without internals, before any byte of a list', async () => {
   const event = restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' });
 
-  const result = await listInventory(event, lambdaTestContext('listInventory'));
+  const result = await invokeStreaming(listInventory, event, lambdaTestContext('listInventory'));
 
-  expect(result).toStrictEqual(unavailable);
+  expect(result).toStrictEqual({ ...unavailable, complete: true });
   expect(result.body).not.toContain(testTableNames.inventory);
 });
 

@@ -6,11 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import {
   type AuthorizerHandler,
+  invokeStreaming,
   lambdaTestContext,
   type ProxyHandler,
   restProxyEvent,
+  type StreamingHandler,
   tokenAuthorizerEvent,
 } from '#test/support/lambda-events.ts';
 import {
@@ -26,7 +29,7 @@ process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
 let db: TestDynamoDb;
-let listInventory: ProxyHandler;
+let listInventory: StreamingHandler;
 let updateInventory: ProxyHandler;
 let authorizer: AuthorizerHandler;
 
@@ -34,7 +37,10 @@ beforeAll(async () => {
   db = await startTestDynamoDb();
   setFunctionEnvironment(db.endpoint);
   await putItems(db.client, testTableNames.inventory, [inventoryRecord('5', 1, 'available')]);
-  listInventory = (await import('#functions/list-inventory/handler.ts')).handler;
+  installStreamingRuntime();
+  // In streaming mode the runtime calls (event, stream, context); middy types the plain Lambda signature.
+  listInventory = (await import('#functions/list-inventory/handler.ts'))
+    .handler as unknown as StreamingHandler;
   updateInventory = (await import('#functions/update-inventory/handler.ts')).handler;
   authorizer = (await import('#functions/authorizer/handler.ts')).handler;
 });
@@ -66,7 +72,8 @@ test('with POWERTOOLS_LOGGER_LOG_EVENT=true, no function logs its event or the k
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 
   const lines = await linesWritten(async () => {
-    await listInventory(
+    await invokeStreaming(
+      listInventory,
       restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory', headers }),
       lambdaTestContext('listInventory'),
     );

@@ -3,7 +3,7 @@
  * content type, exact body, and the table's state afterwards.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -49,7 +49,7 @@ describe('a valid update (rule 4)', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.text).toBe('{"petId":7,"quantity":40,"status":"available"}');
-    expect(await api.tableItems()).toContainEqual({ petId: '7', quantity: '40', status: 'available' });
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 40, 'available'));
   });
 
   test('sets the value rather than adding to it, so repeating it changes nothing (idempotent)', async () => {

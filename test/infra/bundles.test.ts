@@ -85,11 +85,13 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s bundles', (env
     `%s loads under Node ${runtimeMajor} with its declared environment and exports handler`,
     (logicalId) => {
       const bundle = assetBundle(environment, logicalId);
+      // The Lambda runtime defines its `awslambda` globals (response streaming) before it loads a handler.
       const probe =
-        'const m = await import(process.argv[1]); console.log(JSON.stringify({ node: process.versions.node, handler: typeof m.handler }));';
+        '(await import(process.argv[2])).installStreamingRuntime(); const m = await import(process.argv[1]); console.log(JSON.stringify({ node: process.versions.node, handler: typeof m.handler }));';
+      const runtime = pathToFileURL(join(projectRoot, 'infra/local/response-streaming.ts')).href;
       const result = spawnSync(
         process.execPath,
-        ['--input-type=module', '-e', probe, pathToFileURL(bundle).href],
+        ['--input-type=module', '-e', probe, pathToFileURL(bundle).href, runtime],
         {
           encoding: 'utf8',
           timeout: 20_000,

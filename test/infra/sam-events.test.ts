@@ -183,10 +183,16 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** The Node program that plays the Lambda runtime: load the bundle, invoke `handler(event, context)` once. */
+/**
+ * The Node program that plays the Lambda runtime: define the runtime's streaming globals, load the bundle, invoke
+ * `handler(event, context)` once, or `handler(event, responseStream, context)` for a streaming function, whose
+ * written response is collected as API Gateway reads it.
+ */
 const runtime = `
-const [bundle, eventFile] = process.argv.slice(1);
+const [bundle, eventFile, streamingModule] = process.argv.slice(1);
 const { readFileSync } = await import('node:fs');
+const streaming = await import(streamingModule);
+streaming.installStreamingRuntime();
 const { handler } = await import(bundle);
 const context = {
   awsRequestId: 'sam-local-request', functionName: 'sam-local', functionVersion: '$LATEST',
@@ -195,7 +201,12 @@ const context = {
   getRemainingTimeInMillis: () => 10000,
 };
 let outcome;
-try { outcome = { result: await handler(JSON.parse(readFileSync(eventFile, 'utf8')), context) }; }
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+try {
+  outcome = { result: streaming.isStreamingHandler(handler)
+    ? await streaming.collectStreamed((stream) => handler(event, stream, context))
+    : await handler(event, context) };
+}
 catch (error) { outcome = { error: error.message }; }
 console.log('OUTCOME ' + JSON.stringify(outcome));
 `;
@@ -208,7 +219,15 @@ async function invoke(logicalId: string, file: string): Promise<Outcome> {
   const bundle = pathToFileURL(join(scratch, logicalId, bundleFileName)).href;
   const result = await promisify(execFile)(
     process.execPath,
-    ['--enable-source-maps', '--input-type=module', '-e', runtime, bundle, join(projectRoot, 'events', file)],
+    [
+      '--enable-source-maps',
+      '--input-type=module',
+      '-e',
+      runtime,
+      bundle,
+      join(projectRoot, 'events', file),
+      pathToFileURL(join(projectRoot, 'infra/local/response-streaming.ts')).href,
+    ],
     {
       encoding: 'utf8',
       timeout: 20_000,

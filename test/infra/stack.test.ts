@@ -19,6 +19,7 @@ import {
   authorizerCacheTtlSeconds,
   operations,
   stageName,
+  type TableDefinition,
   type TableId,
   tables,
   tablesOf,
@@ -102,17 +103,25 @@ describe.each(environmentNames)('%s stack', (name) => {
     });
 
     it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
-      '%s runs nodejs24.x on arm64 with index.handler, 256 MB and a 10 s timeout',
-      (logicalId) => {
+      '%s runs nodejs24.x on arm64 with index.handler, 256 MB and a 10 s timeout unless it streams',
+      (logicalId, definition) => {
+        const streaming = (definition as Partial<(typeof operations)[number]>).streaming;
         expect(resource(json(), logicalId).Properties).toMatchObject({
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
-          MemorySize: 256,
-          Timeout: 10,
+          MemorySize: streaming?.memoryMb ?? 256,
+          Timeout: streaming?.timeoutSeconds ?? 10,
         });
       },
     );
+
+    it('gives the streaming listInventory 512 MB and the 15 minutes API Gateway allows a stream', () => {
+      expect(resource(json(), 'ListInventoryFunction').Properties).toMatchObject({
+        MemorySize: 512,
+        Timeout: 900,
+      });
+    });
 
     it('times out after the DynamoDB client gives up (10 s > 3 attempts x 3 s), so a dead database is a 503', () => {
       expect(defaultTimeout.toSeconds()).toBe(10);
@@ -201,13 +210,34 @@ describe.each(environmentNames)('%s stack', (name) => {
             Effect: 'Allow',
             Resource: getAtt(`${logicalId}LogGroup`, 'Arn'),
           },
-          ...tablesOf(definition).map((t) => {
+          ...tablesOf(definition).flatMap((t) => {
             const actions = definition.access[t] ?? [];
-            return {
-              Action: actions.length === 1 ? actions[0] : [...actions],
-              Effect: 'Allow',
-              Resource: [getAtt(tableLogicalId(t), 'Arn')],
-            };
+            const onTable = actions.filter((action) => action !== 'dynamodb:Query');
+            const onIndexes = actions.filter((action) => action === 'dynamodb:Query');
+            const tableArn = getAtt(tableLogicalId(t), 'Arn');
+            return [
+              ...(onTable.length > 0
+                ? [
+                    {
+                      Action: onTable.length === 1 ? onTable[0] : onTable,
+                      Effect: 'Allow',
+                      Resource: tableArn,
+                    },
+                  ]
+                : []),
+              ...(onIndexes.length > 0
+                ? [
+                    {
+                      Action: onIndexes.length === 1 ? onIndexes[0] : onIndexes,
+                      Effect: 'Allow',
+                      // One index: IAM renders a single resource without the array.
+                      Resource: (tables[t] as TableDefinition).globalIndexes.map((index) => ({
+                        'Fn::Join': ['', [tableArn, `/index/${index.name}`]],
+                      }))[0],
+                    },
+                  ]
+                : []),
+            ];
           }),
         ]);
       },
@@ -224,12 +254,25 @@ describe.each(environmentNames)('%s stack', (name) => {
     it.each(Object.keys(tables) as TableId[])(
       '%s table: partition key from lib/api.ts, on-demand, encrypted, PITR / deletion protection / removal from settings',
       (tableId) => {
-        const { partitionKey } = tables[tableId];
+        const { partitionKey, globalIndexes } = tables[tableId] as TableDefinition;
         const table = resource(json(), tableLogicalId(tableId));
         expect(table.Type).toBe('AWS::DynamoDB::Table');
+        const keys = [partitionKey, ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
         expect(table.Properties).toEqual({
-          AttributeDefinitions: [{ AttributeName: partitionKey.name, AttributeType: partitionKey.type }],
+          AttributeDefinitions: [...new Map(keys.map((key) => [key.name, key.type]))].map(
+            ([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }),
+          ),
           KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' }],
+          ...(globalIndexes.length > 0 && {
+            GlobalSecondaryIndexes: globalIndexes.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+                { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] },
+            })),
+          }),
           BillingMode: 'PAY_PER_REQUEST',
           SSESpecification: { SSEEnabled: true },
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
@@ -383,6 +426,7 @@ describe.each(environmentNames)('%s stack', (name) => {
           authorizerId: Properties.AuthorizerId,
           integrationType: (Properties.Integration as { Type: string }).Type,
           integrationUri: JSON.stringify((Properties.Integration as { Uri: unknown }).Uri),
+          transferMode: (Properties.Integration as { ResponseTransferMode?: string }).ResponseTransferMode,
         }),
       );
       expect(methods).toHaveLength(operations.length);
@@ -393,12 +437,15 @@ describe.each(environmentNames)('%s stack', (name) => {
           authorizerId: ref(authorizerId),
           integrationType: 'AWS_PROXY',
         });
+        // A streaming operation is invoked with InvokeWithResponseStream: its own transfer mode and URI.
+        const invocation = operation.streaming ? '/response-streaming-invocations' : '/invocations';
         expect(method?.integrationUri).toContain(
-          `${JSON.stringify(ref(`${functionLogicalId(operation)}Alias`))},"/invocations"`,
+          `${JSON.stringify(ref(`${functionLogicalId(operation)}Alias`))},"${invocation}"`,
         );
         expect(method?.integrationUri).not.toContain(
           JSON.stringify(getAtt(functionLogicalId(operation), 'Arn')),
         );
+        expect(method?.transferMode).toBe(operation.streaming ? 'STREAM' : undefined);
       }
     });
 

@@ -17,6 +17,7 @@ export const scripts = {
   server: 'infra/local/server.ts',
   keys: 'infra/tools/api-keys.ts',
   import: 'infra/tools/import-inventory.ts',
+  backfill: 'infra/tools/backfill.ts',
 } as const;
 
 /** Variables of the local service and tools that a child never inherits from the test process. */
@@ -102,6 +103,8 @@ export async function runNode(
 export interface ServerProcess {
   /** The base URL it printed (`http://host:port/v1`). */
   baseUrl: string;
+  /** Its process id. */
+  pid: number;
   /** Everything it wrote to stdout so far. */
   stdout(): string;
   /** Everything it wrote to stderr so far. */
@@ -148,6 +151,7 @@ export async function startServer(options: {
   if (!baseUrl) throw new Error(`no base URL in the server output:\n${output.stdout}`);
   return {
     baseUrl,
+    pid: child.pid as number,
     stdout: () => output.stdout,
     stderr: () => output.stderr,
     async stop(signal = 'SIGTERM') {

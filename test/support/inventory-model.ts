@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, type ObservedResponse } from './contract-oracle.ts';
-import { startTestApi, type TestApi } from './local-api.ts';
+import { startTestApi, storedEntry, type TestApi } from './local-api.ts';
 import { type RawClient, rawClient } from './raw-http.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */
@@ -57,7 +57,7 @@ export class InventoryModel {
   async expectTable(api: TestApi, context?: string): Promise<void> {
     const expected = [...this.#items.values()]
       .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
-      .map(({ petId, quantity, status }) => ({ petId, quantity: String(quantity), status }));
+      .map(({ petId, quantity, status }) => storedEntry(petId, quantity, status));
     expect(await api.tableItems(), context).toEqual(expected);
   }
 }

@@ -11,9 +11,33 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import {
+  collectStreamed,
+  type ResponseStream,
+  type StreamedResult,
+} from '#infra/local/response-streaming.ts';
+
+export type { StreamedResult };
 
 /** The `handler` export of an HTTP function module (list-inventory, update-inventory): a REST proxy handler. */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** The `handler` export of a function in Lambda's response streaming mode (functions/list-inventory). */
+export type StreamingHandler = (
+  event: APIGatewayProxyEvent,
+  stream: ResponseStream,
+  context: Context,
+) => Promise<void>;
+
+/** Invokes a streaming handler and collects what a client receives (see `collectStreamed`). */
+export function invokeStreaming(
+  handler: StreamingHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+  onHead?: () => void,
+): Promise<StreamedResult> {
+  return collectStreamed((stream) => handler(event, stream, context), onHead);
+}
 
 /** The `handler` export of functions/authorizer: a TOKEN authorizer. */
 export type AuthorizerHandler = (

@@ -12,9 +12,22 @@ import { type LocalService, startLocalService } from '#infra/local/service.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { listShardOf } from '#lib/inventory/list-index.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { putItem, type RawItem, rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
+
+/**
+ * An inventory entry as {@link TestApi.tableItems} shows what the service stores: numbers as decimal text, and
+ * the list shard the service derives from petId.
+ */
+export function storedEntry(
+  petId: string,
+  quantity: number | string,
+  status: string,
+): Record<string, string> {
+  return { petId, quantity: String(quantity), status, listShard: String(listShardOf(petId)) };
+}
 
 /** A response as the client sees it. */
 export interface TestResponse {

@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
 import type { TableId } from '#lib/api.ts';
+import { listShardOf } from '#lib/inventory/list-index.ts';
 import { freePort } from './free-port.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
@@ -141,8 +142,23 @@ export async function importHandlerOnTestDynamoDb<H>(
   }
 }
 
-/** An inventory item as stored: `petId` and `quantity` Numbers, `status` a String. */
+/**
+ * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, and the list
+ * shard the service derives from petId (`listShard`, Number).
+ */
 export function inventoryRecord(petId: string, quantity: number, status: string): RawItem {
+  return { ...legacyInventoryRecord(petId, quantity, status), listShard: { N: String(listShardOf(petId)) } };
+}
+
+/** `count` petIds from `from` up whose list shard is `shard`: entries that all land in one index partition. */
+export function petIdsInShard(shard: number, count: number, from = 1): string[] {
+  const ids: string[] = [];
+  for (let id = from; ids.length < count; id++) if (listShardOf(String(id)) === shard) ids.push(String(id));
+  return ids;
+}
+
+/** An inventory item as the service stored it before the list index: without `listShard`. */
+export function legacyInventoryRecord(petId: string, quantity: number, status: string): RawItem {
   return { petId: { N: petId }, quantity: { N: String(quantity) }, status: { S: status } };
 }
 

@@ -1,0 +1,38 @@
+/**
+ * The backfill tool: `npm run backfill [-- --env staging|production]` brings an inventory table written before
+ * the list index into its layout, once (infra/tools/list-index-backfill.ts). Progress goes to stderr; a run that
+ * stops part-way is resumed by running it again. Without `--env` it works on the local store (target.ts).
+ */
+import { Command, Option } from 'commander';
+import { backfillListIndex } from './list-index-backfill.ts';
+import { type Environment, openTarget } from './target.ts';
+
+const program = new Command('backfill')
+  .description(
+    'Bring an inventory table written before the list index into its layout (index and list shards).',
+  )
+  .addOption(
+    new Option('--env <environment>', 'a deployed environment instead of the local store').choices([
+      'staging',
+      'production',
+    ]),
+  )
+  .action(async (options: { env?: Environment }) => {
+    const target = await openTarget(options.env);
+    try {
+      const result = await backfillListIndex(target.raw, target.tables.inventory, {
+        local: options.env === undefined,
+        progress: (message) => process.stderr.write(`${message}\n`),
+      });
+      console.log(
+        `Backfilled ${target.description}: index ${result.index}, list shard set on ${result.updated} entries.`,
+      );
+    } finally {
+      await target.close();
+    }
+  });
+
+await program.parseAsync().catch((error: Error) => {
+  console.error(`backfill: ${error.message}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,97 @@
+/**
+ * The query parameters of listInventory (docs/contract.md "Inventory semantics"): `limit` (1-1000), `cursor`
+ * (opaque, from the previous page's `Link`) and `status`; and the cursor itself.
+ *
+ * A cursor is `<payload>.<mac>` in base64url: the payload is the JSON `{"after": petId, "status": filter}`,
+ * the MAC the first 16 bytes of its HMAC-SHA-256. Any change to a cursor is 400. The MAC guards integrity, not
+ * a secret: a cursor only names a position in a list that the same key may read whole, so a hand-made one
+ * could gain nothing; it makes a cut, edited or foreign cursor a clear 400 instead of an arbitrary position.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { invalidRequest } from '../http/errors.ts';
+import { isPetStatus, type PetStatus, petStatuses } from './inventory-item.ts';
+import { toPetId } from './pet-id.ts';
+
+/** The largest `limit` (docs/contract.md "Inventory semantics"). */
+export const maxLimit = 1000;
+
+/** A parsed listInventory request: no `limit` means the whole list, streamed. */
+export interface ListQuery {
+  limit?: number;
+  /** The petId the previous page ended with. */
+  after?: string;
+  status?: PetStatus;
+}
+
+const macKey = 'pet-store-inventory listInventory cursor v1';
+const macBytes = 16;
+
+function mac(payload: string): Buffer {
+  return createHmac('sha256', macKey).update(payload).digest().subarray(0, macBytes);
+}
+
+/** The cursor of the page that follows `after` under the filter `status`. */
+export function encodeCursor(after: string, status: PetStatus | undefined): string {
+  const payload = Buffer.from(JSON.stringify({ after, status: status ?? null })).toString('base64url');
+  return `${payload}.${mac(payload).toString('base64url')}`;
+}
+
+const badCursor = "cursor is not valid: pass the cursor of the previous page's Link header unchanged";
+
+/**
+ * The position a cursor names.
+ * @throws HttpError 400 when it was not made by {@link encodeCursor}, or was made for another status filter
+ */
+function decodeCursor(cursor: string, status: PetStatus | undefined): string {
+  const [payload, signature, extra] = cursor.split('.');
+  if (!payload || !signature || extra !== undefined || !/^[\w-]+$/.test(payload + signature)) {
+    throw invalidRequest(badCursor);
+  }
+  const given = Buffer.from(signature, 'base64url');
+  // Re-encoded and compared: base64 text has spare bits, so two texts can decode to the same bytes.
+  if (given.length !== macBytes || given.toString('base64url') !== signature) throw invalidRequest(badCursor);
+  if (!timingSafeEqual(given, mac(payload))) throw invalidRequest(badCursor);
+  let decoded: { after?: unknown; status?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidRequest(badCursor);
+  }
+  if ((decoded?.status ?? undefined) !== status) {
+    throw invalidRequest('cursor was issued for another status filter: keep the status of the first page');
+  }
+  const after = typeof decoded.after === 'string' ? toPetId(decoded.after) : undefined;
+  if (after === undefined) throw invalidRequest(badCursor);
+  return after;
+}
+
+/**
+ * The parsed query: each parameter at most once.
+ * @throws HttpError 400 `invalid_request` for a repeated parameter, a `limit` that is not a canonical integer
+ *   from 1 to {@link maxLimit}, a `status` that is not a PetStatus, or a bad cursor
+ */
+export function parseListQuery(
+  multiValue: Readonly<Record<string, readonly string[] | undefined>> | null,
+): ListQuery {
+  const single = (name: string) => {
+    const values = multiValue?.[name];
+    if (values && values.length > 1)
+      throw invalidRequest(`query parameter ${name} must be given at most once`);
+    return values?.[0];
+  };
+  const limitText = single('limit');
+  const statusText = single('status');
+  const cursor = single('cursor');
+  const query: ListQuery = {};
+  if (limitText !== undefined) {
+    const limit = /^[1-9][0-9]{0,3}$/.test(limitText) ? Number(limitText) : 0;
+    if (limit < 1 || limit > maxLimit) throw invalidRequest(`limit must be an integer from 1 to ${maxLimit}`);
+    query.limit = limit;
+  }
+  if (statusText !== undefined) {
+    if (!isPetStatus(statusText)) throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
+    query.status = statusText;
+  }
+  if (cursor !== undefined) query.after = decodeCursor(cursor, query.status);
+  return query;
+}

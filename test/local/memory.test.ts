@@ -1,0 +1,56 @@
+/**
+ * `npm start` does not grow with use (issue 9): its resident memory stays flat over thousands of lists of a
+ * table kept on disk. Each list runs one Query per shard of the list index through the embedded DynamoDB;
+ * before dynalite's iterators were closed (patches/dynalite+4.0.0.patch) every one of them kept its LevelDB
+ * iterator for the life of the process, and this run grew the server by well over 100 MB.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, expect, test } from 'vitest';
+import { generateApiKey } from '#lib/auth/api-key.ts';
+import { getInventory, killChildren, startLocalServer } from '#test/support/child-process.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+
+afterAll(async () => {
+  killChildren();
+  await removeTemporaryDirs();
+});
+
+/** The resident set of process `pid` in MB (Linux `/proc/<pid>/status`). */
+function residentMb(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/** `count` lists, four at a time, each checked complete. */
+async function listMany(baseUrl: string, apiKey: string, count: number): Promise<void> {
+  for (let done = 0; done < count; done += 4) {
+    const lists = await Promise.all(Array.from({ length: 4 }, () => getInventory(baseUrl, apiKey)));
+    for (const list of lists) expect(list.status).toBe(200);
+  }
+}
+
+test.skipIf(process.platform !== 'linux')(
+  'the resident memory of npm start stays flat over 2,500 lists of a table on disk',
+  async () => {
+    const apiKey = generateApiKey();
+    const server = await startLocalServer({
+      DATA_DIR: await temporaryDir('memory-'),
+      API_KEY: apiKey,
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    try {
+      // Resident memory after each step of 500 lists: the heap settles over the first steps (JIT, pools, V8's
+      // young generation), then a leak would keep adding about as much at every step.
+      const steps: number[] = [];
+      for (let step = 0; step < 5; step++) {
+        await listMany(server.baseUrl, apiKey, 500);
+        steps.push(residentMb(server.pid));
+      }
+      const growth = (steps.at(-1) as number) - (steps.at(-3) as number);
+      expect(growth, steps.map((mb) => mb.toFixed(1)).join(' -> ')).toBeLessThan(12);
+    } finally {
+      await server.stop();
+    }
+  },
+  240_000,
+);

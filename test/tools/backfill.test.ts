@@ -1,0 +1,138 @@
+/**
+ * The backfill tool (`npm run backfill`, infra/tools/backfill.ts) run as a real child process on a local store
+ * written by the code before the list index: a data folder whose inventory table has no index and whose entries
+ * have no list shard (docs/contract.md "Inventory semantics"; README "Upgrading a store to the list index").
+ * Afterwards the table has the index, every entry its shard, and the sorted list holds every entry; a second
+ * run has nothing left to do; a rebuild stopped after its copy resumes from the copy.
+ */
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, expect, test } from 'vitest';
+import { inMemory, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { backfillListIndex } from '#infra/tools/list-index-backfill.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { listIndex } from '#lib/inventory/list-index.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import {
+  inventoryRecord,
+  legacyInventoryRecord,
+  putItems,
+  type RawItem,
+  rawClient,
+  scanTable,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
+
+afterAll(async () => {
+  killChildren();
+  await removeTemporaryDirs();
+});
+
+const ids = ['-9223372036854775808', '-7', '0', '5', '42', '9007199254740993', '9223372036854775807'];
+const statuses = ['available', 'pending', 'sold'];
+const legacyItems = ids.map((id, i) => legacyInventoryRecord(id, i, statuses[i % 3] as string));
+
+/** Creates the inventory table as the code before the list index did (partition key only) and fills it. */
+async function writeLegacyStore(endpoint: string, items: readonly RawItem[]): Promise<void> {
+  const client = rawClient(endpoint);
+  await client.send(
+    new CreateTableCommand({
+      TableName: testTableNames.inventory,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
+      KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
+    }),
+  );
+  await putItems(client, testTableNames.inventory, items);
+  client.destroy();
+}
+
+/** The inventory as the service lists it, from the store at `endpoint`. */
+async function sortedList(endpoint: string): Promise<string[]> {
+  const client = toDocumentClient(rawClient(endpoint));
+  const petIds: string[] = [];
+  for await (const batch of inventoryStore(client, testTableNames.inventory).listSorted()) {
+    petIds.push(...batch.map((item) => `${item.petId}:${item.quantity}:${item.status}`));
+  }
+  client.destroy();
+  return petIds;
+}
+
+const expectedList = ids.map((id, i) => `${id}:${i}:${statuses[i % 3]}`);
+const expectedItems = ids.map((id, i) => inventoryRecord(id, i, statuses[i % 3] as string));
+
+test('brings a data folder written before the list index into the layout, and a second run does nothing', async () => {
+  const dataDir = await temporaryDir('backfill-');
+  const db = await startDynamoDb({ dataDir });
+  await writeLegacyStore(db.endpoint, legacyItems);
+  await db.close();
+
+  const env = childEnv({ DATA_DIR: dataDir });
+  const first = await runNode(scripts.backfill, [], { env, timeoutMs: 60_000 });
+  expect(first.code, first.stderr).toBe(0);
+  expect(first.stdout).toBe(
+    `Backfilled local store ${dataDir}: index rebuilt, list shard set on 0 entries.\n`,
+  );
+  expect(first.stderr).toContain(`rebuilding it through ${testTableNames.inventory}-backfill`);
+
+  const again = await runNode(scripts.backfill, [], { env, timeoutMs: 60_000 });
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stdout).toBe(
+    `Backfilled local store ${dataDir}: index present, list shard set on 0 entries.\n`,
+  );
+
+  const reopened = await startDynamoDb({ dataDir });
+  try {
+    const client = rawClient(reopened.endpoint);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: testTableNames.inventory }));
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toStrictEqual([listIndex.name]);
+    expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
+    expect(await sortedList(reopened.endpoint)).toStrictEqual(expectedList);
+    client.destroy();
+  } finally {
+    await reopened.close();
+  }
+});
+
+test('sets the shard of entries written without one into a table that has the index', async () => {
+  const db = await startDynamoDb({ dataDir: inMemory });
+  const client = rawClient(db.endpoint);
+  try {
+    const { createTable } = await import('#infra/local/dynamodb.ts');
+    await createTable(client, 'inventory', testTableNames.inventory);
+    await putItems(client, testTableNames.inventory, [...legacyItems.slice(0, 4), ...expectedItems.slice(4)]);
+    expect(await sortedList(db.endpoint)).toStrictEqual(expectedList.slice(4));
+
+    expect(await backfillListIndex(client, testTableNames.inventory, { local: true })).toStrictEqual({
+      index: 'present',
+      updated: 4,
+    });
+    expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
+    expect(await sortedList(db.endpoint)).toStrictEqual(expectedList);
+  } finally {
+    client.destroy();
+    await db.close();
+  }
+});
+
+test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
+  const db = await startDynamoDb({ dataDir: inMemory });
+  const client = rawClient(db.endpoint);
+  try {
+    const { createTable } = await import('#infra/local/dynamodb.ts');
+    // The state a run leaves when it stops between dropping the table and copying the entries back.
+    await createTable(client, 'inventory', `${testTableNames.inventory}-backfill`);
+    await putItems(client, `${testTableNames.inventory}-backfill`, expectedItems);
+
+    expect(await backfillListIndex(client, testTableNames.inventory, { local: true })).toStrictEqual({
+      index: 'rebuilt',
+      updated: 0,
+    });
+    expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
+    expect(await sortedList(db.endpoint)).toStrictEqual(expectedList);
+  } finally {
+    client.destroy();
+    await db.close();
+  }
+});
