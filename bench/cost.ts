@@ -1,12 +1,10 @@
 /**
  * DynamoDB cost per 1,000 requests of each operation, in on-demand request units (RRU for reads, WRU for
- * writes), from the capacity DynamoDB (here the emulator) reported for one request, and for the list from
- * the formula of bench/item-size.ts too: an eventually consistent Scan costs 0.5 RRU per 4 KB of data read,
- * each 1 MB page rounded up to 4 KB, so about ceil(table bytes / 4 KB) x 0.5 RRU per list, whatever the
- * projection. The dollar figure uses {@link onDemandPrices}; check the current price list of the region.
+ * writes), from the capacity DynamoDB (here the emulator) reported for one request; for the list at each size,
+ * the read units of its Queries of the list index (list-http.ts). The dollar figure uses {@link onDemandPrices};
+ * check the current price list of the region.
  */
-import { expectedScanReadUnits } from './item-size.ts';
-import type { ScalingResult } from './list-scaling.ts';
+import type { ListResult } from './list-http.ts';
 import type { WarmResult } from './warm.ts';
 
 /**
@@ -22,8 +20,6 @@ export interface OperationCost {
   unit: 'RRU' | 'WRU';
   /** Units per 1,000 requests, as measured (emulator's consumed capacity). */
   unitsPer1000: number;
-  /** Units per 1,000 requests by DynamoDB's documented sizes (list only). */
-  predictedPer1000?: number;
   /** US dollars per 1,000 requests at {@link onDemandPrices}. */
   dollarsPer1000: number;
   note: string;
@@ -32,12 +28,8 @@ export interface OperationCost {
 const dollars = (units: number, unit: 'RRU' | 'WRU') =>
   (units * (unit === 'RRU' ? onDemandPrices.rru : onDemandPrices.wru)) / 1e6;
 
-/** Costs from the warm run (one request each, demo table) and the list scaling run (the 10,000 step). */
-export function operationCosts(
-  warm: readonly WarmResult[],
-  scaling: readonly ScalingResult[],
-  demoTableBytes: number,
-): OperationCost[] {
+/** Costs from the warm run (one request each, demo table) and the list runs over HTTP (every size). */
+export function operationCosts(warm: readonly WarmResult[], lists: readonly ListResult[]): OperationCost[] {
   const costs: OperationCost[] = [];
   const unitsOf = (name: string) => warm.find((w) => w.name === name)?.handlerDb.capacityUnits ?? Number.NaN;
   const listDemo = unitsOf('listInventory') * 1000;
@@ -45,19 +37,17 @@ export function operationCosts(
     operation: 'listInventory (demo table, 24 entries)',
     unit: 'RRU',
     unitsPer1000: listDemo,
-    predictedPer1000: expectedScanReadUnits(demoTableBytes) * 1000,
     dollarsPer1000: dollars(listDemo, 'RRU'),
-    note: `one Scan page of ${demoTableBytes} bytes`,
+    note: 'one Query of each of the 8 shards of the list index (at least 0.5 RRU each)',
   });
-  for (const step of scaling.filter((s) => s.entries === 10000)) {
-    const units = step.handler.db.capacityUnits * 1000;
+  for (const step of lists) {
+    const units = step.readUnits * 1000;
     costs.push({
       operation: `listInventory (${step.entries} entries)`,
       unit: 'RRU',
       unitsPer1000: units,
-      predictedPer1000: step.expectedReadUnits * 1000,
       dollarsPer1000: dollars(units, 'RRU'),
-      note: `${step.handler.db.requests} Scan page(s) of ${step.tableBytes} bytes in all`,
+      note: `Query pages of the list index, ${step.bodyMb.toFixed(1)} MB of JSON per list`,
     });
   }
   const update = unitsOf('updateInventory') * 1000;
@@ -66,7 +56,7 @@ export function operationCosts(
     unit: 'WRU',
     unitsPer1000: update,
     dollarsPer1000: dollars(update, 'WRU'),
-    note: 'one conditional UpdateItem on an item under 1 KB; a 404 (condition failed) costs the same',
+    note: 'one conditional UpdateItem: the item and its list index entry, each under 1 KB',
   });
   const auth = unitsOf('authorizer') * 1000;
   costs.push({

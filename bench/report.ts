@@ -5,10 +5,10 @@
 import type { BudgetCheck } from './budgets.ts';
 import type { BuiltBundle } from './bundles.ts';
 import type { OperationCost } from './cost.ts';
-import type { ScalingResult } from './list-scaling.ts';
+import type { ListResult } from './list-http.ts';
 import type { LoadTime } from './load-time.ts';
 import type { Machine } from './machine.ts';
-import { kb, mb } from './stats.ts';
+import { kb } from './stats.ts';
 import type { WarmResult } from './warm.ts';
 
 /** A table with a header row, columns padded to their widest cell; numbers right-aligned. */
@@ -165,38 +165,30 @@ export function warmTable(warm: readonly WarmResult[]): string {
   );
 }
 
-/** List scaling: time, memory, pages, capacity, load rate. */
-export function scalingTable(scaling: readonly ScalingResult[]): string {
+/** List over HTTP: time, first byte, memory, read units, body size, load rate. */
+export function listTable(lists: readonly ListResult[]): string {
   return table(
     [
       'entries',
-      'table KB',
       'list ms',
+      'first byte ms',
       'raw ms',
       'ratio',
-      'list MB',
-      'raw MB',
-      'mem ratio',
-      'pages',
-      'expected',
-      'RRU',
-      'parallel ms',
-      'load s',
+      'peak +MB',
+      'RRU / list',
+      'body MB',
+      'load /s',
     ],
-    scaling.map((s) => [
-      s.entries,
-      kb(s.tableBytes),
-      f(s.handler.medianMs, 1),
-      f(s.raw.medianMs, 1),
-      f(s.handler.medianMs / s.raw.medianMs),
-      mb(s.handler.peakRssDeltaBytes),
-      mb(s.raw.peakRssDeltaBytes),
-      f(s.handler.peakRssDeltaBytes / s.raw.peakRssDeltaBytes),
-      s.handler.db.requests,
-      `${s.emulatorPages} (${s.expectedPages})`,
-      s.handler.db.capacityUnits,
-      s.parallel ? `${f(s.parallel.medianMs, 1)} (${s.parallel.segments} seg)` : '-',
-      f(s.loadMs / 1000, 1),
+    lists.map((l) => [
+      l.entries,
+      f(l.totalMs, 1),
+      f(l.firstByteMs, 1),
+      f(l.rawMs, 1),
+      f(l.totalMs / l.rawMs),
+      f(l.peakMemoryMb, 1),
+      l.readUnits,
+      f(l.bodyMb, 1),
+      Math.round(l.loadRate),
     ]),
   );
 }
@@ -204,14 +196,8 @@ export function scalingTable(scaling: readonly ScalingResult[]): string {
 /** DynamoDB cost per 1,000 requests of each operation. */
 export function costTable(costs: readonly OperationCost[]): string {
   return table(
-    ['operation', 'units / 1,000 requests', 'documented sizes', 'USD / 1,000', 'note'],
-    costs.map((c) => [
-      c.operation,
-      `${c.unitsPer1000} ${c.unit}`,
-      c.predictedPer1000 === undefined ? '-' : `${c.predictedPer1000} ${c.unit}`,
-      c.dollarsPer1000.toFixed(6),
-      c.note,
-    ]),
+    ['operation', 'units / 1,000 requests', 'USD / 1,000', 'note'],
+    costs.map((c) => [c.operation, `${c.unitsPer1000} ${c.unit}`, c.dollarsPer1000.toFixed(6), c.note]),
   );
 }
 

@@ -3,14 +3,12 @@
  * issue 5 (bench/budgets.ts). Prints tables, writes `bench/results.json`, exits 1 when a budget fails.
  *
  * Sections, each in its own module: bundle sizes (bundles.ts), module load time in fresh processes
- * (load-time.ts), warm latency, DynamoDB requests and keep-alive in-process (warm.ts), list scaling
- * (list-scaling.ts). `--quick` runs every section with fewer samples (for trying a change; its figures are
+ * (load-time.ts), warm latency, DynamoDB requests and keep-alive in-process (warm.ts), list scaling over
+ * HTTP through `npm start` (list-http.ts). `--sizes 1000,10000` picks the list sizes (default up to 1,000,000). `--quick` runs every section with fewer samples (for trying a change; its figures are
  * not the ones to quote). Takes about 2 minutes on 2 cores.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { demoInventoryFile } from '#infra/local/service.ts';
-import { parseInventoryFile } from '#infra/tools/inventory-file.ts';
 import { type BudgetCheck, checkBudgets } from './budgets.ts';
 import {
   baselineName,
@@ -22,17 +20,16 @@ import {
 import { onDemandPrices, operationCosts } from './cost.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { functionEnv } from './function-env.ts';
-import { inventoryItemBytes } from './item-size.ts';
-import { measureListScaling, type ScalingStep } from './list-scaling.ts';
+import { type ListStep, measureListOverHttp } from './list-http.ts';
 import { measureLoadTimes } from './load-time.ts';
 import { describeMachine } from './machine.ts';
 import {
   budgetLines,
   bundleTable,
   costTable,
+  listTable,
   loadTable,
   machineLine,
-  scalingTable,
   trimsTable,
   warmTable,
 } from './report.ts';
@@ -42,6 +39,8 @@ import { measureWarm } from './warm.ts';
 const resultsFile = fileURLToPath(new URL('results.json', import.meta.url));
 
 const quick = process.argv.includes('--quick');
+const sizesArgument = process.argv[process.argv.indexOf('--sizes') + 1];
+const sizes = process.argv.includes('--sizes') ? sizesArgument?.split(',').map(Number) : undefined;
 
 /** Sample counts: the full run, or `--quick`. */
 const settings = {
@@ -51,17 +50,12 @@ const settings = {
   deployedNodeOptions: '--enable-source-maps',
   warmIterations: quick ? 300 : 3000,
   warmup: quick ? 50 : 300,
-  scaling: (quick
-    ? [
-        { entries: 1000, runs: 5, memoryChildren: 1 },
-        { entries: 10000, runs: 3, memoryChildren: 1 },
-        { entries: 100000, runs: 2, memoryChildren: 1, parallelSegments: 4 },
-      ]
-    : [
-        { entries: 1000, runs: 40, warmups: 10, memoryChildren: 3 },
-        { entries: 10000, runs: 15, warmups: 3, memoryChildren: 3 },
-        { entries: 100000, runs: 7, warmups: 1, memoryChildren: 3, parallelSegments: 4 },
-      ]) satisfies ScalingStep[],
+  lists: [
+    { entries: 1000, runs: quick ? 5 : 30 },
+    { entries: 10000, runs: quick ? 3 : 10 },
+    { entries: 100000, runs: quick ? 1 : 5 },
+    { entries: 1000000, runs: quick ? 1 : 3 },
+  ].filter((step) => sizes === undefined || sizes.includes(step.entries)) satisfies ListStep[],
 };
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -133,16 +127,16 @@ try {
   await db.close();
 }
 
-log('\n## List scaling (handler vs raw paginated Scan; time: median ms; memory: peak RSS growth, MB)');
-const scaling = await measureListScaling(settings.scaling, (line) => log(`  ${line}`));
-log(scalingTable(scaling));
 log(
-  "(pages: Scan requests of one list; expected: ceil(bytes / 1 MB) by the emulator's sizes (documented sizes))",
+  '\n## List over HTTP (npm start as its own process; medians; raw: the sorted index read of the same data)',
+);
+const lists = await measureListOverHttp(settings.lists, (line) => log(`  ${line}`));
+log(listTable(lists));
+log(
+  "(peak +MB: growth of the server's peak resident set during one list; RRU: read units of one list's Queries)",
 );
 
-const demoItems = parseInventoryFile(await readFile(demoInventoryFile, 'utf8'), 'csv');
-const demoTableBytes = demoItems.reduce((sum, item) => sum + inventoryItemBytes(item), 0);
-const costs = operationCosts(warm, scaling, demoTableBytes);
+const costs = operationCosts(warm, lists);
 log(
   `\n## DynamoDB cost per 1,000 requests (on-demand; USD at ${onDemandPrices.rru} per million RRU, ${onDemandPrices.wru} per million WRU)`,
 );
@@ -154,7 +148,7 @@ const checks: BudgetCheck[] = checkBudgets({
   trimmedBaselineName,
   loadTimes: loadDeployed,
   warm,
-  listScaling: scaling,
+  lists,
 });
 log('\n## Budgets');
 log(budgetLines(checks));
@@ -173,7 +167,7 @@ await writeFile(
       untrimmedBundles: untrimmed.map(({ file: _file, ...rest }) => rest),
       loadTime: { deployed: loadDeployed, withoutSourceMaps: loadNoMaps, untrimmed: loadUntrimmed },
       warm,
-      listScaling: scaling,
+      lists,
       costs,
       budgets: checks,
       durationMs,

@@ -7,8 +7,12 @@ import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamod
 import { listIndex } from '#lib/inventory/list-index.ts';
 import { maxQueryItems } from '#lib/inventory/store.ts';
 
-/** Reads every entry of `table` through the list index; returns how many. */
-export async function sortedIndexRead(client: DynamoDBDocumentClient, table: string): Promise<number> {
+/** Reads every entry of `table` through the list index: how many, and the read units DynamoDB reported. */
+export async function sortedIndexRead(
+  client: DynamoDBDocumentClient,
+  table: string,
+): Promise<{ entries: number; readUnits: number }> {
+  let readUnits = 0;
   const shard = async (number: number) => {
     const items: Record<string, unknown>[] = [];
     const pages = paginateQuery(
@@ -20,11 +24,15 @@ export async function sortedIndexRead(client: DynamoDBDocumentClient, table: str
         ProjectionExpression: 'petId, quantity, #status',
         ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, '#status': 'status' },
         ExpressionAttributeValues: { ':shard': number },
+        ReturnConsumedCapacity: 'TOTAL',
       },
     );
-    for await (const page of pages) items.push(...(page.Items ?? []));
+    for await (const page of pages) {
+      items.push(...(page.Items ?? []));
+      readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
+    }
     return items.length;
   };
   const counts = await Promise.all(Array.from({ length: listIndex.shards }, (_, number) => shard(number)));
-  return counts.reduce((sum, count) => sum + count, 0);
+  return { entries: counts.reduce((sum, count) => sum + count, 0), readUnits };
 }

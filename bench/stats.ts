@@ -45,8 +45,3 @@ export function round(value: number, digits = 2): number {
 export function kb(bytes: number): number {
   return round(bytes / 1024, 1);
 }
-
-/** Mebibytes (1 MB = 1,048,576 bytes) from bytes, 1 decimal. */
-export function mb(bytes: number): number {
-  return round(bytes / 1024 / 1024, 1);
-}

@@ -36,10 +36,13 @@ const runtimeMajor = 24;
 type Outcome = { result: unknown } | { error: string };
 
 /**
- * The child's program: import the bundle at argv[1] (as the Lambda runtime does at init), invoke `handler`
- * once with the event in argv[2] and a Lambda context, send the outcome over IPC.
+ * The child's program: define the runtime's streaming globals (module at argv[3]), import the bundle at argv[1]
+ * (as the Lambda runtime does at init), invoke `handler` once with the event in argv[2] and a Lambda context (a
+ * streaming handler with a response stream, its response collected), send the outcome over IPC.
  */
 const childProgram = `
+const streaming = await import(process.argv[3]);
+streaming.installStreamingRuntime();
 const { handler } = await import(process.argv[1]);
 const context = {
   awsRequestId: 'trimmed-bundle-test', functionName: 'test', functionVersion: '$LATEST',
@@ -49,7 +52,10 @@ const context = {
 };
 let outcome;
 try {
-  outcome = { result: await handler(JSON.parse(process.argv[2]), context) };
+  const event = JSON.parse(process.argv[2]);
+  outcome = { result: streaming.isStreamingHandler(handler)
+    ? await streaming.collectStreamed((stream) => handler(event, stream, context))
+    : await handler(event, context) };
 } catch (error) {
   outcome = { error: String(error?.message ?? error) };
 }
@@ -104,7 +110,14 @@ function invokeBundle(name: string, event: unknown): Promise<{ node: string; out
   if (!file) throw new Error(`no bundle for ${name}`);
   const child = spawn(
     process.execPath,
-    ['--input-type=module', '-e', childProgram, pathToFileURL(file).href, JSON.stringify(event)],
+    [
+      '--input-type=module',
+      '-e',
+      childProgram,
+      pathToFileURL(file).href,
+      JSON.stringify(event),
+      new URL('../../infra/local/response-streaming.ts', import.meta.url).href,
+    ],
     {
       env: {
         PATH: process.env.PATH ?? '',
