@@ -6,8 +6,16 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
-import { lambdaTestContext, type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
+import {
+  invokeStreaming,
+  lambdaTestContext,
+  type ProxyHandler,
+  restProxyEvent,
+  type StreamedResult,
+  type StreamingHandler,
+} from '#test/support/lambda-events.ts';
 import {
   clearInventory,
   importHandlerOnTestDynamoDb,
@@ -22,14 +30,16 @@ const localBackOffice = 'http://localhost:5173';
 const exposed = 'ETag, Link, Location, Deprecation, Sunset';
 
 let db: TestDynamoDb;
-let list: ProxyHandler;
+let list: StreamingHandler;
 let update: ProxyHandler;
 
 beforeAll(async () => {
   process.env[corsOriginsEnv] = `${backOffice},${localBackOffice}`;
-  ({ db, handler: list } = await importHandlerOnTestDynamoDb(
-    () => import('#functions/list-inventory/handler.ts'),
-  ));
+  installStreamingRuntime();
+  // In streaming mode the runtime calls (event, stream, context); middy types the plain Lambda signature.
+  const imported = await importHandlerOnTestDynamoDb(() => import('#functions/list-inventory/handler.ts'));
+  db = imported.db;
+  list = imported.handler as unknown as StreamingHandler;
   update = (await import('#functions/update-inventory/handler.ts')).handler as ProxyHandler;
 });
 afterAll(async () => {
@@ -42,10 +52,11 @@ beforeEach(async () => {
   await putItems(db.client, testTableNames.inventory, [inventoryRecord('7', 3, 'available')]);
 });
 
-function listFrom(origin?: string): Promise<APIGatewayProxyResult> {
+function listFrom(origin?: string): Promise<StreamedResult> {
   const headers: Record<string, string> = { Authorization: 'Bearer psk_not-read-by-the-function' };
   if (origin) headers.Origin = origin;
-  return list(
+  return invokeStreaming(
+    list,
     restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory', headers }),
     lambdaTestContext('listInventory'),
   );
@@ -80,6 +91,7 @@ describe('CORS headers on the functions responses', () => {
           Vary: 'Origin',
         },
         body: '[{"petId":7,"quantity":3,"status":"available"}]',
+        complete: true,
       });
     },
   );
