@@ -1,0 +1,41 @@
+/**
+ * docs/api-gateway-behaviour.md stays checkable: every row names its AWS source (a URL, or says that none was
+ * found or what it is inferred from), and every test it names exists, or the row says `(engine)`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../../', import.meta.url);
+const page = readFileSync(new URL('docs/api-gateway-behaviour.md', root), 'utf8');
+
+/** The table rows: `| R1 | behaviour | AWS (source) | local API | test |`. */
+const rows = page
+  .split('\n')
+  .filter((line) => /^\| [A-Z]\d+ +\|/.test(line))
+  .map((line) => {
+    const [id = '', behaviour = '', aws = '', local = '', test = ''] = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((cell) => cell.trim());
+    return { id, behaviour, aws, local, test };
+  });
+
+describe('docs/api-gateway-behaviour.md', () => {
+  it('has rows with unique ids', () => {
+    expect(rows.length).toBeGreaterThan(20);
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+  });
+
+  it.each(rows.map((row) => [row.id, row] as const))('%s cites its source', (_id, row) => {
+    expect(row.aws).toMatch(/https:\/\/|no (AWS document or capture|source|capture) found|inferred/i);
+  });
+
+  it.each(rows.map((row) => [row.id, row] as const))(
+    '%s names a test that exists, or (engine)',
+    (_id, row) => {
+      const files = [...row.test.matchAll(/`(test\/[^`]+\.test\.ts)`/g)].map((match) => match[1] as string);
+      expect(files.length > 0 || row.test.includes('(engine)'), row.test).toBe(true);
+      for (const file of files) expect(existsSync(new URL(file, root)), file).toBe(true);
+    },
+  );
+});
