@@ -15,6 +15,7 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { importInventoryFile } from '../tools/import-file.ts';
 import { createKey } from '../tools/key-commands.ts';
+import { withApiReference } from './docs-route.ts';
 import { ensureTables, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
 import { createGateway } from './gateway.ts';
 import { localAwsDefaults } from './settings.ts';
@@ -95,7 +96,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   // Listen before creating anything: a taken port must fail before a first start creates the tables and a
   // key that would then never be shown (the next start is not a first start).
-  const server = createServer(await createGateway());
+  const server = createServer(withApiReference(await createGateway()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -1,0 +1,24 @@
+/**
+ * `GET /docs` on the local server: the API reference page (infra/docs/api-reference.ts), outside the `/v1`
+ * API and so not an API Gateway route; every other request goes on to the API.
+ */
+import type { RequestListener } from 'node:http';
+import { apiReferenceHtml } from '../docs/api-reference.ts';
+
+/** Wraps the API's request listener with the `/docs` page (also `/docs/`, GET and HEAD). */
+export function withApiReference(api: RequestListener): RequestListener {
+  return (request, response) => {
+    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    const isPage =
+      (pathname === '/docs' || pathname === '/docs/') && ['GET', 'HEAD'].includes(request.method ?? '');
+    if (!isPage) return api(request, response);
+    request.resume();
+    apiReferenceHtml().then(
+      (html) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
+        response.end(request.method === 'HEAD' ? undefined : html);
+      },
+      () => response.writeHead(500, { 'content-type': 'text/plain' }).end('openapi.yaml could not be read\n'),
+    );
+  };
+}
