@@ -1,0 +1,356 @@
+export interface paths {
+    "/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the stock levels of all pets
+         * @description Returns the current stock level of every pet in the store: a JSON array of `InventoryItem`, complete
+         *     (every entry, across all of the database's scan pages), sorted by `petId` ascending in numeric order.
+         *     There is no pagination, filtering or query parameter: any query parameter is 400 `invalid_request`
+         *     naming it. An empty store answers `[]`.
+         */
+        get: operations["listInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventory/{petId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the stock quantity of one pet
+         * @description **Experimental**: the request shape may change before the operation becomes stable.
+         *
+         *     Sets the stock quantity of the existing inventory entry of `petId` to the given value (new arrivals,
+         *     returns, manual adjustments) and returns the updated entry. It sets, it does not increment; it leaves
+         *     `status` unchanged; it is idempotent. It never creates an entry: a `petId` with no entry answers 404
+         *     `not_found`. Entries are created by the operator's import tool.
+         *
+         *     The request must carry a body with `Content-Type: application/json` (parameters such as
+         *     `charset=utf-8` allowed) or an `application/<subtype>+json` type; any other content type, or none,
+         *     is 400 `invalid_request` (not 415). A missing or empty body, a body that is not valid JSON or not a
+         *     JSON object, a missing or invalid `quantity`, or any other member is 400 `invalid_request`; the message
+         *     says which (and names the unexpected members: at most five, each cut to 64 characters). A query
+         *     parameter is 400 `invalid_request` too (the operation declares none), and nothing is written:
+         *     `PATCH /inventory/7?dryRun=true` changes nothing.
+         */
+        patch: operations["updateInventory"];
+        trace?: never;
+    };
+    "/pets/{petId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve one pet (deprecated, not implemented)
+         * @deprecated
+         * @description **Deprecated. Not implemented.** The specification names this operation (retrieve one pet by its
+         *     identifier) and marks it deprecated with a sunset date; it shows neither the date, nor the
+         *     replacement, nor the fields of a pet. The service does not implement it: the API has no such route,
+         *     so today every request to it is answered 404 `not_found` by the gateway's "no such route" response,
+         *     before any authentication check (unknown routes are refused first).
+         *
+         *     Only that 404 is declared, because it is the only response a client can receive today: a 200 body
+         *     cannot be described (the pet resource is not shown) and no 401, 400 or 5xx response is produced by a
+         *     route that does not exist. Like every operation it is declared under the bearer security scheme, which
+         *     it will require if it is ever implemented.
+         */
+        get: operations["getPetById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @description The status of an inventory entry. What moves an entry between statuses is not specified.
+         * @enum {string}
+         */
+        PetStatus: "available" | "pending" | "sold";
+        /** @description One inventory entry: the current stock count of one pet. It has exactly the members `petId`, `quantity` and `status`. */
+        InventoryItem: {
+            /**
+             * Format: int64
+             * @description Identifier of the pet this entry tracks: a signed 64-bit integer, written as a JSON integer and exact over the whole range (`9223372036854775807` is written digit for digit). JavaScript clients must parse it with a bigint-aware JSON parser.
+             * @example 7
+             * @example 9223372036854776000
+             */
+            petId: bigint;
+            /**
+             * @description The current stock count.
+             * @example 12
+             */
+            quantity: number;
+            status: components["schemas"]["PetStatus"];
+        };
+        /** @description The body of `updateInventory`: a JSON object with exactly one member, `quantity`. Any other member (for example `status`) is 400 `invalid_request`, and the message names it (at most five names, each cut to 64 characters): the operation is experimental, and silently ignoring a field would lose the client's intent. */
+        InventoryUpdate: {
+            /**
+             * @description The new stock count (it replaces the current one; it is not added to it): a JSON integer from 0 to 2147483647, judged on the number as written in the request text: `5`, `5.0` and `5e0` are 5; `4.9999999999999999`, `1e-400` and `2147483647.0000001` are not integers, even though a double would round them to one. Negative numbers, fractions (`1.5`), numbers out of range, strings (`"5"`), booleans, `null`, arrays and objects are 400 `invalid_request` with the message `quantity must be an integer from 0 to 2147483647`.
+             * @example 5
+             */
+            quantity: number;
+        };
+        /** @description The body of every error response: exactly the members `code`, `message` and `status`, with `status` equal to the HTTP status code of the response. */
+        Error: {
+            /**
+             * @description Machine-readable error code, snake_case and stable; see the table in the API description.
+             * @enum {string}
+             */
+            code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "insufficient_stock" | "gone" | "precondition_failed" | "payload_too_large" | "idempotency_key_reused" | "too_many_requests" | "internal_error" | "service_unavailable";
+            /** @description A specific, human-readable description of the problem. It reveals no internals (no stack trace, no table name). */
+            message: string;
+            /** @description The HTTP status code of the response. */
+            status: number;
+        };
+    };
+    responses: {
+        /** @description `invalid_request`: the petId is not a canonical int64 or not valid percent-encoding, a query parameter the operation does not declare was sent, the body is missing, empty, not JSON, not a JSON object, has a missing or invalid `quantity` or another member, or the content type is not JSON. */
+        InvalidRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "invalid_request";
+                    /** @constant */
+                    status?: 400;
+                };
+            };
+        };
+        /** @description `unauthorized`: the `Authorization` header is missing, uses another scheme or an empty token, or the key is unknown, revoked or expired. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "unauthorized";
+                    /** @constant */
+                    status?: 401;
+                };
+            };
+        };
+        /** @description `not_found`: there is no inventory entry for this petId (the operation never creates one). */
+        InventoryEntryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
+                    /** @constant */
+                    status?: 404;
+                };
+            };
+        };
+        /** @description `not_found`: the API has no such route or method (answered by API Gateway itself). */
+        RouteNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
+                    /** @constant */
+                    status?: 404;
+                };
+            };
+        };
+        /** @description `payload_too_large`: the request body is larger than the gateway accepts; on any operation, a GET included, before the credentials are checked. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "payload_too_large";
+                    /** @constant */
+                    status?: 413;
+                };
+            };
+        };
+        /** @description `too_many_requests`: the request was throttled by the stage; retry later. */
+        TooManyRequests: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "too_many_requests";
+                    /** @constant */
+                    status?: 429;
+                };
+            };
+        };
+        /** @description `internal_error`: a fault of the service. The message reveals no internals. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "internal_error";
+                    /** @constant */
+                    status?: 500;
+                };
+            };
+        };
+        /** @description `service_unavailable`: the inventory database is unreachable or throttling after the SDK's retries, the authorizer could not decide (its key store is unreachable), or the gateway timed out waiting for the function; retry later. */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "service_unavailable";
+                    /** @constant */
+                    status?: 503;
+                };
+            };
+        };
+    };
+    parameters: {
+        /**
+         * @description Identifier of the pet: a signed 64-bit integer written in canonical decimal, `-?(0|[1-9][0-9]*)`, from
+         *     -9223372036854775808 to 9223372036854775807 (`-0` matches the rule and means `0`). Anything else is
+         *     400 `invalid_request`: `abc`, `1.5`, `01`, `+1`, ` 1`, an out-of-range number, an empty value.
+         *
+         *     Exact over the whole range: the value is never rounded, and it comes back in the response body as the
+         *     same JSON integer, digit for digit. JavaScript clients must parse the response with a bigint-aware
+         *     JSON parser to keep values beyond 2^53 exact.
+         */
+        PetId: bigint;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every inventory entry, sorted by `petId` ascending. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"][];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the pet: a signed 64-bit integer written in canonical decimal, `-?(0|[1-9][0-9]*)`, from
+                 *     -9223372036854775808 to 9223372036854775807 (`-0` matches the rule and means `0`). Anything else is
+                 *     400 `invalid_request`: `abc`, `1.5`, `01`, `+1`, ` 1`, an out-of-range number, an empty value.
+                 *
+                 *     Exact over the whole range: the value is never rounded, and it comes back in the response body as the
+                 *     same JSON integer, digit for digit. JavaScript clients must parse the response with a bigint-aware
+                 *     JSON parser to keep values beyond 2^53 exact.
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        /** @description The new stock count. `Content-Type` must be `application/json` or a `+json` type. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated entry, with the new `quantity` and its unchanged `status`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["InventoryEntryNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPetById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the pet. Its type is not shown by the specification beyond the name; it is declared as the int64 of `InventoryItem.petId`. Today every value is answered 404.
+                 * @example 7
+                 */
+                petId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            404: components["responses"]["RouteNotFound"];
+        };
+    };
+}
+
+/** Names of the properties that are `format: int64` in openapi.yaml: the client parses them as bigint. */
+export const int64Properties: ReadonlySet<string> = new Set(['petId']);
