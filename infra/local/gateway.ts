@@ -19,6 +19,7 @@ import { authorizer, type Operation, operations, stageName } from '#lib/api.ts';
 import { jsonHeaders } from '#lib/http/responses.ts';
 import { type GatewayResponseType, gatewayResponses } from '../gateway-responses.ts';
 import { type AuthorizerHandler, authorizerStep } from './authorizer-cache.ts';
+import { loadHandler } from './function-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { proxyEvent } from './proxy-event.ts';
 import {
@@ -41,12 +42,6 @@ type StreamingHandler = (
 interface Route {
   operation: Operation;
   handler: ProxyHandler;
-}
-
-/** Imports the `handler` export of a module named by its path from the project root. */
-async function loadHandler<T>(entry: string): Promise<T> {
-  const module = await import(new URL(`../../${entry}`, import.meta.url).href);
-  return module.handler as T;
 }
 
 function sendGatewayResponse(response: ServerResponse, type: GatewayResponseType): void {

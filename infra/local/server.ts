@@ -3,11 +3,18 @@
  * embedded DynamoDB. Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps
  * nothing), `API_KEY` (a key to accept; else one is generated on first start and printed once),
  * `AWS_ENDPOINT_URL_DYNAMODB` (use that DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
+ * `--watch` (`npm run dev`): a change under functions/ or lib/ reloads the functions' code (function-modules.ts).
  */
+import { watchFunctionModules } from './function-modules.ts';
 import { startLocalService } from './service.ts';
 import { localDataDir } from './settings.ts';
 
 const dataDir = localDataDir();
+if (process.argv.includes('--watch')) {
+  watchFunctionModules(['functions', 'lib'], (file) =>
+    console.log(`Changed: ${file}; the next call loads it.`),
+  );
+}
 const externalDynamoDb = process.env.AWS_ENDPOINT_URL_DYNAMODB;
 const service = await startLocalService({
   dataDir,

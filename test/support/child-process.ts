@@ -125,8 +125,15 @@ export async function startServer(options: {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs?: number;
+  /** Arguments after the script (for example `--watch`, as `npm run dev` passes). */
+  args?: readonly string[];
 }): Promise<ServerProcess> {
-  const { child, output, exited } = startNode(scripts.server, [], options.env, options.cwd ?? projectRoot);
+  const { child, output, exited } = startNode(
+    scripts.server,
+    options.args ?? [],
+    options.env,
+    options.cwd ?? projectRoot,
+  );
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

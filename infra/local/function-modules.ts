@@ -1,0 +1,90 @@
+/**
+ * How the local server loads the functions' handler modules. By default once, as a Lambda container does.
+ * In watch mode (`npm run dev`) a change under the watched folders starts a new generation: the next call of
+ * a handler imports its module afresh, with every project module it imports (node_modules stay shared), as a
+ * new Lambda container would; the store and the server keep running.
+ */
+import { watch } from 'node:fs';
+import { registerHooks } from 'node:module';
+import { join } from 'node:path';
+
+/** The project root as a file URL (ends in `/`). */
+const projectUrl = new URL('../../', import.meta.url);
+
+/** The generation in watch mode (undefined: not watching), bumped on each change. */
+let generation: number | undefined;
+
+/** Whether the resolve hook is registered (once per process). */
+let hooked = false;
+
+/** Query parameter that carries the generation from a handler module to each project module it imports. */
+const generationParameter = 'generation';
+
+/** A module's `handler` export, imported from a path relative to the project root. */
+async function importHandler<T>(entry: string): Promise<T> {
+  const url = new URL(entry, projectUrl);
+  if (generation !== undefined) url.searchParams.set(generationParameter, String(generation));
+  return ((await import(url.href)) as { handler: T }).handler;
+}
+
+/**
+ * The handler of `entry` (a module path from the project root). Outside watch mode: the handler itself.
+ * In watch mode: a function that calls the current generation's handler, importing it on first use.
+ */
+export async function loadHandler<T extends (...args: never[]) => Promise<unknown>>(
+  entry: string,
+): Promise<T> {
+  if (generation === undefined) return importHandler<T>(entry);
+  let loaded: { generation: number; handler: Promise<T> } | undefined;
+  const current = (): Promise<T> => {
+    const now = generation ?? 0;
+    if (loaded?.generation === now) return loaded.handler;
+    loaded = { generation: now, handler: importHandler<T>(entry) };
+    return loaded.handler;
+  };
+  await current();
+  return (async (...args: Parameters<T>) => (await current())(...args)) as T;
+}
+
+/**
+ * Turns on watch mode: from now on, handlers load per generation, and a change of a file under `folders`
+ * (paths, recursive) starts the next one. Call before the handlers are loaded.
+ * @param onChange called with the changed file after each new generation starts.
+ * @returns a function that stops watching.
+ */
+export function watchFunctionModules(
+  folders: readonly string[],
+  onChange: (file: string) => void,
+): () => void {
+  generation ??= 0;
+  if (!hooked) registerGenerationHook();
+  const watchers = folders.map((folder) =>
+    watch(folder, { recursive: true }, (_event, file) => {
+      generation = (generation ?? 0) + 1;
+      onChange(file ? join(folder, file) : folder);
+    }),
+  );
+  return () => {
+    for (const watcher of watchers) watcher.close();
+  };
+}
+
+/**
+ * Registers the resolve hook that gives every file module (outside node_modules) imported by a module of
+ * generation N the URL query of generation N, so a new generation gets fresh instances of all of them.
+ */
+function registerGenerationHook(): void {
+  hooked = true;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const resolved = nextResolve(specifier, context);
+      const parent = context.parentURL ? new URL(context.parentURL) : undefined;
+      const parentGeneration = parent?.searchParams.get(generationParameter);
+      const isOwnModule = resolved.url.startsWith('file:') && !resolved.url.includes('/node_modules/');
+      if (!parentGeneration || !isOwnModule) return resolved;
+      const url = new URL(resolved.url);
+      url.searchParams.set(generationParameter, parentGeneration);
+      return { ...resolved, url: url.href };
+    },
+  });
+}
