@@ -42,8 +42,13 @@ export async function loadHandler<T extends (...args: never[]) => Promise<unknow
     loaded = { generation: now, handler: importHandler<T>(entry) };
     return loaded.handler;
   };
-  await current();
-  return (async (...args: Parameters<T>) => (await current())(...args)) as T;
+  const first = await current();
+  const wrapper = async (...args: Parameters<T>) => (await current())(...args);
+  // Marks the runtime reads off the handler (the streaming mark of `awslambda.streamifyResponse`) stay visible.
+  for (const key of Object.getOwnPropertySymbols(first)) {
+    Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(first, key) ?? {});
+  }
+  return wrapper as T;
 }
 
 /**
