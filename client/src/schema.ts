@@ -8,10 +8,20 @@ export interface paths {
         };
         /**
          * List the stock levels of all pets
-         * @description Returns the current stock level of every pet in the store: a JSON array of `InventoryItem`, complete
-         *     (every entry, across all of the database's scan pages), sorted by `petId` ascending in numeric order.
-         *     There is no pagination, filtering or query parameter: any query parameter is 400 `invalid_request`
-         *     naming it. An empty store answers `[]`.
+         * @description Returns the stock level of every pet: a JSON array of `InventoryItem` sorted by `petId` ascending in
+         *     numeric order. Without query parameters the array holds every entry, at any store size: it is streamed
+         *     (chunked) as the database returns pages, in memory that does not grow with the store. An empty store
+         *     answers `[]`.
+         *
+         *     Status and headers are sent once the first pages are read, so a database that is unreachable at the
+         *     start is a 503 Error body. A failure after that ends the connection before the closing `]`: a client
+         *     never receives a cut list that parses as complete JSON (treat a transfer that ends early as an error).
+         *
+         *     Pages: with `limit`, at most that many entries in the same order; when more follow, the response has
+         *     `Link: <...>; rel="next"` (RFC 8288) whose target, a reference relative to the host, repeats `limit`
+         *     and `status` and carries an opaque `cursor`. Following the `Link` headers gives exactly the full list,
+         *     no entry twice. `status` keeps only the entries of that status, with or without pages. Any other query
+         *     parameter, or one of these given twice, is 400 `invalid_request`.
          */
         get: operations["listInventory"];
         put?: never;
@@ -146,6 +156,20 @@ export interface components {
                 };
             };
         };
+        /** @description `invalid_request`: a `limit` that is not an integer from 1 to 1000, a `status` that is not a PetStatus, a cursor that is not one the service issued for this filter, a parameter given twice, or another query parameter. */
+        InvalidListQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "invalid_request";
+                    /** @constant */
+                    status?: 400;
+                };
+            };
+        };
         /** @description `unauthorized`: the `Authorization` header is missing, uses another scheme or an empty token, or the key is unknown, revoked or expired. */
         Unauthorized: {
             headers: {
@@ -265,23 +289,38 @@ export type $defs = Record<string, never>;
 export interface operations {
     listInventory: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description At most this many entries in the response; more follow when it has a `Link` header.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description Where the page starts: copied unchanged from the previous page's `Link` header. Opaque and tamper-evident: a changed, cut or made-up cursor, or one used with another `status`, is 400.
+                 * @example eyJhZnRlciI6IjciLCJzdGF0dXMiOm51bGx9.Ihlu78mwH7ThrmdS4t7jFg
+                 */
+                cursor?: string;
+                /** @description Only the entries of this status. */
+                status?: components["schemas"]["PetStatus"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every inventory entry, sorted by `petId` ascending. */
+            /** @description The inventory entries, sorted by `petId` ascending: every one, or one page (`limit`), or those of one `status`. */
             200: {
                 headers: {
+                    /** @description Present when more entries follow a page: `<{next page}>; rel="next"` (RFC 8288), the target relative to the host, e.g. `</v1/inventory?limit=100&cursor=...>; rel="next"`. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InventoryItem"][];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidListQuery"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
