@@ -240,7 +240,7 @@ export interface components {
                 };
             };
         };
-        /** @description `internal_error`: a fault of the service. The message reveals no internals. */
+        /** @description `internal_error`: a fault of the service, including a function that fails, times out or returns more than Lambda's 6 MB response limit (API Gateway's INTEGRATION_FAILURE, rendered as 500 rather than AWS's 502; see docs/api-gateway-behaviour.md). The message reveals no internals. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
@@ -254,7 +254,7 @@ export interface components {
                 };
             };
         };
-        /** @description `service_unavailable`: the inventory database is unreachable or throttling after the SDK's retries, the authorizer could not decide (its key store is unreachable), or the gateway timed out waiting for the function; retry later. */
+        /** @description `service_unavailable`: the inventory database is unreachable or throttling after the SDK's retries, the authorizer could not decide (its key store is unreachable), or the gateway timed out waiting for the function (INTEGRATION_TIMEOUT, rendered as 503 rather than AWS's 504); retry later. */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
