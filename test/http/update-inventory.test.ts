@@ -194,6 +194,35 @@ describe('an unknown pet is 404 not_found (rule 2)', () => {
   });
 });
 
+describe('requests as API Gateway delivers them (docs/contract.md; docs/api-gateway-behaviour.md E1, E3)', () => {
+  test('a percent-encoded petId reaches the function encoded and is decoded once: %37 is pet 7', async () => {
+    const response = await patch('/inventory/%37', '{"quantity": 17}');
+    expect(response.text).toBe('{"petId":7,"quantity":17,"status":"available"}');
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 17, 'available'));
+  });
+
+  test('%2537 is decoded only once (the text %37): 400, nothing written', async () => {
+    await expectRejected(
+      () => patch('/inventory/%2537', '{"quantity": 17}'),
+      "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
+    );
+  });
+
+  test('a segment that is not percent-encoded UTF-8 is 400 from the function, not 404', async () => {
+    await expectRejected(
+      () => patch('/inventory/%FF', '{"quantity": 17}'),
+      'path parameter petId is not valid percent-encoded UTF-8',
+    );
+  });
+
+  test('PATCH /v1/inventory/7?dryRun=true is 400 naming the parameter, and writes nothing', async () => {
+    await expectRejected(
+      () => patch('/inventory/7?dryRun=true', '{"quantity": 99}'),
+      'query parameters not allowed: "dryRun" (this operation takes none)',
+    );
+  });
+});
+
 describe('a body over 10 MB is 413 payload_too_large (docs/contract.md "Errors")', () => {
   test('rejects 10 MB + 1 byte before anything else, and changes nothing', async () => {
     const before = await api.tableItems();
