@@ -34,7 +34,7 @@ export type GatewayResponseType =
   | 'DEFAULT_5XX';
 
 const unauthorized = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
-const noRoute = 'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}';
+const noRoute = 'no such route or method: the operations are listed in the API description (openapi.yaml)';
 const throttled = 'too many requests; retry later';
 const badRequest = 'the request is not valid';
 const unavailable = 'the service is temporarily unavailable; retry later';

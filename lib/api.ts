@@ -107,6 +107,15 @@ export const operations: readonly Operation[] = [
     streaming: { memoryMb: 512, timeoutSeconds: 900 },
   },
   {
+    name: 'getInventoryItem',
+    method: 'GET',
+    path: '/inventory/{petId}',
+    entry: 'functions/get-inventory-item/handler.ts',
+    access: { inventory: ['dynamodb:GetItem'] },
+    scope: 'inventory:read',
+    queryParameters: [],
+  },
+  {
     name: 'updateInventory',
     method: 'PATCH',
     path: '/inventory/{petId}',

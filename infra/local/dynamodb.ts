@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -18,6 +19,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { type TableDefinition, type TableId, tables } from '#lib/api.ts';
+import { dynaliteFront } from './dynalite-front.ts';
 
 /** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
 export const inMemory = ':memory:';
@@ -74,6 +76,10 @@ export async function startDynamoDb(options: {
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  // What dynalite lacks of the DynamoDB API the service uses is added in front of its own listener.
+  const [ownListener] = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', dynaliteFront(ownListener as RequestListener));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -7,9 +7,13 @@ import type { ErrorBody } from './errors.ts';
 /** Every response of the service carries this content type (docs/service-spec.md §1: all bodies are application/json). */
 export const jsonHeaders = { 'Content-Type': 'application/json' } as const;
 
-/** A proxy response with `statusCode` and an already serialised JSON `body`. */
-export function jsonResponse(statusCode: number, body: string): APIGatewayProxyResult {
-  return { statusCode, headers: { ...jsonHeaders }, body };
+/** A proxy response with `statusCode`, an already serialised JSON `body` and optional extra `headers`. */
+export function jsonResponse(
+  statusCode: number,
+  body: string,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyResult {
+  return { statusCode, headers: { ...jsonHeaders, ...headers }, body };
 }
 
 /** A proxy response carrying an Error body; its status code is the body's `status`. */

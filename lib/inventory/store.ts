@@ -11,11 +11,13 @@ import {
   BatchWriteCommand,
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
+  GetCommand,
   NumberValue,
   QueryCommand,
   type QueryCommandOutput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
 import { listIndex, listShardOf } from './list-index.ts';
 import { comparePetIds } from './pet-id.ts';
@@ -39,12 +41,17 @@ export interface InventoryStore {
    * before every wait for DynamoDB; the first one after every shard's first page is read.
    */
   listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
+  /** One entry with a strongly consistent GetItem, or undefined when there is none. */
+  get(petId: string): Promise<InventoryItem | undefined>;
   /**
-   * Sets the quantity of an existing entry with one conditional UpdateItem (`attribute_exists(petId)`,
-   * `ReturnValues: ALL_NEW`), setting its list shard in the same request (an entry written before the list
-   * index existed joins it); never creates one. Returns the updated entry, or undefined when there is none.
+   * Sets the quantity of an existing entry with one conditional UpdateItem (`attribute_exists(petId)`, and
+   * with `ifMatch` the stored quantity and status that one of its tags names; `ReturnValues: ALL_NEW`),
+   * setting its list shard in the same request (an entry written before the list index existed joins it);
+   * never creates one. A failed condition on the stored values returns the old item
+   * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), which tells `not_found` (no item) from
+   * `precondition_failed` without a second request.
    */
-  setQuantity(petId: string, quantity: number): Promise<InventoryItem | undefined>;
+  setQuantity(petId: string, quantity: number, ifMatch?: IfMatch): Promise<SetQuantityResult>;
   /**
    * Writes entries (create or replace) in BatchWriteItem requests of 25, resending unprocessed ones with
    * exponential backoff.
@@ -54,9 +61,33 @@ export interface InventoryStore {
 
 /** Items one index Query reads at most in a full list: two pages per shard stay a few MB of objects. */
 export const maxQueryItems = 1000;
+/** The outcome of {@link InventoryStore.setQuantity}: the updated entry, or why nothing changed. */
+export type SetQuantityResult = InventoryItem | 'not_found' | 'precondition_failed';
 
 /** Raw item as read by the project's document clients: numbers arrive as NumberValue. */
 type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus };
+
+/**
+ * The condition of a conditional quantity update: the entry exists and, with `ifMatch` listing tags, its
+ * stored quantity and status are those of one of them (a list naming no state can never hold).
+ */
+function updateCondition(ifMatch: IfMatch | undefined) {
+  const values: Record<string, unknown> = {};
+  if (!ifMatch || ifMatch.any) return { expression: 'attribute_exists(petId)', values, names: undefined };
+  if (ifMatch.states.length === 0) {
+    const never = 'attribute_exists(petId) AND attribute_not_exists(petId)';
+    return { expression: never, values, names: undefined };
+  }
+  const alternatives = ifMatch.states.map(({ quantity, status }, index) => {
+    values[`:q${index}`] = quantity;
+    values[`:s${index}`] = status;
+    return `quantity = :q${index} AND #status = :s${index}`;
+  });
+  // AND binds tighter than OR; DynamoDB refuses redundant parentheses.
+  const states = alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
+  const expression = `attribute_exists(petId) AND ${states}`;
+  return { expression, values, names: { '#status': 'status' } };
+}
 
 function fromStored(item: Record<string, unknown>): InventoryItem {
   const { petId, quantity, status } = item as StoredItem;
@@ -182,22 +213,43 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
       }
     },
 
-    async setQuantity(petId, quantity) {
+    async get(petId) {
+      const { Item } = await client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { petId: NumberValue.from(petId) },
+          ProjectionExpression: 'petId, quantity, #status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ConsistentRead: true,
+        }),
+      );
+      return Item && fromStored(Item);
+    },
+
+    async setQuantity(petId, quantity, ifMatch) {
+      const condition = updateCondition(ifMatch);
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { petId: NumberValue.from(petId) },
             UpdateExpression: 'SET quantity = :quantity, #shard = :shard',
-            ConditionExpression: 'attribute_exists(petId)',
-            ExpressionAttributeNames: { '#shard': listIndex.shardAttribute },
-            ExpressionAttributeValues: { ':quantity': quantity, ':shard': listShardOf(petId) },
+            ConditionExpression: condition.expression,
+            ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, ...condition.names },
+            ExpressionAttributeValues: {
+              ':quantity': quantity,
+              ':shard': listShardOf(petId),
+              ...condition.values,
+            },
             ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        return Attributes && fromStored(Attributes);
+        return fromStored(Attributes ?? {});
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return undefined;
+        if (error instanceof ConditionalCheckFailedException) {
+          return error.Item ? 'precondition_failed' : 'not_found';
+        }
         throw error;
       }
     },

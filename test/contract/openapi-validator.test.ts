@@ -8,6 +8,8 @@ import { parse } from 'yaml';
 import { parseJsonExact, validateResponse } from '#test/support/openapi-validator.ts';
 
 const json = { 'Content-Type': 'application/json' };
+/** The headers of a 200 of getInventoryItem or updateInventory, which declare a required ETag. */
+const jsonWithTag = { ...json, ETag: '"5-pending"' };
 const errorBody = (code: string, status: number) => JSON.stringify({ code, message: 'a message', status });
 
 describe('parseJsonExact', () => {
@@ -45,7 +47,13 @@ describe('validateResponse', () => {
     for (const petId of ['9223372036854775807', '-9223372036854775808']) {
       const body = `{"petId":${petId},"quantity":5,"status":"pending"}`;
       expect(
-        validateResponse({ method: 'PATCH', path: `/inventory/${petId}`, status: 200, headers: json, body }),
+        validateResponse({
+          method: 'PATCH',
+          path: `/inventory/${petId}`,
+          status: 200,
+          headers: jsonWithTag,
+          body,
+        }),
       ).toEqual([]);
     }
   });
@@ -56,10 +64,22 @@ describe('validateResponse', () => {
       method: 'PATCH',
       path: '/inventory/1',
       status: 200,
-      headers: json,
+      headers: jsonWithTag,
       body,
     });
     expect(problems).toEqual([expect.stringContaining('body/petId: must be an integer from')]);
+  });
+
+  it('requires the headers a response declares required, in their declared form', () => {
+    const body = '{"petId":1,"quantity":5,"status":"pending"}';
+    const response = { method: 'GET', path: '/inventory/1', status: 200, body };
+    expect(validateResponse({ ...response, headers: json })).toEqual([
+      'getInventoryItem (GET /inventory/{petId}) 200: the required header etag is missing',
+    ]);
+    expect(validateResponse({ ...response, headers: { ...json, ETag: 'W/"5-pending"' } })).toEqual([
+      expect.stringContaining('the header etag (W/"5-pending") does not match'),
+    ]);
+    expect(validateResponse({ ...response, headers: jsonWithTag })).toEqual([]);
   });
 
   it('rejects a petId that is not an integer, or a string', () => {
@@ -226,8 +246,8 @@ describe('validateResponse', () => {
       validateResponse({ method: 'GET', path: '/orders', status: 404, headers: json, body: notFound }),
     ).toEqual(['GET /orders: no path of openapi.yaml matches /orders']);
     expect(
-      validateResponse({ method: 'GET', path: '/inventory/', status: 200, headers: json, body: '[]' }),
-    ).toEqual(['GET /inventory/: openapi.yaml declares no GET on /inventory/{petId} (only PATCH)']);
+      validateResponse({ method: 'POST', path: '/inventory/', status: 200, headers: json, body: '[]' }),
+    ).toEqual(['POST /inventory/: openapi.yaml declares no POST on /inventory/{petId} (only GET, PATCH)']);
     expect(
       validateResponse({
         method: 'DELETE',
@@ -236,7 +256,9 @@ describe('validateResponse', () => {
         headers: json,
         body: notFound,
       }),
-    ).toEqual(['DELETE /inventory/7: openapi.yaml declares no DELETE on /inventory/{petId} (only PATCH)']);
+    ).toEqual([
+      'DELETE /inventory/7: openapi.yaml declares no DELETE on /inventory/{petId} (only GET, PATCH)',
+    ]);
   });
 });
 
@@ -244,17 +266,35 @@ describe('the examples of openapi.yaml', () => {
   type Node = Record<string, unknown>;
   const document = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'), {
     intAsBigInt: true,
-  }) as { paths: Record<string, Record<string, Node>>; components: { responses: Record<string, Node> } };
+  }) as {
+    paths: Record<string, Record<string, Node>>;
+    components: { responses: Record<string, Node>; headers?: Record<string, Node> };
+  };
   /** JSON text of a YAML value read with intAsBigInt: bigints are written digit for digit. */
   const toJson = (value: unknown) =>
     JSON.stringify(value, (_key, member) =>
       typeof member === 'bigint' ? JSON.rawJSON(member.toString()) : member,
     );
+  /** A response object, following a `$ref` to `#/components/responses`. */
+  const responseOf = (declared: Node): Node | undefined => {
+    const ref = declared.$ref;
+    return typeof ref === 'string' ? document.components.responses[ref.split('/').pop() ?? ''] : declared;
+  };
+  /** The `example` of every header a response declares (following `$ref`s to `#/components/headers`). */
+  const headerExamplesOf = (declared: Node): Record<string, string> => {
+    const headers = (responseOf(declared)?.headers ?? {}) as Record<string, Node>;
+    return Object.fromEntries(
+      Object.entries(headers).map(([name, header]) => {
+        const ref = header.$ref;
+        const target =
+          typeof ref === 'string' ? document.components.headers?.[ref.split('/').pop() ?? ''] : header;
+        return [name, String(target?.example)];
+      }),
+    );
+  };
   /** The example values of a response (following a `$ref` to `#/components/responses`). */
   const examplesOf = (declared: Node): unknown[] => {
-    const ref = declared.$ref;
-    const node =
-      typeof ref === 'string' ? document.components.responses[ref.split('/').pop() ?? ''] : declared;
+    const node = responseOf(declared);
     const media = (node?.content as Record<string, Node> | undefined)?.['application/json'];
     return Object.values((media?.examples ?? {}) as Record<string, { value: unknown }>).map(
       ({ value }) => value,
@@ -269,16 +309,17 @@ describe('the examples of openapi.yaml', () => {
         path: path.replace('{petId}', '9223372036854775807'),
         status: Number(status),
         examples: examplesOf(declared),
+        headers: { ...json, ...headerExamplesOf(declared) },
       })),
     ),
   );
 
   it.each(responses.map((response) => [response.label, response] as const))(
     '%s: every example is a valid response',
-    (_label, { method, path, status, examples }) => {
+    (_label, { method, path, status, examples, headers }) => {
       expect(examples.length).toBeGreaterThan(0);
       for (const example of examples) {
-        expect(validateResponse({ method, path, status, headers: json, body: toJson(example) })).toEqual([]);
+        expect(validateResponse({ method, path, status, headers, body: toJson(example) })).toEqual([]);
       }
     },
   );

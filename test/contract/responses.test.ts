@@ -31,7 +31,7 @@ const unauthorized = error(
 );
 const noRoute = error(
   'not_found',
-  'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+  'no such route or method: the operations are listed in the API description (openapi.yaml)',
   404,
 );
 const badPetId = error(
@@ -242,7 +242,7 @@ describe('404 not_found, table unchanged', () => {
 
   test.each([
     ['DELETE', '/inventory/8'],
-    ['GET', '/inventory/8'],
+    ['PUT', '/inventory/8'],
     ['POST', '/inventory'],
     ['PATCH', '/inventory'],
     ['GET', '/inventory/8/extra'],

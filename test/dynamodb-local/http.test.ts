@@ -97,7 +97,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     expectContractError(
       observe(response),
       404,
-      'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+      'no such route or method: the operations are listed in the API description (openapi.yaml)',
     );
   });
 
@@ -105,6 +105,27 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     const response = await api.patch('9', '{"quantity":1}', { Authorization: 'Bearer psk_unknown' });
     expectContractError(observe(response), 401, unauthorizedMessage);
     expect(await api.tableItems()).toEqual(tableOf(items));
+  });
+
+  test('answers getInventoryItem with the entry and its ETag, and honours If-Match on PATCH (412 changes nothing, 404 first)', async () => {
+    const read = await api.request('GET', '/inventory/-10', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(read.status).toBe(200);
+    expect(read.text).toBe('{"petId":-10,"quantity":4,"status":"sold"}');
+    expect(read.headers.get('etag')).toBe('"4-sold"');
+    const before = await api.tableItems();
+    const stale = await api.patch('-10', '{"quantity":7}', { 'If-Match': '"5-sold"' });
+    expectContractError(observe(stale), 412, 'If-Match does not match the current entry of petId -10');
+    expect(await api.tableItems()).toEqual(before);
+    const missing = await api.patch('11', '{"quantity":7}', { 'If-Match': '"4-sold"' });
+    expectContractError(observe(missing), 404, 'no inventory entry for petId 11');
+    const current = await api.patch('-10', '{"quantity":7}', { 'If-Match': '"1-sold", "4-sold"' });
+    expect(current.status).toBe(200);
+    expect(current.headers.get('etag')).toBe('"7-sold"');
+    const again = await api.patch('-10', '{"quantity":4}', { 'If-Match': '"7-sold"' });
+    expect(again.headers.get('etag')).toBe('"4-sold"');
+    expect(await api.tableItems()).toEqual(before);
   });
 
   test('lists every entry across several Query pages of one index shard, merged with the other shards', async () => {

@@ -22,6 +22,7 @@ import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { probeRequests } from '#test/support/routes.ts';
 import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const backoffMs = 50 * (2 ** (maxAttempts - 1) - 1);
@@ -113,6 +114,16 @@ describe('DynamoDB stopped, then started again, under the running service', () =
       ['GET list, fresh token', () => getList(freshAuthorization), authorizerUnavailable],
       ['PATCH, fresh token', () => patch(freshAuthorization, '-3', '{"quantity":1}'), authorizerUnavailable],
       ['GET list, unknown token', () => getList(`Bearer ${generateApiKey()}`), authorizerUnavailable],
+      // Every operation of lib/api.ts, with the cached token: the function's own 503.
+      ...probeRequests('-3').map((probe): [string, () => Promise<TestResponse>, string] => [
+        `${probe.operation.name}, cached token`,
+        () =>
+          api.request(probe.method, probe.path, {
+            headers: { ...probe.headers, Authorization: cachedAuthorization },
+            ...(probe.body ? { body: probe.body } : {}),
+          }),
+        functionUnavailable,
+      ]),
     ];
     for (const [name, send, message] of cases) {
       const { response, ms } = await timed(send);

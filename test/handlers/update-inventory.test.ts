@@ -81,7 +81,7 @@ describe('updateInventory success', () => {
 
     expect(result).toStrictEqual({
       statusCode: 200,
-      headers: jsonContentType,
+      headers: { ...jsonContentType, ETag: '"42-pending"' },
       body: '{"petId":5,"quantity":42,"status":"pending"}',
     });
     expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
@@ -123,7 +123,7 @@ describe('updateInventory success', () => {
 
     expect(result).toStrictEqual({
       statusCode: 200,
-      headers: jsonContentType,
+      headers: { ...jsonContentType, ETag: '"8-pending"' },
       body: '{"petId":5,"quantity":8,"status":"pending"}',
     });
     expect(await scanTable(db.client, testTableNames.inventory)).toContainEqual(

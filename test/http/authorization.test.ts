@@ -76,17 +76,17 @@ describe.each(probeRequests(petId))('$method $path', (probe) => {
 describe('order of checks (docs/contract.md "Authentication")', () => {
   const noRoute = {
     code: 'not_found',
-    message: 'no such route: the API is GET /v1/inventory and PATCH /v1/inventory/{petId}',
+    message: 'no such route or method: the operations are listed in the API description (openapi.yaml)',
     status: 404,
   };
 
   test.each([
     ['GET', '/pets/1'],
     ['DELETE', `/inventory/${petId}`],
-    ['GET', `/inventory/${petId}`],
+    ['PUT', `/inventory/${petId}`],
     ['PUT', '/inventory'],
     ['POST', '/inventory'],
-    ['GET', '/inventory/'],
+    ['GET', `/inventory/${petId}/extra`],
     ['GET', '/'],
   ])(
     'answers an unknown route %s %s with 404 not_found before checking credentials',

@@ -107,6 +107,22 @@ beforeAll(async () => {
       [],
     ],
     [
+      'GET one entry',
+      true,
+      () => api.request('GET', '/inventory/9223372036854775807', { headers: as(api.authorization) }),
+      [],
+    ],
+    [
+      'PATCH stale If-Match',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/9223372036854775807', {
+          headers: { ...as(api.authorization), ...json, 'If-Match': '"999-sold"' },
+          body: '{"quantity":2}',
+        }),
+      [],
+    ],
+    [
       'PATCH unknown pet',
       true,
       () =>
@@ -232,8 +248,10 @@ afterAll(async () => {
 });
 
 describe('log hygiene', () => {
-  test('the request set covers 200, 400, 401, 404 and 503 (the logs below are of real outcomes)', () => {
-    expect(new Set(exchanges.map((exchange) => exchange.status))).toEqual(new Set([200, 400, 401, 404, 503]));
+  test('the request set covers 200, 400, 401, 404, 412 and 503 (the logs below are of real outcomes)', () => {
+    expect(new Set(exchanges.map((exchange) => exchange.status))).toEqual(
+      new Set([200, 400, 401, 404, 412, 503]),
+    );
     expect(exchanges.flatMap((exchange) => exchange.lines).length).toBeGreaterThan(0);
   });
 

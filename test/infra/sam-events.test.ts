@@ -39,6 +39,7 @@ function operation(name: string): FunctionDefinition {
 }
 const listInventory = operation('listInventory');
 const updateInventory = operation('updateInventory');
+const getInventoryItem = operation('getInventoryItem');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -62,6 +63,19 @@ const cases: EventCase[] = [
         body: [{ petId: 9001, quantity: 5, status: 'available' }],
         contentType: 'application/json',
       }),
+  },
+  {
+    file: 'get-inventory-item-ok.json',
+    definition: getInventoryItem,
+    documented: '200',
+    check: (outcome) => {
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 200,
+        body: { petId: 9001, quantity: 5, status: 'available' },
+        contentType: 'application/json',
+      });
+      expect(outcome).toMatchObject({ result: { headers: { ETag: '"5-available"' } } });
+    },
   },
   {
     file: 'update-inventory-ok.json',

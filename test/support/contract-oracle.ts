@@ -13,8 +13,12 @@ import { expect } from 'vitest';
 export const contractCodes: Readonly<Record<number, string>> = {
   400: 'invalid_request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not_found',
+  410: 'gone',
+  412: 'precondition_failed',
   413: 'payload_too_large',
+  422: 'idempotency_key_reused',
   429: 'too_many_requests',
   500: 'internal_error',
   503: 'service_unavailable',
@@ -181,4 +185,59 @@ export function expectContractError(
 /** The exact JSON text of one InventoryItem, petId written digit for digit (docs/contract.md "petId"). */
 export function inventoryItemJson(item: { petId: string; quantity: number; status: string }): string {
   return `{"petId":${item.petId},"quantity":${item.quantity},"status":${JSON.stringify(item.status)}}`;
+}
+
+/** What an `If-Match` precondition asks, by the contract (docs/contract.md "Inventory semantics"). */
+export type ContractIfMatch = 'none' | 'invalid' | 'any' | { strongTags: string[] };
+
+/**
+ * Reads `If-Match` field values by RFC 9110 (§13.1.1 `If-Match = "*" / #entity-tag`; §5.6.1 lists, empty
+ * elements allowed; §8.8.3 `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE`, etagc = %x21 / %x23-7E / obs-text),
+ * walking each value character by character. Several field lines are one list (RFC 9110 §5.3).
+ * Decisions where the contract is silent: a value that is not `*` alone nor a list holding at least one tag is
+ * 400; more than 16 distinct tags of the service's form (`"<quantity>-<status>"`) is 400 (a bound the
+ * contract allows; the generators rarely reach it).
+ */
+export function contractIfMatch(values: readonly string[]): ContractIfMatch {
+  if (values.length === 0) return 'none';
+  if (values.length === 1 && values[0]?.replace(/^[ \t]+|[ \t]+$/g, '') === '*') return 'any';
+  const strongTags: string[] = [];
+  let tagCount = 0;
+  for (const value of values) {
+    let at = 0;
+    const skipSpace = () => {
+      while (value[at] === ' ' || value[at] === '\t') at++;
+    };
+    while (at <= value.length) {
+      skipSpace();
+      if (at === value.length) break;
+      if (value[at] !== ',') {
+        const weak = value.startsWith('W/', at);
+        if (weak) at += 2;
+        if (value[at] !== '"') return 'invalid';
+        const close = value.indexOf('"', at + 1);
+        if (close < 0) return 'invalid';
+        const opaque = value.slice(at + 1, close);
+        for (const char of opaque) {
+          const code = char.charCodeAt(0);
+          if (!(code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff))) {
+            return 'invalid';
+          }
+        }
+        tagCount++;
+        if (!weak) strongTags.push(`"${opaque}"`);
+        at = close + 1;
+        skipSpace();
+        if (at === value.length) break;
+        if (value[at] !== ',') return 'invalid';
+      }
+      at++;
+    }
+  }
+  if (tagCount === 0) return 'invalid';
+  const serviceForm = /^"(0|[1-9][0-9]*)-(available|pending|sold)"$/;
+  const distinct = new Set(
+    strongTags.filter((tag) => serviceForm.test(tag) && Number(tag.slice(1, tag.indexOf('-'))) <= 2147483647),
+  );
+  return distinct.size > 16 ? 'invalid' : { strongTags };
 }

@@ -21,6 +21,7 @@ import Ajv2020Module, {
 } from 'ajv/dist/2020.js';
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
+import { expect } from 'vitest';
 import { parse } from 'yaml';
 
 // ajv and ajv-formats are CommonJS modules whose `module.exports` is also exported as `default`.
@@ -51,6 +52,8 @@ type JsonObject = { [member: string]: Json };
 interface DeclaredResponse {
   /** Media type (lowercase) to compiled body validator; empty when the response declares no content. */
   content: Map<string, ValidateFunction>;
+  /** Lowercase names of the headers the response declares `required: true`, each with its value pattern. */
+  requiredHeaders: Map<string, RegExp | undefined>;
 }
 
 interface DeclaredOperation {
@@ -210,7 +213,19 @@ function compile(specText: string): PathTemplate[] {
           const schema = isObject(media) && media.schema !== undefined ? media.schema : {};
           content.set(mediaType.toLowerCase(), ajv.compile(toAjvSchema(schema) as object));
         }
-        responses.set(status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), { content });
+        const requiredHeaders = new Map<string, RegExp | undefined>();
+        const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+        for (const [name, rawHeader] of Object.entries(headers)) {
+          const header = resolve(document, rawHeader);
+          if (!isObject(header) || header.required !== true) continue;
+          const schema = resolve(document, header.schema);
+          const pattern = isObject(schema) && typeof schema.pattern === 'string' ? schema.pattern : undefined;
+          requiredHeaders.set(name.toLowerCase(), pattern === undefined ? undefined : new RegExp(pattern));
+        }
+        responses.set(status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), {
+          content,
+          requiredHeaders,
+        });
       }
       operations.set(method.toUpperCase(), { operationId: String(operation.operationId), responses });
     }
@@ -281,6 +296,7 @@ function describeError(error: ErrorObject): string {
  * (an empty list when the response is valid):
  * - `method path` must match a declared operation (path templates such as `/inventory/{petId}`);
  * - `status` must be declared for that operation (exactly, as `4XX`, or as `default`);
+ * - every header the response declares `required: true` must be present (and match its schema's `pattern`);
  * - when the response declares content, `Content-Type` must be one of its media types (parameters such as
  *   `charset` ignored), and the body, parsed with {@link parseJsonExact}, must be valid against its schema;
  *   when it declares none, the body must be empty.
@@ -302,6 +318,15 @@ export function validateResponse({ method, path, status, headers, body }: Respon
     const declared = [...operation.responses.keys()].join(', ');
     return [`${label}: status ${status} is not declared (declared: ${declared})`];
   }
+  const missing: string[] = [];
+  for (const [name, pattern] of response.requiredHeaders) {
+    const value = headerValue(headers, name);
+    if (value === undefined) missing.push(`${label} ${status}: the required header ${name} is missing`);
+    else if (pattern && !pattern.test(value)) {
+      missing.push(`${label} ${status}: the header ${name} (${value}) does not match ${pattern.source}`);
+    }
+  }
+  if (missing.length > 0) return missing;
   const text = body ?? '';
   if (response.content.size === 0) {
     return text === '' ? [] : [`${label} ${status}: declares no content, but the body is not empty`];
@@ -321,4 +346,20 @@ export function validateResponse({ method, path, status, headers, body }: Respon
   }
   if (validate(value)) return [];
   return (validate.errors ?? []).map((error) => `${label} ${status}: ${describeError(error)}`);
+}
+
+/** Asserts (vitest) that a response a test received is one openapi.yaml declares: see {@link validateResponse}. */
+export function expectDeclared(
+  method: string,
+  path: string,
+  response: { status: number; headers: ResponseToValidate['headers']; text: string },
+): void {
+  const problems = validateResponse({
+    method,
+    path,
+    status: response.status,
+    headers: response.headers,
+    body: response.text,
+  });
+  expect(problems, `${method} ${path} ${response.status} ${response.text.slice(0, 200)}`).toEqual([]);
 }

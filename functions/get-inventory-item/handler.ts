@@ -1,0 +1,31 @@
+/**
+ * getInventoryItem: `GET /v1/inventory/{petId}` (docs/contract.md "Addresses", "Inventory semantics";
+ * experimental).
+ *
+ * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
+ * Takes: path parameter `petId` (int64).
+ * Returns 200 with the InventoryItem and its strong `ETag` (the tag `If-Match` on updateInventory compares).
+ * Errors: 400 `invalid_request` (bad petId), 404 `not_found` (no entry), 503 `service_unavailable`.
+ * One DynamoDB request: a strongly consistent GetItem, so the tag is that of the latest write.
+ * Environment: `INVENTORY_TABLE_NAME`.
+ */
+import { operationNamed, tables } from '#lib/api.ts';
+import { documentClient } from '#lib/clients/dynamodb.ts';
+import { requiredEnv } from '#lib/env.ts';
+import { notFound } from '#lib/http/errors.ts';
+import { httpFunction } from '#lib/http/http-function.ts';
+import { jsonResponse } from '#lib/http/responses.ts';
+import { entityTag } from '#lib/inventory/entity-tag.ts';
+import { inventoryJson } from '#lib/inventory/inventory-item.ts';
+import { parsePetId } from '#lib/inventory/pet-id.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+
+const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
+
+/** The Lambda handler. */
+export const handler = httpFunction(operationNamed('getInventoryItem')).handler(async (event) => {
+  const petId = parsePetId(event.pathParameters?.petId);
+  const item = await store.get(petId);
+  if (!item) throw notFound(`no inventory entry for petId ${petId}`);
+  return jsonResponse(200, inventoryJson(item), { ETag: entityTag(item) });
+});

@@ -1,0 +1,26 @@
+/**
+ * Reading request headers of an API Gateway REST proxy event (payload 1.0), whose names arrive in the client's
+ * own case (docs/contract.md "Requests as API Gateway delivers them").
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+
+/**
+ * Every value the client sent for the header `name` (any case), in order: from `multiValueHeaders` when the
+ * event has them, else the one value of `headers`. Empty when the header is absent.
+ */
+export function headerValues(
+  event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>,
+  name: string,
+): string[] {
+  const lower = name.toLowerCase();
+  const values: string[] = [];
+  const multi = event.multiValueHeaders ?? {};
+  for (const key in multi) if (key.toLowerCase() === lower) values.push(...(multi[key] ?? []));
+  if (values.length > 0) return values;
+  const single = event.headers ?? {};
+  for (const key in single) {
+    const value = single[key];
+    if (key.toLowerCase() === lower && value !== undefined) values.push(value);
+  }
+  return values;
+}

@@ -1,0 +1,147 @@
+/**
+ * getInventoryItem and conditional updateInventory over HTTP (docs/contract.md "Inventory semantics"; RFC 9110
+ * §8.8.3 ETag, §13.1.1 If-Match): the strong ETag of an entry, If-Match honoured with 412
+ * `precondition_failed` and nothing changed, the order of checks (400, then 404, then 412), and 200
+ * concurrent conditional PATCHes carrying the same ETag of which exactly one wins. Every response is checked
+ * against openapi.yaml.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { expectDeclared } from '#test/support/openapi-validator.ts';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+beforeEach(async () => {
+  await api.inventory.putMany([
+    { petId: '7', quantity: 3, status: 'available' },
+    { petId: '9223372036854775807', quantity: 2, status: 'pending' },
+  ]);
+});
+
+async function get(petId: string): Promise<TestResponse> {
+  const response = await api.request('GET', `/inventory/${petId}`, {
+    headers: { Authorization: api.authorization },
+  });
+  expectDeclared('GET', `/inventory/${petId}`, response);
+  return response;
+}
+
+async function patch(petId: string, body: string, headers: Record<string, string> = {}) {
+  const response = await api.patch(petId, body, headers);
+  expectDeclared('PATCH', `/inventory/${petId}`, response);
+  return response;
+}
+
+async function expectError(response: TestResponse, status: number, code: string, message: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(JSON.parse(response.text)).toEqual({ code, message, status });
+}
+
+describe('getInventoryItem', () => {
+  test('returns the entry with its strong ETag', async () => {
+    const response = await get('9223372036854775807');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('etag')).toBe('"2-pending"');
+    expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
+  });
+
+  test('answers 404 not_found for a pet with no entry', async () => {
+    await expectError(await get('8'), 404, 'not_found', 'no inventory entry for petId 8');
+  });
+
+  test('answers 400 invalid_request for a bad petId', async () => {
+    await expectError(
+      await get('07'),
+      400,
+      'invalid_request',
+      "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
+    );
+  });
+
+  test('the ETag changes with the entry and is the one PATCH returns', async () => {
+    const update = await patch('7', '{"quantity": 11}');
+    expect(update.headers.get('etag')).toBe('"11-available"');
+    expect((await get('7')).headers.get('etag')).toBe('"11-available"');
+  });
+});
+
+describe('updateInventory with If-Match', () => {
+  test('updates when If-Match is the current ETag and returns the new one', async () => {
+    const { headers } = await get('7');
+    const response = await patch('7', '{"quantity": 2}', { 'If-Match': headers.get('etag') as string });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).toBe('"2-available"');
+    expect(response.text).toBe('{"petId":7,"quantity":2,"status":"available"}');
+    expect(await api.tableItems()).toContainEqual({ petId: '7', quantity: '2', status: 'available' });
+  });
+
+  test.each([
+    ['a stale tag', '"4-available"'],
+    ['the tag of another status', '"3-sold"'],
+    ['the weak form of the current tag', 'W/"3-available"'],
+    ['a tag the service never issues', '"xyzzy"'],
+  ])('answers 412 precondition_failed to %s and changes nothing', async (_case, ifMatch) => {
+    const before = await api.tableItems();
+    const response = await patch('7', '{"quantity": 2}', { 'If-Match': ifMatch });
+    await expectError(
+      response,
+      412,
+      'precondition_failed',
+      'If-Match does not match the current entry of petId 7',
+    );
+    expect(await api.tableItems()).toEqual(before);
+  });
+
+  test.each([
+    ['*', '*'],
+    ['a list holding the current tag', '"1-sold", "3-available"'],
+  ])('updates with If-Match %s', async (_case, ifMatch) => {
+    const response = await patch('7', '{"quantity": 5}', { 'If-Match': ifMatch });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).toBe('"5-available"');
+  });
+
+  test('answers 404 (not 412) for a pet with no entry, whatever If-Match says', async () => {
+    const response = await patch('8', '{"quantity": 5}', { 'If-Match': '"3-available"' });
+    await expectError(response, 404, 'not_found', 'no inventory entry for petId 8');
+  });
+
+  test.each(['3-available', '"3-available', '*, "3-available"', ',', 'W/3'])(
+    'answers 400 invalid_request to the malformed If-Match %s and changes nothing',
+    async (ifMatch) => {
+      const before = await api.tableItems();
+      const response = await patch('7', '{"quantity": 5}', { 'If-Match': ifMatch });
+      await expectError(
+        response,
+        400,
+        'invalid_request',
+        'If-Match must be * or a comma-separated list of entity tags such as "12-available"',
+      );
+      expect(await api.tableItems()).toEqual(before);
+    },
+  );
+
+  test('200 concurrent PATCHes with the same ETag: exactly one 200, the rest 412, one write landed', async () => {
+    const etag = (await get('7')).headers.get('etag') as string;
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        api.patch('7', `{"quantity": ${1000 + index}}`, { 'If-Match': etag }),
+      ),
+    );
+    const winners = responses.filter((response) => response.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 412)).toHaveLength(199);
+    const written = JSON.parse((winners[0] as TestResponse).text).quantity as number;
+    expect(await api.tableItems()).toContainEqual({
+      petId: '7',
+      quantity: String(written),
+      status: 'available',
+    });
+  });
+});
