@@ -34,6 +34,7 @@ import {
   tablesOf,
 } from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
+import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
@@ -60,6 +61,18 @@ export function functionLogicalId(definition: FunctionDefinition): string {
 /** The CloudFormation logical id (and construct id) of a table of lib/api.ts: `InventoryTable`, `ApiKeysTable`. */
 export function tableLogicalId(table: TableId): string {
   return `${table[0]?.toUpperCase()}${table.slice(1)}Table`;
+}
+
+/** `DEPRECATED_AT` and `SUNSET_AT` from the settings for a deprecated operation (lib/api.ts `deprecated`), else none. */
+export function deprecationEnvironment(
+  definition: FunctionDefinition,
+  settings: EnvironmentSettings,
+): Record<string, string> {
+  if (!('deprecated' in definition) || !definition.deprecated) return {};
+  return {
+    [deprecationEnv.deprecatedAt]: settings.deprecation.deprecatedAt,
+    [deprecationEnv.sunsetAt]: settings.deprecation.sunsetAt,
+  };
 }
 
 /** The value of `AWS_ENDPOINT_URL_DYNAMODB` on deployed functions: empty, so the SDK uses the regional endpoint. */
@@ -130,6 +143,7 @@ export class InventoryStack extends Stack {
           ...(settings.corsAllowedOrigins.length > 0 && definition !== authorizer
             ? { [corsOriginsEnv]: settings.corsAllowedOrigins.join(',') }
             : {}),
+          ...deprecationEnvironment(definition, settings),
         },
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,

@@ -32,6 +32,19 @@ export interface AlarmSettings {
 export type TrafficShifting =
   | { type: 'allAtOnce' }
   | { type: 'canary' | 'linear'; percentage: number; intervalMinutes: number };
+/** When a deprecated operation (lib/api.ts `deprecated`) was deprecated and when it is retired: ISO 8601 date-times. */
+export interface DeprecationSettings {
+  /** Sent as `Deprecation` (RFC 9745). */
+  deprecatedAt: string;
+  /** Sent as `Sunset` (RFC 8594); from then on the operation answers 410 `gone`. */
+  sunsetAt: string;
+}
+
+/** getPetById's dates (docs/contract.md "Pets"): the same in both environments today. */
+const getPetByIdDeprecation: DeprecationSettings = {
+  deprecatedAt: '2026-11-23T00:00:00Z',
+  sunsetAt: '2027-06-30T23:59:59Z',
+};
 
 /** Everything that differs between two deployments of the one stack class. */
 export interface EnvironmentSettings {
@@ -67,6 +80,8 @@ export interface EnvironmentSettings {
    * CORS at all (no OPTIONS method, no CORS header).
    */
   corsAllowedOrigins: readonly string[];
+  /** The dates of the deprecated operations (getPetById). */
+  deprecation: DeprecationSettings;
 }
 
 /** The settings of each environment (docs/service-spec.md §9.2). */
@@ -82,6 +97,7 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     metricsNamespace: 'PetStoreInventory/staging',
     trafficShifting: { type: 'allAtOnce' },
     corsAllowedOrigins: [],
+    deprecation: getPetByIdDeprecation,
   },
   production: {
     name: 'production',
@@ -92,6 +108,7 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     logLevel: 'INFO',
     throttling: { rateLimit: 100, burstLimit: 200 },
     metricsNamespace: 'PetStoreInventory/production',
+    deprecation: getPetByIdDeprecation,
     alarms: { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 },
     trafficShifting: { type: 'canary', percentage: 10, intervalMinutes: 10 },
     corsAllowedOrigins: [],

@@ -85,6 +85,11 @@ export interface Operation extends FunctionDefinition {
    * function's memory and timeout sized for the largest response it supports.
    */
   streaming?: { memoryMb: number; timeoutSeconds: number };
+  /**
+   * Deprecated with a sunset (docs/service-spec.md §9.4): the stack passes the environment's dates
+   * (infra/settings.ts `deprecation`) as `DEPRECATED_AT` and `SUNSET_AT`.
+   */
+  deprecated?: true;
 }
 
 /** The tables a function uses, in the order of {@link tables}. */
@@ -123,6 +128,25 @@ export const operations: readonly Operation[] = [
     access: { inventory: ['dynamodb:UpdateItem'] },
     scope: 'inventory:write',
     queryParameters: [],
+  },
+  {
+    name: 'addPet',
+    method: 'POST',
+    path: '/pets',
+    entry: 'functions/add-pet/handler.ts',
+    access: { inventory: ['dynamodb:PutItem'] },
+    scope: 'inventory:write',
+    queryParameters: [],
+  },
+  {
+    name: 'getPetById',
+    method: 'GET',
+    path: '/pets/{petId}',
+    entry: 'functions/get-pet-by-id/handler.ts',
+    access: { inventory: ['dynamodb:GetItem'] },
+    scope: 'inventory:read',
+    queryParameters: [],
+    deprecated: true,
   },
 ];
 

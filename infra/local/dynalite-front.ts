@@ -4,21 +4,25 @@
  * semantics", "Store orders"). Only local runs use it: deployed, and on AWS's DynamoDB Local (the
  * `test/dynamodb-local` suite runs the same behaviours there), DynamoDB does both itself.
  *
- * The front is the request listener of dynalite's server, wrapped: it hands every request to dynalite's own
- * listener unchanged (in-process, no extra network hop), except that every write
- * holds a lock on each item it touches (taken in one order, so writers never deadlock), so that:
- * - `TransactWriteItems` is all-or-nothing for writers: its actions are applied in order with dynalite's own
+ * - `ReturnValuesOnConditionCheckFailure: ALL_OLD`: dynalite's own condition check (`db.checkConditional`,
+ *   which its PutItem, UpdateItem and DeleteItem call with the stored item) is wrapped to put that item in the
+ *   `ConditionalCheckFailedException`, and the parameter is added to those actions' accepted parameters (dynalite
+ *   drops parameters it does not know). Patched once per process, on the CommonJS modules dynalite loads.
+ * - `TransactWriteItems`: the front, the request listener of dynalite's server wrapped, hands every request to
+ *   dynalite's own listener unchanged (in-process), except a transaction and, while one runs, the single-item
+ *   writes: each holds a lock on every item it touches (taken in one order, so writers never deadlock), so
+ *   that a transaction is all-or-nothing for writers: its actions are applied in order with dynalite's own
  *   single-item requests (a `ConditionCheck` as a conditional write that changes nothing), and when one is
  *   refused the items already written get their old values back; the answer is DynamoDB's
  *   `TransactionCanceledException` with one `CancellationReasons` entry per action (`None` for the others).
  *   Readers are not isolated from a transaction in progress: a read between two of its actions can see the
  *   first without the second (DynamoDB serialises them); the service never reads across items that way.
- * - a conditional write with `ReturnValuesOnConditionCheckFailure: ALL_OLD` that fails carries the old item in
- *   its `ConditionalCheckFailedException`, read right after the refused write while the item is still locked
- *   (so it is the item the condition was evaluated against).
- * `BatchWriteItem` (the import tool's) is passed through without locks: it has no conditions.
+ *   `BatchWriteItem` (the import tool's) is passed through without locks: it has no conditions. A single-item
+ *   write that started before a transaction is not held back by it (the locks matter against a transaction's
+ *   reads and restores, and a restore happens only when a later action of the transaction is refused).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 
@@ -27,6 +31,28 @@ const singleWrites = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 const conditionFailed = 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException';
 
 type Json = Record<string, unknown>;
+
+/** Adds `ReturnValuesOnConditionCheckFailure: ALL_OLD` to dynalite (see the module docstring); idempotent. */
+function patchReturnValuesOnConditionCheckFailure(): void {
+  const require = createRequire(import.meta.url);
+  type Check = (data: Json, existing?: Json) => { body?: Json } | null | undefined;
+  const db = require('dynalite/db/index.js') as { checkConditional: Check & { patched?: true } };
+  if (db.checkConditional.patched) return;
+  for (const action of ['putItem', 'updateItem', 'deleteItem']) {
+    const { types } = require(`dynalite/validations/${action}.js`) as { types: Json };
+    types.ReturnValuesOnConditionCheckFailure = { type: 'String', enum: ['ALL_OLD', 'NONE'] };
+  }
+  const original = db.checkConditional;
+  const patched: Check & { patched?: true } = (data, existing) => {
+    const refusal = original(data, existing);
+    if (refusal?.body && existing && data.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
+      refusal.body.Item = existing;
+    }
+    return refusal;
+  };
+  patched.patched = true;
+  db.checkConditional = patched;
+}
 type AttributeMap = Record<string, unknown>;
 
 interface DynamoAnswer {
@@ -195,16 +221,6 @@ async function applyTransaction(call: Call, actions: TransactAction[]): Promise<
   return { status: 200, body: {} };
 }
 
-/** A conditional single-item write; a refused one with `ALL_OLD` gets the item it was evaluated against. */
-async function singleWrite(call: Call, action: string, body: Json, key: AttributeMap): Promise<DynamoAnswer> {
-  const written = await call(action, body);
-  if (body.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && written.body.__type === conditionFailed) {
-    const old = await currentItem(call, body.TableName as string, key);
-    if (old) written.body.Item = old;
-  }
-  return written;
-}
-
 /**
  * Runs one DynamoDB request through dynalite's own listener in-process: a readable request carrying `body`
  * and a response that collects what dynalite writes.
@@ -235,11 +251,15 @@ function dispatch(
  * The front for dynalite's request listener `dynalite` (see the module docstring).
  */
 export function dynaliteFront(dynalite: RequestListener): RequestListener {
+  patchReturnValuesOnConditionCheckFailure();
   const locked = itemLocks();
   const keySchema = keySchemas();
+  /** Transactions in progress: while there are none, plain single-item writes need no lock. */
+  let transactions = 0;
   return async (request, response) => {
     const action = (request.headers['x-amz-target'] ?? '').toString().replace(targetPrefix, '');
-    if (action !== 'TransactWriteItems' && !singleWrites.has(action)) {
+    const lockedWrite = singleWrites.has(action) && transactions > 0;
+    if (action !== 'TransactWriteItems' && !lockedWrite) {
       dynalite(request, response);
       return;
     }
@@ -253,13 +273,18 @@ export function dynaliteFront(dynalite: RequestListener): RequestListener {
     try {
       const body = JSON.parse(text) as Json;
       if (action === 'TransactWriteItems') {
-        return send(response, await transactWriteItems(call, body, keyNamesOf, locked));
+        transactions++;
+        try {
+          return send(response, await transactWriteItems(call, body, keyNamesOf, locked));
+        } finally {
+          transactions--;
+        }
       }
       const tableName = body.TableName as string;
       const key =
         (body.Key as AttributeMap | undefined) ??
         keyOf((body.Item ?? {}) as AttributeMap, await keyNamesOf(tableName));
-      send(response, await locked([itemName(tableName, key)], () => singleWrite(call, action, body, key)));
+      send(response, await locked([itemName(tableName, key)], () => call(action, body)));
     } catch {
       const type = 'com.amazon.coral.service#SerializationException';
       send(response, { status: 400, body: { __type: type } });

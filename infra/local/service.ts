@@ -13,6 +13,8 @@ import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import { deprecationEnv } from '#lib/pets/deprecation.ts';
+import { environments } from '../settings.ts';
 import { importInventoryFile } from '../tools/import-file.ts';
 import { createKey } from '../tools/key-commands.ts';
 import { withApiReference } from './docs-route.ts';
@@ -93,6 +95,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const names = localTableNames();
   process.env[tables.inventory.env] = names.inventory;
   process.env[tables.apiKeys.env] = names.apiKeys;
+  // The deprecated operation's dates, as the stack sets them on its function (staging's settings).
+  process.env[deprecationEnv.deprecatedAt] = environments.staging.deprecation.deprecatedAt;
+  process.env[deprecationEnv.sunsetAt] = environments.staging.deprecation.sunsetAt;
 
   // Listen before creating anything: a taken port must fail before a first start creates the tables and a
   // key that would then never be shown (the next start is not a first start).

@@ -41,6 +41,17 @@ const completionLog = {
   },
 };
 
+/**
+ * Adds `headers` to every response, the Error responses included: registered before http-error-handler, so
+ * that on error (middlewares run in reverse) it runs after the Error response is written.
+ */
+function responseHeaders(headers: Readonly<Record<string, string>>) {
+  const add = ({ response }: { response: APIGatewayProxyResult | undefined }) => {
+    if (response) response.headers = { ...response.headers, ...headers };
+  };
+  return { after: add, onError: add };
+}
+
 /** A proxy result whose body may also be a stream (a function in Lambda's response streaming mode). */
 export type StreamingProxyResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
 
@@ -48,11 +59,13 @@ export type StreamingProxyResult = Omit<APIGatewayProxyResult, 'body'> & { body:
 function withHttpMiddlewares<R extends { statusCode: number }>(
   chain: MiddyfiedHandler<APIGatewayProxyEvent, R>,
   operation: Operation,
+  headers: Readonly<Record<string, string>> = {},
 ) {
   const cors = corsMiddleware(corsOrigins());
   return chain
     .use(injectLambdaContext(logger, { logEvent: false }))
     .use(cors ? [cors] : [])
+    .use(responseHeaders(headers))
     .use(httpErrorHandler({ logger: false }))
     .use(errorBodyMiddleware())
     .use(completionLog)
@@ -62,10 +75,17 @@ function withHttpMiddlewares<R extends { statusCode: number }>(
 
 /**
  * A fresh middy chain for `operation`'s API Gateway REST (payload 1.0) proxy handler; add middlewares, then
- * `.handler()`.
+ * `.handler()`. `headers` go on every response the function writes (e.g. getPetById's Deprecation and Sunset).
  */
-export function httpFunction(operation: Operation) {
-  return withHttpMiddlewares(middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions), operation);
+export function httpFunction(
+  operation: Operation,
+  options: { headers?: Readonly<Record<string, string>> } = {},
+) {
+  return withHttpMiddlewares(
+    middy<APIGatewayProxyEvent, APIGatewayProxyResult>(middyOptions),
+    operation,
+    options.headers,
+  );
 }
 
 /**

@@ -13,12 +13,12 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { exactIntegers, InexactNumber } from '../json-integers.ts';
 import { HttpError, invalidRequest } from './errors.ts';
 
-/** Rejects a missing or empty body with 400 before any content-type or JSON check. */
-function requireBody(): MiddlewareObj<APIGatewayProxyEvent> {
+/** Rejects a missing or empty body with 400 before any content-type or JSON check; `example` shows one. */
+function requireBody(example: string): MiddlewareObj<APIGatewayProxyEvent> {
   return {
     before: ({ event }) => {
       if (event.body == null || event.body === '') {
-        throw invalidRequest('request body is required: a JSON object such as {"quantity": 5}');
+        throw invalidRequest(`request body is required: a JSON object such as ${example}`);
       }
     },
   };
@@ -110,7 +110,10 @@ function parseJson(): MiddlewareObj<APIGatewayProxyEvent> {
   };
 }
 
-/** The middlewares, in order: body presence, content type, JSON parsing. */
-export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent>[] {
-  return [requireBody(), requireJsonContentType(), parseJson()];
+/**
+ * The middlewares, in order: body presence (its 400 message shows `example`, by default an InventoryUpdate),
+ * content type, JSON parsing (numbers as exact safe integers or `InexactNumber`s, lib/json-integers.ts).
+ */
+export function jsonBody(options: { example?: string } = {}): MiddlewareObj<APIGatewayProxyEvent>[] {
+  return [requireBody(options.example ?? '{"quantity": 5}'), requireJsonContentType(), parseJson()];
 }

@@ -71,12 +71,18 @@ type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus
  * The condition of a conditional quantity update: the entry exists and, with `ifMatch` listing tags, its
  * stored quantity and status are those of one of them (a list naming no state can never hold).
  */
-function updateCondition(ifMatch: IfMatch | undefined) {
+function updateCondition(ifMatch: IfMatch | undefined): {
+  expression: string;
+  values: Record<string, unknown>;
+  /** Attribute names of a condition on the stored values (then a failure returns the item); else undefined. */
+  names: Record<string, string> | undefined;
+} {
   const values: Record<string, unknown> = {};
   if (!ifMatch || ifMatch.any) return { expression: 'attribute_exists(petId)', values, names: undefined };
   if (ifMatch.states.length === 0) {
-    const never = 'attribute_exists(petId) AND attribute_not_exists(petId)';
-    return { expression: never, values, names: undefined };
+    // No state can match: `quantity < 0` never holds, and the failure still returns the item (412, not 404).
+    const never = 'attribute_exists(petId) AND quantity < :none';
+    return { expression: never, values: { ':none': 0 }, names: {} };
   }
   const alternatives = ifMatch.states.map(({ quantity, status }, index) => {
     values[`:q${index}`] = quantity;
@@ -242,7 +248,8 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
               ...condition.values,
             },
             ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            // Only a condition on the stored values can fail with the item present (412 rather than 404).
+            ...(condition.names ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
           }),
         );
         return fromStored(Attributes ?? {});

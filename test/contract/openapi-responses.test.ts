@@ -23,7 +23,7 @@ const json = { 'Content-Type': 'application/json' };
 /** A request and the status the service is expected to answer it with. */
 interface Probe {
   name: string;
-  method: 'GET' | 'PATCH';
+  method: 'GET' | 'PATCH' | 'POST';
   path: string;
   status: number;
   /** Send the valid API key (default true). */
@@ -141,13 +141,23 @@ const probes: Probe[] = [
     headers: json,
     body: `{"quantity":5,"pad":"${'x'.repeat(10 * 1024 * 1024)}"}`,
   },
-  { name: 'the deprecated getPetById, with a key', method: 'GET', path: '/pets/7', status: 404 },
+  { name: 'the deprecated getPetById of a pet with no entry', method: 'GET', path: '/pets/8', status: 404 },
+  { name: 'the deprecated getPetById of a pet', method: 'GET', path: '/pets/7', status: 200 },
   {
-    name: 'the deprecated getPetById, without a key',
+    name: 'the deprecated getPetById without a key',
     method: 'GET',
     path: '/pets/7',
-    status: 404,
+    status: 401,
     auth: false,
+  },
+  { name: 'getInventoryItem', method: 'GET', path: '/inventory/7', status: 200 },
+  {
+    name: 'addPet with a taken id',
+    method: 'POST',
+    path: '/pets',
+    status: 409,
+    headers: json,
+    body: '{"id":7,"name":"Seven"}',
   },
 ];
 

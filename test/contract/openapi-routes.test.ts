@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
+import { environments } from '#infra/settings.ts';
 import { operations } from '#lib/api.ts';
 import { errorStatus } from '#lib/http/errors.ts';
 
@@ -49,11 +50,14 @@ function pinnedError(node: Node): { code: unknown; status: unknown } {
   return { code: properties.code?.const, status: properties.status?.const };
 }
 
-/** Every example value of every response of openapi.yaml. */
+/** Every example value of every response of openapi.yaml (the operations' and the components'). */
 function responseExamples(): unknown[] {
-  const all = [...declared.values()].flatMap((operation) =>
-    Object.values(operation.responses as Node).map((node) => response(node)),
-  );
+  const all = [
+    ...[...declared.values()].flatMap((operation) =>
+      Object.values(operation.responses as Node).map((node) => response(node)),
+    ),
+    ...Object.values(components.responses ?? {}),
+  ];
   return all.flatMap((node) =>
     Object.values((node.content ?? {}) as Record<string, Node>).flatMap((media) =>
       Object.values((media.examples ?? {}) as Record<string, Node>).map((example) => example.value),
@@ -68,16 +72,14 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
       const operation = declared.get(key);
       expect(operation, `${key} is missing from openapi.yaml`).toBeDefined();
       expect(operation?.operationId).toBe(name);
-      expect(operation?.deprecated ?? false).toBe(false);
+      const deprecated = operations.find((o) => o.name === name)?.deprecated ?? false;
+      expect(operation?.deprecated ?? false).toBe(deprecated);
     },
   );
 
-  it('declares no implemented operation that the table does not have', () => {
-    const extra = [...declared.entries()].filter(([key]) => !implemented.has(key));
-    for (const [key, operation] of extra) {
-      expect(operation.deprecated, `${key} is not in lib/api.ts and not deprecated`).toBe(true);
-    }
-    expect(extra.map(([key]) => key)).toEqual(['GET /pets/{petId}']);
+  it('declares no operation that the table does not have', () => {
+    const extra = [...declared.keys()].filter((key) => !implemented.has(key));
+    expect(extra).toEqual([]);
   });
 
   it('uses each operationId once', () => {
@@ -85,24 +87,42 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('marks updateInventory experimental, and listInventory with no stability mark (stable)', () => {
-    expect(declared.get('PATCH /inventory/{petId}')?.['x-stability']).toBe('experimental');
-    expect(declared.get('GET /inventory')?.['x-stability']).toBeUndefined();
+  it('marks every operation the spec does not show experimental (docs/contract.md "Addresses"), listInventory stable, getPetById deprecated', () => {
+    const stability = Object.fromEntries(
+      [...declared.values()].map((operation) => [operation.operationId, operation['x-stability']]),
+    );
+    expect(stability).toEqual({
+      listInventory: undefined,
+      getInventoryItem: 'experimental',
+      updateInventory: 'experimental',
+      addPet: 'experimental',
+      getPetById: undefined,
+      ...Object.fromEntries(
+        ['placeOrder', 'listOrders', 'getOrderById']
+          .filter((name) => operations.some((o) => o.name === name))
+          .map((name) => [name, 'experimental']),
+      ),
+    });
   });
 
-  it('declares GET /pets/{petId} deprecated with an x-sunset note and only its 404', () => {
+  it('declares GET /pets/{petId} deprecated with its sunset date (settings) and both deprecation headers', () => {
     const operation = declared.get('GET /pets/{petId}') as Node;
     expect(operation.operationId).toBe('getPetById');
     expect(operation.deprecated).toBe(true);
-    expect(operation['x-sunset']).toBeDefined();
-    expect(Object.keys(operation.responses as Node)).toEqual(['404']);
+    expect(operation['x-sunset']).toBe(environments.production.deprecation.sunsetAt);
+    expect(environments.staging.deprecation).toEqual(environments.production.deprecation);
+    for (const status of ['200', '400', '404', '410', '500', '503']) {
+      const headers = response((operation.responses as Node)[status]).headers as Node;
+      expect(Object.keys(headers ?? {}), status).toEqual(expect.arrayContaining(['Deprecation', 'Sunset']));
+    }
   });
 
   it.each(operations.map((operation) => [operation.name, `${operation.method} ${operation.path}`]))(
-    '%s declares 200, 401, 429, 500 and 503, each with application/json content',
+    '%s declares its success, 401, 429, 500 and 503, each with application/json content',
     (_name, key) => {
       const responses = declared.get(key)?.responses as Node;
-      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '401', '429', '500', '503']));
+      const success = key.startsWith('POST ') ? '201' : '200';
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining([success, '401', '429', '500', '503']));
       for (const node of Object.values(responses)) {
         expect(Object.keys(response(node).content as Node)).toEqual(['application/json']);
       }

@@ -228,17 +228,19 @@ describe('validateResponse', () => {
   it('matches path templates and rejects undeclared paths and methods', () => {
     const notFound = errorBody('not_found', 404);
     expect(
-      validateResponse({ method: 'GET', path: '/pets/7', status: 404, headers: json, body: notFound }),
+      validateResponse({ method: 'GET', path: '/inventory/7', status: 404, headers: json, body: notFound }),
     ).toEqual([]);
     expect(
       validateResponse({
-        method: 'GET',
-        path: '/pets/7',
-        status: 401,
+        method: 'PATCH',
+        path: '/inventory/7',
+        status: 409,
         headers: json,
-        body: errorBody('unauthorized', 401),
+        body: errorBody('conflict', 409),
       }),
-    ).toEqual(['getPetById (GET /pets/{petId}): status 401 is not declared (declared: 404)']);
+    ).toEqual([
+      'updateInventory (PATCH /inventory/{petId}): status 409 is not declared (declared: 200, 400, 401, 404, 412, 413, 429, 500, 503)',
+    ]);
     expect(
       validateResponse({ method: 'GET', path: '/inventory?x=1', status: 200, headers: json, body: '[]' }),
     ).toEqual([]);

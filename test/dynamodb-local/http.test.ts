@@ -93,7 +93,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   });
 
   test('answers an unknown route with 404 not_found', async () => {
-    const response = await api.request('GET', '/pets/1', { headers: { Authorization: api.authorization } });
+    const response = await api.request('GET', '/pets', { headers: { Authorization: api.authorization } });
     expectContractError(
       observe(response),
       404,

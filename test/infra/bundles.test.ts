@@ -23,6 +23,7 @@ import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { localTableNames } from '#infra/local/dynamodb.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, type FunctionDefinition, operations, tables, tablesOf } from '#lib/api.ts';
+import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { removeSynthesized, resource, synthesized } from './synth.ts';
 
 const definitions = [...operations, authorizer];
@@ -56,7 +57,10 @@ function assetBundle(environment: EnvironmentName, logicalId: string): string {
   return join(synthesized().outdir, assetPath, bundleFileName);
 }
 
-/** Environment variable names read by a source file: literal `process.env.X`, `requiredEnv('X')`, `requiredEnv(tables.t.env)`. */
+/**
+ * Environment variable names read by a source file: literal `process.env.X`, `requiredEnv('X')`,
+ * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`.
+ */
 function variablesRead(source: string, file: string): string[] {
   const names: string[] = [];
   for (const match of source.matchAll(
@@ -68,8 +72,11 @@ function variablesRead(source: string, file: string): string[] {
     const argument = (match[1] as string).trim();
     const literal = /^'([A-Z0-9_]+)'$/.exec(argument);
     const tableVariable = /^tables\.(\w+)\.env$/.exec(argument);
+    const deprecationVariable = /^deprecationEnv\.(\w+)$/.exec(argument)?.[1];
     if (literal) names.push(literal[1] as string);
-    else if (tableVariable?.[1] && tableVariable[1] in tables) {
+    else if (deprecationVariable && deprecationVariable in deprecationEnv) {
+      names.push(deprecationEnv[deprecationVariable as keyof typeof deprecationEnv]);
+    } else if (tableVariable?.[1] && tableVariable[1] in tables) {
       names.push(tables[tableVariable[1] as keyof typeof tables].env);
     } else if (!/^name: string$/.test(argument)) {
       throw new Error(`${file}: cannot tell which variable requiredEnv(${argument}) reads`);

@@ -40,6 +40,8 @@ function operation(name: string): FunctionDefinition {
 const listInventory = operation('listInventory');
 const updateInventory = operation('updateInventory');
 const getInventoryItem = operation('getInventoryItem');
+const addPet = operation('addPet');
+const getPetById = operation('getPetById');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -75,6 +77,34 @@ const cases: EventCase[] = [
         contentType: 'application/json',
       });
       expect(outcome).toMatchObject({ result: { headers: { ETag: '"5-available"' } } });
+    },
+  },
+  {
+    file: 'add-pet-ok.json',
+    definition: addPet,
+    documented: '201',
+    check: (outcome) => {
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 201,
+        body: { id: 9002, name: 'Rex', photoUrls: [], tags: [], status: 'pending' },
+        contentType: 'application/json',
+      });
+      expect(outcome).toMatchObject({ result: { headers: { Location: '/v1/pets/9002' } } });
+    },
+  },
+  {
+    file: 'get-pet-by-id-ok.json',
+    definition: getPetById,
+    documented: '200',
+    check: (outcome) => {
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 200,
+        body: { id: 9001, photoUrls: [], tags: [], status: 'available' },
+        contentType: 'application/json',
+      });
+      expect(outcome).toMatchObject({
+        result: { headers: { Deprecation: '@1795392000', Sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' } },
+      });
     },
   },
   {

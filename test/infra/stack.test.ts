@@ -11,7 +11,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { minimumShiftIntervalSeconds } from '#infra/gradual-deployment.ts';
 import { accessLogFields } from '#infra/inventory-api.ts';
-import { functionLogicalId, serviceName, tableLogicalId } from '#infra/inventory-stack.ts';
+import {
+  deprecationEnvironment,
+  functionLogicalId,
+  serviceName,
+  tableLogicalId,
+} from '#infra/inventory-stack.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import {
@@ -130,7 +135,7 @@ describe.each(environmentNames)('%s stack', (name) => {
     });
 
     it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
-      '%s declares exactly its table variable, the Powertools variables, source maps and an empty endpoint',
+      '%s declares exactly its table variable, the Powertools variables, source maps, an empty endpoint and, when deprecated, its dates',
       (logicalId, definition) => {
         expect(resource(json(), logicalId).Properties.Environment).toEqual({
           Variables: {
@@ -139,6 +144,7 @@ describe.each(environmentNames)('%s stack', (name) => {
             POWERTOOLS_LOG_LEVEL: settings.logLevel,
             POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
             AWS_ENDPOINT_URL_DYNAMODB: '',
+            ...deprecationEnvironment(definition, settings),
             ...Object.fromEntries(tablesOf(definition).map((t) => [tables[t].env, ref(tableLogicalId(t))])),
           },
         });
@@ -698,9 +704,11 @@ describe('production alarms', () => {
   it.each(Object.keys(tables) as TableId[])(
     'alarms on throttled requests of the %s table for each operation the functions perform on it',
     (tableId) => {
-      const operationsOnTable = definitions.flatMap((d) =>
-        (d.access[tableId] ?? []).map((a) => a.replace('dynamodb:', '')),
-      );
+      const operationsOnTable = [
+        ...new Set(
+          definitions.flatMap((d) => (d.access[tableId] ?? []).map((a) => a.replace('dynamodb:', ''))),
+        ),
+      ];
       template().hasResourceProperties('AWS::CloudWatch::Alarm', {
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',

@@ -12,20 +12,35 @@ export interface ProbeRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** The status of the valid request's success (200, or 201 for a creation). */
+  success: number;
 }
 
-/** A valid request for every operation, with path parameters filled from `petId` (an existing entry). */
-export function probeRequests(petId: string): ProbeRequest[] {
+/** The body of a valid request, for the operations that take one. */
+const bodies: Readonly<Record<string, string>> = {
+  updateInventory: '{"quantity": 11}',
+  addPet: '{"name": "Probe"}',
+  placeOrder: '{"petId": PET_ID, "quantity": 1}',
+};
+
+/**
+ * A valid request for every operation, with path parameters filled from `petId` (an existing entry with
+ * stock) and `orderId` (an existing order, when given). A creation (POST) answers 201 each time it is sent.
+ */
+export function probeRequests(petId: string, orderId = '1'): ProbeRequest[] {
   return operations.map((operation): ProbeRequest => {
-    const path = operation.path.replace('{petId}', petId);
-    return operation.method === 'PATCH'
-      ? {
+    const path = operation.path.replace('{petId}', petId).replace('{orderId}', orderId);
+    const body = bodies[operation.name]?.replace('PET_ID', petId);
+    const success = operation.method === 'POST' ? 201 : 200;
+    return body === undefined
+      ? { operation, method: operation.method, path, headers: {}, success }
+      : {
           operation,
-          method: 'PATCH',
+          method: operation.method,
           path,
           headers: { 'Content-Type': 'application/json' },
-          body: '{"quantity": 11}',
-        }
-      : { operation, method: operation.method, path, headers: {} };
+          body,
+          success,
+        };
   });
 }

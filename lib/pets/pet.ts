@@ -1,0 +1,141 @@
+/**
+ * Pet, after the OpenAPI Petstore's `Pet` (docs/contract.md "Pets"): the request body of addPet and the body
+ * of addPet's and getPetById's answers. A pet and its inventory entry are one item of the inventory table, so
+ * `id` is the entry's `petId` and `status` the entry's `status`.
+ */
+import { HttpError, invalidRequest } from '../http/errors.ts';
+import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
+import { InexactNumber, jsonInteger } from '../json-integers.ts';
+
+/** A category or a tag: an int64 `id` (canonical decimal string) and a `name`. */
+export interface Label {
+  id: string;
+  name: string;
+}
+
+/** A pet. `name` is absent only for entries imported without pet details. Ids are canonical decimal strings. */
+export interface Pet {
+  id: string;
+  name?: string;
+  category?: Label;
+  photoUrls: string[];
+  tags: Label[];
+  status: PetStatus;
+}
+
+/** A validated addPet body: `id` absent when the service is to assign one. */
+export type NewPet = Omit<Pet, 'id'> & { id?: string };
+
+/** Most characters of a name (pet, category, tag). */
+export const maxNameLength = 200;
+/** Most photo URLs and most tags of one pet: the item stays far below DynamoDB's 400 KB. */
+export const maxListLength = 20;
+/** Most characters of one photo URL. */
+export const maxUrlLength = 2000;
+
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+const petMembers = ['id', 'name', 'category', 'photoUrls', 'tags', 'status'];
+
+/** The members of `body` not in `allowed`, named as the contract's messages name them (at most five, 64 characters each). */
+export function unknownMembers(body: object, allowed: readonly string[]): string | undefined {
+  const unknown = Object.keys(body).filter((member) => !allowed.includes(member));
+  if (unknown.length === 0) return undefined;
+  return unknown
+    .slice(0, 5)
+    .map((member) => JSON.stringify(member.slice(0, 64)))
+    .join(', ');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A string of 1 to `max` characters (code points), well-formed Unicode. */
+function isText(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.isWellFormed() && value.length > 0 && [...value].length <= max;
+}
+
+/**
+ * The exact integer a parsed JSON number denotes (lib/json-integers.ts: a safe integer arrives as a number,
+ * anything else as an InexactNumber of its source text), or undefined for a non-integer or another type.
+ */
+function jsonIntegerOf(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  return value instanceof InexactNumber ? jsonInteger(value.source) : undefined;
+}
+
+function int64(value: unknown, what: string): string {
+  const id = jsonIntegerOf(value);
+  if (id === undefined || id < int64Min || id > int64Max) {
+    throw invalidRequest(`${what} must be an integer from -9223372036854775808 to 9223372036854775807`);
+  }
+  return id.toString();
+}
+
+function label(value: unknown, what: string): Label {
+  if (!isObject(value)) throw invalidRequest(`${what} must be an object {"id": <int64>, "name": <string>}`);
+  const unknown = unknownMembers(value, ['id', 'name']);
+  if (unknown) throw invalidRequest(`${what} may only contain id and name; not allowed: ${unknown}`);
+  if (!isText(value.name, maxNameLength)) {
+    throw invalidRequest(`${what}.name must be a string of 1 to ${maxNameLength} characters`);
+  }
+  return { id: int64(value.id, `${what}.id`), name: value.name };
+}
+
+function list<T>(value: unknown, what: string, item: (member: unknown, at: string) => T): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > maxListLength) {
+    throw invalidRequest(`${what} must be an array of at most ${maxListLength} items`);
+  }
+  return value.map((member, index) => item(member, `${what}[${index}]`));
+}
+
+/**
+ * Validates a parsed addPet body (numbers as lib/json-integers.ts gives them): an object with `name` (1-200
+ * characters) and optionally `id` (int64), `category`, `photoUrls` (at most 20 strings of 1-2000 characters),
+ * `tags` (at most 20 `{id, name}`) and `status` (PetStatus, default `available`); no other member.
+ * @throws HttpError 400 `invalid_request` naming the first problem found.
+ */
+export function parseNewPet(body: unknown): NewPet {
+  if (!isObject(body)) throw invalidRequest('request body must be a JSON object such as {"name": "Rex"}');
+  const unknown = unknownMembers(body, petMembers);
+  if (unknown)
+    throw invalidRequest(`a Pet may only contain ${petMembers.join(', ')}; not allowed: ${unknown}`);
+  if (!isText(body.name, maxNameLength)) {
+    throw invalidRequest(`name must be a string of 1 to ${maxNameLength} characters`);
+  }
+  const status = body.status ?? 'available';
+  if (!isPetStatus(status)) throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
+  const photoUrls = list(body.photoUrls, 'photoUrls', (url, at) => {
+    if (!isText(url, maxUrlLength))
+      throw invalidRequest(`${at} must be a string of 1 to ${maxUrlLength} characters`);
+    return url;
+  });
+  return {
+    ...(body.id === undefined ? {} : { id: int64(body.id, 'id') }),
+    name: body.name,
+    ...(body.category === undefined ? {} : { category: label(body.category, 'category') }),
+    photoUrls,
+    tags: list(body.tags, 'tags', label),
+    status,
+  };
+}
+
+/** 409 `conflict`: a pet with this id exists (docs/contract.md "Pets"). */
+export function petExists(id: string): HttpError {
+  return new HttpError('conflict', `a pet with id ${id} exists`);
+}
+
+/** The exact JSON text of a Pet, every id written digit for digit, members in the order of {@link Pet}. */
+export function petJson(pet: Pet): string {
+  const labelJson = ({ id, name }: Label) => ({ id: JSON.rawJSON(id), name });
+  return JSON.stringify({
+    id: JSON.rawJSON(pet.id),
+    ...(pet.name === undefined ? {} : { name: pet.name }),
+    ...(pet.category === undefined ? {} : { category: labelJson(pet.category) }),
+    photoUrls: pet.photoUrls,
+    tags: pet.tags.map(labelJson),
+    status: pet.status,
+  });
+}

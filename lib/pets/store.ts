@@ -1,0 +1,109 @@
+/**
+ * The pets store: a pet and its inventory entry are one item of the inventory table (docs/contract.md "Pets";
+ * docs/architecture.md "Data layout"). Attributes: `petId` (Number, the partition key), `quantity` (Number),
+ * `status` (String), and the pet details `name` (String), `category` (Map `{id: Number, name: String}`),
+ * `photoUrls` (List of String), `tags` (List of Map), beside the list shard every entry carries (`storedItem` of
+ * `inventory/store.ts`). Entries imported without details have no pet details.
+ */
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { PetStatus } from '../inventory/inventory-item.ts';
+import { storedItem } from '../inventory/store.ts';
+import type { Label, NewPet, Pet } from './pet.ts';
+
+/** What the pet handlers need from the inventory table. */
+export interface PetStore {
+  /**
+   * Creates the pet and its inventory entry (quantity 0) in one conditional PutItem (`attribute_not_exists`).
+   * Without `pet.id`, assigns a random positive int64, trying a new one if it was taken (at most 3 times).
+   * @returns the stored Pet, or `'exists'` when `pet.id` was given and is taken.
+   */
+  add(pet: NewPet): Promise<Pet | 'exists'>;
+  /** The pet of `petId` (a strongly consistent GetItem), or undefined when there is no item. */
+  get(petId: string): Promise<Pet | undefined>;
+}
+
+/** A random identifier from 1 to 2^63 - 1 (docs/contract.md "Identifiers": assigned ids are positive). */
+export function randomPositiveInt64(): string {
+  const value = randomBytes(8).readBigUInt64BE() >> 1n;
+  return (value === 0n ? 1n : value).toString();
+}
+
+type StoredLabel = { id: NumberValue; name: string };
+type StoredPet = {
+  petId: NumberValue;
+  status: PetStatus;
+  name?: string;
+  category?: StoredLabel;
+  photoUrls?: string[];
+  tags?: StoredLabel[];
+};
+
+const toStoredLabel = ({ id, name }: Label) => ({ id: NumberValue.from(id), name });
+const fromStoredLabel = ({ id, name }: StoredLabel): Label => ({ id: id.toString(), name });
+
+function fromStored(item: Record<string, unknown>): Pet {
+  const { petId, status, name, category, photoUrls, tags } = item as StoredPet;
+  return {
+    id: petId.toString(),
+    ...(name === undefined ? {} : { name }),
+    ...(category === undefined ? {} : { category: fromStoredLabel(category) }),
+    photoUrls: photoUrls ?? [],
+    tags: (tags ?? []).map(fromStoredLabel),
+    status,
+  };
+}
+
+/** Attempts to find a free identifier for a pet without `id`. */
+const assignAttempts = 3;
+
+/** The store over `client` and the inventory table `tableName`. */
+export function petStore(client: DynamoDBDocumentClient, tableName: string): PetStore {
+  const put = async (pet: Pet): Promise<boolean> => {
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
+            ...(pet.name === undefined ? {} : { name: pet.name }),
+            ...(pet.category === undefined ? {} : { category: toStoredLabel(pet.category) }),
+            photoUrls: pet.photoUrls,
+            tags: pet.tags.map(toStoredLabel),
+          },
+          ConditionExpression: 'attribute_not_exists(petId)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  };
+
+  return {
+    async add(pet) {
+      if (pet.id !== undefined)
+        return (await put({ ...pet, id: pet.id })) ? { ...pet, id: pet.id } : 'exists';
+      for (let attempt = 1; ; attempt++) {
+        const assigned = { ...pet, id: randomPositiveInt64() };
+        if (await put(assigned)) return assigned;
+        if (attempt === assignAttempts) throw new Error('no free pet id found');
+      }
+    },
+
+    async get(petId) {
+      const { Item } = await client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { petId: NumberValue.from(petId) },
+          ProjectionExpression: 'petId, #status, #name, category, photoUrls, tags',
+          ExpressionAttributeNames: { '#status': 'status', '#name': 'name' },
+          ConsistentRead: true,
+        }),
+      );
+      return Item && fromStored(Item);
+    },
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * addPet and getPetById over HTTP (docs/contract.md "Pets"; docs/service-spec.md §9.4): a pet and its inventory
+ * entry are one record (an added pet is listed with quantity 0 and the same status), exact int64 ids, every
+ * rejected body answered 400 with nothing written, 409 for a taken id, and getPetById's Deprecation and Sunset
+ * headers on every response it writes, with 410 `gone` once the clock passes the sunset (vitest's settable
+ * clock: the handlers run in this process). Every response is checked against openapi.yaml.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { environments } from '#infra/settings.ts';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { expectDeclared } from '#test/support/openapi-validator.ts';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.inventory.putMany([{ petId: '5', quantity: 2, status: 'sold' }]);
+});
+afterAll(() => api.close());
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const deprecationHeaders = { deprecation: '@1795392000', sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' };
+
+async function addPet(body: string, contentType = 'application/json'): Promise<TestResponse> {
+  const response = await api.request('POST', '/pets', {
+    headers: { Authorization: api.authorization, 'Content-Type': contentType },
+    body,
+  });
+  expectDeclared('POST', '/pets', response);
+  return response;
+}
+
+async function getPet(petId: string): Promise<TestResponse> {
+  const response = await api.request('GET', `/pets/${petId}`, {
+    headers: { Authorization: api.authorization },
+  });
+  expectDeclared('GET', `/pets/${petId}`, response);
+  expect(response.headers.get('deprecation')).toBe(deprecationHeaders.deprecation);
+  expect(response.headers.get('sunset')).toBe(deprecationHeaders.sunset);
+  return response;
+}
+
+function expectError(response: TestResponse, status: number, code: string, message: string) {
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(JSON.parse(response.text)).toEqual({ code, message, status });
+}
+
+describe('addPet', () => {
+  test('creates the pet and its inventory entry (quantity 0, same status) and answers 201 with Location', async () => {
+    const response = await addPet('{"name": "Rex", "status": "pending"}');
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const id = /^\{"id":([1-9][0-9]*),/.exec(response.text)?.[1] as string;
+    expect(BigInt(id) > 0n).toBe(true);
+    expect(response.headers.get('location')).toBe(`/v1/pets/${id}`);
+    expect(response.text).toBe(`{"id":${id},"name":"Rex","photoUrls":[],"tags":[],"status":"pending"}`);
+
+    const list = await api.list();
+    expect(list.text).toContain(`{"petId":${id},"quantity":0,"status":"pending"}`);
+    const entry = await api.request('GET', `/inventory/${id}`, {
+      headers: { Authorization: api.authorization },
+    });
+    expect(entry.text).toBe(`{"petId":${id},"quantity":0,"status":"pending"}`);
+
+    const pet = await getPet(id);
+    expect(pet.status).toBe(200);
+    expect(pet.text).toBe(response.text);
+  });
+
+  test('keeps every digit of int64 ids (pet, category, tags) and every detail', async () => {
+    const body =
+      '{"id": 9223372036854775807, "name": "Ünïcödé 🐕", "category": {"id": -9223372036854775808, "name": "Dogs"},' +
+      ' "photoUrls": ["https://example.com/a.jpg", "b"], "tags": [{"id": 9007199254740993, "name": "friendly"}],' +
+      ' "status": "available"}';
+    const response = await addPet(body);
+    expect(response.status).toBe(201);
+    const expected =
+      '{"id":9223372036854775807,"name":"Ünïcödé 🐕","category":{"id":-9223372036854775808,"name":"Dogs"},' +
+      '"photoUrls":["https://example.com/a.jpg","b"],"tags":[{"id":9007199254740993,"name":"friendly"}],"status":"available"}';
+    expect(response.text).toBe(expected);
+    expect((await getPet('9223372036854775807')).text).toBe(expected);
+    expect(await api.tableItems()).toContainEqual(
+      expect.objectContaining({ petId: '9223372036854775807', quantity: '0', status: 'available' }),
+    );
+  });
+
+  test('reads 7.0 and 70e-1 as the id 7 (integers decided on the source text)', async () => {
+    const response = await addPet('{"id": 70e-1, "name": "Seven"}');
+    expect(response.status).toBe(201);
+    expect(response.text).toBe('{"id":7,"name":"Seven","photoUrls":[],"tags":[],"status":"available"}');
+  });
+
+  test('answers 409 conflict for an id that exists (an imported entry too) and changes nothing', async () => {
+    const before = await api.tableItems();
+    expectError(await addPet('{"id": 5, "name": "Five"}'), 409, 'conflict', 'a pet with id 5 exists');
+    expect(await api.tableItems()).toEqual(before);
+  });
+
+  test.each([
+    [
+      '{"name": "Rex", "owner": "me"}',
+      'a Pet may only contain id, name, category, photoUrls, tags, status; not allowed: "owner"',
+    ],
+    ['{"status": "available"}', 'name must be a string of 1 to 200 characters'],
+    ['{"name": ""}', 'name must be a string of 1 to 200 characters'],
+    [`{"name": "${'x'.repeat(201)}"}`, 'name must be a string of 1 to 200 characters'],
+    ['{"name": "\\ud800"}', 'name must be a string of 1 to 200 characters'],
+    ['{"name": "Rex", "status": "lost"}', 'status must be one of available, pending, sold'],
+    ['{"name": "Rex", "id": 1.5}', 'id must be an integer from -9223372036854775808 to 9223372036854775807'],
+    [
+      '{"name": "Rex", "id": 1e-400}',
+      'id must be an integer from -9223372036854775808 to 9223372036854775807',
+    ],
+    ['{"name": "Rex", "id": "7"}', 'id must be an integer from -9223372036854775808 to 9223372036854775807'],
+    [
+      '{"name": "Rex", "id": 9223372036854775808}',
+      'id must be an integer from -9223372036854775808 to 9223372036854775807',
+    ],
+    ['{"name": "Rex", "category": {"id": 1}}', 'category.name must be a string of 1 to 200 characters'],
+    [
+      '{"name": "Rex", "category": {"id": 1, "name": "a", "x": 1}}',
+      'category may only contain id and name; not allowed: "x"',
+    ],
+    [
+      '{"name": "Rex", "tags": [{"id": 1.5, "name": "a"}]}',
+      'tags[0].id must be an integer from -9223372036854775808 to 9223372036854775807',
+    ],
+    [
+      `{"name": "Rex", "tags": [${Array(21).fill('{"id":1,"name":"a"}').join(',')}]}`,
+      'tags must be an array of at most 20 items',
+    ],
+    ['{"name": "Rex", "photoUrls": [""]}', 'photoUrls[0] must be a string of 1 to 2000 characters'],
+    ['{"name": "Rex", "photoUrls": "a"}', 'photoUrls must be an array of at most 20 items'],
+    ['[]', 'request body must be a JSON object such as {"name": "Rex"}'],
+    ['{"name":', 'request body must be valid JSON'],
+  ])('rejects %s with 400 invalid_request and writes nothing', async (body, message) => {
+    const before = await api.tableItems();
+    expectError(await addPet(body), 400, 'invalid_request', message);
+    expect(await api.tableItems()).toEqual(before);
+  });
+
+  test('rejects a body that is not JSON by its content type with 400', async () => {
+    expectError(
+      await addPet('{"name": "Rex"}', 'text/plain'),
+      400,
+      'invalid_request',
+      'Content-Type must be application/json',
+    );
+  });
+});
+
+describe('getPetById (deprecated)', () => {
+  test('answers an entry imported without pet details with its status and no name', async () => {
+    const response = await getPet('5');
+    expect(response.status).toBe(200);
+    expect(response.text).toBe('{"id":5,"photoUrls":[],"tags":[],"status":"sold"}');
+  });
+
+  test('keeps the pet status equal to the inventory entry status', async () => {
+    const added = await addPet('{"id": 42, "name": "Answer", "status": "pending"}');
+    expect(added.status).toBe(201);
+    await api.patch('42', '{"quantity": 9}');
+    const pet = JSON.parse((await getPet('42')).text);
+    const entry = JSON.parse(
+      (await api.request('GET', '/inventory/42', { headers: { Authorization: api.authorization } })).text,
+    );
+    expect(pet.status).toBe('pending');
+    expect(entry).toEqual({ petId: 42, quantity: 9, status: 'pending' });
+  });
+
+  test('answers 404 not_found with both deprecation headers', async () => {
+    expectError(await getPet('8'), 404, 'not_found', 'no pet with id 8');
+  });
+
+  test('answers 400 invalid_request with both deprecation headers', async () => {
+    expectError(
+      await getPet('+8'),
+      400,
+      'invalid_request',
+      "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
+    );
+  });
+
+  test('still answers one second before the sunset', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(new Date(environments.staging.deprecation.sunsetAt).getTime() - 1000));
+    expect((await getPet('5')).status).toBe(200);
+  });
+
+  test.each(['5', '8', 'abc'])(
+    'answers 410 gone for %s from the sunset on (clock moved), with both headers',
+    async (petId) => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date(environments.staging.deprecation.sunsetAt));
+      expectError(
+        await getPet(petId),
+        410,
+        'gone',
+        'getPetById was retired on Wed, 30 Jun 2027 23:59:59 GMT',
+      );
+    },
+  );
+});
