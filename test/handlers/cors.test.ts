@@ -122,6 +122,7 @@ describe('CORS headers on the functions responses', () => {
         'Access-Control-Allow-Origin': backOffice,
         'Access-Control-Expose-Headers': exposed,
         Vary: 'Origin',
+        ETag: '"12-available"',
       },
       body: '{"petId":7,"quantity":12,"status":"available"}',
     });

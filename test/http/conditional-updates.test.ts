@@ -6,7 +6,7 @@
  * against openapi.yaml.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
 
 let api: TestApi;
@@ -78,7 +78,7 @@ describe('updateInventory with If-Match', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('etag')).toBe('"2-available"');
     expect(response.text).toBe('{"petId":7,"quantity":2,"status":"available"}');
-    expect(await api.tableItems()).toContainEqual({ petId: '7', quantity: '2', status: 'available' });
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 2, 'available'));
   });
 
   test.each([
@@ -138,10 +138,6 @@ describe('updateInventory with If-Match', () => {
     expect(winners).toHaveLength(1);
     expect(responses.filter((response) => response.status === 412)).toHaveLength(199);
     const written = JSON.parse((winners[0] as TestResponse).text).quantity as number;
-    expect(await api.tableItems()).toContainEqual({
-      petId: '7',
-      quantity: String(written),
-      status: 'available',
-    });
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', written, 'available'));
   });
 });
