@@ -39,7 +39,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the stock level of one pet, with its entity tag
+         * @description **Experimental.** Returns the inventory entry of `petId` and its strong `ETag`. Send that tag back in
+         *     `If-Match` on `updateInventory` to change the entry only if nobody changed it in between (412
+         *     `precondition_failed` otherwise). The read is strongly consistent: the tag is that of the latest write.
+         */
+        get: operations["getInventoryItem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -61,8 +67,41 @@ export interface paths {
          *     says which (and names the unexpected members: at most five, each cut to 64 characters). A query
          *     parameter is 400 `invalid_request` too (the operation declares none), and nothing is written:
          *     `PATCH /inventory/7?dryRun=true` changes nothing.
+         *
+         *     **Conditional update.** With `If-Match` (RFC 9110 §13.1.1) carrying the `ETag` of `getInventoryItem`
+         *     or of an earlier PATCH, the quantity is set only if the entry is still in that state; otherwise 412
+         *     `precondition_failed` and nothing changes. `If-Match: *` only requires the entry to exist. Weak tags
+         *     never match (strong comparison). Without `If-Match` the last write wins. A pet with no entry is 404
+         *     whatever `If-Match` says. Every 200 carries the entry's new `ETag`.
          */
         patch: operations["updateInventory"];
+        trace?: never;
+    };
+    "/pets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a pet (and its inventory entry)
+         * @description **Experimental.** Creates the pet and its inventory entry in one conditional write: from then on
+         *     `listInventory` and `getInventoryItem` show the entry with quantity 0 and the pet's `status`. The pet and
+         *     the entry are one record: the pet's `status` is the entry's. `id` is optional: without it the service
+         *     assigns a positive int64. `status` defaults to `available`, `photoUrls` and `tags` to `[]`. Numbers are
+         *     read from their source text, so an `id` beyond 2^53 is stored digit for digit.
+         *
+         *     Any member other than those of `Pet` is 400 `invalid_request`, and the message names it. An `id` that
+         *     exists is 409 `conflict`. The answer is 201 with the Pet and `Location: /v1/pets/{id}`.
+         */
+        post: operations["addPet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/pets/{petId}": {
@@ -73,18 +112,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Retrieve one pet (deprecated, not implemented)
+         * Retrieve one pet (deprecated)
          * @deprecated
-         * @description **Deprecated. Not implemented.** The specification names this operation (retrieve one pet by its
-         *     identifier) and marks it deprecated with a sunset date; it shows neither the date, nor the
-         *     replacement, nor the fields of a pet. The service does not implement it: the API has no such route,
-         *     so today every request to it is answered 404 `not_found` by the gateway's "no such route" response,
-         *     before any authentication check (unknown routes are refused first).
-         *
-         *     Only that 404 is declared, because it is the only response a client can receive today: a 200 body
-         *     cannot be described (the pet resource is not shown) and no 401, 400 or 5xx response is produced by a
-         *     route that does not exist. Like every operation it is declared under the bearer security scheme, which
-         *     it will require if it is ever implemented.
+         * @description **Deprecated** (specification §9.4), retired at the sunset, 2027-06-30T23:59:59Z. Returns the pet of
+         *     `petId`; its `status` is always that of its inventory entry (one record). An entry imported without pet
+         *     details has no `name`. Every response the function writes carries `Deprecation: @1795392000`
+         *     (2026-11-23, RFC 9745) and `Sunset: Wed, 30 Jun 2027 23:59:59 GMT` (RFC 8594); the dates are settings
+         *     of each environment. From the sunset on every request is 410 `gone`. The specification shows no
+         *     replacement, so there is no successor link. Responses written by API Gateway itself (401, 429) cannot
+         *     carry per-operation headers.
          */
         get: operations["getPetById"];
         put?: never;
@@ -127,6 +163,41 @@ export interface components {
              * @example 5
              */
             quantity: number;
+        };
+        /** @description A category or a tag of a pet (the OpenAPI Petstore's `Category` and `Tag`). */
+        Label: {
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: bigint;
+            /** @example Dogs */
+            name: string;
+        };
+        /** @description A pet, after the OpenAPI Petstore's `Pet`. A pet and its inventory entry are one record: `id` is the entry's `petId`, `status` the entry's status. `name` is absent for an entry imported without details. */
+        Pet: {
+            /**
+             * Format: int64
+             * @description The pet's identifier, its inventory entry's `petId`; exact over the whole int64 range.
+             * @example 7
+             */
+            id: bigint;
+            /** @example Rex */
+            name?: string;
+            category?: components["schemas"]["Label"];
+            photoUrls: string[];
+            tags: components["schemas"]["Label"][];
+            status: components["schemas"]["PetStatus"];
+        };
+        /** @description The body of `addPet`: a `Pet` whose `id` is optional (assigned when absent, a positive int64) and whose `status` defaults to `available`, `photoUrls` and `tags` to `[]`. Any other member is 400. */
+        NewPet: {
+            /** Format: int64 */
+            id?: bigint;
+            name: string;
+            category?: components["schemas"]["Label"];
+            photoUrls?: string[];
+            tags?: components["schemas"]["Label"][];
+            status?: components["schemas"]["PetStatus"];
         };
         /** @description The body of every error response: exactly the members `code`, `message` and `status`, with `status` equal to the HTTP status code of the response. */
         Error: {
@@ -198,7 +269,35 @@ export interface components {
                 };
             };
         };
-        /** @description `not_found`: the API has no such route or method (answered by API Gateway itself). */
+        /** @description `precondition_failed`: `If-Match` names no current state of the entry (it changed since the tag was read); nothing was changed. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "precondition_failed";
+                    /** @constant */
+                    status?: 412;
+                };
+            };
+        };
+        /** @description `conflict`: a pet with this id exists. */
+        PetExists: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "conflict";
+                    /** @constant */
+                    status?: 409;
+                };
+            };
+        };
+        /** @description `not_found`: the API has no such route or method (answered by API Gateway itself, before any credential check). No operation declares it: it is the answer to every path and method not declared here. */
         RouteNotFound: {
             headers: {
                 [name: string]: unknown;
@@ -282,7 +381,23 @@ export interface components {
         PetId: bigint;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The strong entity tag of the entry (RFC 9110 §8.8.3), derived from its quantity and status: send it in `If-Match` on `updateInventory`.
+         * @example "12-available"
+         */
+        ETag: string;
+        /**
+         * @description When getPetById was deprecated, as a Structured Field Date (RFC 9745): `@` and seconds since the epoch.
+         * @example @1795392000
+         */
+        Deprecation: string;
+        /**
+         * @description When getPetById is retired (RFC 8594), an HTTP-date; from then on it answers 410 `gone`.
+         * @example Wed, 30 Jun 2027 23:59:59 GMT
+         */
+        Sunset: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -328,10 +443,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    updateInventory: {
+    getInventoryItem: {
         parameters: {
             query?: never;
             header?: never;
+            path: {
+                /**
+                 * @description Identifier of the pet: a signed 64-bit integer written in canonical decimal, `-?(0|[1-9][0-9]*)`, from
+                 *     -9223372036854775808 to 9223372036854775807 (`-0` matches the rule and means `0`). Anything else is
+                 *     400 `invalid_request`: `abc`, `1.5`, `01`, `+1`, ` 1`, an out-of-range number, an empty value.
+                 *
+                 *     Exact over the whole range: the value is never rounded, and it comes back in the response body as the
+                 *     same JSON integer, digit for digit. JavaScript clients must parse the response with a bigint-aware
+                 *     JSON parser to keep values beyond 2^53 exact.
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry of `petId`. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["InventoryEntryNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `*`, or a comma-separated list of at most 16 entity tags of this service, such as `"12-available"` (RFC 9110 §13.1.1). A value that is neither is 400 `invalid_request`. */
+                "If-Match"?: string;
+            };
             path: {
                 /**
                  * @description Identifier of the pet: a signed 64-bit integer written in canonical decimal, `-?(0|[1-9][0-9]*)`, from
@@ -356,6 +513,7 @@ export interface operations {
             /** @description The updated entry, with the new `quantity` and its unchanged `status`. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -365,6 +523,44 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InventoryEntryNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addPet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The pet. `Content-Type` must be `application/json` or a `+json` type. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPet"];
+            };
+        };
+        responses: {
+            /** @description The pet as stored; its inventory entry exists with quantity 0. */
+            201: {
+                headers: {
+                    /**
+                     * @description The address of the new pet, `/v1/pets/{id}`.
+                     * @example /v1/pets/7
+                     */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["PetExists"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -377,19 +573,117 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the pet. Its type is not shown by the specification beyond the name; it is declared as the int64 of `InventoryItem.petId`. Today every value is answered 404.
-                 * @example 7
+                 * @description Identifier of the pet: a signed 64-bit integer written in canonical decimal, `-?(0|[1-9][0-9]*)`, from
+                 *     -9223372036854775808 to 9223372036854775807 (`-0` matches the rule and means `0`). Anything else is
+                 *     400 `invalid_request`: `abc`, `1.5`, `01`, `+1`, ` 1`, an out-of-range number, an empty value.
+                 *
+                 *     Exact over the whole range: the value is never rounded, and it comes back in the response body as the
+                 *     same JSON integer, digit for digit. JavaScript clients must parse the response with a bigint-aware
+                 *     JSON parser to keep values beyond 2^53 exact.
                  */
-                petId: bigint;
+                petId: components["parameters"]["PetId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            404: components["responses"]["RouteNotFound"];
+            /** @description The pet. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            /** @description `invalid_request`: the petId is not a canonical int64. */
+            400: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "invalid_request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `not_found`: there is no pet with this id. */
+            404: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description `gone`: the sunset has passed; the operation is retired. */
+            410: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "gone";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description `internal_error`: a fault of the service. */
+            500: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "internal_error";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description `service_unavailable`: the database is unavailable; retry later. */
+            503: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "service_unavailable";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
         };
     };
 }
 
 /** Names of the properties that are `format: int64` in openapi.yaml: the client parses them as bigint. */
-export const int64Properties: ReadonlySet<string> = new Set(['petId']);
+export const int64Properties: ReadonlySet<string> = new Set(['id', 'petId']);

@@ -91,8 +91,10 @@ describe('updateInventory (PATCH /inventory/{petId})', () => {
 });
 
 describe('getPetById (GET /pets/{petId})', () => {
-  it('is callable with its generated types; the local API has no such route yet: ApiError 404', async () => {
-    const error = await apiError(client.GET('/pets/{petId}', { params: { path: { petId: max } } }));
+  it('returns the pet of an imported entry with its id as an exact bigint, and ApiError 404 for no pet', async () => {
+    const pet = await client.GET('/pets/{petId}', { params: { path: { petId: max } } });
+    expect(pet).toEqual({ id: max, photoUrls: [], tags: [], status: 'available' });
+    const error = await apiError(client.GET('/pets/{petId}', { params: { path: { petId: 8n } } }));
     expect([error.status, error.code]).toEqual([404, 'not_found']);
   });
 });
