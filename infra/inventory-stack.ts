@@ -97,9 +97,10 @@ export class InventoryStack extends Stack {
       type: type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
     });
     const table = (tableId: TableId) => {
-      const { partitionKey, globalIndexes } = tables[tableId] as TableDefinition;
+      const { partitionKey, globalIndexes, timeToLiveAttribute } = tables[tableId] as TableDefinition;
       const created = new Table(this, tableLogicalId(tableId), {
         partitionKey: attribute(partitionKey),
+        ...(timeToLiveAttribute ? { timeToLiveAttribute } : {}),
         billingMode: BillingMode.PAY_PER_REQUEST,
         encryption: TableEncryption.AWS_MANAGED,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },

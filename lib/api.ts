@@ -31,6 +31,8 @@ export interface TableDefinition {
   env: string;
   partitionKey: KeyAttribute;
   globalIndexes: readonly GlobalIndex[];
+  /** The attribute DynamoDB's time to live reads (epoch seconds), when items expire. */
+  timeToLiveAttribute?: string;
 }
 
 /**
@@ -51,6 +53,33 @@ export const tables = {
     ],
   },
   apiKeys: { env: 'API_KEYS_TABLE_NAME', partitionKey: { name: 'keyDigest', type: 'S' }, globalIndexes: [] },
+  /**
+   * Store orders (docs/contract.md "Store orders"). The global secondary index `newestFirst` lists them without
+   * a scan: every order carries the same `listPartition` value and its `orderId` is time-ordered
+   * (lib/orders/store.ts `newOrderId`), so a Query on that one partition in descending `orderId` order is newest first.
+   */
+  orders: {
+    env: 'ORDERS_TABLE_NAME',
+    partitionKey: { name: 'orderId', type: 'N' },
+    globalIndexes: [
+      {
+        name: 'newestFirst',
+        partitionKey: { name: 'listPartition', type: 'S' },
+        sortKey: { name: 'orderId', type: 'N' },
+        nonKeyAttributes: ['petId', 'quantity', 'shipDate', 'status', 'complete'],
+      },
+    ],
+  },
+  /**
+   * placeOrder's idempotency records (Powertools for AWS Lambda's DynamoDB persistence layer: partition key
+   * `id`, expiry in `expiration`, removed by DynamoDB's TTL after it).
+   */
+  idempotency: {
+    env: 'IDEMPOTENCY_TABLE_NAME',
+    partitionKey: { name: 'id', type: 'S' },
+    globalIndexes: [],
+    timeToLiveAttribute: 'expiration',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /** A table of {@link tables}. */
@@ -147,6 +176,37 @@ export const operations: readonly Operation[] = [
     scope: 'inventory:read',
     queryParameters: [],
     deprecated: true,
+  },
+  {
+    name: 'placeOrder',
+    method: 'POST',
+    path: '/store/orders',
+    entry: 'functions/place-order/handler.ts',
+    access: {
+      inventory: ['dynamodb:UpdateItem'],
+      orders: ['dynamodb:PutItem'],
+      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    },
+    scope: 'orders:write',
+    queryParameters: [],
+  },
+  {
+    name: 'listOrders',
+    method: 'GET',
+    path: '/store/orders',
+    entry: 'functions/list-orders/handler.ts',
+    access: { orders: ['dynamodb:Query'] },
+    scope: 'orders:read',
+    queryParameters: ['limit', 'cursor'],
+  },
+  {
+    name: 'getOrderById',
+    method: 'GET',
+    path: '/store/orders/{orderId}',
+    entry: 'functions/get-order-by-id/handler.ts',
+    access: { orders: ['dynamodb:GetItem'] },
+    scope: 'orders:read',
+    queryParameters: [],
   },
 ];
 

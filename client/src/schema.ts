@@ -131,6 +131,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/store/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List store orders, newest first, in pages
+         * @description **Experimental.** The orders, newest first, at most `limit` per page (default 100). When more follow,
+         *     the response has `Link: </v1/store/orders?limit=N&cursor=...>; rel="next"` (RFC 8288): follow it for the
+         *     next page; the last page has no `Link`. The cursor is opaque. Served by a Query on an index sorted by
+         *     creation, never a scan of the table.
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Place an order (reserves the stock)
+         * @description **Experimental.** Reserves stock for an order: in one DynamoDB transaction the pet's `quantity` is
+         *     decremented by the order's, only if at least that much is in stock, and the order is written. Stock is
+         *     never oversold, whatever the concurrency. 201 with the `Order` (`status: placed`, `complete: false`) and
+         *     `Location`; 404 `not_found` when the pet has no inventory entry; 409 `insufficient_stock` when the stock is
+         *     short (nothing changes).
+         *
+         *     **Idempotency-Key** (optional): a repeat with the same key and the same order (`petId`, `quantity`,
+         *     `shipDate`) within 24 hours answers the first order again and reserves nothing more; the same key with
+         *     another order is 422 `idempotency_key_reused`; a repeat while the first is still running is 409
+         *     `conflict`. Keys are per API key. A first attempt that failed (404, 409, 503) is not remembered: a retry
+         *     with its key is a new attempt.
+         */
+        post: operations["placeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/store/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve one order
+         * @description **Experimental.** The order `orderId`; 404 when there is none.
+         */
+        get: operations["getOrderById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -198,6 +255,33 @@ export interface components {
             photoUrls?: string[];
             tags?: components["schemas"]["Label"][];
             status?: components["schemas"]["PetStatus"];
+        };
+        /** @description A store order, after the OpenAPI Petstore's `Order`. New orders are `placed` and not `complete`; transitions are not shown, so nothing changes an order yet. */
+        Order: {
+            /**
+             * Format: int64
+             * @description Assigned by the service, positive; a later order has a larger id.
+             */
+            id: bigint;
+            /** Format: int64 */
+            petId: bigint;
+            quantity: number;
+            /** Format: date-time */
+            shipDate?: string;
+            /** @enum {string} */
+            status: "placed" | "approved" | "delivered";
+            complete: boolean;
+        };
+        /** @description The body of `placeOrder`. `id`, `status` and `complete` are the service's: sending them is 400, like any other member. */
+        NewOrder: {
+            /** Format: int64 */
+            petId: bigint;
+            quantity: number;
+            /**
+             * Format: date-time
+             * @description An RFC 3339 date-time.
+             */
+            shipDate?: string;
         };
         /** @description The body of every error response: exactly the members `code`, `message` and `status`, with `status` equal to the HTTP status code of the response. */
         Error: {
@@ -308,6 +392,34 @@ export interface components {
                     code?: "not_found";
                     /** @constant */
                     status?: 404;
+                };
+            };
+        };
+        /** @description `not_found`: there is no order with this id. */
+        OrderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
+                    /** @constant */
+                    status?: 404;
+                };
+            };
+        };
+        /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another order in the last 24 hours. */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "idempotency_key_reused";
+                    /** @constant */
+                    status?: 422;
                 };
             };
         };
@@ -681,6 +793,133 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Orders per page, an integer from 1 to 1000 (default 100); anything else is 400. */
+                limit?: number;
+                /** @description The cursor of the previous page's `Link`; any other value is 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of orders, newest first. */
+            200: {
+                headers: {
+                    /**
+                     * @description `<{url of the next page}>; rel="next"` when more orders follow.
+                     * @example </v1/store/orders?limit=2&cursor=NzUyOTEwNDM4Njk0OTEyMw>; rel="next"
+                     */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"][];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    placeOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description 1 to 255 visible ASCII characters, sent once; anything else is 400 `invalid_request`.
+                 * @example 4f6c1d2e-order-1
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The order. `Content-Type` must be `application/json` or a `+json` type. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewOrder"];
+            };
+        };
+        responses: {
+            /** @description The order; the stock is reserved. */
+            201: {
+                headers: {
+                    /**
+                     * @description The address of the new order, `/v1/store/orders/{orderId}`.
+                     * @example /v1/store/orders/7529104386949123
+                     */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["InventoryEntryNotFound"];
+            /** @description `insufficient_stock`: fewer than the order's quantity in stock (nothing changed); or `conflict`: a request with the same `Idempotency-Key` is still running (retry later). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "insufficient_stock" | "conflict";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's identifier, a signed 64-bit integer in canonical decimal (as `petId`); anything else is 400 `invalid_request`.
+                 * @example 7529104386949123
+                 */
+                orderId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["OrderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -148,16 +148,15 @@ async function transactAction(
 ): Promise<{ action: string; request: Json; tableName: string; key: AttributeMap }> {
   const [kind, operation] = Object.entries(entry)[0] as [string, Json];
   const tableName = operation.TableName as string;
-  const { ReturnValuesOnConditionCheckFailure: _ignored, ...request } = operation;
   if (kind === 'Put') {
     const key = keyOf(operation.Item as AttributeMap, await keyNamesOf(tableName));
-    return { action: 'PutItem', request, tableName, key };
+    return { action: 'PutItem', request: operation, tableName, key };
   }
   const key = operation.Key as AttributeMap;
-  if (kind === 'Update') return { action: 'UpdateItem', request, tableName, key };
-  if (kind === 'Delete') return { action: 'DeleteItem', request, tableName, key };
+  if (kind === 'Update') return { action: 'UpdateItem', request: operation, tableName, key };
+  if (kind === 'Delete') return { action: 'DeleteItem', request: operation, tableName, key };
   // ConditionCheck: a conditional write that leaves the item as it is, filled in once the item is read.
-  return { action: 'ConditionCheck', request, tableName, key };
+  return { action: 'ConditionCheck', request: operation, tableName, key };
 }
 
 /** Restores `item` (or its absence) at `key` of `tableName`. */
@@ -185,29 +184,36 @@ async function transactWriteItems(
 type Locks = ReturnType<typeof itemLocks>;
 type TransactAction = Awaited<ReturnType<typeof transactAction>>;
 
-/** Applies the actions in order; on a refusal, restores what was written and answers the cancellation. */
+/**
+ * Applies the actions in order, each write asking for the item it replaced (`ReturnValues: ALL_OLD`, so no
+ * read is needed to undo it; a `ConditionCheck` reads its item first). On a refusal, restores what was written
+ * and answers the cancellation.
+ */
 async function applyTransaction(call: Call, actions: TransactAction[]): Promise<DynamoAnswer> {
-  const before = await Promise.all(actions.map(({ tableName, key }) => currentItem(call, tableName, key)));
-  for (const [index, { action, request }] of actions.entries()) {
-    const old = before[index];
-    const single =
-      action !== 'ConditionCheck'
-        ? { action, request }
-        : old
-          ? { action: 'PutItem', request: { ...request, Key: undefined, Item: old } }
-          : { action: 'DeleteItem', request };
+  const replaced: (AttributeMap | undefined)[] = [];
+  for (const [index, { action, request, tableName, key }] of actions.entries()) {
+    let single = { action, request: { ...request, ReturnValues: 'ALL_OLD' } as Json };
+    if (action === 'ConditionCheck') {
+      const old = await currentItem(call, tableName, key);
+      single = old
+        ? { action: 'PutItem', request: { ...request, Key: undefined, Item: old } }
+        : { action: 'DeleteItem', request };
+    }
     const answer = await call(single.action, single.request);
+    replaced.push(answer.body.Attributes as AttributeMap | undefined);
     if (answer.status === 200) continue;
     for (let undo = index - 1; undo >= 0; undo--) {
       const done = actions[undo] as TransactAction;
-      await restore(call, done.tableName, done.key, before[undo]);
+      await restore(call, done.tableName, done.key, replaced[undo]);
     }
     if (answer.body.__type !== conditionFailed) return answer;
-    const reasons = actions.map((_, at) =>
-      at === index
-        ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }
-        : { Code: 'None' },
-    );
+    // With ReturnValuesOnConditionCheckFailure ALL_OLD the refused action's reason carries the item.
+    const refused = {
+      Code: 'ConditionalCheckFailed',
+      Message: 'The conditional request failed',
+      ...(answer.body.Item ? { Item: answer.body.Item } : {}),
+    };
+    const reasons = actions.map((_, at) => (at === index ? refused : { Code: 'None' }));
     const codes = reasons.map((reason) => reason.Code).join(', ');
     return {
       status: 400,

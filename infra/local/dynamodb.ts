@@ -109,10 +109,13 @@ export async function connectLocalDynamoDb(dataDir: string): Promise<LocalDynamo
 
 /** The table name of each table: from its environment variable, else `pet-store-<id>`. */
 export function localTableNames(): Record<TableId, string> {
-  return {
-    inventory: process.env[tables.inventory.env] || 'pet-store-inventory',
-    apiKeys: process.env[tables.apiKeys.env] || 'pet-store-api-keys',
-  };
+  const kebab = (id: string) => id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return Object.fromEntries(
+    (Object.keys(tables) as TableId[]).map((id) => [
+      id,
+      process.env[tables[id].env] || `pet-store-${kebab(id)}`,
+    ]),
+  ) as Record<TableId, string>;
 }
 
 /**
@@ -122,7 +125,7 @@ export function localTableNames(): Record<TableId, string> {
  */
 export async function ensureTables(
   client: DynamoDBClient,
-  names: Record<TableId, string>,
+  names: Partial<Record<TableId, string>>,
 ): Promise<TableId[]> {
   const existing = new Set<string>();
   let start: string | undefined;
@@ -132,9 +135,10 @@ export async function ensureTables(
     start = page.LastEvaluatedTableName;
   } while (start);
   const created: TableId[] = [];
-  for (const id of Object.keys(tables) as TableId[]) {
-    if (existing.has(names[id])) continue;
-    await createTable(client, id, names[id]);
+  for (const id of (Object.keys(tables) as TableId[]).filter((table) => names[table] !== undefined)) {
+    const name = names[id] as string;
+    if (existing.has(name)) continue;
+    await createTable(client, id, name);
     created.push(id);
   }
   return created;

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { stageName, tables } from '#lib/api.ts';
+import { stageName, type TableId, tables } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
@@ -93,8 +93,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
   }
   const names = localTableNames();
-  process.env[tables.inventory.env] = names.inventory;
-  process.env[tables.apiKeys.env] = names.apiKeys;
+  for (const id of Object.keys(tables) as TableId[]) process.env[tables[id].env] = names[id];
   // The deprecated operation's dates, as the stack sets them on its function (staging's settings).
   process.env[deprecationEnv.deprecatedAt] = environments.staging.deprecation.deprecatedAt;
   process.env[deprecationEnv.sunsetAt] = environments.staging.deprecation.sunsetAt;

@@ -19,14 +19,17 @@ export interface Target {
   client: DynamoDBDocumentClient;
   /** The low-level client under {@link client}. */
   raw: DynamoDBClient;
-  tables: Record<TableId, string>;
+  tables: Record<ToolTableId, string>;
   /** Human-readable: `local store .data` or `stack InventoryService-staging`. */
   description: string;
   close(): Promise<void>;
 }
 
+/** The tables the operator tools work on. */
+export type ToolTableId = Extract<TableId, 'inventory' | 'apiKeys'>;
+
 /** Stack output names holding each table's name (issue 3; infra/inventory-stack.ts). */
-const tableOutputs: Record<TableId, string> = {
+const tableOutputs: Record<ToolTableId, string> = {
   inventory: 'InventoryTableName',
   apiKeys: 'ApiKeysTableName',
 };
@@ -37,7 +40,7 @@ async function deployedTarget(environment: Environment): Promise<Target> {
     new DescribeStacksCommand({ StackName: stackName }),
   );
   const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
-  const table = (id: TableId) => {
+  const table = (id: ToolTableId) => {
     const name = outputs.get(tableOutputs[id]);
     if (!name) throw new Error(`stack ${stackName} has no output ${tableOutputs[id]}: is it deployed?`);
     return name;

@@ -21,17 +21,19 @@ export const connectionTimeoutMs = 1000;
 /** Milliseconds to wait for a response before the attempt fails. */
 export const requestTimeoutMs = 2000;
 
+/** The service's retry and timeout settings of a DynamoDB client (also given to Powertools' idempotency layer). */
+export const dynamoDbClientConfig = {
+  maxAttempts,
+  requestHandler: {
+    connectionTimeout: connectionTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    throwOnRequestTimeout: true,
+  },
+};
+
 /** A document client with the service's retry, timeout and number settings. */
 export function createDocumentClient(): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    maxAttempts,
-    requestHandler: {
-      connectionTimeout: connectionTimeoutMs,
-      requestTimeout: requestTimeoutMs,
-      throwOnRequestTimeout: true,
-    },
-  });
-  return toDocumentClient(client);
+  return toDocumentClient(new DynamoDBClient(dynamoDbClientConfig));
 }
 
 /** The container's shared client. */

@@ -3,7 +3,7 @@
  * of addPet's and getPetById's answers. A pet and its inventory entry are one item of the inventory table, so
  * `id` is the entry's `petId` and `status` the entry's `status`.
  */
-import { HttpError, invalidRequest } from '../http/errors.ts';
+import { HttpError, invalidRequest, listedNames } from '../http/errors.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
 import { InexactNumber, jsonInteger } from '../json-integers.ts';
 
@@ -37,14 +37,10 @@ const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
 const petMembers = ['id', 'name', 'category', 'photoUrls', 'tags', 'status'];
 
-/** The members of `body` not in `allowed`, named as the contract's messages name them (at most five, 64 characters each). */
+/** The members of `body` not in `allowed`, named as the contract's messages name them ({@link listedNames}). */
 export function unknownMembers(body: object, allowed: readonly string[]): string | undefined {
   const unknown = Object.keys(body).filter((member) => !allowed.includes(member));
-  if (unknown.length === 0) return undefined;
-  return unknown
-    .slice(0, 5)
-    .map((member) => JSON.stringify(member.slice(0, 64)))
-    .join(', ');
+  return unknown.length === 0 ? undefined : listedNames(unknown);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -242,7 +242,7 @@ describe('404 not_found, table unchanged', () => {
     ['POST', '/inventory'],
     ['PATCH', '/inventory'],
     ['GET', '/inventory/8/extra'],
-    ['GET', '/store/orders'],
+    ['DELETE', '/store/orders'],
     ['GET', '/'],
   ])('answers %s %s (no such route or method) with 404 not_found', async (method, path) => {
     // Not in openapi.yaml by definition, so only the exact response is checked.

@@ -11,10 +11,21 @@ let api: TestApi;
 let revokedKey: string;
 let expiredKey: string;
 const petId = '42';
+/** The order the getOrderById probes read (routes.ts probes order `1`). */
+const probeOrder = {
+  orderId: { N: '1' },
+  petId: { N: petId },
+  quantity: { N: '1' },
+  status: { S: 'placed' },
+  complete: { BOOL: false },
+  listPartition: { S: 'orders' },
+};
 
 beforeAll(async () => {
   api = await startTestApi();
-  await api.inventory.putMany([{ petId, quantity: 3, status: 'available' }]);
+  // Stock for every placeOrder probe, and an order for the getOrderById probes.
+  await api.inventory.putMany([{ petId, quantity: 1000, status: 'available' }]);
+  await api.putRawItems([probeOrder], 'orders');
   revokedKey = generateApiKey();
   await api.keys.put({
     keyDigest: apiKeyDigest(revokedKey),

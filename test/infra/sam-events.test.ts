@@ -42,6 +42,9 @@ const updateInventory = operation('updateInventory');
 const getInventoryItem = operation('getInventoryItem');
 const addPet = operation('addPet');
 const getPetById = operation('getPetById');
+const placeOrder = operation('placeOrder');
+const listOrders = operation('listOrders');
+const getOrderById = operation('getOrderById');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -106,6 +109,46 @@ const cases: EventCase[] = [
         result: { headers: { Deprecation: '@1795392000', Sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' } },
       });
     },
+  },
+  {
+    file: 'place-order-ok.json',
+    definition: placeOrder,
+    documented: '201',
+    check: (outcome) => {
+      const { statusCode, body } = httpResult(outcome) as {
+        statusCode: number;
+        body: Record<string, unknown>;
+      };
+      expect(statusCode).toBe(201);
+      expect(body).toEqual({
+        id: expect.any(Number),
+        petId: 9001,
+        quantity: 2,
+        status: 'placed',
+        complete: false,
+      });
+    },
+  },
+  {
+    file: 'list-orders-ok.json',
+    definition: listOrders,
+    documented: '200',
+    check: (outcome) => {
+      const { statusCode, body } = httpResult(outcome) as { statusCode: number; body: unknown };
+      expect(statusCode).toBe(200);
+      expect(Array.isArray(body)).toBe(true);
+    },
+  },
+  {
+    file: 'get-order-by-id-unknown.json',
+    definition: getOrderById,
+    documented: '404',
+    check: (outcome) =>
+      expect(httpResult(outcome)).toEqual({
+        statusCode: 404,
+        body: { code: 'not_found', message: 'no order with id 404404', status: 404 },
+        contentType: 'application/json',
+      }),
   },
   {
     file: 'update-inventory-ok.json',

@@ -241,3 +241,61 @@ export function contractIfMatch(values: readonly string[]): ContractIfMatch {
   );
   return distinct.size > 16 ? 'invalid' : { strongTags };
 }
+
+/**
+ * The order a placeOrder body asks for by the contract (docs/contract.md "Store orders", "Integers in request
+ * bodies"): a UTF-8 JSON object whose members are `petId` (an int64 JSON integer), `quantity` (a JSON integer
+ * from 1 to 2147483647) and optionally `shipDate` (an RFC 3339 date-time naming a real calendar date), and
+ * nothing else; integers judged on their source text. Undefined for any other body.
+ * Decision where the contract is silent: `id`, `status` and `complete` are the service's, so a body carrying
+ * them is invalid like any other unknown member.
+ */
+export function contractNewOrder(body: Uint8Array): { petId: string; quantity: number } | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    return undefined;
+  }
+  const sources = new Map<string, string>();
+  let value: unknown;
+  try {
+    value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
+      if ((key === 'petId' || key === 'quantity') && typeof member === 'number' && context?.source) {
+        sources.set(key, context.source);
+      }
+      return member;
+    });
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  const members = Object.getOwnPropertyNames(record);
+  if (!members.every((member) => ['petId', 'quantity', 'shipDate'].includes(member))) return undefined;
+  if (typeof record.petId !== 'number' || typeof record.quantity !== 'number') return undefined;
+  const petId = contractInteger(sources.get('petId') ?? '');
+  const quantity = contractInteger(sources.get('quantity') ?? '');
+  if (petId === undefined || petId < -(2n ** 63n) || petId > 2n ** 63n - 1n) return undefined;
+  if (quantity === undefined || quantity < 1n || quantity > 2147483647n) return undefined;
+  if (record.shipDate !== undefined) {
+    const date = typeof record.shipDate === 'string' ? record.shipDate : '';
+    const match =
+      /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(date);
+    if (!match) return undefined;
+    const [, y, mo, d, h, mi, s, , , oh = '0', om = '0'] = match.map((part) => part ?? '');
+    const lastDay = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+    const ok =
+      Number(mo) >= 1 &&
+      Number(mo) <= 12 &&
+      Number(d) >= 1 &&
+      Number(d) <= lastDay &&
+      Number(h) <= 23 &&
+      Number(mi) <= 59 &&
+      Number(s) <= 60 &&
+      Number(oh) <= 23 &&
+      Number(om) <= 59;
+    if (!ok) return undefined;
+  }
+  return { petId: petId.toString(), quantity: Number(quantity) };
+}

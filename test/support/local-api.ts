@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
 import { type LocalService, startLocalService } from '#infra/local/service.ts';
+import type { TableId } from '#lib/api.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -64,7 +65,7 @@ export interface TestApi {
    * Writes `items` into the inventory table one by one with raw PutItem requests, attributes exactly as
    * given (for items the API would not write, e.g. ones padded with an attribute it does not know).
    */
-  putRawItems(items: readonly RawItem[]): Promise<void>;
+  putRawItems(items: readonly RawItem[], table?: TableId): Promise<void>;
   /**
    * Every item of the inventory table exactly as stored (numbers as DynamoDB's decimal strings), read with a
    * raw Scan independent of the code under test, sorted by petId.
@@ -142,8 +143,8 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
         body,
       });
     },
-    async putRawItems(items) {
-      for (const item of items) await putItem(raw, names.inventory, item);
+    async putRawItems(items, table = 'inventory') {
+      for (const item of items) await putItem(raw, names[table], item);
     },
     async tableItems() {
       const items: Record<string, string>[] = [];

@@ -27,6 +27,8 @@ export type RawItem = Record<string, AttributeValue>;
 export const testTableNames: Record<TableId, string> = {
   inventory: 'pet-store-inventory',
   apiKeys: 'pet-store-api-keys',
+  orders: 'pet-store-orders',
+  idempotency: 'pet-store-idempotency',
 };
 
 /** A running in-memory DynamoDB with both tables, and a raw client on it. */

@@ -14,7 +14,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#infra/local/dynamodb.ts';
-import type { TableId } from '#lib/api.ts';
+import type { ToolTableId } from '#infra/tools/target.ts';
 import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import {
   type CloudFormationStandIn,
@@ -31,7 +31,7 @@ import {
 } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
-const stagingTables: Record<TableId, string> = {
+const stagingTables: Record<ToolTableId, string> = {
   inventory: 'InventoryService-staging-InventoryTable-ABC123',
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
 };

@@ -1,0 +1,59 @@
+/**
+ * placeOrder: `POST /v1/store/orders` (docs/contract.md "Store orders"; experimental).
+ *
+ * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
+ * Takes: a JSON body `{"petId": <int64>, "quantity": <1..2147483647>, "shipDate"?: <RFC 3339>}` and an
+ * optional `Idempotency-Key` header (lib/orders/idempotency.ts).
+ * Returns 201 with the Order (`placed`, not `complete`) and `Location: /v1/store/orders/{id}`: the pet's stock
+ * was decremented and the order written in one DynamoDB transaction, so stock is never oversold.
+ * Errors: 400 `invalid_request` (bad body, content type or key), 404 `not_found` (the pet has no inventory
+ * entry), 409 `insufficient_stock` (nothing changed), 409 `conflict` (the same key still running), 422
+ * `idempotency_key_reused`, 503 `service_unavailable`.
+ * Environment: `INVENTORY_TABLE_NAME`, `ORDERS_TABLE_NAME`, `IDEMPOTENCY_TABLE_NAME`.
+ */
+import { operationNamed, stageName, tables } from '#lib/api.ts';
+import { documentClient } from '#lib/clients/dynamodb.ts';
+import { requiredEnv } from '#lib/env.ts';
+import { HttpError, notFound } from '#lib/http/errors.ts';
+import { headerValues } from '#lib/http/headers.ts';
+import { httpFunction } from '#lib/http/http-function.ts';
+import { jsonBody } from '#lib/http/json-body.ts';
+import { jsonResponse } from '#lib/http/responses.ts';
+import { idempotencyKeyHeader, idempotentPlacement, parseIdempotencyKey } from '#lib/orders/idempotency.ts';
+import { type NewOrder, orderJson, parseNewOrder } from '#lib/orders/order.ts';
+import { orderPlacement } from '#lib/orders/store.ts';
+
+const placement = orderPlacement(
+  documentClient,
+  requiredEnv(tables.inventory.env),
+  requiredEnv(tables.orders.env),
+);
+
+/** Reserves the stock of `order`, or throws the contract's 404 or 409 `insufficient_stock`. */
+async function place(order: NewOrder) {
+  const result = await placement(order);
+  if (result === 'no_entry') throw notFound(`no inventory entry for petId ${order.petId}`);
+  if (result === 'insufficient_stock') {
+    throw new HttpError(
+      'insufficient_stock',
+      `fewer than ${order.quantity} of petId ${order.petId} in stock`,
+    );
+  }
+  return result;
+}
+
+const placeOnce = idempotentPlacement(place, requiredEnv(tables.idempotency.env));
+
+/** The Lambda handler. */
+export const handler = httpFunction(operationNamed('placeOrder'))
+  .use(jsonBody({ example: '{"petId": 7, "quantity": 1}' }))
+  .handler(async (event, context) => {
+    const order = parseNewOrder(event.body);
+    const key = parseIdempotencyKey(headerValues(event, idempotencyKeyHeader));
+    const principal = String(event.requestContext.authorizer?.principalId ?? '');
+    const placed = await placeOnce(
+      { ...(key === undefined ? {} : { key: `${principal} ${key}` }), order },
+      context,
+    );
+    return jsonResponse(201, orderJson(placed), { Location: `/${stageName}/store/orders/${placed.id}` });
+  });

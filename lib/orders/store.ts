@@ -1,0 +1,192 @@
+/**
+ * The orders store (docs/contract.md "Store orders"; docs/architecture.md "Data layout"): an order and its
+ * stock decrement are one DynamoDB transaction, and the newest-first list is a Query on the orders table's
+ * global secondary index (lib/api.ts `tables.orders`), never a Scan.
+ *
+ * Orders table item: `orderId` (Number, partition key, time-ordered: {@link newOrderId}), `petId` (Number),
+ * `quantity` (Number), `shipDate` (String, optional), `status` (String), `complete` (Boolean), `createdAt`
+ * (String, ISO 8601), `listPartition` (String, always {@link listPartition}: the index's partition key).
+ * On the inventory item only `quantity` is written (the attribute the order owns).
+ */
+import { randomInt } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  NumberValue,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { tables } from '../api.ts';
+import { HttpError } from '../http/errors.ts';
+import type { NewOrder, Order, OrderStatus } from './order.ts';
+
+/** The one value of the index partition key: every order is listed from it (see README "Store orders"). */
+export const listPartition = 'orders';
+
+/** Bits of randomness below the millisecond timestamp of an order id. */
+const randomBits = 22;
+
+/**
+ * A new order id: milliseconds since the epoch shifted left by 22 bits, plus 22 random bits. Positive, below
+ * 2^63 until the year 2248, and ordered by creation time across functions up to their clocks' skew, so the
+ * index sorted by `orderId` is newest first (docs/contract.md "Identifiers": assigned ids are positive).
+ */
+export function newOrderId(now: number = Date.now()): string {
+  return ((BigInt(now) << BigInt(randomBits)) | BigInt(randomInt(2 ** randomBits))).toString();
+}
+
+/** The outcome of {@link OrderStore.place}: the stored order, or why nothing changed. */
+export type PlaceResult = Order | 'no_entry' | 'insufficient_stock';
+
+/** One page of the newest-first list: the orders, and the last one's id when more follow. */
+export interface OrderPage {
+  orders: Order[];
+  /** The `orderId` to continue after (exclusive), or undefined on the last page. */
+  next?: string;
+}
+
+/** What getOrderById and listOrders need from the orders table. */
+export interface OrderStore {
+  /** The order `orderId` (strongly consistent GetItem), or undefined. */
+  get(orderId: string): Promise<Order | undefined>;
+  /** At most `limit` orders, newest first, after the order `after` (exclusive) when given: Query on the index. */
+  list(limit: number, after?: string): Promise<OrderPage>;
+}
+
+type StoredOrder = {
+  orderId: NumberValue;
+  petId: NumberValue;
+  quantity: NumberValue;
+  shipDate?: string;
+  status: OrderStatus;
+  complete: boolean;
+};
+
+function fromStored(item: Record<string, unknown>): Order {
+  const { orderId, petId, quantity, shipDate, status, complete } = item as StoredOrder;
+  return {
+    id: orderId.toString(),
+    petId: petId.toString(),
+    quantity: Number(quantity.toString()),
+    ...(shipDate === undefined ? {} : { shipDate }),
+    status,
+    complete,
+  };
+}
+
+/** Transactions tried per order: a conflict with another order of the same pet, or a taken id, is retried. */
+const placeAttempts = 5;
+
+/**
+ * placeOrder's write over `client`, the inventory table `inventoryTable` and the orders table `ordersTable`:
+ * reserves stock and records the order in one TransactWriteItems. The inventory item's `quantity` is
+ * decremented only if the item exists and holds at least the order's quantity, and the order is put under a new
+ * id (`attribute_not_exists`; a taken id, never seen in practice, is retried with another). The decrement
+ * returns the old item when its condition fails, which tells `no_entry` from `insufficient_stock`. DynamoDB
+ * cancels a transaction that meets another on the same item (`TransactionConflict`): it is retried after a
+ * short jittered pause, {@link placeAttempts} times in all, then 503 `service_unavailable`.
+ */
+export function orderPlacement(
+  client: DynamoDBDocumentClient,
+  inventoryTable: string,
+  ordersTable: string,
+): (order: NewOrder) => Promise<PlaceResult> {
+  return async (newOrder) => {
+    for (let attempt = 1; ; attempt++) {
+      const order: Order = { id: newOrderId(), ...newOrder, status: 'placed', complete: false };
+      try {
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: inventoryTable,
+                  Key: { petId: NumberValue.from(order.petId) },
+                  UpdateExpression: 'SET quantity = quantity - :quantity',
+                  ConditionExpression: 'attribute_exists(petId) AND quantity >= :quantity',
+                  ExpressionAttributeValues: { ':quantity': order.quantity },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              {
+                Put: {
+                  TableName: ordersTable,
+                  Item: {
+                    orderId: NumberValue.from(order.id),
+                    petId: NumberValue.from(order.petId),
+                    quantity: order.quantity,
+                    ...(order.shipDate === undefined ? {} : { shipDate: order.shipDate }),
+                    status: order.status,
+                    complete: order.complete,
+                    createdAt: new Date().toISOString(),
+                    listPartition,
+                  },
+                  ConditionExpression: 'attribute_not_exists(orderId)',
+                },
+              },
+            ],
+          }),
+        );
+        return order;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const [stock, put] = error.CancellationReasons ?? [];
+        if (stock?.Code === 'ConditionalCheckFailed') return stock.Item ? 'insufficient_stock' : 'no_entry';
+        const conflict = [stock, put].some((reason) => reason?.Code === 'TransactionConflict');
+        const idTaken = put?.Code === 'ConditionalCheckFailed';
+        if (!(conflict || idTaken)) throw error;
+        if (attempt === placeAttempts) {
+          if (conflict)
+            throw new HttpError('service_unavailable', 'too many orders of this pet at once; retry');
+          throw error;
+        }
+        // DynamoDB cancels a transaction that meets another on the same item: retry after a jittered pause.
+        if (conflict) await setTimeout(randomInt(10, 50) * attempt);
+      }
+    }
+  };
+}
+
+/** The store over `client` and the orders table `ordersTable`. */
+export function orderStore(client: DynamoDBDocumentClient, ordersTable: string): OrderStore {
+  const [index] = tables.orders.globalIndexes;
+  return {
+    async get(orderId) {
+      const { Item } = await client.send(
+        new GetCommand({
+          TableName: ordersTable,
+          Key: { orderId: NumberValue.from(orderId) },
+          ConsistentRead: true,
+        }),
+      );
+      return Item && fromStored(Item);
+    },
+
+    async list(limit, after) {
+      const orders: Order[] = [];
+      let start: Record<string, unknown> | undefined =
+        after === undefined ? undefined : { listPartition, orderId: NumberValue.from(after) };
+      // One more than asked tells whether a next page exists; 1 MB pages may need several requests.
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: ordersTable,
+            IndexName: index.name,
+            KeyConditionExpression: `${index.partitionKey.name} = :partition`,
+            ExpressionAttributeValues: { ':partition': listPartition },
+            ScanIndexForward: false,
+            Limit: limit + 1 - orders.length,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) orders.push(fromStored(item));
+        start = page.LastEvaluatedKey;
+      } while (start && orders.length <= limit);
+      const more = orders.length > limit;
+      const shown = orders.slice(0, limit);
+      return more ? { orders: shown, next: shown[shown.length - 1]?.id } : { orders: shown };
+    },
+  };
+}

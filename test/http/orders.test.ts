@@ -1,0 +1,270 @@
+/**
+ * Store orders over HTTP (docs/contract.md "Store orders"): placeOrder reserves stock in one transaction
+ * (201 with Location, the stock decremented; 404 without an entry; 409 `insufficient_stock` changing nothing),
+ * 500 concurrent orders of 1 against a stock of 100 (exactly 100 201s, 400 409s, stock 0, exactly those 100
+ * orders listed), the same run with every Idempotency-Key sent 3 times concurrently (each key's stock reserved
+ * once), Idempotency-Key replays, 422 for a reused key and 400 for a malformed one, listOrders newest first in
+ * pages linked by `Link` rel="next", getOrderById. Every response is checked against openapi.yaml.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { expectDeclared } from '#test/support/openapi-validator.ts';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+async function placeOrder(body: string, headers: Record<string, string> = {}): Promise<TestResponse> {
+  const response = await api.request('POST', '/store/orders', {
+    headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
+    body,
+  });
+  expectDeclared('POST', '/store/orders', response);
+  return response;
+}
+
+async function get(path: string): Promise<TestResponse> {
+  const response = await api.request('GET', path, { headers: { Authorization: api.authorization } });
+  expectDeclared('GET', path, response);
+  return response;
+}
+
+/** Every order of listOrders, following `Link` rel="next" from the first page of `limit`. */
+async function listAll(limit: number): Promise<{ id: string; petId: string; quantity: number }[]> {
+  const orders: { id: string; petId: string; quantity: number }[] = [];
+  let path: string | undefined = `/store/orders?limit=${limit}`;
+  while (path) {
+    const response = await get(path);
+    expect(response.status).toBe(200);
+    const ids = [...response.text.matchAll(/"id":(\d+),"petId":(-?\d+),"quantity":(\d+)/g)];
+    orders.push(
+      ...ids.map(([, id, petId, quantity]) => ({
+        id: id as string,
+        petId: petId as string,
+        quantity: Number(quantity),
+      })),
+    );
+    const link = response.headers.get('link');
+    path = link ? /^<\/v1([^>]+)>; rel="next"$/.exec(link)?.[1] : undefined;
+    if (link) expect(path).toBeDefined();
+  }
+  return orders;
+}
+
+function stockOf(items: Record<string, string>[], petId: string): string | undefined {
+  return items.find((item) => item.petId === petId)?.quantity;
+}
+
+function expectError(response: TestResponse, status: number, code: string, message: string) {
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(JSON.parse(response.text)).toEqual({ code, message, status });
+}
+
+describe('placeOrder', () => {
+  test('reserves the stock and answers 201 with the order and its Location', async () => {
+    await api.inventory.putMany([{ petId: '9223372036854775807', quantity: 5, status: 'available' }]);
+    const response = await placeOrder(
+      '{"petId": 9223372036854775807, "quantity": 2, "shipDate": "2026-12-01T10:00:00Z"}',
+    );
+    expect(response.status).toBe(201);
+    const id = /^\{"id":([1-9][0-9]*),/.exec(response.text)?.[1] as string;
+    expect(response.text).toBe(
+      `{"id":${id},"petId":9223372036854775807,"quantity":2,"shipDate":"2026-12-01T10:00:00Z","status":"placed","complete":false}`,
+    );
+    expect(response.headers.get('location')).toBe(`/v1/store/orders/${id}`);
+    expect(stockOf(await api.tableItems(), '9223372036854775807')).toBe('3');
+    const read = await get(`/store/orders/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.text).toBe(response.text);
+  });
+
+  test('answers 409 insufficient_stock when the stock is short, and changes nothing', async () => {
+    await api.inventory.putMany([{ petId: '11', quantity: 1, status: 'available' }]);
+    const before = await api.tableItems();
+    const ordersBefore = await listAll(1000);
+    expectError(
+      await placeOrder('{"petId": 11, "quantity": 2}'),
+      409,
+      'insufficient_stock',
+      'fewer than 2 of petId 11 in stock',
+    );
+    expect(await api.tableItems()).toEqual(before);
+    expect(await listAll(1000)).toEqual(ordersBefore);
+  });
+
+  test('answers 404 not_found for a pet with no entry, and creates none', async () => {
+    const before = await api.tableItems();
+    expectError(
+      await placeOrder('{"petId": 12, "quantity": 1}'),
+      404,
+      'not_found',
+      'no inventory entry for petId 12',
+    );
+    expect(await api.tableItems()).toEqual(before);
+  });
+
+  test.each([
+    ['{"petId": 11}', 'quantity must be an integer from 1 to 2147483647'],
+    ['{"petId": 11, "quantity": 0}', 'quantity must be an integer from 1 to 2147483647'],
+    ['{"petId": 11, "quantity": 1.5}', 'quantity must be an integer from 1 to 2147483647'],
+    ['{"petId": 11, "quantity": 2147483648}', 'quantity must be an integer from 1 to 2147483647'],
+    ['{"quantity": 1}', 'petId must be an integer from -9223372036854775808 to 9223372036854775807'],
+    [
+      '{"petId": "11", "quantity": 1}',
+      'petId must be an integer from -9223372036854775808 to 9223372036854775807',
+    ],
+    [
+      '{"petId": 11, "quantity": 1, "status": "delivered"}',
+      'an order may only contain petId, quantity, shipDate; not allowed: "status"',
+    ],
+    [
+      '{"petId": 11, "quantity": 1, "shipDate": "2026-02-30T00:00:00Z"}',
+      'shipDate must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z',
+    ],
+    [
+      '{"petId": 11, "quantity": 1, "shipDate": "tomorrow"}',
+      'shipDate must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z',
+    ],
+    ['[1]', 'request body must be a JSON object such as {"petId": 7, "quantity": 1}'],
+  ])('rejects %s with 400 invalid_request and changes nothing', async (body, message) => {
+    const before = await api.tableItems();
+    expectError(await placeOrder(body), 400, 'invalid_request', message);
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('a repeat with the same key and order answers the first order again and reserves nothing more', async () => {
+    await api.inventory.putMany([{ petId: '21', quantity: 10, status: 'available' }]);
+    const first = await placeOrder('{"petId": 21, "quantity": 3}', { 'Idempotency-Key': 'order-21-a' });
+    expect(first.status).toBe(201);
+    const again = await placeOrder('{"quantity": 3, "petId": 21}', { 'idempotency-key': 'order-21-a' });
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect(stockOf(await api.tableItems(), '21')).toBe('7');
+  });
+
+  test('the same key with another order is 422 idempotency_key_reused and changes nothing', async () => {
+    await api.inventory.putMany([{ petId: '22', quantity: 10, status: 'available' }]);
+    expect((await placeOrder('{"petId": 22, "quantity": 1}', { 'Idempotency-Key': 'k22' })).status).toBe(201);
+    const before = await api.tableItems();
+    expectError(
+      await placeOrder('{"petId": 22, "quantity": 2}', { 'Idempotency-Key': 'k22' }),
+      422,
+      'idempotency_key_reused',
+      'this Idempotency-Key was used with another order in the last 24 hours',
+    );
+    expect(await api.tableItems()).toEqual(before);
+    // The first order is still the key's answer (the refusal did not remove it).
+    expect((await placeOrder('{"petId": 22, "quantity": 1}', { 'Idempotency-Key': 'k22' })).status).toBe(201);
+    expect(stockOf(await api.tableItems(), '22')).toBe('9');
+  });
+
+  test.each(['', 'a'.repeat(256), 'with space', 'ümlaut'])('rejects the key %j with 400', async (key) => {
+    await api.inventory.putMany([{ petId: '23', quantity: 10, status: 'available' }]);
+    const before = await api.tableItems();
+    expectError(
+      await placeOrder('{"petId": 23, "quantity": 1}', { 'Idempotency-Key': key }),
+      400,
+      'invalid_request',
+      'Idempotency-Key must be sent once, as 1 to 255 visible ASCII characters',
+    );
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
+
+describe('listOrders and getOrderById', () => {
+  test('lists newest first in pages linked by Link rel="next"; a bad limit or cursor is 400', async () => {
+    await api.inventory.putMany([{ petId: '31', quantity: 10, status: 'available' }]);
+    const placed: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await placeOrder('{"petId": 31, "quantity": 1}');
+      placed.push(/^\{"id":(\d+)/.exec(response.text)?.[1] as string);
+    }
+    const all = await listAll(2);
+    const mine = all.filter((order) => order.petId === '31').map((order) => order.id);
+    expect(mine).toEqual([...placed].reverse());
+    const ids = all.map((order) => BigInt(order.id));
+    expect(ids).toEqual([...ids].sort((a, b) => (a > b ? -1 : 1)));
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'limit=01',
+      'limit=x',
+      'cursor=abc',
+      'cursor=MDE',
+      'other=1',
+    ]) {
+      const response = await get(`/store/orders?${query}`);
+      expect(response.status, query).toBe(400);
+    }
+  });
+
+  test('getOrderById answers 404 for no such order and 400 for a bad id', async () => {
+    expectError(await get('/store/orders/1'), 404, 'not_found', 'no order with id 1');
+    expect((await get('/store/orders/01')).status).toBe(400);
+  });
+});
+
+describe('concurrency (docs/contract.md: stock is never oversold)', () => {
+  test('500 concurrent orders of 1 against a stock of 100: exactly 100 201s and 400 409s, stock 0, 100 orders listed', async () => {
+    await api.inventory.putMany([{ petId: '500', quantity: 100, status: 'available' }]);
+    const responses = await Promise.all(
+      Array.from({ length: 500 }, () =>
+        api.request('POST', '/store/orders', {
+          headers: { Authorization: api.authorization, 'Content-Type': 'application/json' },
+          body: '{"petId": 500, "quantity": 1}',
+        }),
+      ),
+    );
+    const created = responses.filter((response) => response.status === 201);
+    expect(created).toHaveLength(100);
+    const refused = responses.filter((response) => response.status === 409);
+    expect(refused).toHaveLength(400);
+    for (const response of refused) expect(JSON.parse(response.text).code).toBe('insufficient_stock');
+    expect(stockOf(await api.tableItems(), '500')).toBe('0');
+    const listed = (await listAll(1000)).filter((order) => order.petId === '500').map((order) => order.id);
+    const createdIds = created.map((response) => /^\{"id":(\d+)/.exec(response.text)?.[1]);
+    expect(new Set(listed)).toEqual(new Set(createdIds));
+    expect(listed).toHaveLength(100);
+  });
+
+  test('the same run with each Idempotency-Key sent 3 times concurrently reserves each key once', async () => {
+    await api.inventory.putMany([{ petId: '501', quantity: 100, status: 'available' }]);
+    const keys = Array.from({ length: 500 }, (_, index) => `run-501-${index}`);
+    const sends = keys.flatMap((key) => [key, key, key]).sort(() => Math.random() - 0.5);
+    const responses = await Promise.all(
+      sends.map(async (key) => ({
+        key,
+        response: await api.request('POST', '/store/orders', {
+          headers: {
+            Authorization: api.authorization,
+            'Content-Type': 'application/json',
+            'Idempotency-Key': key,
+          },
+          body: '{"petId": 501, "quantity": 1}',
+        }),
+      })),
+    );
+    const orderOfKey = new Map<string, Set<string>>();
+    for (const { key, response } of responses) {
+      expect([201, 409], response.text).toContain(response.status);
+      if (response.status === 201) {
+        const id = /^\{"id":(\d+)/.exec(response.text)?.[1] as string;
+        orderOfKey.set(key, (orderOfKey.get(key) ?? new Set()).add(id));
+      } else {
+        expect(['insufficient_stock', 'conflict']).toContain(JSON.parse(response.text).code);
+      }
+    }
+    for (const ids of orderOfKey.values()) expect(ids.size).toBe(1);
+    expect(orderOfKey.size).toBe(100);
+    expect(stockOf(await api.tableItems(), '501')).toBe('0');
+    const listed = (await listAll(1000)).filter((order) => order.petId === '501').map((order) => order.id);
+    expect(new Set(listed)).toEqual(new Set([...orderOfKey.values()].flatMap((ids) => [...ids])));
+    expect(listed).toHaveLength(100);
+  });
+});
