@@ -60,6 +60,8 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
     ...everyEnvironment,
     ['InventoryTable', 'AwsSolutions-DDB3'],
     ['ApiKeysTable', 'AwsSolutions-DDB3'],
+    ['OrdersTable', 'AwsSolutions-DDB3'],
+    ['IdempotencyTable', 'AwsSolutions-DDB3'],
   ],
   production: everyEnvironment,
 };

@@ -258,9 +258,9 @@ describe.each(environmentNames)('%s stack', (name) => {
 
   describe('tables', () => {
     it.each(Object.keys(tables) as TableId[])(
-      '%s table: partition key from lib/api.ts, on-demand, encrypted, PITR / deletion protection / removal from settings',
+      '%s table: keys and indexes from lib/api.ts, on-demand, encrypted, PITR / deletion protection / removal from settings, time to live when declared',
       (tableId) => {
-        const { partitionKey, globalIndexes } = tables[tableId] as TableDefinition;
+        const { partitionKey, globalIndexes, timeToLiveAttribute } = tables[tableId] as TableDefinition;
         const table = resource(json(), tableLogicalId(tableId));
         expect(table.Type).toBe('AWS::DynamoDB::Table');
         const keys = [partitionKey, ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
@@ -283,6 +283,9 @@ describe.each(environmentNames)('%s stack', (name) => {
           SSESpecification: { SSEEnabled: true },
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
           DeletionProtectionEnabled: settings.deletionProtection,
+          ...(timeToLiveAttribute && {
+            TimeToLiveSpecification: { AttributeName: timeToLiveAttribute, Enabled: true },
+          }),
         });
         const policy = settings.removalPolicy === 'retain' ? 'Retain' : 'Delete';
         expect([table.DeletionPolicy, table.UpdateReplacePolicy]).toEqual([policy, policy]);
