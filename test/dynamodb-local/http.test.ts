@@ -141,4 +141,70 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     const expected = [...sorted, ...crowded].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
     expect(response.text).toBe(`[${expected.map(inventoryItemJson).join(',')}]`);
   });
+
+  test('adds a pet (one item with its entry, quantity 0) and answers getPetById with both deprecation headers', async () => {
+    const added = await api.request('POST', '/pets', {
+      headers: { Authorization: api.authorization, 'Content-Type': 'application/json' },
+      body: '{"id": 9223372036854775806, "name": "Rex", "status": "pending"}',
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(added.text).toBe(
+      '{"id":9223372036854775806,"name":"Rex","photoUrls":[],"tags":[],"status":"pending"}',
+    );
+    const pet = await api.request('GET', '/pets/9223372036854775806', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(pet.text).toBe(added.text);
+    expect([pet.headers.get('deprecation'), pet.headers.get('sunset')]).toEqual([
+      '@1795392000',
+      'Wed, 30 Jun 2027 23:59:59 GMT',
+    ]);
+    const entry = await api.request('GET', '/inventory/9223372036854775806', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(entry.text).toBe('{"petId":9223372036854775806,"quantity":0,"status":"pending"}');
+    const again = await api.request('POST', '/pets', {
+      headers: { Authorization: api.authorization, 'Content-Type': 'application/json' },
+      body: '{"id": 9223372036854775806, "name": "Rex"}',
+    });
+    expect([again.status, JSON.parse(again.text)]).toEqual([
+      409,
+      { code: 'conflict', message: 'a pet with id 9223372036854775806 exists', status: 409 },
+    ]);
+  });
+
+  test('places orders in one transaction (201, 409 insufficient_stock, 404), replays an Idempotency-Key, lists newest first', async () => {
+    const order = (body: string, headers: Record<string, string> = {}) =>
+      api.request('POST', '/store/orders', {
+        headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
+        body,
+      });
+    const first = await order('{"petId": 10, "quantity": 4}', { 'Idempotency-Key': 'local-1' });
+    expect(first.status, first.text).toBe(201);
+    const replay = await order('{"petId": 10, "quantity": 4}', { 'Idempotency-Key': 'local-1' });
+    expect(replay.text).toBe(first.text);
+    const reused = await order('{"petId": 10, "quantity": 5}', { 'Idempotency-Key': 'local-1' });
+    expectContractError(observe(reused), 422);
+    const second = await order('{"petId": 10, "quantity": 6}');
+    expect(second.status, second.text).toBe(201);
+    const short = await order('{"petId": 10, "quantity": 1}');
+    expect([short.status, JSON.parse(short.text)]).toEqual([
+      409,
+      { code: 'insufficient_stock', message: 'fewer than 1 of petId 10 in stock', status: 409 },
+    ]);
+    expectContractError(observe(await order('{"petId": 11, "quantity": 1}')), 404);
+    const entry = await api.request('GET', '/inventory/10', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(entry.text).toBe('{"petId":10,"quantity":0,"status":"available"}');
+    const ids = [first, second].map((response) => /^\{"id":(\d+)/.exec(response.text)?.[1]);
+    const page = await api.request('GET', '/store/orders?limit=1', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(page.text).toContain(`"id":${ids[1]}`);
+    const next = /^<\/v1([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1] as string;
+    const rest = await api.request('GET', next, { headers: { Authorization: api.authorization } });
+    expect(rest.text).toContain(`"id":${ids[0]}`);
+    await api.patch('10', '{"quantity":10}');
+  });
 });
