@@ -29,6 +29,8 @@ interface EventCase {
   /** The first word of the "Expected result" cell of README.md's table. */
   documented: string;
   check(outcome: Outcome): void;
+  /** Invoke a second time (a fresh process): the second outcome must equal the first (an idempotent replay). */
+  again?: true;
 }
 
 /** The operation of lib/api.ts named `name`. */
@@ -128,6 +130,26 @@ const cases: EventCase[] = [
         complete: false,
       });
     },
+  },
+  {
+    file: 'place-order-idempotent.json',
+    definition: placeOrder,
+    documented: '201',
+    check: (outcome) => {
+      const { statusCode, body } = httpResult(outcome) as {
+        statusCode: number;
+        body: Record<string, unknown>;
+      };
+      expect(statusCode).toBe(201);
+      expect(body).toEqual({
+        id: expect.any(Number),
+        petId: 9001,
+        quantity: 1,
+        status: 'placed',
+        complete: false,
+      });
+    },
+    again: true,
   },
   {
     file: 'list-orders-ok.json',
@@ -360,7 +382,9 @@ describe('SAM CLI events', () => {
     async (file, eventCase) => {
       const logicalId = functionLogicalId(eventCase.definition);
       expect(documentedEvents().get(file)).toEqual([logicalId, eventCase.documented]);
-      eventCase.check(await invoke(logicalId, file));
+      const outcome = await invoke(logicalId, file);
+      eventCase.check(outcome);
+      if (eventCase.again) expect(await invoke(logicalId, file)).toEqual(outcome);
     },
   );
 });
