@@ -11,10 +11,12 @@ import { pathToFileURL } from 'node:url';
 import { type Summary, summarize } from './stats.ts';
 
 /**
- * The child's program: time the import of the bundle at argv[1], print the wall-clock milliseconds and the
- * CPU milliseconds (user + system, all threads) it took, as JSON.
+ * The child's program: define the Lambda runtime's streaming globals (module at argv[2]; the runtime has them
+ * before it loads a handler), then time the import of the bundle at argv[1], print the wall-clock milliseconds
+ * and the CPU milliseconds (user + system, all threads) it took, as JSON.
  */
 const childProgram = [
+  '(await import(process.argv[2])).installStreamingRuntime();',
   'const cpu = process.cpuUsage();',
   'const start = performance.now();',
   'await import(process.argv[1]);',
@@ -22,6 +24,8 @@ const childProgram = [
   'const { user, system } = process.cpuUsage(cpu);',
   'process.stdout.write(JSON.stringify([wall, (user + system) / 1000]));',
 ].join('\n');
+
+const streamingRuntime = new URL('../infra/local/response-streaming.ts', import.meta.url).href;
 
 /** One sample: milliseconds of the import (wall clock and CPU), and of the whole process (spawn to exit). */
 interface Sample {
@@ -36,7 +40,7 @@ function sampleLoad(file: string, env: Record<string, string>, nodeOptions: stri
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', childProgram, pathToFileURL(file).href],
+      ['--input-type=module', '-e', childProgram, pathToFileURL(file).href, streamingRuntime],
       {
         env: { PATH: process.env.PATH ?? '', ...env, NODE_OPTIONS: nodeOptions },
         stdio: ['ignore', 'pipe', 'pipe'],

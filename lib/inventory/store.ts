@@ -37,8 +37,9 @@ export interface InventoryStore {
   /**
    * The entries in petId order (docs/contract.md "Inventory semantics"), in batches, as the shards' Queries of
    * the list index return them: a k-way merge of one paginated Query per shard, each prefetching its next
-   * page, so memory holds at most two pages per shard whatever the table's size. A batch is handed out
-   * before every wait for DynamoDB; the first one after every shard's first page is read.
+   * page, so memory holds at most two pages per shard whatever the table's size. A batch is handed out every
+   * few hundred entries and before every wait for DynamoDB; the first one once every shard's first (small)
+   * page is read.
    */
   listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
   /** One entry with a strongly consistent GetItem, or undefined when there is none. */
@@ -63,6 +64,10 @@ export interface InventoryStore {
 export const maxQueryItems = 1000;
 /** The outcome of {@link InventoryStore.setQuantity}: the updated entry, or why nothing changed. */
 export type SetQuantityResult = InventoryItem | 'not_found' | 'precondition_failed';
+/** Items of each shard's first Query: small, so the first bytes of a list go out after a short read. */
+export const firstQueryItems = 100;
+/** Entries the merge hands out at most in one batch. */
+const batchItems = 500;
 
 /** Raw item as read by the project's document clients: numbers arrive as NumberValue. */
 type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus };
@@ -119,7 +124,7 @@ async function* shardPages(
   abortSignal: AbortSignal,
 ): AsyncGenerator<InventoryItem[]> {
   const { after, status, queryLimit = maxQueryItems } = options;
-  const query = (start: Record<string, unknown> | undefined) => {
+  const query = (start: Record<string, unknown> | undefined, limit = queryLimit) => {
     const sent = client.send(
       new QueryCommand({
         TableName: tableName,
@@ -133,7 +138,7 @@ async function* shardPages(
           ...(after !== undefined && { ':after': NumberValue.from(after) }),
           ...(status && { ':status': status }),
         },
-        Limit: queryLimit,
+        Limit: limit,
         ExclusiveStartKey: start,
       }),
       { abortSignal },
@@ -142,7 +147,10 @@ async function* shardPages(
     sent.catch(() => {});
     return sent;
   };
-  let pending: Promise<QueryCommandOutput> | undefined = query(undefined);
+  let pending: Promise<QueryCommandOutput> | undefined = query(
+    undefined,
+    Math.min(queryLimit, firstQueryItems),
+  );
   while (pending) {
     const page: QueryCommandOutput = await pending;
     pending = page.LastEvaluatedKey ? query(page.LastEvaluatedKey) : undefined;

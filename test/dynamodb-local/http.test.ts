@@ -129,7 +129,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   });
 
   test('lists every entry across several Query pages of one index shard, merged with the other shards', async () => {
-    // 2,100 more entries in shard 2: three Query pages of at most 1,000.
+    // 2,100 more entries in shard 2: several Query pages.
     const crowded = petIdsInShard(2, 2100, 1000).map((petId) => ({
       petId,
       quantity: 1,

@@ -139,7 +139,7 @@ describe('listInventory', () => {
   });
 
   test('merges every entry across several Query pages of one shard and single pages of the others', async () => {
-    // 2,100 entries in shard 3 (three Query pages of at most 1,000) and one in each other shard.
+    // 2,100 entries in shard 3 (several Query pages) and one in each other shard.
     const crowded = petIdsInShard(3, 2100);
     const others = Array.from(
       { length: listIndex.shards },
