@@ -19,8 +19,10 @@
  *   size; linear: from one size to the next, time grows at most {@link budgets.growthSlack} x the growth in
  *   entries; peak memory of the server grows at most {@link budgets.listMemoryGrowthMb} MB from the smallest
  *   size to the largest; time to first byte at most {@link budgets.firstByteShare} of the total at the largest;
- * - keep-alive: at most 1 connection opened per 100 invocations of each function.
+ * - keep-alive: at most 1 connection opened per 100 invocations of each function (listInventory: one per
+ *   shard of the list index, whose Queries run at once).
  */
+import { listIndex } from '#lib/inventory/list-index.ts';
 import type { BuiltBundle } from './bundles.ts';
 import type { ListResult } from './list-http.ts';
 import type { LoadTime } from './load-time.ts';
@@ -114,10 +116,12 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
         `${warm.handlerDb.requests} request(s) == 1`,
       );
     }
+    // A list sends one Query per shard at once: it opens that many connections once, then reuses them.
+    const sockets = warm.name === 'listInventory' ? listIndex.shards : budgets.socketsPer100;
     check(
       `${warm.name} keep-alive`,
-      warm.socketsPer100 <= budgets.socketsPer100,
-      `${warm.socketsPer100} connection(s) opened in 100 invocations <= ${budgets.socketsPer100}`,
+      warm.socketsPer100 <= sockets,
+      `${warm.socketsPer100} connection(s) opened in 100 invocations <= ${sockets}`,
     );
   }
 

@@ -65,7 +65,7 @@ export const maxQueryItems = 1000;
 /** The outcome of {@link InventoryStore.setQuantity}: the updated entry, or why nothing changed. */
 export type SetQuantityResult = InventoryItem | 'not_found' | 'precondition_failed';
 /** Items of each shard's first Query: small, so the first bytes of a list go out after a short read. */
-export const firstQueryItems = 100;
+export const firstQueryItems = 250;
 /** Entries the merge hands out at most in one batch. */
 const batchItems = 500;
 
