@@ -205,6 +205,9 @@ async function* merge(heads: ShardHead[]): AsyncGenerator<InventoryItem[]> {
       yield batch;
       batch = [];
       if (!(await refill(head))) live.splice(least, 1);
+    } else if (batch.length === batchItems) {
+      yield batch;
+      batch = [];
     }
   }
 }
