@@ -40,14 +40,15 @@ test.skipIf(process.platform !== 'linux')(
     });
     try {
       // Resident memory after each step of 500 lists: the heap settles over the first steps (JIT, pools, V8's
-      // young generation), then a leak would keep adding about as much at every step.
+      // young generation), then a leak would keep adding about as much at every step: the unclosed iterators
+      // added about 45 MB per step, garbage not yet collected moves the figure by a few MB.
       const steps: number[] = [];
       for (let step = 0; step < 5; step++) {
         await listMany(server.baseUrl, apiKey, 500);
         steps.push(residentMb(server.pid));
       }
       const growth = (steps.at(-1) as number) - (steps.at(-3) as number);
-      expect(growth, steps.map((mb) => mb.toFixed(1)).join(' -> ')).toBeLessThan(12);
+      expect(growth, steps.map((mb) => mb.toFixed(1)).join(' -> ')).toBeLessThan(24);
     } finally {
       await server.stop();
     }
