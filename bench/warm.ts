@@ -2,8 +2,8 @@
  * Warm invocations, in-process: the three handler modules (the same modules the bundles are built from)
  * invoked directly with API Gateway events against the bench DynamoDB, beside the bare SDK call each one
  * wraps, on a second client with the same settings (`createDocumentClient`):
- * - listInventory  vs a paginated Scan with the same projection, items collected;
- * - updateInventory vs the same conditional UpdateCommand;
+ * - listInventory  vs the raw sorted read of the list index (sorted-read.ts);
+ * - updateInventory vs the same conditional UpdateCommand (quantity and list shard);
  * - authorizer (TOKEN event, seeded key) vs the same GetCommand.
  * Handler and bare call alternate (which one goes first alternates too), after a warm-up, so both see the
  * same state of the JIT, GC and database. Also measured here: DynamoDB requests and consumed capacity of
@@ -83,6 +83,7 @@ async function subjects(
   const { UpdateCommand, GetCommand, NumberValue } = await import('@aws-sdk/lib-dynamodb');
   const { collectStreamed, installStreamingRuntime } = await import('#infra/local/response-streaming.ts');
   const { sortedIndexRead } = await import('./sorted-read.ts');
+  const { listIndex, listShardOf } = await import('#lib/inventory/list-index.ts');
   installStreamingRuntime();
   const { createDocumentClient, documentClient } = await import('#lib/clients/dynamodb.ts');
   const { inventoryStore } = await import('#lib/inventory/store.ts');
@@ -139,9 +140,10 @@ async function subjects(
           new UpdateCommand({
             TableName: benchTableNames.inventory,
             Key: { petId: NumberValue.from(petId) },
-            UpdateExpression: 'SET quantity = :quantity',
+            UpdateExpression: 'SET quantity = :quantity, #shard = :shard',
             ConditionExpression: 'attribute_exists(petId)',
-            ExpressionAttributeValues: { ':quantity': ++quantity % 1000 },
+            ExpressionAttributeNames: { '#shard': listIndex.shardAttribute },
+            ExpressionAttributeValues: { ':quantity': ++quantity % 1000, ':shard': listShardOf(petId) },
             ReturnValues: 'ALL_NEW',
           }),
         ),
