@@ -107,6 +107,48 @@ beforeAll(async () => {
       [],
     ],
     [
+      'POST pet',
+      true,
+      () =>
+        api.request('POST', '/pets', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"name": "Rex", "tags": [{"id": 1, "name": "friendly"}]}',
+        }),
+      [],
+    ],
+    [
+      'GET pet (deprecated)',
+      true,
+      () => api.request('GET', '/pets/9223372036854775807', { headers: as(api.authorization) }),
+      [],
+    ],
+    [
+      'POST order with an Idempotency-Key',
+      true,
+      () =>
+        api.request('POST', '/store/orders', {
+          headers: { ...as(api.authorization), ...json, 'Idempotency-Key': 'hygiene-order-1' },
+          body: '{"petId": 9223372036854775807, "quantity": 1}',
+        }),
+      [],
+    ],
+    [
+      'POST order, stock short',
+      true,
+      () =>
+        api.request('POST', '/store/orders', {
+          headers: { ...as(api.authorization), ...json },
+          body: '{"petId": 9223372036854775807, "quantity": 5}',
+        }),
+      [],
+    ],
+    [
+      'GET orders',
+      true,
+      () => api.request('GET', '/store/orders?limit=1', { headers: as(api.authorization) }),
+      [],
+    ],
+    [
       'GET one entry',
       true,
       () => api.request('GET', '/inventory/9223372036854775807', { headers: as(api.authorization) }),
@@ -248,9 +290,9 @@ afterAll(async () => {
 });
 
 describe('log hygiene', () => {
-  test('the request set covers 200, 400, 401, 404, 412 and 503 (the logs below are of real outcomes)', () => {
+  test('the request set covers 200, 201, 400, 401, 404, 409, 412 and 503 (the logs below are of real outcomes)', () => {
     expect(new Set(exchanges.map((exchange) => exchange.status))).toEqual(
-      new Set([200, 400, 401, 404, 412, 503]),
+      new Set([200, 201, 400, 401, 404, 409, 412, 503]),
     );
     expect(exchanges.flatMap((exchange) => exchange.lines).length).toBeGreaterThan(0);
   });
