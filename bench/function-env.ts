@@ -1,15 +1,19 @@
 /**
  * The environment the service's functions read at init, as the stack sets it, pointed at a bench DynamoDB.
  */
-import { tables } from '#lib/api.ts';
+import { deprecationEnvironment } from '#infra/inventory-stack.ts';
+import { environments } from '#infra/settings.ts';
+import { operations, type TableId, tables } from '#lib/api.ts';
 
-/** Table names of the bench (any names work against the embedded DynamoDB). */
-export const benchTableNames = { inventory: 'bench-inventory', apiKeys: 'bench-api-keys' } as const;
+/** Table names of the bench (any names work against the embedded DynamoDB): `bench-<table id>`. */
+export const benchTableNames = Object.fromEntries(
+  (Object.keys(tables) as TableId[]).map((id) => [id, `bench-${id}`]),
+) as Readonly<Record<TableId, string>>;
 
 /**
  * Environment variables for a function process or for handlers loaded in this process: region, static
- * credentials (the embedded DynamoDB accepts any signature), `AWS_ENDPOINT_URL_DYNAMODB`, the table-name
- * variables of lib/api.ts and the Powertools variables the stack sets.
+ * credentials (the embedded DynamoDB accepts any signature), `AWS_ENDPOINT_URL_DYNAMODB`, every table-name
+ * variable of lib/api.ts, the deprecation dates of staging and the Powertools variables the stack sets.
  */
 export function functionEnv(endpoint: string): Record<string, string> {
   return {
@@ -17,8 +21,10 @@ export function functionEnv(endpoint: string): Record<string, string> {
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-    [tables.inventory.env]: benchTableNames.inventory,
-    [tables.apiKeys.env]: benchTableNames.apiKeys,
+    ...Object.fromEntries(
+      (Object.keys(tables) as TableId[]).map((id) => [tables[id].env, benchTableNames[id]]),
+    ),
+    ...Object.assign({}, ...operations.map((o) => deprecationEnvironment(o, environments.staging))),
     POWERTOOLS_SERVICE_NAME: 'pet-store-inventory',
     POWERTOOLS_METRICS_NAMESPACE: 'PetStoreInventoryBench',
     POWERTOOLS_LOG_LEVEL: 'INFO',
