@@ -1,6 +1,7 @@
 /**
- * Test configuration. Each test file runs in its own process (`forks`), so a file's local service, table
- * names and environment never leak into another. Logs of the functions are silenced unless a test turns them
+ * Test configuration. One synthesis per run (test/support/synthesized-assembly.ts) that the HTTP suites serve.
+ * Each test file runs in its own process (`forks`), so a file's local service, table names and environment
+ * never leak into another. Logs of the functions are silenced unless a test turns them
  * on (the log-hygiene test captures them itself).
  */
 import { defineConfig } from 'vitest/config';
@@ -8,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/synthesized-assembly.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 120_000,

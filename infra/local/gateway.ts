@@ -1,141 +1,288 @@
 /**
- * The local API Gateway stand-in: an HTTP request listener that does what the deployed REST API does, in
- * the same order (docs/contract.md "Authentication", order of checks), calling the very handler modules the
- * Lambda functions run:
- * 1. route by the operation table (lib/api.ts); no route or method: MISSING_AUTHENTICATION_TOKEN (404);
- * 2. body over 10 MB: REQUEST_TOO_LARGE (413);
- * 3. the TOKEN authorizer (see authorizer-cache.ts): UNAUTHORIZED or ACCESS_DENIED (401), or
- *    AUTHORIZER_CONFIGURATION_ERROR (503);
- * 4. the function, with a REST proxy event (payload 1.0) whose path parameters stay percent-encoded, as API
- *    Gateway passes them; a function that throws: INTEGRATION_FAILURE. A streaming function
- *    (response-streaming.ts) is answered as it writes, in chunks; one that fails after its status went out has
- *    its connection cut, as API Gateway does, so the client sees an incomplete response.
- * Every refusal is written from infra/gateway-responses.ts, the definitions the stack deploys.
+ * The local API engine: an HTTP request listener that serves an {@link ApiModel} (read from the synthesized
+ * template) as API Gateway REST serves the deployed stage, in the same order (docs/api-gateway-behaviour.md):
+ * 1. route by the template's resources and methods (one trailing slash ignored; none: MISSING_AUTHENTICATION_TOKEN);
+ * 2. header values over 10,240 bytes or a body over 10 MB: REQUEST_TOO_LARGE;
+ * 3. the method's TOKEN authorizer, when it has one (authorizer.ts);
+ * 4. the integration: a MOCK answers its integration response; a Lambda proxy integration invokes the function
+ *    (lambda-runtime.ts) with a payload 1.0 event and renders its result, buffered or streamed. An invocation
+ *    over 6 MB is REQUEST_TOO_LARGE; a function error (thrown, timed out, malformed or oversized result) is
+ *    DEFAULT_5XX at 502; no answer within 29 s is INTEGRATION_TIMEOUT.
+ * Refusals are the template's gateway responses (gateway-response.ts), with the headers API Gateway adds.
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import FindMyWay from 'find-my-way';
-import { authorizer, type Operation, operations, stageName } from '#lib/api.ts';
-import { jsonHeaders } from '#lib/http/responses.ts';
-import { type GatewayResponseType, gatewayResponses } from '../gateway-responses.ts';
-import { type AuthorizerHandler, authorizerStep } from './authorizer-cache.ts';
-import { loadHandler } from './function-modules.ts';
-import { lambdaContext } from './lambda-context.ts';
-import { proxyEvent } from './proxy-event.ts';
-import {
-  installStreamingRuntime,
-  isStreamingHandler,
-  type ResponseStream,
-  responseSink,
-} from './response-streaming.ts';
+import type { ApiModel, MethodModel } from './api-model.ts';
+import { authorizerStep } from './authorizer.ts';
+import { type GatewayResponseType, renderGatewayResponse } from './gateway-response.ts';
+import { LambdaFunction } from './lambda-runtime.ts';
+import { eventHeaders, proxyEvent } from './proxy-event.ts';
 
-/** API Gateway's payload limit in bytes (10 MB; docs/contract.md 413 `payload_too_large`). */
+/** API Gateway's payload limit in bytes (10 MB). */
 export const maxBodyBytes = 10 * 1024 * 1024;
+/** API Gateway REST's limit on the combined size of the request line and header values, in bytes. */
+export const maxHeaderBytes = 10_240;
+/** API Gateway REST's integration timeout for a Lambda integration, in milliseconds (29 s). */
+export const integrationTimeoutMs = 29_000;
 
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type StreamingHandler = (
-  event: APIGatewayProxyEvent,
-  stream: ResponseStream,
-  context: Context,
-) => Promise<void>;
-
-interface Route {
-  operation: Operation;
-  handler: ProxyHandler;
+/** The running engine. */
+export interface Engine {
+  /** The `request` listener of an HTTP server. */
+  listener(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Terminates every function's execution environments. */
+  close(): Promise<void>;
+  /** Retires every function's execution environments (see {@link LambdaFunction.recycle}). */
+  recycle(): void;
 }
 
-function sendGatewayResponse(response: ServerResponse, type: GatewayResponseType): void {
-  const body = gatewayResponses[type];
-  response.writeHead(body.status, jsonHeaders).end(JSON.stringify(body));
+/** Headers API Gateway adds to every response it sends: a request id and an API Gateway id. */
+function gatewayHeaders(requestId: string): Record<string, string> {
+  return {
+    'x-amzn-RequestId': requestId,
+    'x-amz-apigw-id': randomBytes(12).toString('base64url').slice(0, 16),
+  };
 }
 
-function sendProxyResult(response: ServerResponse, result: APIGatewayProxyResult): void {
-  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
-    response.setHeader(name, values.map(String));
-  }
-  response.statusCode = result.statusCode;
-  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
-}
-
-/** Runs a streaming handler, writing its status, headers and body to `response` as they come. */
-async function sendStreamed(
-  response: ServerResponse,
-  handler: StreamingHandler,
-  event: APIGatewayProxyEvent,
-  context: Context,
-): Promise<void> {
-  const sink = responseSink(response, ({ statusCode, headers }) => response.writeHead(statusCode, headers));
-  try {
-    await handler(event, sink, context);
-  } catch {
-    if (response.headersSent) response.destroy();
-    else sendGatewayResponse(response, 'INTEGRATION_FAILURE');
-  }
-}
-
-/** Reads the whole body; `tooLarge` when it exceeds {@link maxBodyBytes} (the rest is read and discarded). */
-async function readBody(request: IncomingMessage): Promise<{ body: string | null } | 'tooLarge'> {
+/** Reads the whole body; `tooLarge` past {@link maxBodyBytes} (the rest is read and discarded). */
+async function readBody(request: IncomingMessage): Promise<Buffer | 'tooLarge'> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size <= maxBodyBytes) chunks.push(chunk);
   }
-  if (size > maxBodyBytes) return 'tooLarge';
-  return { body: size === 0 ? null : Buffer.concat(chunks).toString('utf8') };
+  return size > maxBodyBytes ? 'tooLarge' : Buffer.concat(chunks);
+}
+
+/** The raw path and query of a request target as received (never decoded or normalised). */
+function splitTarget(target: string): { path: string; query: string | undefined } {
+  const withoutOrigin = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  const question = withoutOrigin.indexOf('?');
+  return question < 0
+    ? { path: withoutOrigin || '/', query: undefined }
+    : { path: withoutOrigin.slice(0, question) || '/', query: withoutOrigin.slice(question + 1) };
+}
+
+/** The combined size of the request line and the header values, as API Gateway counts it. */
+function headerBytes(request: IncomingMessage): number {
+  let size = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  for (let i = 1; i < request.rawHeaders.length; i += 2)
+    size += Buffer.byteLength(request.rawHeaders[i] ?? '');
+  return size;
+}
+
+/** Checks a Lambda proxy result as API Gateway does; undefined when malformed. */
+function proxyResult(payload: string): APIGatewayProxyResult | undefined {
+  let result: unknown;
+  try {
+    result = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return undefined;
+  const { statusCode, headers, multiValueHeaders, body, isBase64Encoded, ...rest } = result as Record<
+    string,
+    unknown
+  >;
+  const status = Number(statusCode);
+  const isMap = (value: unknown) => value === undefined || (value !== null && typeof value === 'object');
+  if (Object.keys(rest).length > 0 || !Number.isInteger(status) || status < 100 || status > 599)
+    return undefined;
+  if (!isMap(headers) || !isMap(multiValueHeaders)) return undefined;
+  if (body !== undefined && body !== null && typeof body !== 'string') return undefined;
+  return result as APIGatewayProxyResult;
+}
+
+/** Splits a response stream into its prelude (status and headers, JSON) and its body, as API Gateway does. */
+async function streamedResponse(
+  body: Readable,
+): Promise<{ prelude: { statusCode?: number; headers?: Record<string, string> }; rest: Buffer } | undefined> {
+  let received = Buffer.alloc(0);
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    received = Buffer.concat([received, chunk]);
+    const delimiter = received.indexOf(Buffer.alloc(8));
+    if (delimiter >= 0) {
+      try {
+        return {
+          prelude: JSON.parse(received.subarray(0, delimiter).toString('utf8')),
+          rest: received.subarray(delimiter + 8),
+        };
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
- * Builds the stand-in. Import it only after the functions' environment (table names, DynamoDB endpoint) is
- * set: the handler modules read it once, at import, as in a Lambda container.
+ * Builds the engine for `model`: one {@link LambdaFunction} per function of the template.
+ * @param options.logger where the engine reports a request it could not complete (default: stderr)
  */
-export async function createGateway(): Promise<RequestListener> {
-  installStreamingRuntime();
-  // No limit of its own on a parameter's length (the router's default is 100 characters): API Gateway has none.
-  const router = FindMyWay({
-    ignoreTrailingSlash: false,
-    ignoreDuplicateSlashes: false,
-    maxParamLength: Number.MAX_SAFE_INTEGER,
-  });
-  for (const operation of operations) {
-    const route: Route = { operation, handler: await loadHandler<ProxyHandler>(operation.entry) };
-    const path = `/${stageName}${operation.path.replace(/\{(\w+)\}/g, ':$1')}`;
-    router.on(operation.method, path, () => {}, route);
-  }
-  const authorize = authorizerStep(await loadHandler<AuthorizerHandler>(authorizer.entry));
+export function createEngine(model: ApiModel): Engine {
+  const functions = new Map(
+    Object.values(model.functions).map((fn) => [
+      fn.logicalId,
+      new LambdaFunction({
+        name: fn.logicalId,
+        module: fn.module,
+        exportName: fn.exportName,
+        environment: fn.environment,
+        memoryMb: fn.memoryMb,
+        timeoutSeconds: fn.timeoutSeconds,
+      }),
+    ]),
+  );
+  const functionFor = (logicalId: string) => functions.get(logicalId) as LambdaFunction;
+  const authorizers = new Map(
+    Object.values(model.authorizers).map((authorizer) => [
+      authorizer.logicalId,
+      authorizerStep(authorizer, functionFor(authorizer.functionId)),
+    ]),
+  );
 
-  return async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    // `%` escaped as `%25`, so the router's decoding gives back each path parameter as sent (percent-encoded).
-    const match = router.find(request.method as 'GET', url.pathname.replaceAll('%', '%25'));
-    const route = match?.store as Route | undefined;
-    if (!match || !route) {
-      request.resume();
-      return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
+  // The path is looked up with every `%` escaped, so the router's own decoding gives back the parameter
+  // values exactly as received (API Gateway REST passes path parameters percent-encoded).
+  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false });
+  for (const method of model.methods) {
+    const path = `/${model.stage}${method.resourcePath === '/' ? '' : method.resourcePath}`
+      .replace(/\{(\w+)\+\}/g, '*')
+      .replace(/\{(\w+)\}/g, ':$1');
+    const verbs =
+      method.httpMethod === 'ANY' ? METHODS.filter((verb) => verb !== 'CONNECT') : [method.httpMethod];
+    router.on(verbs as 'GET'[], path || '/', () => {}, method);
+  }
+
+  function send(response: ServerResponse, requestId: string, type: GatewayResponseType): void {
+    const rendered = renderGatewayResponse(model.gatewayResponses, type);
+    response
+      .writeHead(rendered.statusCode, { ...rendered.headers, ...gatewayHeaders(requestId) })
+      .end(rendered.body);
+  }
+
+  async function integrate(
+    response: ServerResponse,
+    requestId: string,
+    method: MethodModel,
+    event: ReturnType<typeof proxyEvent>,
+  ): Promise<void> {
+    const { integration } = method;
+    if (integration.type === 'mock') {
+      response.writeHead(integration.statusCode, { ...integration.headers, ...gatewayHeaders(requestId) });
+      response.end(integration.body);
+      return;
     }
-    const read = await readBody(request);
-    if (read === 'tooLarge') return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
-    const methodArn = `arn:aws:execute-api:local:000000000000:local/${stageName}/${route.operation.method}${url.pathname.slice(stageName.length + 1)}`;
-    const outcome = await authorize(request.headers.authorization, methodArn);
-    if ('refusal' in outcome) return sendGatewayResponse(response, outcome.refusal);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), integrationTimeoutMs);
+    });
+    const outcome = await Promise.race([functionFor(integration.functionId).invoke(event), timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') return send(response, requestId, 'INTEGRATION_TIMEOUT');
+    if (outcome.type === 'error') {
+      if (outcome.errorType === 'RequestTooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
+      return send(response, requestId, 'LAMBDA_ERROR');
+    }
+    if (outcome.type === 'stream') {
+      const streamed = integration.streaming ? await streamedResponse(outcome.body) : undefined;
+      if (!streamed) {
+        outcome.body.destroy();
+        return send(response, requestId, 'LAMBDA_ERROR');
+      }
+      response.writeHead(streamed.prelude.statusCode ?? 200, {
+        ...streamed.prelude.headers,
+        ...gatewayHeaders(requestId),
+      });
+      if (streamed.rest.length > 0) response.write(streamed.rest);
+      outcome.body.on('error', () => response.destroy());
+      outcome.body.pipe(response);
+      return;
+    }
+    const result = proxyResult(outcome.payload);
+    if (!result) return send(response, requestId, 'LAMBDA_ERROR');
+    for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+      response.setHeader(name, values.map(String));
+    }
+    for (const [name, value] of Object.entries(gatewayHeaders(requestId))) response.setHeader(name, value);
+    response.statusCode = Number(result.statusCode);
+    const body = result.body ?? '';
+    response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+  }
+
+  async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const { path, query } = splitTarget(request.url ?? '/');
+    const match = router.find(request.method as 'GET', path.replace(/%/g, '%25'));
+    const method = match?.store as MethodModel | undefined;
+    if (!match || !method) {
+      request.resume();
+      return send(response, requestId, 'MISSING_AUTHENTICATION_TOKEN');
+    }
+    if (headerBytes(request) > maxHeaderBytes) {
+      request.resume();
+      return send(response, requestId, 'REQUEST_TOO_LARGE');
+    }
+    const body = await readBody(request);
+    if (body === 'tooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
+    const stagePath = path.slice(model.stage.length + 1) || '/';
+    const headers = eventHeaders(request.rawHeaders);
+    let authorizer: Record<string, string | number> | undefined;
+    if (method.authorizerId) {
+      const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${model.stage}/${request.method}${stagePath}`;
+      const outcome = await (authorizers.get(method.authorizerId) as ReturnType<typeof authorizerStep>)(
+        headers,
+        methodArn,
+      );
+      if ('refusal' in outcome) return send(response, requestId, outcome.refusal);
+      authorizer = outcome.authorizer;
+    }
     const params = match.params as Record<string, string>;
     const event = proxyEvent({
       request,
-      url,
-      resource: route.operation.path,
-      pathParameters: Object.keys(params).length > 0 ? params : null,
-      body: read.body,
-      authorizer: outcome.authorizer,
+      requestId,
+      headers,
+      stage: model.stage,
+      path: stagePath,
+      query,
+      resource: method.resourcePath,
+      pathParameters:
+        Object.keys(params).length > 0
+          ? params['*'] !== undefined
+            ? renameProxy(method, params)
+            : params
+          : null,
+      body,
+      authorizer,
     });
-    const context = lambdaContext(route.operation.name);
-    if (isStreamingHandler(route.handler)) {
-      return sendStreamed(response, route.handler as unknown as StreamingHandler, event, context);
-    }
-    try {
-      sendProxyResult(response, await route.handler(event, context));
-    } catch {
-      sendGatewayResponse(response, 'INTEGRATION_FAILURE');
-    }
+    await integrate(response, requestId, method, event);
+  }
+
+  return {
+    async listener(request, response) {
+      try {
+        await listener(request, response);
+      } catch (error) {
+        process.stderr.write(`local API: ${(error as Error).message}\n`);
+        if (!response.headersSent) response.writeHead(500).end();
+        else response.destroy();
+      }
+    },
+    recycle() {
+      for (const fn of functions.values()) fn.recycle();
+    },
+    async close() {
+      await Promise.all([...functions.values()].map((fn) => fn.close()));
+    },
   };
+}
+
+/** The path parameters of a greedy `{name+}` route, named as the template names it. */
+function renameProxy(method: MethodModel, params: Record<string, string>): Record<string, string> {
+  const greedy = /\{(\w+)\+\}/.exec(method.resourcePath)?.[1] ?? 'proxy';
+  const { '*': rest, ...named } = params;
+  return { ...named, [greedy]: rest ?? '' };
 }

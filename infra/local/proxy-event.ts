@@ -1,71 +1,77 @@
 /**
- * API Gateway REST API proxy events (payload format 1.0) built from a local HTTP request, as API Gateway
- * would build them for a Lambda proxy integration.
+ * The Lambda proxy integration event (payload format 1.0) API Gateway REST builds from a request
+ * (docs/api-gateway-behaviour.md "Requests"): headers in the client's case with the last value of a repeated
+ * header in `headers` and every value in `multiValueHeaders`; query parameters decoded, likewise single and
+ * multi-valued, null when there are none; path parameters as received (percent-encoded); the body as text.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { stageName } from '#lib/api.ts';
 
 /** `headers` (last value wins) and `multiValueHeaders` (every value), names in the client's own case. */
-export function eventHeaders(request: IncomingMessage) {
+export interface EventHeaders {
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+}
+
+/** The headers of a request's raw header list (`IncomingMessage.rawHeaders`). */
+export function eventHeaders(rawHeaders: readonly string[]): EventHeaders {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
-  const raw = request.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string;
-    const value = raw[i + 1] as string;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    const value = rawHeaders[i + 1] as string;
     headers[name] = value;
     multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
   return { headers, multiValueHeaders };
 }
 
-function queryParameters(url: URL) {
-  if (url.search === '') return { queryStringParameters: null, multiValueQueryStringParameters: null };
+function queryParameters(query: string | undefined) {
+  if (!query) return { queryStringParameters: null, multiValueQueryStringParameters: null };
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
+  for (const [name, value] of new URLSearchParams(query)) {
     single[name] = value;
     multi[name] = [...(multi[name] ?? []), value];
   }
   return { queryStringParameters: single, multiValueQueryStringParameters: multi };
 }
 
-/** What the stand-in knows of a request once routed and authorized. */
+/** What the engine knows of a request once routed and authorized. */
 export interface RoutedRequest {
   request: IncomingMessage;
-  url: URL;
-  /** The operation's resource path, e.g. `/inventory/{petId}`. */
+  requestId: string;
+  headers: EventHeaders;
+  stage: string;
+  /** The path without the stage, as received. */
+  path: string;
+  /** The raw query string (after `?`), if any. */
+  query: string | undefined;
+  /** The method's resource path, e.g. `/inventory/{petId}`. */
   resource: string;
-  /** Path parameters as sent (percent-encoded), or null when the resource has none. */
+  /** Path parameters as received (percent-encoded), or null when the resource has none. */
   pathParameters: Record<string, string> | null;
-  /** The body as received (UTF-8), or null when there was none. */
-  body: string | null;
-  /** The authorizer's principal and context. */
-  authorizer: Record<string, string>;
+  body: Buffer;
+  /** The authorizer's principal and context, when the method has an authorizer. */
+  authorizer: Record<string, string | number> | undefined;
 }
 
-/** The proxy event for a routed request. `path` is the path without the stage, as API Gateway sends it. */
-export function proxyEvent({
-  request,
-  url,
-  resource,
-  pathParameters,
-  body,
-  authorizer,
-}: RoutedRequest): APIGatewayProxyEvent {
-  const path = url.pathname.slice(`/${stageName}`.length);
+/** The proxy event for a routed request. */
+export function proxyEvent(routed: RoutedRequest): APIGatewayProxyEvent {
+  const { request, stage, path, resource } = routed;
   const httpMethod = request.method ?? 'GET';
+  const userAgent = Object.entries(routed.headers.headers).find(
+    ([name]) => name.toLowerCase() === 'user-agent',
+  );
   return {
     resource,
     path,
     httpMethod,
-    ...eventHeaders(request),
-    ...queryParameters(url),
-    pathParameters,
+    ...routed.headers,
+    ...queryParameters(routed.query),
+    pathParameters: routed.pathParameters,
     stageVariables: null,
-    body,
+    body: routed.body.length === 0 ? null : routed.body.toString('utf8'),
     isBase64Encoded: false,
     requestContext: {
       accountId: '000000000000',
@@ -73,15 +79,15 @@ export function proxyEvent({
       resourceId: 'local',
       resourcePath: resource,
       httpMethod,
-      path: url.pathname,
-      stage: stageName,
+      path: `/${stage}${path}`,
+      stage,
       protocol: `HTTP/${request.httpVersion}`,
-      requestId: randomUUID(),
+      requestId: routed.requestId,
       requestTimeEpoch: Date.now(),
-      authorizer,
+      ...(routed.authorizer ? { authorizer: routed.authorizer } : {}),
       identity: {
         sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: request.headers['user-agent'] ?? null,
+        userAgent: userAgent?.[1] ?? null,
       },
     },
   } as APIGatewayProxyEvent;

@@ -1,22 +1,57 @@
 /**
- * `npm start`: serves the API at `http://127.0.0.1:3000/v1` (docs/contract.md "Addresses") backed by the
- * embedded DynamoDB. Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps
- * nothing), `API_KEY` (a key to accept; else one is generated on first start and printed once),
- * `AWS_ENDPOINT_URL_DYNAMODB` (use that DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
- * `--watch` (`npm run dev`): a change under functions/ or lib/ reloads the functions' code (function-modules.ts).
+ * `npm start [-- --stack staging|production [--assembly <dir>]]`: serves the API at `http://127.0.0.1:3000/v1`
+ * (docs/contract.md "Addresses") backed by the embedded DynamoDB, through the local API engine fed by a
+ * synthesized stack (README "Local API"):
+ * - plain `npm start`: the staging stack synthesized in this process, each function run from its TypeScript
+ *   entry (a fast loop, no bundling);
+ * - `--stack <env>`: `cdk synth` into `cdk.out` first, then that stack's template and bundles, as deployed;
+ * - `--assembly <dir>` (with `--stack`): an existing cloud assembly, without synthesizing.
+ * Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps nothing), `API_KEY` (a
+ * key to accept; else one is generated on first start and printed once), `AWS_ENDPOINT_URL_DYNAMODB` (use
+ * that DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
+ * `--watch` (`npm run dev`): a change under functions/ or lib/ gives each function fresh execution
+ * environments, which import the changed code.
  */
+import { Command, Option } from 'commander';
+import { environments } from '../settings.ts';
+import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';
 import { watchFunctionModules } from './function-modules.ts';
 import { startLocalService } from './service.ts';
 import { localDataDir } from './settings.ts';
 
-const dataDir = localDataDir();
-if (process.argv.includes('--watch')) {
-  watchFunctionModules(['functions', 'lib'], (file) =>
-    console.log(`Changed: ${file}; the next call loads it.`),
-  );
+const {
+  stack: environment,
+  assembly,
+  watch,
+} = new Command('npm start')
+  .description('Serves the pet store API locally from a synthesized stack.')
+  .addOption(
+    new Option('--stack <environment>', 'serve this stack as `cdk synth` produces it').choices(
+      Object.keys(environments),
+    ),
+  )
+  .option('--assembly <dir>', 'with --stack: serve this cloud assembly (cdk.out folder) without synthesizing')
+  .option('--watch', 'give the functions fresh execution environments when functions/ or lib/ changes')
+  .parse()
+  .opts<{ stack?: 'staging' | 'production'; assembly?: string; watch?: boolean }>();
+
+async function servedStack(): Promise<ServedStack> {
+  if (!environment) {
+    if (assembly) throw new Error('--assembly needs --stack');
+    return synthesizeForSources('staging');
+  }
+  if (assembly) return readStack(assembly, environment);
+  await synthesize('cdk.out');
+  return readStack('cdk.out', environment);
 }
+
+const dataDir = localDataDir();
 const externalDynamoDb = process.env.AWS_ENDPOINT_URL_DYNAMODB;
 const service = await startLocalService({
+  stack: await servedStack().catch((error: Error) => {
+    console.error(`npm start: ${error.message}`);
+    process.exit(1);
+  }),
   dataDir,
   port: Number(process.env.PORT || 3000),
   host: process.env.HOST || '127.0.0.1',
@@ -25,6 +60,13 @@ const service = await startLocalService({
   console.error(`npm start: ${error.message}`);
   process.exit(1);
 });
+
+if (watch) {
+  watchFunctionModules(['functions', 'lib'], (file) => {
+    service.recycle();
+    console.log(`Changed: ${file}; the next call loads it.`);
+  });
+}
 
 // Before the lines below: a supervisor may send a signal as soon as it reads them.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,13 +1,13 @@
 /**
  * The whole service on one machine: DynamoDB (embedded dynalite, or the one at `AWS_ENDPOINT_URL_DYNAMODB`),
- * its tables, first-start seeding and key, and the API Gateway stand-in on HTTP. `npm start` (server.ts) and
- * the HTTP tests both start it through {@link startLocalService}.
+ * its tables, first-start seeding and key, and the local API engine (gateway.ts) serving a synthesized stack
+ * on HTTP. `npm start` (server.ts) and the HTTP tests both start it through {@link startLocalService}.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { stageName, type TableId, tables } from '#lib/api.ts';
+import { type TableId, tables } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
@@ -17,9 +17,11 @@ import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { environments } from '../settings.ts';
 import { importInventoryFile } from '../tools/import-file.ts';
 import { createKey } from '../tools/key-commands.ts';
+import { apiModel } from './api-model.ts';
+import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { ensureTables, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
-import { createGateway } from './gateway.ts';
+import { createEngine } from './gateway.ts';
 import { localAwsDefaults } from './settings.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
@@ -39,6 +41,8 @@ export interface LocalServiceOptions {
   apiKey?: string;
   /** Seed the demo inventory when the tables are new (default true). */
   seed?: boolean;
+  /** The synthesized stack to serve (assembly.ts). */
+  stack: ServedStack;
 }
 
 /** A running local service. */
@@ -53,6 +57,8 @@ export interface LocalService {
   seeded: number;
   /** Stops accepting requests, closes connections, then flushes and closes the embedded DynamoDB. */
   close(): Promise<void>;
+  /** Retires every function's execution environments: the next invocations import the code afresh. */
+  recycle(): void;
 }
 
 /** Fewest characters of an `API_KEY`: a shorter value is too easy to guess (the generated keys have 47). */
@@ -79,9 +85,23 @@ async function acceptKey(keys: ReturnType<typeof keyStore>, apiKey: string): Pro
 }
 
 /**
+ * Variables of this process that the functions get over the template's: the AWS SDK's region and local
+ * credentials, and the Powertools log level and metrics switch (so a developer or a test can quiet or raise
+ * the functions' logs); a variable unset here keeps the template's value.
+ */
+const hostVariables = [
+  'AWS_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_PROFILE',
+  'POWERTOOLS_LOG_LEVEL',
+  'POWERTOOLS_METRICS_DISABLED',
+];
+
+/**
  * Starts the local service (see the module docstring). Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` and
- * table-name variables, as the stack sets them on the functions, before loading the handlers: one local
- * service per process.
+ * table-name variables (the operator tools and tests read them): one local service per process.
  * @throws when the ports are taken or DynamoDB cannot be reached.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
@@ -100,11 +120,25 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   // Listen before creating anything: a taken port must fail before a first start creates the tables and a
   // key that would then never be shown (the next start is not a first start).
-  const server = createServer(withApiReference(await createGateway()));
+  const hostValues = hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
+  const model = apiModel(options.stack.template, {
+    assemblyDir: options.stack.assemblyDir,
+    tableName: localTableName(names),
+    overrides: {
+      ...Object.fromEntries(hostValues),
+      AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB as string,
+    },
+    ...(options.stack.sources ? { sourceOf } : {}),
+  });
+  const engine = createEngine(model);
+  const server = createServer(
+    withApiReference((request, response) => void engine.listener(request, response)),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   }).catch(async (error: unknown) => {
+    await engine.close();
     await db?.close();
     throw error;
   });
@@ -125,15 +159,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const { port } = server.address() as AddressInfo;
   return {
     // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
-    baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${stageName}`,
+    baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
     ...(apiKey ? { apiKey } : {}),
     firstStart,
     seeded,
+    recycle: () => engine.recycle(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await engine.close();
       await db?.close();
     },
   };

@@ -17,6 +17,7 @@ import {
   runNode,
   type ServerProcess,
   scripts,
+  serverArgs,
   startLocalServer,
 } from '#test/support/child-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -134,7 +135,7 @@ describe('npm start with a data folder', () => {
   test('a second npm start on the data folder in use exits 1 with a clear message and leaves it alone', async () => {
     const endpoint = await readFile(join(dataDir, 'endpoint'), 'utf8');
 
-    const second = await runNode(scripts.server, [], {
+    const second = await runNode(scripts.server, serverArgs(), {
       env: childEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }),
     });
 
@@ -222,7 +223,7 @@ describe('npm start on a taken port', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as AddressInfo;
     try {
-      const failed = await runNode(scripts.server, [], {
+      const failed = await runNode(scripts.server, serverArgs(), {
         env: childEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }),
       });
 
@@ -279,7 +280,7 @@ describe('npm start with API_KEY', () => {
     'refuses API_KEY %j (too short, or not a bearer token) with exit 1 before creating anything',
     async (apiKey) => {
       const dataDir = await temporaryDir('server-bad-api-key-');
-      const failed = await runNode(scripts.server, [], {
+      const failed = await runNode(scripts.server, serverArgs(), {
         env: childEnv({ DATA_DIR: dataDir, API_KEY: apiKey }),
       });
       expect(failed).toStrictEqual({

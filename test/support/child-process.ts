@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assemblyDir } from './synthesized-assembly.ts';
 
 /** The project root. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -116,8 +117,13 @@ export interface ServerProcess {
 /** The first line of server output naming the base URL: `Pet store inventory API at <url> (...)`. */
 const baseUrlLine = /^Pet store inventory API at (\S+) /m;
 
+/** The arguments of `npm start` that serve this run's synthesized staging stack without synthesizing again. */
+export function serverArgs(): string[] {
+  return ['--stack', 'staging', '--assembly', assemblyDir()];
+}
+
 /**
- * Starts `node infra/local/server.ts` and waits until it has printed its startup lines (the last one is the
+ * Starts `node infra/local/server.ts` with {@link serverArgs} and waits until it has printed its startup lines (the last one is the
  * `Try: curl ...` line, printed once it listens).
  * @throws with the child's output when it exits or prints nothing usable within `timeoutMs` (default 30 s).
  */
@@ -130,7 +136,7 @@ export async function startServer(options: {
 }): Promise<ServerProcess> {
   const { child, output, exited } = startNode(
     scripts.server,
-    options.args ?? [],
+    [...serverArgs(), ...(options.args ?? [])],
     options.env,
     options.cwd ?? projectRoot,
   );

@@ -1,6 +1,6 @@
 /**
- * The service under test over HTTP: the local service (infra/local/service.ts) on a free port, backed by an
- * in-memory dynalite, with a fresh API key; plus direct access to its tables to arrange state and to assert
+ * The service under test over HTTP: the local service (infra/local/service.ts) serving this run's synthesized
+ * staging stack on a free port, backed by an in-memory dynalite, with a fresh API key; plus direct access to its tables to arrange state and to assert
  * the state a request left behind.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { listShardOf } from '#lib/inventory/list-index.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
+import { servedStagingStack } from './synthesized-assembly.ts';
 import { putItem, type RawItem, rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
 
 /**
@@ -92,7 +93,13 @@ export interface LocalStore {
  */
 export async function startLocalStore(prefix: string): Promise<LocalStore> {
   const dataDir = await mkdtemp(join(tmpdir(), prefix));
-  const service = await startLocalService({ dataDir, port: 0, host: '127.0.0.1', seed: false });
+  const service = await startLocalService({
+    stack: await servedStagingStack(),
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    seed: false,
+  });
   const client = rawDynamoDbClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
   return {
     dataDir,
@@ -110,6 +117,7 @@ export async function startLocalStore(prefix: string): Promise<LocalStore> {
 export async function startTestApi(options: { seed?: boolean } = {}): Promise<TestApi> {
   const apiKey = generateApiKey();
   const service = await startLocalService({
+    stack: await servedStagingStack(),
     dataDir: inMemory,
     port: 0,
     host: '127.0.0.1',

@@ -1,0 +1,120 @@
+/**
+ * A TOKEN authorizer as API Gateway REST runs it (docs/api-gateway-behaviour.md "Authorizer"): no identity header,
+ * an empty one or one that fails the validation expression is UNAUTHORIZED without calling the function;
+ * otherwise the function decides: an error `Unauthorized` is UNAUTHORIZED, any other error, a timeout or a
+ * malformed result is AUTHORIZER_CONFIGURATION_ERROR; a valid policy is cached per token for the TTL and
+ * evaluated against each method ARN: an explicit Deny or no matching Allow is ACCESS_DENIED.
+ */
+import type { AuthorizerModel } from './api-model.ts';
+import type { GatewayResponseType } from './gateway-response.ts';
+import type { LambdaFunction } from './lambda-runtime.ts';
+import type { EventHeaders } from './proxy-event.ts';
+
+/** The outcome: the `requestContext.authorizer` of the proxy event, or the gateway response to send. */
+export type AuthorizerOutcome =
+  | { authorizer: Record<string, string | number> }
+  | { refusal: GatewayResponseType };
+
+interface Statement {
+  Effect: 'Allow' | 'Deny';
+  Action: string[];
+  Resource: string[];
+}
+
+/** A valid authorizer result: the policy's statements, the principal and the context. */
+interface Decision {
+  principalId: string;
+  statements: Statement[];
+  context: Record<string, string>;
+}
+
+/** `*` and `?` of an IAM resource or action pattern, as a regular expression. */
+function wildcard(pattern: string): RegExp {
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${escaped}$`);
+}
+
+const list = (value: unknown) => (Array.isArray(value) ? value : [value]);
+
+/** The decision of a result, or undefined when API Gateway would refuse it as malformed. */
+function decision(payload: string): Decision | undefined {
+  let result: Record<string, unknown>;
+  try {
+    result = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (result === null || typeof result !== 'object') return undefined;
+  const policy = result.policyDocument as Record<string, unknown> | undefined;
+  if (typeof result.principalId !== 'string' || !policy || !Array.isArray(policy.Statement)) return undefined;
+  const statements: Statement[] = [];
+  for (const raw of policy.Statement as Record<string, unknown>[]) {
+    if (raw?.Effect !== 'Allow' && raw?.Effect !== 'Deny') return undefined;
+    const actions = list(raw.Action);
+    const resources = list(raw.Resource);
+    if (![...actions, ...resources].every((item) => typeof item === 'string')) return undefined;
+    statements.push({ Effect: raw.Effect, Action: actions, Resource: resources });
+  }
+  const context: Record<string, string> = {};
+  for (const [name, value] of Object.entries((result.context ?? {}) as Record<string, unknown>)) {
+    if (!['string', 'number', 'boolean'].includes(typeof value)) return undefined;
+    context[name] = String(value);
+  }
+  return { principalId: result.principalId, statements, context };
+}
+
+/** True when `statement` covers invoking `methodArn`. */
+function covers(statement: Statement, methodArn: string): boolean {
+  return (
+    statement.Action.some((action) => wildcard(action.toLowerCase()).test('execute-api:invoke')) &&
+    statement.Resource.some((resource) => wildcard(resource).test(methodArn))
+  );
+}
+
+/** Runs `authorizer` (its function `fn`) for requests, caching each token's valid result for its TTL. */
+export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction) {
+  const cache = new Map<string, { expires: number; decision: Decision }>();
+  const validation = authorizer.validationExpression
+    ? new RegExp(`^(?:${authorizer.validationExpression})$`)
+    : undefined;
+  const headerName = authorizer.identityHeader.toLowerCase();
+
+  async function decide(token: string, methodArn: string): Promise<Decision | GatewayResponseType> {
+    const cached = cache.get(token);
+    if (cached && cached.expires > Date.now()) return cached.decision;
+    const outcome = await fn.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
+    if (outcome.type === 'error') {
+      return outcome.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_CONFIGURATION_ERROR';
+    }
+    const decided = outcome.type === 'result' ? decision(outcome.payload) : undefined;
+    if (!decided) return 'AUTHORIZER_CONFIGURATION_ERROR';
+    if (authorizer.ttlSeconds > 0) {
+      cache.set(token, { expires: Date.now() + authorizer.ttlSeconds * 1000, decision: decided });
+    }
+    return decided;
+  }
+
+  /** Decides one request from its headers (the identity header's last value) and its method ARN. */
+  return async (headers: EventHeaders, methodArn: string): Promise<AuthorizerOutcome> => {
+    const name = Object.keys(headers.headers).find((header) => header.toLowerCase() === headerName);
+    const token = name === undefined ? undefined : headers.headers[name];
+    if (!token || (validation && !validation.test(token))) return { refusal: 'UNAUTHORIZED' };
+    const started = Date.now();
+    const decided = await decide(token, methodArn);
+    if (typeof decided === 'string') return { refusal: decided };
+    const applies = decided.statements.filter((statement) => covers(statement, methodArn));
+    if (applies.some((s) => s.Effect === 'Deny') || !applies.some((s) => s.Effect === 'Allow')) {
+      return { refusal: 'ACCESS_DENIED' };
+    }
+    return {
+      authorizer: {
+        principalId: decided.principalId,
+        ...decided.context,
+        integrationLatency: Date.now() - started,
+      },
+    };
+  };
+}

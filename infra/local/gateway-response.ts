@@ -1,0 +1,61 @@
+/**
+ * Rendering of API Gateway's own responses from the template's `AWS::ApiGateway::GatewayResponse` resources, as
+ * API Gateway renders them (docs/api-gateway-behaviour.md "Gateway responses"; AWS, "Gateway response types for
+ * API Gateway"): a type the template does not customise takes DEFAULT_4XX or DEFAULT_5XX's template and
+ * headers, and that fallback's status when it sets one, else the type's default status; with nothing
+ * customised the body is API Gateway's own `{"message": ...}`. Every one carries `x-amzn-ErrorType`.
+ */
+import type { GatewayResponseModel } from './api-model.ts';
+
+/** What API Gateway knows of each type it can answer here: default status, message and `x-amzn-ErrorType`. */
+const types = {
+  UNAUTHORIZED: [401, 'Unauthorized', 'UnauthorizedException'],
+  ACCESS_DENIED: [
+    403,
+    'User is not authorized to access this resource with an explicit deny',
+    'AccessDeniedException',
+  ],
+  MISSING_AUTHENTICATION_TOKEN: [403, 'Missing Authentication Token', 'MissingAuthenticationTokenException'],
+  REQUEST_TOO_LARGE: [413, 'Request Too Long', 'RequestTooLargeException'],
+  AUTHORIZER_CONFIGURATION_ERROR: [500, null, 'AuthorizerConfigurationException'],
+  AUTHORIZER_FAILURE: [500, null, 'AuthorizerFailureException'],
+  INTEGRATION_TIMEOUT: [504, 'Endpoint request timed out', 'InternalServerErrorException'],
+  /** Not a customisable type: a Lambda function error (thrown, timed out, malformed or oversized result). */
+  LAMBDA_ERROR: [502, 'Internal server error', 'InternalServerErrorException'],
+} as const satisfies Record<string, readonly [number, string | null, string]>;
+
+/** A response API Gateway writes itself. */
+export type GatewayResponseType = keyof typeof types;
+
+/** A rendered response: status, headers and body text. */
+export interface RenderedResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Fills the `$context` variables a gateway response template may use (the others are left as written). */
+function fill(template: string, message: string | null, type: string): string {
+  return template
+    .replaceAll('$context.error.messageString', JSON.stringify(message))
+    .replaceAll('$context.error.message', message ?? '')
+    .replaceAll('$context.error.responseType', type);
+}
+
+/** Renders `type` from the template's gateway responses (by `ResponseType`). */
+export function renderGatewayResponse(
+  responses: Readonly<Record<string, GatewayResponseModel>>,
+  type: GatewayResponseType,
+): RenderedResponse {
+  const [defaultStatus, message, errorType] = types[type];
+  const family = defaultStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
+  const own = type === 'LAMBDA_ERROR' ? undefined : responses[type];
+  const fallback = responses[family];
+  const chosen = own ?? fallback;
+  const template = chosen?.body ?? '{"message":$context.error.messageString}';
+  return {
+    statusCode: own?.statusCode ?? fallback?.statusCode ?? defaultStatus,
+    headers: { 'Content-Type': 'application/json', ...chosen?.headers, 'x-amzn-ErrorType': errorType },
+    body: fill(template, message, type),
+  };
+}

@@ -1,0 +1,256 @@
+/**
+ * Local Lambda functions (docs/api-gateway-behaviour.md "Lambda"): each function runs in its own worker threads
+ * (lambda-worker.ts), one invocation per worker at a time, a few workers per function, each with its own
+ * environment copy and module instance, its heap capped by the function's MemorySize, its Timeout enforced
+ * (the worker is terminated; the next invocation gets a fresh one), the 6 MB invocation and buffered response
+ * payload limits applied, and its stdout / stderr copied to this process's line by line.
+ */
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { PassThrough, type Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
+import type { InvokeMessage, WorkerData, WorkerMessage } from './lambda-worker.ts';
+
+/** Lambda's synchronous invocation payload limit, in bytes (the event as JSON): 6 MB. */
+export const maxRequestPayloadBytes = 6 * 1024 * 1024;
+/** Lambda's buffered response payload limit, in bytes (the result as JSON), as its error message states it. */
+export const maxResponsePayloadBytes = 6_291_556;
+/** Workers (execution environments) kept per function; further concurrent invocations wait for one. */
+const poolSize = 4;
+
+/** A function as the engine runs it (from the template: code, handler, environment, memory, timeout). */
+export interface LambdaFunctionConfig {
+  /** The function's name in logs and the context (its logical id). */
+  name: string;
+  /** Absolute path of the module holding the handler. */
+  module: string;
+  /** The exported name of the handler (`index.handler` -> `handler`). */
+  exportName: string;
+  /** The function's whole environment (Lambda's reserved variables included). */
+  environment: Record<string, string>;
+  memoryMb: number;
+  timeoutSeconds: number;
+}
+
+/** How an invocation ended, as Lambda reports it to API Gateway. */
+export type InvokeOutcome =
+  /** A buffered result: the handler's return value as JSON text. */
+  | { type: 'result'; payload: string }
+  /** A function error: thrown, timed out (`Sandbox.Timedout`), out of memory, or a payload over the limits. */
+  | { type: 'error'; errorType: string; errorMessage: string }
+  /** A response stream: the bytes the handler writes, prelude included; destroyed when the function fails. */
+  | { type: 'stream'; body: Readable };
+
+interface Pending {
+  id: number;
+  settle(outcome: InvokeOutcome): void;
+  stream?: PassThrough;
+  timer: NodeJS.Timeout;
+}
+
+/** One execution environment: a worker running one invocation at a time. */
+class Environment {
+  readonly worker: Worker;
+  pending: Pending | undefined;
+  dead = false;
+  private nextId = 0;
+  private readonly config: LambdaFunctionConfig;
+
+  constructor(config: LambdaFunctionConfig, onExit: (environment: Environment) => void) {
+    this.config = config;
+    const data: WorkerData = {
+      module: config.module,
+      exportName: config.exportName,
+      functionName: config.name,
+      memoryMb: config.memoryMb,
+    };
+    this.worker = new Worker(new URL('./lambda-worker.ts', import.meta.url), {
+      workerData: data,
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_LAMBDA_FUNCTION_NAME: config.name,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMb),
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+        ...config.environment,
+      },
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: config.memoryMb },
+    });
+    forwardLines(this.worker.stdout, process.stdout);
+    forwardLines(this.worker.stderr, process.stderr);
+    this.worker.on('message', (message: WorkerMessage) => this.receive(message));
+    this.worker.on('error', (error: Error & { code?: string }) => {
+      const errorType =
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'Runtime.OutOfMemory' : 'Runtime.ImportModuleError';
+      this.fail({ type: 'error', errorType, errorMessage: error.message });
+    });
+    this.worker.on('exit', () => {
+      this.fail({ type: 'error', errorType: 'Runtime.ExitError', errorMessage: 'Runtime exited' });
+      this.dead = true;
+      onExit(this);
+    });
+  }
+
+  /** Runs one invocation; resolves with its outcome (a stream resolves at its first bytes). */
+  invoke(event: unknown): Promise<InvokeOutcome> {
+    const id = ++this.nextId;
+    const timeoutMs = this.config.timeoutSeconds * 1000;
+    const requestId = randomUUID();
+    return new Promise<InvokeOutcome>((resolve) => {
+      const timer = setTimeout(() => {
+        process.stdout.write(
+          `${new Date().toISOString()} ${requestId} Task timed out after ${this.config.timeoutSeconds.toFixed(2)} seconds\n`,
+        );
+        this.fail({
+          type: 'error',
+          errorType: 'Sandbox.Timedout',
+          errorMessage: `Task timed out after ${this.config.timeoutSeconds.toFixed(2)} seconds`,
+        });
+        void this.worker.terminate();
+      }, timeoutMs);
+      let settled = false;
+      this.pending = {
+        id,
+        timer,
+        settle: (outcome) => {
+          if (settled) return;
+          settled = true;
+          resolve(outcome);
+        },
+      };
+      const message: InvokeMessage = { id, event, requestId, deadline: Date.now() + timeoutMs };
+      this.worker.postMessage(message);
+    });
+  }
+
+  private done(): void {
+    if (this.pending) clearTimeout(this.pending.timer);
+    this.pending = undefined;
+  }
+
+  /** Ends the current invocation with a function error (a stream already started is destroyed). */
+  private fail(outcome: InvokeOutcome & { type: 'error' }): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.done();
+    if (pending.stream) pending.stream.destroy(new Error(outcome.errorMessage));
+    else pending.settle(outcome);
+  }
+
+  private receive(message: WorkerMessage): void {
+    const pending = this.pending;
+    if (!pending || pending.id !== message.id) return;
+    if (message.type === 'chunk') {
+      if (!pending.stream) {
+        pending.stream = new PassThrough();
+        pending.settle({ type: 'stream', body: pending.stream });
+      }
+      pending.stream.write(message.data);
+      return;
+    }
+    if (message.type === 'end') {
+      this.done();
+      if (pending.stream) pending.stream.end();
+      else pending.settle({ type: 'stream', body: new PassThrough().end() });
+      return;
+    }
+    if (message.type === 'error') return this.fail(message);
+    this.done();
+    if (Buffer.byteLength(message.payload) > maxResponsePayloadBytes) {
+      pending.settle({
+        type: 'error',
+        errorType: 'Function.ResponseSizeTooLarge',
+        errorMessage: `Response payload size exceeded maximum allowed payload size (${maxResponsePayloadBytes} bytes).`,
+      });
+      return;
+    }
+    pending.settle(message);
+  }
+}
+
+/** Copies a worker's output to `target` one whole line at a time, so lines of two workers never mix. */
+function forwardLines(source: Readable, target: NodeJS.WriteStream): void {
+  createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => {
+    target.write(`${line}\n`);
+  });
+}
+
+/** A local Lambda function: a small pool of execution environments (see the module docstring). */
+export class LambdaFunction {
+  private readonly environments = new Set<Environment>();
+  private readonly claimed = new Set<Environment>();
+  private readonly retired = new Set<Environment>();
+  private readonly waiting: ((environment: Environment) => void)[] = [];
+  private closed = false;
+
+  readonly config: LambdaFunctionConfig;
+
+  constructor(config: LambdaFunctionConfig) {
+    this.config = config;
+  }
+
+  /**
+   * Invokes the function with `event` (a JSON-serialisable value) as a synchronous (RequestResponse) call.
+   * An event over {@link maxRequestPayloadBytes} is refused before any code runs (`RequestTooLarge`).
+   */
+  async invoke(event: unknown): Promise<InvokeOutcome> {
+    if (Buffer.byteLength(JSON.stringify(event)) > maxRequestPayloadBytes) {
+      return {
+        type: 'error',
+        errorType: 'RequestTooLarge',
+        errorMessage: `Request must be smaller than ${maxRequestPayloadBytes} bytes for the InvokeFunction operation`,
+      };
+    }
+    const environment = await this.acquire();
+    try {
+      const outcome = await environment.invoke(event);
+      if (outcome.type === 'stream') outcome.body.once('close', () => this.release(environment));
+      else this.release(environment);
+      return outcome;
+    } catch (error) {
+      this.release(environment);
+      throw error;
+    }
+  }
+
+  /** An idle environment, a new one while the pool has room, else the next one released. */
+  private acquire(): Promise<Environment> {
+    if (this.closed) return Promise.reject(new Error(`${this.config.name} is closed`));
+    let environment = [...this.environments].find((e) => !e.dead && !this.claimed.has(e));
+    if (!environment && this.environments.size < poolSize) {
+      environment = new Environment(this.config, (exited) => this.environments.delete(exited));
+      this.environments.add(environment);
+    }
+    if (!environment) return new Promise((resolve) => this.waiting.push(resolve));
+    this.claimed.add(environment);
+    return Promise.resolve(environment);
+  }
+
+  private release(environment: Environment): void {
+    this.claimed.delete(environment);
+    if (this.retired.delete(environment)) void environment.worker.terminate();
+    const next = this.waiting.shift();
+    if (next) void this.acquire().then(next);
+  }
+
+  /**
+   * Retires every execution environment: idle ones end now, busy ones after their invocation; the next
+   * invocations start fresh ones (new module instances: a changed handler is imported afresh).
+   */
+  recycle(): void {
+    for (const environment of this.environments) {
+      this.environments.delete(environment);
+      if (this.claimed.has(environment)) this.retired.add(environment);
+      else void environment.worker.terminate();
+    }
+  }
+
+  /** Terminates every execution environment. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.environments].map((environment) => environment.worker.terminate()));
+    this.environments.clear();
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * One local Lambda execution environment (docs/api-gateway-behaviour.md "Lambda"): a worker thread with its own
+ * environment and module instance that imports one handler and runs one invocation at a time, as the Node.js
+ * runtime does, including its response-streaming globals `awslambda.streamifyResponse` and
+ * `awslambda.HttpResponseStream`. Started and timed by lambda-runtime.ts; messages are {@link WorkerMessage}.
+ */
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Context } from 'aws-lambda';
+
+/** What the worker is started with. */
+export interface WorkerData {
+  /** Absolute path of the handler's module. */
+  module: string;
+  /** The handler's export name (`index.handler` -> `handler`). */
+  exportName: string;
+  functionName: string;
+  memoryMb: number;
+}
+
+/** One invocation, sent by the parent. */
+export interface InvokeMessage {
+  id: number;
+  event: unknown;
+  requestId: string;
+  /** Epoch milliseconds at which the function times out. */
+  deadline: number;
+}
+
+/** What the worker answers: a buffered result (JSON text), a function error, or a response stream's parts. */
+export type WorkerMessage =
+  | { id: number; type: 'result'; payload: string }
+  | { id: number; type: 'error'; errorType: string; errorMessage: string }
+  | { id: number; type: 'chunk'; data: Uint8Array }
+  | { id: number; type: 'end' };
+
+/** The content type of a streamed HTTP response with its prelude (what `HttpResponseStream.from` sets). */
+const httpIntegrationContentType = 'application/vnd.awslambda.http-integration-response';
+const streaming = Symbol.for('aws.lambda.runtime.handler.streaming');
+
+/** A response stream as the runtime hands it to a streaming handler: writes go to the parent in order. */
+class ResponseStream extends Writable {
+  contentType = 'application/octet-stream';
+  private readonly id: number;
+  constructor(id: number) {
+    super();
+    this.id = id;
+  }
+  setContentType(contentType: string): void {
+    this.contentType = contentType;
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    post({ id: this.id, type: 'chunk', data: new Uint8Array(chunk) });
+    callback();
+  }
+}
+
+Object.assign(globalThis, {
+  awslambda: {
+    streamifyResponse<T extends object>(handler: T): T {
+      return Object.assign(handler, { [streaming]: true });
+    },
+    HttpResponseStream: {
+      /** Writes the prelude (status and headers as JSON) and its 8-NUL delimiter before the body. */
+      from(stream: ResponseStream, prelude: unknown): ResponseStream {
+        stream.setContentType(httpIntegrationContentType);
+        stream.write(JSON.stringify(prelude));
+        stream.write(new Uint8Array(8));
+        return stream;
+      },
+    },
+  },
+});
+
+function post(message: WorkerMessage): void {
+  parentPort?.postMessage(message);
+}
+
+const data = workerData as WorkerData;
+type Handler = (...args: unknown[]) => Promise<unknown>;
+const imported = (await import(pathToFileURL(data.module).href)) as Record<string, unknown>;
+const handler = imported[data.exportName] as (Handler & { [streaming]?: boolean }) | undefined;
+
+function context(message: InvokeMessage): Context {
+  return {
+    awsRequestId: message.requestId,
+    functionName: data.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${data.functionName}`,
+    memoryLimitInMB: String(data.memoryMb),
+    logGroupName: `/aws/lambda/${data.functionName}`,
+    logStreamName: `local/${randomUUID()}`,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, message.deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+function errorMessage(id: number, error: unknown): WorkerMessage {
+  const thrown = error instanceof Error ? error : new Error(String(error));
+  return { id, type: 'error', errorType: thrown.name || 'Error', errorMessage: thrown.message };
+}
+
+async function invoke(message: InvokeMessage): Promise<void> {
+  if (typeof handler !== 'function') {
+    post({
+      id: message.id,
+      type: 'error',
+      errorType: 'Runtime.HandlerNotFound',
+      errorMessage: `${data.module}.${data.exportName} is undefined or not exported`,
+    });
+    return;
+  }
+  if (handler[streaming]) {
+    const stream = new ResponseStream(message.id);
+    const finished = new Promise<void>((resolve, reject) => {
+      stream.once('finish', resolve);
+      stream.once('error', reject);
+    });
+    try {
+      await handler(message.event, stream, context(message));
+      if (!stream.writableEnded) stream.end();
+      await finished;
+      post({ id: message.id, type: 'end' });
+    } catch (error) {
+      post(errorMessage(message.id, error));
+    }
+    return;
+  }
+  try {
+    const result = await handler(message.event, context(message));
+    post({ id: message.id, type: 'result', payload: JSON.stringify(result ?? null) });
+  } catch (error) {
+    post(errorMessage(message.id, error));
+  }
+}
+
+parentPort?.on('message', (message: InvokeMessage) => void invoke(message));
