@@ -156,7 +156,10 @@ class Environment {
       else pending.settle({ type: 'stream', body: new PassThrough().end() });
       return;
     }
-    if (message.type === 'error') return this.fail(message);
+    if (message.type === 'error') {
+      this.fail(message);
+      return;
+    }
     this.done();
     if (Buffer.byteLength(message.payload) > maxResponsePayloadBytes) {
       pending.settle({
