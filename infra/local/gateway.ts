@@ -96,26 +96,34 @@ function proxyResult(payload: string): APIGatewayProxyResult | undefined {
   return result as APIGatewayProxyResult;
 }
 
-/** Splits a response stream into its prelude (status and headers, JSON) and its body, as API Gateway does. */
-async function streamedResponse(
+/**
+ * Splits a response stream into its prelude (status and headers, JSON) and the body bytes read with it, as
+ * API Gateway does; the stream stays open (paused) for the rest of the body. Undefined when there is none.
+ */
+function streamedResponse(
   body: Readable,
 ): Promise<{ prelude: { statusCode?: number; headers?: Record<string, string> }; rest: Buffer } | undefined> {
-  let received = Buffer.alloc(0);
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    received = Buffer.concat([received, chunk]);
-    const delimiter = received.indexOf(Buffer.alloc(8));
-    if (delimiter >= 0) {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    const finish = (value: Parameters<typeof resolve>[0]) => {
+      body.off('data', onData).off('end', onEnd).off('error', onEnd);
+      body.pause();
+      resolve(value);
+    };
+    const onEnd = () => finish(undefined);
+    const onData = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const delimiter = received.indexOf(Buffer.alloc(8));
+      if (delimiter < 0) return;
       try {
-        return {
-          prelude: JSON.parse(received.subarray(0, delimiter).toString('utf8')),
-          rest: received.subarray(delimiter + 8),
-        };
+        const prelude = JSON.parse(received.subarray(0, delimiter).toString('utf8'));
+        finish({ prelude, rest: received.subarray(delimiter + 8) });
       } catch {
-        return undefined;
+        finish(undefined);
       }
-    }
-  }
-  return undefined;
+    };
+    body.on('data', onData).once('end', onEnd).once('error', onEnd);
+  });
 }
 
 /**
