@@ -154,7 +154,12 @@ export function createEngine(model: ApiModel): Engine {
 
   // The path is looked up with every `%` escaped, so the router's own decoding gives back the parameter
   // values exactly as received (API Gateway REST passes path parameters percent-encoded).
-  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false });
+  // No limit of its own on a parameter's length (the router's default is 100 characters): API Gateway has none.
+  const router = FindMyWay({
+    ignoreTrailingSlash: true,
+    ignoreDuplicateSlashes: false,
+    maxParamLength: Number.MAX_SAFE_INTEGER,
+  });
   for (const method of model.methods) {
     const path = `/${model.stage}${method.resourcePath === '/' ? '' : method.resourcePath}`
       .replace(/\{(\w+)\+\}/g, '*')

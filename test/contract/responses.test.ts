@@ -139,7 +139,6 @@ describe('400 invalid_request, table unchanged', () => {
     ['+1', '%2B1'],
     ['" 1"', '%201'],
     ['9223372036854775808 (above int64)', '9223372036854775808'],
-    ['an empty petId', ''],
   ])('rejects petId %s with 400 invalid_request', async (_name, segment) => {
     await expectTableUnchanged(() =>
       expectResponse(patch(`/inventory/${segment}`, '{"quantity":1}'), 400, badPetId),
@@ -154,6 +153,10 @@ describe('400 invalid_request, table unchanged', () => {
     ['a null quantity', '{"quantity":null}'],
   ])('rejects %s with 400 invalid_request', async (_name, body) => {
     await expectTableUnchanged(() => expectResponse(patch('/inventory/8', body), 400, badQuantity));
+  });
+
+  test('answers PATCH /inventory/ (an empty petId: one trailing slash is ignored, so no such method) with 404 not_found', async () => {
+    await expectTableUnchanged(() => expectResponse(patch('/inventory/', '{"quantity":1}'), 404, noRoute));
   });
 
   test.each([

@@ -272,19 +272,27 @@ describe('PATCH bodies, property-based against the contract oracle', () => {
   });
 });
 
-describe('body size limit (API Gateway payload limit, docs/contract.md 413)', () => {
+describe('body size limit (Lambda 6 MB invocation payload, API Gateway 10 MB; docs/contract.md 413)', () => {
   const maxBytes = 10 * 1024 * 1024;
+  /** A body that keeps the invocation event (body, headers, context) under Lambda's 6 MB. */
+  const underLambdaLimit = 6 * 1024 * 1024 - 16 * 1024;
   /** `{"quantity":<n>` padded with spaces to `size` bytes, then `}`: valid JSON of exactly that size. */
   const paddedBody = (quantity: number, size: number) => {
     const head = `{"quantity":${quantity}`;
     return `${head}${' '.repeat(size - head.length - 1)}}`;
   };
 
-  test('accepts a valid body of exactly 10 MB (10,485,760 bytes) with 200', async () => {
-    const body = paddedBody(99, maxBytes);
-    expect(Buffer.byteLength(body)).toBe(maxBytes);
+  test('accepts a valid body whose invocation payload stays under 6 MB with 200', async () => {
+    const body = paddedBody(99, underLambdaLimit);
     await checkPatch('7', body);
     expect(model.get('7')?.quantity).toBe(99);
+  });
+
+  test('rejects a valid body of exactly 10 MB (over the 6 MB invocation payload) with 413 and leaves the table unchanged', async () => {
+    const body = paddedBody(97, maxBytes);
+    const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
+    expectContractError(observe(response), 413, 'request body larger than 10 MB');
+    await model.expectTable(api);
   });
 
   test('rejects a body of 10 MB + 1 byte with 413 payload_too_large and leaves the table unchanged', async () => {
