@@ -97,10 +97,13 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction) 
     return decided;
   }
 
-  /** Decides one request from its headers (the identity header's last value) and its method ARN. */
+  /**
+   * Decides one request from its headers (the identity header's first value, docs/api-gateway-behaviour.md
+   * E5) and its method ARN.
+   */
   return async (headers: EventHeaders, methodArn: string): Promise<AuthorizerOutcome> => {
-    const name = Object.keys(headers.headers).find((header) => header.toLowerCase() === headerName);
-    const token = name === undefined ? undefined : headers.headers[name];
+    const name = Object.keys(headers.multiValueHeaders).find((header) => header.toLowerCase() === headerName);
+    const token = name === undefined ? undefined : headers.multiValueHeaders[name]?.[0];
     if (!token || (validation && !validation.test(token))) return { refusal: 'UNAUTHORIZED' };
     const started = Date.now();
     const decided = await decide(token, methodArn);

@@ -20,7 +20,10 @@ const types = {
   AUTHORIZER_CONFIGURATION_ERROR: [500, null, 'AuthorizerConfigurationException'],
   AUTHORIZER_FAILURE: [500, null, 'AuthorizerFailureException'],
   INTEGRATION_TIMEOUT: [504, 'Endpoint request timed out', 'InternalServerErrorException'],
-  /** Not a customisable type: a Lambda function error (thrown, timed out, malformed or oversized result). */
+  /**
+   * A Lambda function error (thrown, timed out, malformed or oversized result): 502 by default, rendered with
+   * the INTEGRATION_FAILURE gateway response (docs/api-gateway-behaviour.md S4).
+   */
   LAMBDA_ERROR: [502, 'Internal server error', 'InternalServerErrorException'],
 } as const satisfies Record<string, readonly [number, string | null, string]>;
 
@@ -49,7 +52,7 @@ export function renderGatewayResponse(
 ): RenderedResponse {
   const [defaultStatus, message, errorType] = types[type];
   const family = defaultStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
-  const own = type === 'LAMBDA_ERROR' ? undefined : responses[type];
+  const own = responses[type === 'LAMBDA_ERROR' ? 'INTEGRATION_FAILURE' : type];
   const fallback = responses[family];
   const chosen = own ?? fallback;
   const template = chosen?.body ?? '{"message":$context.error.messageString}';
