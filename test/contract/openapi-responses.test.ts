@@ -77,10 +77,11 @@ const probes: Probe[] = [
     body: '{"quantity":5}',
   },
   {
+    // One trailing slash is ignored: `/inventory/` has no PATCH (docs/contract.md "Requests as API Gateway delivers them").
     name: 'update of an empty petId',
     method: 'PATCH',
     path: '/inventory/',
-    status: 400,
+    status: 404,
     headers: json,
     body: '{"quantity":5}',
   },
