@@ -10,7 +10,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
-import { rawClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -21,7 +21,7 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
   const server = dynalite({ createTableMs: 300 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const client = rawClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const client = dynamoDbClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   cleanups.push(async () => client.destroy());
 
   const start = performance.now();
@@ -37,7 +37,7 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
 test('ensureTables creates nothing when the tables exist', async () => {
   const db = await startDynamoDb({ dataDir: ':memory:' });
   cleanups.push(() => db.close());
-  const client = rawClient(db.endpoint);
+  const client = dynamoDbClient(db.endpoint);
   cleanups.push(async () => client.destroy());
   await ensureTables(client, testTableNames);
 

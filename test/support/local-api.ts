@@ -17,7 +17,7 @@ import { listShardOf } from '#lib/inventory/list-index.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
-import { putItem, type RawItem, rawClient as rawDynamoDbClient } from './test-dynamodb.ts';
+import { dynamoDbClient, putItem, type RawItem } from './test-dynamodb.ts';
 
 /**
  * An inventory entry as {@link TestApi.tableItems} shows what the service stores: numbers as decimal text, and
@@ -100,7 +100,7 @@ export async function startLocalStore(prefix: string): Promise<LocalStore> {
     host: '127.0.0.1',
     seed: false,
   });
-  const client = rawDynamoDbClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
+  const client = dynamoDbClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
   return {
     dataDir,
     service,

@@ -41,7 +41,7 @@ export interface TestDynamoDb {
 }
 
 /** A low-level DynamoDB client on `endpoint` with dummy credentials (dynalite accepts any signature). */
-export function rawClient(endpoint: string): DynamoDBClient {
+export function dynamoDbClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
@@ -55,7 +55,7 @@ export function rawClient(endpoint: string): DynamoDBClient {
  */
 export async function startTestDynamoDb(options: { tables?: boolean } = {}): Promise<TestDynamoDb> {
   const db = await startDynamoDb({ dataDir: inMemory });
-  const client = rawClient(db.endpoint);
+  const client = dynamoDbClient(db.endpoint);
   if (options.tables !== false) await ensureTables(client, testTableNames);
   return {
     endpoint: db.endpoint,

@@ -15,11 +15,11 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import {
+  dynamoDbClient,
   inventoryRecord,
   legacyInventoryRecord,
   putItems,
   type RawItem,
-  rawClient,
   scanTable,
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
@@ -35,7 +35,7 @@ const legacyItems = ids.map((id, i) => legacyInventoryRecord(id, i, statuses[i %
 
 /** Creates the inventory table as the code before the list index did (partition key only) and fills it. */
 async function writeLegacyStore(endpoint: string, items: readonly RawItem[]): Promise<void> {
-  const client = rawClient(endpoint);
+  const client = dynamoDbClient(endpoint);
   await client.send(
     new CreateTableCommand({
       TableName: testTableNames.inventory,
@@ -50,7 +50,7 @@ async function writeLegacyStore(endpoint: string, items: readonly RawItem[]): Pr
 
 /** The inventory as the service lists it, from the store at `endpoint`. */
 async function sortedList(endpoint: string): Promise<string[]> {
-  const client = toDocumentClient(rawClient(endpoint));
+  const client = toDocumentClient(dynamoDbClient(endpoint));
   const petIds: string[] = [];
   for await (const batch of inventoryStore(client, testTableNames.inventory).listSorted()) {
     petIds.push(...batch.map((item) => `${item.petId}:${item.quantity}:${item.status}`));
@@ -84,7 +84,7 @@ test('brings a data folder written before the list index into the layout, and a 
 
   const reopened = await startDynamoDb({ dataDir });
   try {
-    const client = rawClient(reopened.endpoint);
+    const client = dynamoDbClient(reopened.endpoint);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: testTableNames.inventory }));
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toStrictEqual([listIndex.name]);
     expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
@@ -97,7 +97,7 @@ test('brings a data folder written before the list index into the layout, and a 
 
 test('sets the shard of entries written without one into a table that has the index', async () => {
   const db = await startDynamoDb({ dataDir: inMemory });
-  const client = rawClient(db.endpoint);
+  const client = dynamoDbClient(db.endpoint);
   try {
     const { createTable } = await import('#infra/local/dynamodb.ts');
     await createTable(client, 'inventory', testTableNames.inventory);
@@ -118,7 +118,7 @@ test('sets the shard of entries written without one into a table that has the in
 
 test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
   const db = await startDynamoDb({ dataDir: inMemory });
-  const client = rawClient(db.endpoint);
+  const client = dynamoDbClient(db.endpoint);
   try {
     const { createTable } = await import('#infra/local/dynamodb.ts');
     // The state a run leaves when it stops between dropping the table and copying the entries back.
