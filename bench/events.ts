@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { stageName } from '#lib/api.ts';
+import { scopes, stageName } from '#lib/api.ts';
 
 /** `methodArn` prefix of the bench's imaginary API. */
 const apiArn = 'arn:aws:execute-api:us-east-1:000000000000:benchapi';
@@ -44,7 +44,8 @@ export function proxyEvent(options: {
       protocol: 'HTTP/1.1',
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),
-      authorizer: { principalId: 'bench', keyName: 'bench' },
+      // As the authorizer passes a key holding every scope (functions/authorizer/handler.ts).
+      authorizer: { principalId: 'bench', keyName: 'bench', keyId: '0123456789ab', scope: scopes.join(' ') },
       identity: { sourceIp: '127.0.0.1', userAgent: 'bench' },
     },
   } as unknown as APIGatewayProxyEvent;

@@ -15,13 +15,20 @@
  * Without them: neither.
  *
  * The access log ({@link accessLogFields}) has the standard fields, the authorizer's `principalId` (the key's
- * name, so a write can be traced to a key) and the X-Ray trace id; never a request header, so the bearer API key
+ * name, so a write can be traced to a key) and the key's id, and the X-Ray trace id; never a request header, so the bearer API key
  * is never logged (docs/contract.md "Authentication and authorization").
+ *
+ * Per-key throttling (docs/contract.md "Authentication and authorization"): API key source AUTHORIZER (the
+ * authorizer names the key's API Gateway API key in `usageIdentifierKey`), every method requires an API key,
+ * and a default usage plan on the stage whose throttle applies to each key on its own (the key tool adds each
+ * key's API key to it, infra/tools/gateway-keys.ts). The account-wide CloudWatch role of API Gateway is not
+ * part of this stack (`cloudWatchRole: false`): it is set once per account (infra/account-stack.ts).
  */
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
@@ -32,6 +39,7 @@ import {
   ResponseType,
   RestApi,
   TokenAuthorizer,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -40,6 +48,7 @@ import { authorizerCacheTtlSeconds, operations, stageName } from '#lib/api.ts';
 import { bearerHeaderPattern } from '#lib/auth/authorize.ts';
 import { corsMaxAgeSeconds, corsRequestHeaders } from '#lib/http/cors.ts';
 import { gatewayResponses } from './gateway-responses.ts';
+import type { ThrottleSettings } from './settings.ts';
 
 /** Properties of an {@link InventoryApi}. */
 export interface InventoryApiProps {
@@ -48,7 +57,9 @@ export interface InventoryApiProps {
   /** The bearer authorizer function (its alias `live`, lib/api.ts `authorizer`). */
   authorizer: IFunction;
   /** Stage-wide throttling, requests per second and burst. */
-  throttling: { rateLimit: number; burstLimit: number };
+  throttling: ThrottleSettings;
+  /** The default usage plan's throttle, applied to each API key on its own. */
+  keyThrottling: ThrottleSettings;
   /** Retention of the access log group. */
   logRetention: RetentionDays;
   /** What happens to the access log group when it leaves the stack. */
@@ -59,7 +70,8 @@ export interface InventoryApiProps {
 
 /**
  * The fields of each access log line: API Gateway's standard JSON fields, `principalId` (the authorizer's
- * principal: the key's name, `-` when no key was accepted) and `xrayTraceId`.
+ * principal: the key's name, `-` when no key was accepted), `keyId` (the key's id, from the authorizer's
+ * context, as `keys list` shows it: names need not be unique) and `xrayTraceId`.
  */
 export const accessLogFields: Readonly<Record<string, string>> = {
   requestId: AccessLogField.contextRequestId(),
@@ -73,6 +85,7 @@ export const accessLogFields: Readonly<Record<string, string>> = {
   protocol: AccessLogField.contextProtocol(),
   responseLength: AccessLogField.contextResponseLength(),
   principalId: AccessLogField.contextAuthorizerPrincipalId(),
+  keyId: AccessLogField.contextAuthorizer('keyId'),
   xrayTraceId: AccessLogField.contextXrayTraceId(),
 };
 
@@ -118,6 +131,8 @@ export class InventoryApi extends Construct {
   readonly restApi: RestApi;
   /** The log group receiving the stage's JSON access logs. */
   readonly accessLogGroup: LogGroup;
+  /** The default usage plan: the per-key throttle of every key without its own. */
+  readonly usagePlan: UsagePlan;
 
   /**
    * @throws Error when an operation has no function, a gateway response body contains `$` or `#`, or a CORS
@@ -135,8 +150,10 @@ export class InventoryApi extends Construct {
       restApiName: Stack.of(this).stackName,
       description: 'Pet store inventory service (docs/service-spec.md)',
       endpointTypes: [EndpointType.REGIONAL],
-      // The account-wide role that lets API Gateway write access logs (required for any stage logging).
-      cloudWatchRole: true,
+      // The account-wide role that lets API Gateway write logs is set once per account (infra/account-stack.ts):
+      // declared here, staging and production in one account would overwrite each other's.
+      cloudWatchRole: false,
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       deployOptions: {
         stageName,
         throttlingRateLimit: props.throttling.rateLimit,
@@ -170,10 +187,18 @@ export class InventoryApi extends Construct {
           operationName: operation.name,
           authorizer,
           authorizationType: AuthorizationType.CUSTOM,
+          apiKeyRequired: true,
         },
       );
     }
     if (corsOrigins.length > 0) this.addCorsPreflights(corsOrigins);
+
+    this.usagePlan = this.restApi.addUsagePlan('DefaultUsagePlan', {
+      name: `${Stack.of(this).stackName}-default`,
+      description: 'Per-key throttle of every API key without its own (infra/settings.ts apiKeys.throttle)',
+      throttle: props.keyThrottling,
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+    });
 
     for (const [type, body] of Object.entries(gatewayResponses)) {
       const template = JSON.stringify(body);

@@ -14,7 +14,8 @@
  * - {@link ServiceAlarms} when the settings have alarms;
  * - {@link GradualDeployment}: a CodeDeploy deployment group per function shifting its alias by the settings'
  *   `trafficShifting`, with the alarms (when any) as rollback triggers;
- * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (docs/contract.md "Addresses").
+ * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (docs/contract.md "Addresses"),
+ *   `RestApiId` and `UsagePlanId` (for the key tool's API keys, infra/tools/gateway-keys.ts).
  *
  * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason;
  * those of the function roles (X-Ray) and of the CodeDeploy role where those roles are made.
@@ -149,6 +150,7 @@ export class InventoryStack extends Stack {
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,
         sizing: (definition as Partial<Operation>).streaming,
+        reservedConcurrency: settings.reservedConcurrency,
       });
       for (const tableId of tablesOf(definition)) {
         const actions = definition.access[tableId] ?? [];
@@ -166,6 +168,7 @@ export class InventoryStack extends Stack {
       ),
       authorizer: functionOf(authorizer).live,
       throttling: settings.throttling,
+      keyThrottling: settings.apiKeys.throttle,
       logRetention: settings.logRetentionDays,
       logRemovalPolicy: removalPolicy,
       corsAllowedOrigins: settings.corsAllowedOrigins,
@@ -197,6 +200,14 @@ export class InventoryStack extends Stack {
     new CfnOutput(this, 'BaseUrl', {
       value: this.api.restApi.url,
       description: 'Base URL of the API, ending in /v1/ (docs/contract.md "Addresses")',
+    });
+    new CfnOutput(this, 'RestApiId', {
+      value: this.api.restApi.restApiId,
+      description: 'The REST API, for the key tool (usage plans of its stage)',
+    });
+    new CfnOutput(this, 'UsagePlanId', {
+      value: this.api.usagePlan.usagePlanId,
+      description: 'The default usage plan (per-key throttle), for the key tool',
     });
     new CfnOutput(this, 'InventoryTableName', {
       value: this.tables.inventory.tableName,
@@ -239,9 +250,4 @@ function acknowledgeNagFindings(stack: InventoryStack): void {
         'The spec mandates bearer API keys (docs/service-spec.md §5), checked by the TOKEN authorizer attached to every method; there are no Cognito users.',
     },
   );
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-    reason:
-      'The account-wide role API Gateway needs to write the access logs; the AWS managed policy is the one AWS documents for it.',
-  });
 }

@@ -5,6 +5,7 @@
  */
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ApiGatewayAccountStack, accountStackName } from './account-stack.ts';
 import { InventoryStack } from './inventory-stack.ts';
 import { type EnvironmentName, environments, stackName } from './settings.ts';
 
@@ -12,10 +13,13 @@ import { type EnvironmentName, environments, stackName } from './settings.ts';
 export interface ServiceApp {
   app: App;
   stacks: Record<EnvironmentName, InventoryStack>;
+  /** The once-per-account stack (API Gateway's CloudWatch role), deployed apart from the service stacks. */
+  account: ApiGatewayAccountStack;
 }
 
 /**
- * A new App with `InventoryService-staging` and `InventoryService-production`.
+ * A new App with `InventoryService-staging`, `InventoryService-production` and the once-per-account
+ * `PetStore-ApiGatewayAccount`.
  * @param props App props (tests pass `outdir` and context); `analyticsReporting` is off: the templates carry no
  *   `AWS::CDK::Metadata` resource.
  */
@@ -28,6 +32,10 @@ export function createServiceApp(props: AppProps = {}): ServiceApp {
       description: `Pet store inventory service, ${settings.name} (stage v1)`,
     });
   }
+  const account = new ApiGatewayAccountStack(app, accountStackName, {
+    description:
+      'API Gateway account settings (CloudWatch role for access logs), once per account and region',
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stacks };
+  return { app, stacks, account };
 }

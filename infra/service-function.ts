@@ -2,7 +2,8 @@
  * One Lambda function of the service, with every default in one place (docs/style.md: "one base construct extends
  * `NodejsFunction` and holds every default"; Powertools example app `function-with-logstream-construct.ts`).
  *
- * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout} and 256 MB unless `sizing` says otherwise, the shared esbuild settings of
+ * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout} and 256 MB unless `sizing` says otherwise, reserved
+ * concurrency from the settings, the shared esbuild settings of
  * `infra/bundling.ts`, `NODE_OPTIONS=--enable-source-maps`, JSON log format into an explicit LogGroup with the
  * environment's retention (no `logRetention` custom resource), and its own IAM role that may only write to that
  * log group (no AWS managed policy). Tables are added with {@link ServiceFunction.bindTable}, which sets the
@@ -57,6 +58,8 @@ export interface ServiceFunctionProps {
   logRemovalPolicy: RemovalPolicy;
   /** Memory and timeout other than the defaults (a streaming function, lib/api.ts `streaming`). */
   sizing?: { memoryMb: number; timeoutSeconds: number };
+  /** Reserved concurrency (infra/settings.ts `reservedConcurrency`). */
+  reservedConcurrency: number;
 }
 
 /** What {@link ServiceFunction.bindTable} takes: the table, the variable carrying its name, the actions. */
@@ -98,6 +101,7 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.sizing?.memoryMb ?? 256,
       timeout: props.sizing ? Duration.seconds(props.sizing.timeoutSeconds) : defaultTimeout,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       bundling: cdkBundling,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       loggingFormat: LoggingFormat.JSON,

@@ -46,6 +46,25 @@ const getPetByIdDeprecation: DeprecationSettings = {
   sunsetAt: '2027-06-30T23:59:59Z',
 };
 
+/** Requests per second (steady rate) and burst (token bucket size) of a throttle. */
+export interface ThrottleSettings {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/** The API keys' lifecycle and per-key throttling (docs/contract.md "Authentication and authorization"). */
+export interface ApiKeySettings {
+  /**
+   * The throttle of a key created without `--rate`: the stack's default usage plan (one token bucket per key),
+   * and the local API's per-key limit.
+   */
+  throttle: ThrottleSettings;
+  /** Days a new key is valid unless `keys create` is given `--expires-in-days` or `--no-expiry`. */
+  expiresInDays: number;
+  /** Hours a key replaced by `keys rotate` keeps working, so its clients can switch to the new key. */
+  rotationGraceHours: number;
+}
+
 /** Everything that differs between two deployments of the one stack class. */
 export interface EnvironmentSettings {
   /** The environment, used in the stack name `InventoryService-<name>` and in descriptions. */
@@ -64,7 +83,15 @@ export interface EnvironmentSettings {
   /** `POWERTOOLS_LOG_LEVEL` of every function. */
   logLevel: LogLevel;
   /** Stage-wide throttling of the API: steady-state requests per second and burst (token bucket size). */
-  throttling: { rateLimit: number; burstLimit: number };
+  throttling: ThrottleSettings;
+  /** API keys: default per-key throttle, default expiry, rotation grace period. */
+  apiKeys: ApiKeySettings;
+  /**
+   * Reserved concurrency of each function (operations and authorizer): the most executions one function can
+   * hold, so a hanging dependency cannot take the account's whole concurrency. The account needs at least
+   * the sum over both stacks plus 100 unreserved (Lambda's minimum).
+   */
+  reservedConcurrency: number;
   /** CloudWatch namespace of the functions' custom metrics (`POWERTOOLS_METRICS_NAMESPACE`). */
   metricsNamespace: string;
   /** Alarm thresholds, or undefined for an environment without alarms (no topic, no alarm resources). */
@@ -94,6 +121,8 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     logRetentionDays: 14,
     logLevel: 'DEBUG',
     throttling: { rateLimit: 20, burstLimit: 40 },
+    apiKeys: { throttle: { rateLimit: 10, burstLimit: 20 }, expiresInDays: 30, rotationGraceHours: 24 },
+    reservedConcurrency: 10,
     metricsNamespace: 'PetStoreInventory/staging',
     trafficShifting: { type: 'allAtOnce' },
     corsAllowedOrigins: [],
@@ -107,6 +136,8 @@ export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>
     logRetentionDays: 90,
     logLevel: 'INFO',
     throttling: { rateLimit: 100, burstLimit: 200 },
+    apiKeys: { throttle: { rateLimit: 25, burstLimit: 50 }, expiresInDays: 90, rotationGraceHours: 72 },
+    reservedConcurrency: 50,
     metricsNamespace: 'PetStoreInventory/production',
     deprecation: getPetByIdDeprecation,
     alarms: { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 },

@@ -101,6 +101,14 @@ export interface FunctionDefinition {
 /** The scopes a key can hold (docs/contract.md "Authentication and authorization"). */
 export type Scope = 'inventory:read' | 'inventory:write' | 'orders:read' | 'orders:write';
 
+/** Every scope, in the contract's order; a key stored before scopes existed holds them all (docs/contract.md). */
+export const scopes: readonly Scope[] = ['inventory:read', 'inventory:write', 'orders:read', 'orders:write'];
+
+/** True when `value` names a {@link Scope}. */
+export function isScope(value: string): value is Scope {
+  return (scopes as readonly string[]).includes(value);
+}
+
 /** One API operation: a function behind a method and path, protected by the bearer authorizer. */
 export interface Operation extends FunctionDefinition {
   method: 'GET' | 'PATCH' | 'POST';
@@ -224,7 +232,8 @@ export function operationNamed(name: string): Operation {
 export const authorizer: FunctionDefinition = {
   name: 'authorizer',
   entry: 'functions/authorizer/handler.ts',
-  access: { apiKeys: ['dynamodb:GetItem'] },
+  // UpdateItem: the last-used date, written at most once per cache period per key (lib/auth/authorize.ts).
+  access: { apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
 };
 
 /** Seconds API Gateway (and the local stand-in) caches an authorizer's Allow per token. */

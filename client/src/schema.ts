@@ -339,6 +339,20 @@ export interface components {
                 };
             };
         };
+        /** @description `forbidden`: the API key is valid but lacks the operation's scope (`inventory:read` for listInventory, getInventoryItem and getPetById; `inventory:write` for updateInventory and addPet; `orders:read` and `orders:write` for the store orders). Nothing is changed. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "forbidden";
+                    /** @constant */
+                    status?: 403;
+                };
+            };
+        };
         /** @description `not_found`: there is no inventory entry for this petId (the operation never creates one). */
         InventoryEntryNotFound: {
             headers: {
@@ -437,7 +451,7 @@ export interface components {
                 };
             };
         };
-        /** @description `too_many_requests`: the request was throttled by the stage; retry later. */
+        /** @description `too_many_requests`: the request was throttled, over the API key's own rate (each key has a rate and a burst) or the stage's; retry later. Nothing is changed. */
         TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -549,6 +563,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidListQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -587,6 +602,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["InventoryEntryNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -634,6 +650,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["InventoryEntryNotFound"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -672,6 +689,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["PetExists"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -727,6 +745,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `not_found`: there is no pet with this id. */
             404: {
                 headers: {

@@ -3,8 +3,12 @@
  * docs/contract.md "Authentication and authorization"; docs/api-gateway-behaviour.md).
  *
  * Event: `APIGatewayTokenAuthorizerEvent` (`authorizationToken`, `methodArn`).
- * Allowed: an IAM policy allowing `execute-api:Invoke` on every method of the calling API's stage (so one
- * cached result serves every route) with the key's name as `principalId` and in `context.keyName`.
+ * Allowed: returns an IAM policy allowing `execute-api:Invoke` on every method of the calling API's stage (so
+ * one cached result serves every route) with the key's name as `principalId`; `usageIdentifierKey` the key's
+ * usage identifier (its API Gateway API key, for the usage plan's per-key throttle); and the context
+ * {@link AuthorizerContext}, whose `scope` the functions check (lib/http/scope-check.ts).
+ * Last use: when the key has none recorded in the current cache period, one conditional UpdateItem records it
+ * (lib/auth/authorize.ts); a failure of that write is logged and does not refuse the request.
  * Refused (missing, malformed, unknown, revoked or expired key): a policy denying the same resources, which
  * API Gateway answers with the ACCESS_DENIED gateway response (401). A refusal is a result, not a Lambda
  * function error: it logs no stack and does not count in the function's error metric.
@@ -16,7 +20,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { tables } from '#lib/api.ts';
-import { authorize } from '#lib/auth/authorize.ts';
+import { authorize, lastUseWindowStart, needsUseRecorded, type Principal } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
@@ -59,23 +63,53 @@ function keyStoreUnavailable(): Error {
   return error;
 }
 
+/**
+ * The authorizer's `context`, which API Gateway hands to the function as `requestContext.authorizer` (values
+ * are strings, numbers or booleans only): `scope` is the key's scopes separated by spaces (as OAuth's `scope`);
+ * `rateLimit` / `burstLimit` only when the key has its own throttle.
+ */
+export interface AuthorizerContext {
+  [name: string]: string | number;
+  keyName: string;
+  keyId: string;
+  scope: string;
+}
+
+/** The context of an allowed request (see {@link AuthorizerContext}). */
+export function authorizerContext(principal: Principal): AuthorizerContext {
+  return {
+    keyName: principal.keyName,
+    keyId: principal.keyId,
+    scope: principal.scopes.join(' '),
+    ...principal.throttle,
+  };
+}
+
 /** The Lambda handler. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>(middyOptions)
   // No `resetKeys`: nothing is ever appended to the logger (fields go with each call), see http-function.ts.
   // `logEvent: false` whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the bearer key.
   .use(injectLambdaContext(logger, { logEvent: false }))
   .handler(async (event) => {
-    const principal = await authorize(event.authorizationToken, keys, new Date()).catch((error: Error) => {
+    const now = new Date();
+    const decision = await authorize(event.authorizationToken, keys, now).catch((error: Error) => {
       logger.error('key store unavailable', { errorName: error.name });
       throw keyStoreUnavailable();
     });
-    if (!principal) {
+    if (!decision) {
       logger.info('request refused');
       return policy('Deny', refusedPrincipal, event.methodArn);
+    }
+    const { principal, record } = decision;
+    if (needsUseRecorded(record, now)) {
+      await keys.recordUse(record.keyDigest, now, lastUseWindowStart(now)).catch((error: Error) => {
+        logger.warn('last use not recorded', { keyName: principal.keyName, errorName: error.name });
+      });
     }
     logger.debug('request allowed', { keyName: principal.keyName });
     return {
       ...policy('Allow', principal.keyName, event.methodArn),
-      context: { keyName: principal.keyName },
+      usageIdentifierKey: principal.usageIdentifier,
+      context: authorizerContext(principal),
     };
   });

@@ -57,7 +57,15 @@ export interface MethodModel {
   resourcePath: string;
   /** The authorizer's logical id when `AuthorizationType` is `CUSTOM`, else undefined (served without one). */
   authorizerId?: string;
+  /** `ApiKeyRequired`: the request needs a usage identifier from the authorizer (API key source AUTHORIZER). */
+  apiKeyRequired: boolean;
   integration: IntegrationModel;
+}
+
+/** A usage plan's throttle (`AWS::ApiGateway::UsagePlan` `Throttle`): requests per second and burst. */
+export interface ThrottleModel {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 /** A gateway response (`AWS::ApiGateway::GatewayResponse`) as the template has it. */
@@ -79,6 +87,11 @@ export interface ApiModel {
   /** By `ResponseType`. */
   gatewayResponses: Record<string, GatewayResponseModel>;
   functions: Record<string, FunctionModel>;
+  /**
+   * The stage's usage plan throttle, applied to each API key on its own (undefined when the template has no
+   * usage plan: then no method may require an API key).
+   */
+  keyThrottle?: ThrottleModel;
 }
 
 /** How the template's references are made local. */
@@ -300,10 +313,18 @@ export function apiModel(template: Template, options: ModelOptions): ApiModel {
       ? referencedId(properties.AuthorizerId, resources, ['AWS::ApiGateway::Authorizer'])
       : undefined;
     if (custom && !authorizerId) throw invalid(logicalId, 'AuthorizationType CUSTOM without an AuthorizerId');
+    const apiKeyRequired = properties.ApiKeyRequired === true;
+    if (apiKeyRequired && !authorizerId) {
+      throw invalid(
+        logicalId,
+        'ApiKeyRequired without an authorizer (API key source HEADER is not served locally)',
+      );
+    }
     methods.push({
       httpMethod: String(properties.HttpMethod),
       resourcePath: pathOf(properties.ResourceId),
       ...(authorizerId ? { authorizerId } : {}),
+      apiKeyRequired,
       integration,
     });
   }
@@ -324,5 +345,27 @@ export function apiModel(template: Template, options: ModelOptions): ApiModel {
   const functions = Object.fromEntries(
     [...functionIds].map((logicalId) => [logicalId, functionModel(logicalId, resources, options)]),
   );
-  return { stage: String(stage[1].Properties?.StageName), methods, authorizers, gatewayResponses, functions };
+  const keyThrottle = usagePlanThrottle(ofType('AWS::ApiGateway::UsagePlan'));
+  if (!keyThrottle && methods.some((method) => method.apiKeyRequired)) {
+    throw new Error('template: a method requires an API key but no usage plan has a Throttle');
+  }
+  return {
+    stage: String(stage[1].Properties?.StageName),
+    methods,
+    authorizers,
+    gatewayResponses,
+    functions,
+    ...(keyThrottle ? { keyThrottle } : {}),
+  };
+}
+
+/** The `Throttle` of the first usage plan that has one (the stack has one default plan). */
+function usagePlanThrottle(plans: [string, Resources[string]][]): ThrottleModel | undefined {
+  for (const [, { Properties: properties = {} }] of plans) {
+    const throttle = properties.Throttle as { RateLimit?: unknown; BurstLimit?: unknown } | undefined;
+    if (throttle?.RateLimit !== undefined && throttle.BurstLimit !== undefined) {
+      return { rateLimit: Number(throttle.RateLimit), burstLimit: Number(throttle.BurstLimit) };
+    }
+  }
+  return undefined;
 }

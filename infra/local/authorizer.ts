@@ -10,9 +10,12 @@ import type { GatewayResponseType } from './gateway-response.ts';
 import type { LambdaFunction } from './lambda-runtime.ts';
 import type { EventHeaders } from './proxy-event.ts';
 
-/** The outcome: the `requestContext.authorizer` of the proxy event, or the gateway response to send. */
+/**
+ * The outcome: the `requestContext.authorizer` of the proxy event and the usage identifier the authorizer
+ * returned (`usageIdentifierKey`, absent when it returned none), or the gateway response to send.
+ */
 export type AuthorizerOutcome =
-  | { authorizer: Record<string, string | number> }
+  | { authorizer: Record<string, string | number>; usageIdentifier?: string }
   | { refusal: GatewayResponseType };
 
 interface Statement {
@@ -21,9 +24,10 @@ interface Statement {
   Resource: string[];
 }
 
-/** A valid authorizer result: the policy's statements, the principal and the context. */
+/** A valid authorizer result: the policy's statements, the principal, the usage identifier and the context. */
 interface Decision {
   principalId: string;
+  usageIdentifier?: string;
   statements: Statement[];
   context: Record<string, string>;
 }
@@ -63,7 +67,11 @@ function decision(payload: string): Decision | undefined {
     if (!['string', 'number', 'boolean'].includes(typeof value)) return undefined;
     context[name] = String(value);
   }
-  return { principalId: result.principalId, statements, context };
+  const usageIdentifier =
+    typeof result.usageIdentifierKey === 'string' && result.usageIdentifierKey !== ''
+      ? { usageIdentifier: result.usageIdentifierKey }
+      : {};
+  return { principalId: result.principalId, ...usageIdentifier, statements, context };
 }
 
 /** True when `statement` covers invoking `methodArn`. */
@@ -118,6 +126,7 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction) 
         ...decided.context,
         integrationLatency: Date.now() - started,
       },
+      ...(decided.usageIdentifier ? { usageIdentifier: decided.usageIdentifier } : {}),
     };
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run sam:dynamodb [-- --port 8000 --host 127.0.0.1 --data-dir .data]`: serves the embedded DynamoDB
+ * `npm run sam:dynamodb [-- --port 8000 --host 127.0.0.1 --data-dir .data --env-vars <file>]`: serves the embedded DynamoDB
  * alone, for functions run by the SAM CLI (`sam local invoke`, `sam local start-api`), with the tables of
  * `events/env-vars.json` created and the fixtures of the SAM events seeded (infra/sam-fixtures.ts).
  *
@@ -8,8 +8,11 @@
  * network), data folder `DATA_DIR` or `.data` (shared with `npm start`, one process at a time; `:memory:`
  * keeps nothing). The key and import tools reach it through the folder's endpoint file. Table names: the
  * `INVENTORY_TABLE_NAME` / `API_KEYS_TABLE_NAME` variables, else `pet-store-inventory` / `pet-store-api-keys`.
+ * `--env-vars <file>` writes `events/env-vars.json` with every endpoint on the port it listens on (for a
+ * port other than 8000, which the committed file names). The store refuses browser requests (dynamodb.ts).
  * SIGINT / SIGTERM stop it without losing data.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8000' },
     host: { type: 'string', default: '127.0.0.1' },
     'data-dir': { type: 'string', default: localDataDir() },
+    'env-vars': { type: 'string' },
   },
 });
 const port = Number(values.port);
@@ -45,5 +49,24 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** The port `events/env-vars.json` points the functions at. */
+const envVarsPort = 8000;
+const listening = new URL(db.endpoint).port;
+
 console.log(`DynamoDB for the SAM CLI at ${db.endpoint} (data in ${values['data-dir']})`);
 console.log(`Tables: ${names.inventory}, ${names.apiKeys}; SAM event fixtures seeded.`);
+if (values['env-vars']) {
+  // events/env-vars.json with every function's endpoint on the port this server listens on.
+  const envVars = JSON.parse(await readFile(new URL('../../events/env-vars.json', import.meta.url), 'utf8'));
+  for (const variables of Object.values(envVars) as Record<string, string>[]) {
+    const endpoint = new URL(variables.AWS_ENDPOINT_URL_DYNAMODB as string);
+    endpoint.port = listening;
+    variables.AWS_ENDPOINT_URL_DYNAMODB = endpoint.origin;
+  }
+  await writeFile(values['env-vars'], `${JSON.stringify(envVars, null, 2)}\n`);
+  console.log(`Wrote ${values['env-vars']}: pass it to sam with --env-vars.`);
+} else if (listening !== String(envVarsPort)) {
+  console.log(
+    `events/env-vars.json points the functions at port ${envVarsPort}: add --env-vars <file> to write one for port ${listening}.`,
+  );
+}

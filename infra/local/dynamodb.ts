@@ -5,10 +5,13 @@
  * A data folder is served by at most one process at a time (LevelDB locks it). The serving process writes its
  * endpoint URL to `<dataDir>/endpoint` and removes it on close, so the operator tools reach a running local
  * server's store instead of opening the locked folder ({@link connectLocalDynamoDb}).
+ *
+ * The store holds the API keys table: the data folder is private to its user (folders 0700, files 0600,
+ * issue 12), and the DynamoDB port refuses every request a browser could send ({@link refuseBrowsers}).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { RequestListener } from 'node:http';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -49,6 +52,60 @@ async function runningEndpoint(dataDir: string): Promise<string | undefined> {
   return reachable ? endpoint : undefined;
 }
 
+/** Mode of the data folder and every folder in it: its user only. */
+const privateFolderMode = 0o700;
+/** Mode of every file in the data folder: its user only. */
+const privateFileMode = 0o600;
+
+/**
+ * Makes the data folder private: creates it 0700 when missing, and brings a folder made by an older version
+ * (0755, files 0644) to folders 0700 and files 0600. Sets the process's umask to 077 so that every file LevelDB
+ * creates later (logs, tables, compactions) is 0600 too: the local server, the SAM DynamoDB and the tools
+ * create nothing that others should read.
+ */
+async function makePrivate(dataDir: string): Promise<void> {
+  process.umask(0o077);
+  await mkdir(dataDir, { recursive: true, mode: privateFolderMode });
+  await chmod(dataDir, privateFolderMode);
+  for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) await chmod(path, privateFolderMode);
+    else if (entry.isFile()) await chmod(path, privateFileMode);
+  }
+}
+
+/** dynalite's answer to a browser: HTTP 403 in DynamoDB's error format, with no CORS header. */
+const browserRefusal = JSON.stringify({
+  __type: 'com.amazon.coral.service#AccessDeniedException',
+  message: 'the local DynamoDB refuses requests from web pages (Origin header or CORS preflight)',
+});
+
+/**
+ * Puts a guard in front of dynalite's request handler: a request carrying an `Origin` header or an OPTIONS
+ * preflight is answered 403 without any `Access-Control-*` header and never reaches the store. dynalite itself
+ * answers every origin with `Access-Control-Allow-Origin: *` (so any web page the developer opens could read
+ * the keys table); the SDK and the SAM CLI's functions never send `Origin`, browsers always do on cross-origin
+ * requests and preflights. Uses only Node's public `http.Server` API: dynalite's handler is the server's one
+ * `request` listener; a test proves the guard holds for the installed dynalite version.
+ */
+export function refuseBrowsers(server: Server): void {
+  const handlers = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (request, response) => {
+    if (request.headers.origin !== undefined || request.method === 'OPTIONS') {
+      request.resume();
+      response
+        .writeHead(403, {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'Content-Length': Buffer.byteLength(browserRefusal),
+        })
+        .end(browserRefusal);
+      return;
+    }
+    for (const handler of handlers) handler(request, response);
+  });
+}
+
 /**
  * Starts dynalite on `host:port` (port 0: any free port), storing under `<dataDir>/dynamodb`, or in memory
  * when `dataDir` is {@link inMemory}.
@@ -69,7 +126,7 @@ export async function startDynamoDb(options: {
       `the data folder ${dataDir} is in use by the DynamoDB at ${running} (is npm start already running?): stop it or set another DATA_DIR`,
     );
   }
-  if (persistent) await mkdir(dataDir, { recursive: true });
+  if (persistent) await makePrivate(dataDir);
   const server = dynalite({
     ...(persistent ? { path: paths.levelDb } : {}),
     createTableMs: 0,
@@ -80,12 +137,14 @@ export async function startDynamoDb(options: {
   const [ownListener] = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', dynaliteFront(ownListener as RequestListener));
+  // Outermost: a browser's request reaches neither.
+  refuseBrowsers(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   const endpoint = `http://${host}:${(server.address() as AddressInfo).port}`;
-  if (persistent) await writeFile(paths.endpointFile, `${endpoint}\n`);
+  if (persistent) await writeFile(paths.endpointFile, `${endpoint}\n`, { mode: privateFileMode });
   return {
     endpoint,
     async close() {

@@ -16,6 +16,10 @@ const types = {
     'AccessDeniedException',
   ],
   MISSING_AUTHENTICATION_TOKEN: [403, 'Missing Authentication Token', 'MissingAuthenticationTokenException'],
+  /** A method requiring an API key whose authorizer returned no usage identifier. */
+  INVALID_API_KEY: [403, 'Forbidden', 'ForbiddenException'],
+  /** A key over its usage plan throttle (API Gateway developer guide, "Throttle requests to your REST APIs"). */
+  THROTTLED: [429, 'Too Many Requests', 'TooManyRequestsException'],
   REQUEST_TOO_LARGE: [413, 'Request Too Long', 'RequestTooLargeException'],
   AUTHORIZER_CONFIGURATION_ERROR: [500, null, 'AuthorizerConfigurationException'],
   AUTHORIZER_FAILURE: [500, null, 'AuthorizerFailureException'],

@@ -4,7 +4,9 @@
  * 1. route by the template's resources and methods (one trailing slash ignored; none: MISSING_AUTHENTICATION_TOKEN);
  * 2. header values over 10,240 bytes or a body over 10 MB: REQUEST_TOO_LARGE;
  * 3. the method's TOKEN authorizer, when it has one (authorizer.ts);
- * 4. the integration: a MOCK answers its integration response; a Lambda proxy integration invokes the function
+ * 4. the usage plan, when the method requires an API key (API key source AUTHORIZER, usage-plan.ts): no usage
+ *    identifier from the authorizer is INVALID_API_KEY; a key over its throttle is THROTTLED (429);
+ * 5. the integration: a MOCK answers its integration response; a Lambda proxy integration invokes the function
  *    (lambda-runtime.ts) with a payload 1.0 event and renders its result, buffered or streamed. An invocation
  *    over 6 MB is REQUEST_TOO_LARGE; a function error (thrown, timed out, malformed or oversized result) is
  *    DEFAULT_5XX at 502; no answer within 29 s is INTEGRATION_TIMEOUT.
@@ -15,11 +17,12 @@ import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import FindMyWay from 'find-my-way';
-import type { ApiModel, MethodModel } from './api-model.ts';
+import type { ApiModel, MethodModel, ThrottleModel } from './api-model.ts';
 import { authorizerStep } from './authorizer.ts';
 import { type GatewayResponseType, renderGatewayResponse } from './gateway-response.ts';
 import { LambdaFunction } from './lambda-runtime.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
+import { usagePlan } from './usage-plan.ts';
 
 /** API Gateway's payload limit in bytes (10 MB). */
 export const maxBodyBytes = 10 * 1024 * 1024;
@@ -72,6 +75,16 @@ function headerBytes(request: IncomingMessage): number {
   for (let i = 1; i < request.rawHeaders.length; i += 2)
     size += Buffer.byteLength(request.rawHeaders[i] ?? '');
   return size;
+}
+
+/**
+ * The throttle of one allowed request: the key's own (`rateLimit` / `burstLimit` in the authorizer's context,
+ * as the keys table holds it) or the usage plan's (docs/contract.md "Authentication and authorization").
+ */
+function keyThrottle(authorizer: Record<string, string | number>, plan: ThrottleModel): ThrottleModel {
+  const rateLimit = Number(authorizer.rateLimit);
+  const burstLimit = Number(authorizer.burstLimit);
+  return rateLimit > 0 && burstLimit > 0 ? { rateLimit, burstLimit } : plan;
 }
 
 /** Checks a Lambda proxy result as API Gateway does; undefined when malformed. */
@@ -145,6 +158,7 @@ export function createEngine(model: ApiModel): Engine {
     ]),
   );
   const functionFor = (logicalId: string) => functions.get(logicalId) as LambdaFunction;
+  const plan = usagePlan();
   const authorizers = new Map(
     Object.values(model.authorizers).map((authorizer) => [
       authorizer.logicalId,
@@ -252,6 +266,12 @@ export function createEngine(model: ApiModel): Engine {
       );
       if ('refusal' in outcome) return send(response, requestId, outcome.refusal);
       authorizer = outcome.authorizer;
+      if (method.apiKeyRequired && model.keyThrottle) {
+        if (!outcome.usageIdentifier) return send(response, requestId, 'INVALID_API_KEY');
+        if (!plan.take(outcome.usageIdentifier, keyThrottle(outcome.authorizer, model.keyThrottle))) {
+          return send(response, requestId, 'THROTTLED');
+        }
+      }
     }
     const params = match.params as Record<string, string>;
     const event = proxyEvent({

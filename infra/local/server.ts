@@ -7,8 +7,9 @@
  * - `--stack <env>`: `cdk synth` into `cdk.out` first, then that stack's template and bundles, as deployed;
  * - `--assembly <dir>` (with `--stack`): an existing cloud assembly, without synthesizing.
  * Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps nothing), `API_KEY` (a
- * key to accept; else one is generated on first start and printed once), `AWS_ENDPOINT_URL_DYNAMODB` (use
- * that DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
+ * key to accept; else one is generated on first start and printed once), `API_KEY_RATE` (requests per second of
+ * that key, burst twice that; default: the settings' per-key default), `AWS_ENDPOINT_URL_DYNAMODB` (use that
+ * DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
  * `--watch` (`npm run dev`): a change under functions/ or lib/ gives each function fresh execution
  * environments, which import the changed code.
  */
@@ -46,6 +47,11 @@ async function servedStack(): Promise<ServedStack> {
 }
 
 const dataDir = localDataDir();
+const keyRate = process.env.API_KEY_RATE;
+if (keyRate !== undefined && !/^[1-9][0-9]{0,8}$/.test(keyRate)) {
+  console.error(`npm start: API_KEY_RATE must be a whole number of requests per second >= 1, not ${keyRate}`);
+  process.exit(1);
+}
 const externalDynamoDb = process.env.AWS_ENDPOINT_URL_DYNAMODB;
 const service = await startLocalService({
   stack: await servedStack().catch((error: Error) => {
@@ -56,6 +62,7 @@ const service = await startLocalService({
   port: Number(process.env.PORT || 3000),
   host: process.env.HOST || '127.0.0.1',
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
+  ...(keyRate ? { keyThrottle: { rateLimit: Number(keyRate), burstLimit: 2 * Number(keyRate) } } : {}),
 }).catch((error: Error) => {
   console.error(`npm start: ${error.message}`);
   process.exit(1);

@@ -7,14 +7,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type TableId, tables } from '#lib/api.ts';
+import { scopes, type TableId, tables } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
-import { environments } from '../settings.ts';
+import type { ThrottleSettings } from '../settings.ts';
 import { importInventoryFile } from '../tools/import-file.ts';
 import { createKey } from '../tools/key-commands.ts';
 import { apiModel } from './api-model.ts';
@@ -22,7 +22,7 @@ import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { ensureTables, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
 import { createEngine } from './gateway.ts';
-import { localAwsDefaults } from './settings.ts';
+import { localAwsDefaults, localEnvironment } from './settings.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
 export const demoInventoryFile = fileURLToPath(new URL('demo-inventory.csv', import.meta.url));
@@ -43,6 +43,8 @@ export interface LocalServiceOptions {
   seed?: boolean;
   /** The synthesized stack to serve (assembly.ts). */
   stack: ServedStack;
+  /** The throttle stored with the key the service accepts or creates; default: the environment's default. */
+  keyThrottle?: ThrottleSettings;
 }
 
 /** A running local service. */
@@ -77,11 +79,21 @@ function checkApiKey(apiKey: string): void {
   }
 }
 
-/** Stores the digest of `apiKey` under the local name unless it is already stored. */
-async function acceptKey(keys: ReturnType<typeof keyStore>, apiKey: string): Promise<void> {
+/** Stores the digest of `apiKey` under the local name, with every scope, unless it is already stored. */
+async function acceptKey(
+  keys: ReturnType<typeof keyStore>,
+  apiKey: string,
+  throttle: ThrottleSettings | undefined,
+): Promise<void> {
   const keyDigest = apiKeyDigest(apiKey);
   if (await keys.get(keyDigest)) return;
-  await keys.put({ keyDigest, name: localKeyName, createdAt: new Date().toISOString() });
+  await keys.put({
+    keyDigest,
+    name: localKeyName,
+    createdAt: new Date().toISOString(),
+    scopes: [...scopes],
+    ...throttle,
+  });
 }
 
 /**
@@ -115,8 +127,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const names = localTableNames();
   for (const id of Object.keys(tables) as TableId[]) process.env[tables[id].env] = names[id];
   // The deprecated operation's dates, as the stack sets them on its function (staging's settings).
-  process.env[deprecationEnv.deprecatedAt] = environments.staging.deprecation.deprecatedAt;
-  process.env[deprecationEnv.sunsetAt] = environments.staging.deprecation.sunsetAt;
+  process.env[deprecationEnv.deprecatedAt] = localEnvironment.deprecation.deprecatedAt;
+  process.env[deprecationEnv.sunsetAt] = localEnvironment.deprecation.sunsetAt;
 
   // Listen before creating anything: a taken port must fail before a first start creates the tables and a
   // key that would then never be shown (the next start is not a first start).
@@ -152,8 +164,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       : 0;
   const keys = keyStore(client, names.apiKeys);
   let apiKey = options.apiKey;
-  if (apiKey) await acceptKey(keys, apiKey);
-  else if (created.includes('apiKeys')) apiKey = await createKey(keys, localKeyName, new Date());
+  if (apiKey) await acceptKey(keys, apiKey, options.keyThrottle);
+  else if (created.includes('apiKeys')) {
+    apiKey = await createKey(keys, {
+      name: localKeyName,
+      now: new Date(),
+      scopes: [...scopes],
+      ...(options.keyThrottle ? { throttle: options.keyThrottle } : {}),
+    });
+  }
   client.destroy();
 
   const { port } = server.address() as AddressInfo;

@@ -3,6 +3,14 @@
  * `DATA_DIR` (default `.data`; `:memory:` keeps nothing), `PORT` (3000), `HOST` (127.0.0.1), `API_KEY`
  * (optional), `AWS_ENDPOINT_URL_DYNAMODB` (optional: use that DynamoDB instead of the embedded one).
  */
+import { type EnvironmentSettings, environments } from '../settings.ts';
+
+/**
+ * The environment whose settings the local API applies (per-key throttle, key expiry and rotation): staging's,
+ * as the local API stands in for a staging stack.
+ */
+export const localEnvironment: EnvironmentSettings = environments.staging;
+
 /** The data folder: `DATA_DIR`, else `.data`. */
 export function localDataDir(): string {
   return process.env.DATA_DIR || '.data';

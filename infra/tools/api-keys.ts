@@ -1,75 +1,218 @@
 /**
- * The key tool: `npm run keys -- <create|list|revoke> [--env staging|production]` (docs/contract.md "Operator
- * tooling"). Without `--env` it works on the local store (see target.ts). `--help` describes every command.
+ * The key tool: `npm run keys -- <create|list|revoke|rotate|sync> [--env staging|production]` (docs/contract.md
+ * "Operator tooling"). Without `--env` it works on the local store (see target.ts); with it, on the stack's
+ * keys table and its API Gateway usage plans (gateway-keys.ts). `--help` describes every command. Errors are
+ * one line on stderr (`keys: <message>`), exit code 1, never a stack trace.
  */
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { isScope, type Scope, scopes } from '#lib/api.ts';
+import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
-import { createKey, listKeys, revokeKeys } from './key-commands.ts';
-import { type Environment, openTarget } from './target.ts';
+import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from './key-commands.ts';
+import { type Environment, openTarget, type Target } from './target.ts';
 
 const envOption = new Option(
   '--env <environment>',
   'a deployed environment instead of the local store',
 ).choices(['staging', 'production']);
 
-/** Runs `work` against the key store of the chosen target, closing it afterwards. */
-async function withKeys<T>(
-  env: Environment | undefined,
-  work: (keys: ReturnType<typeof keyStore>) => Promise<T>,
-) {
+/** Runs `work` against the chosen target, closing it afterwards. */
+async function withTarget<T>(env: Environment | undefined, work: (target: Target) => Promise<T>) {
   const target = await openTarget(env);
   try {
-    return await work(keyStore(target.client, target.tables.apiKeys));
+    return await work(target);
   } finally {
     await target.close();
   }
 }
 
+const keysOf = (target: Target) => keyStore(target.client, target.tables.apiKeys);
+const daysMs = 86_400_000;
+
+function positiveInteger(option: string) {
+  return (value: string) => {
+    const number = Number(value);
+    if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(number)) {
+      throw new InvalidArgumentError(`${option} takes a whole number >= 1`);
+    }
+    return number;
+  };
+}
+
+/** `--scope` values: repeatable, each a scope or a comma-separated list of scopes. */
+function collectScopes(value: string, previous: Scope[]): Scope[] {
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !isScope(name));
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `unknown scope ${unknown.join(', ')}: the scopes are ${scopes.join(', ')}`,
+    );
+  }
+  return [...new Set([...previous, ...(names as Scope[])])];
+}
+
+function describeExpiry(expiresAt: Date | undefined): string {
+  return expiresAt ? `valid until ${expiresAt.toISOString()}` : 'no expiry';
+}
+
 const program = new Command('keys').description(
-  'Create, list and revoke API keys. Keys are stored only as SHA-256 digests.',
+  'Create, list, revoke and rotate API keys. Keys are stored only as SHA-256 digests.',
 );
 
 program
   .command('create')
   .description('create a key and print it once: store it safely, it cannot be shown again')
   .argument('<name>', 'who or what the key is for')
-  .option('--expires-in-days <days>', 'the key stops working after this many days', (v) => {
-    const days = Number(v);
-    if (!Number.isInteger(days) || days < 1)
-      throw new Error('--expires-in-days takes a whole number of days >= 1');
-    return days;
-  })
+  .option(
+    '--scope <scopes>',
+    `what the key may do, repeatable or comma-separated: ${scopes.join(', ')} (default: all)`,
+    collectScopes,
+    [],
+  )
+  .option(
+    '--rate <requests>',
+    "the key's own limit in requests per second (default: the environment's)",
+    positiveInteger('--rate'),
+  )
+  .option(
+    '--burst <requests>',
+    'the burst of that limit (default: twice the rate)',
+    positiveInteger('--burst'),
+  )
+  .option(
+    '--expires-in-days <days>',
+    "the key stops working after this many days (default: the environment's)",
+    positiveInteger('--expires-in-days'),
+  )
+  .addOption(new Option('--no-expiry', 'the key never expires').conflicts('expiresInDays'))
   .addOption(envOption)
-  .action(async (name: string, options: { expiresInDays?: number; env?: Environment }) => {
-    const now = new Date();
-    const expiresAt = options.expiresInDays
-      ? new Date(now.getTime() + options.expiresInDays * 86_400_000)
-      : undefined;
-    const apiKey = await withKeys(options.env, (keys) => createKey(keys, name, now, expiresAt));
-    console.error(
-      `Created key "${name}"${expiresAt ? `, valid until ${expiresAt.toISOString()}` : ''}. It is shown once:`,
-    );
-    console.log(apiKey);
-  });
+  .action(
+    async (
+      name: string,
+      options: {
+        scope: Scope[];
+        rate?: number;
+        burst?: number;
+        expiresInDays?: number;
+        expiry: boolean;
+        env?: Environment;
+      },
+    ) => {
+      if (options.burst !== undefined && options.rate === undefined) {
+        throw new InvalidArgumentError('--burst needs --rate');
+      }
+      const now = new Date();
+      const throttle: Throttle | undefined =
+        options.rate === undefined
+          ? undefined
+          : { rateLimit: options.rate, burstLimit: options.burst ?? 2 * options.rate };
+      const { apiKey, expiresAt } = await withTarget(options.env, async (target) => {
+        const days = options.expiresInDays ?? target.settings.apiKeys.expiresInDays;
+        const expiresAt = options.expiry ? new Date(now.getTime() + days * daysMs) : undefined;
+        const key = {
+          name,
+          now,
+          ...(expiresAt ? { expiresAt } : {}),
+          scopes: options.scope.length > 0 ? options.scope : scopes,
+          ...(throttle ? { throttle } : {}),
+        };
+        return { apiKey: await createKey(keysOf(target), key, target.gatewayKeys()), expiresAt };
+      });
+      console.error(`Created key "${name}", ${describeExpiry(expiresAt)}. It is shown once:`);
+      console.log(apiKey);
+    },
+  );
 
 program
   .command('list')
-  .description('list keys: name, id (digest prefix), creation, expiry and state; never the keys themselves')
+  .description(
+    'list keys: id, name, state, scopes, rate, creation, expiry and last use; never the keys themselves',
+  )
+  .option('--json', 'print a JSON array (one object per key) instead of a table')
   .addOption(envOption)
-  .action(async (options: { env?: Environment }) => {
-    const summaries = await withKeys(options.env, (keys) => listKeys(keys, new Date()));
-    console.table(summaries);
+  .action(async (options: { json?: boolean; env?: Environment }) => {
+    const summaries = await withTarget(options.env, (target) => listKeys(keysOf(target), new Date(), scopes));
+    if (options.json) {
+      console.log(JSON.stringify(summaries, null, 2));
+      return;
+    }
+    console.table(
+      summaries.map((summary) => ({
+        id: summary.id,
+        name: summary.name,
+        state: summary.state,
+        scopes: summary.scopes.join(' '),
+        rate: summary.rateLimit === null ? 'default' : `${summary.rateLimit}/s burst ${summary.burstLimit}`,
+        createdAt: summary.createdAt,
+        expiresAt: summary.expiresAt ?? 'never',
+        lastUsedAt: summary.lastUsedAt ?? 'never',
+      })),
+    );
   });
 
 program
   .command('revoke')
-  .description('revoke every active key with this name')
-  .argument('<name>', 'the name given at creation')
+  .description('revoke a key by its id (keys list), or by its name when only one active key has it')
+  .argument('<id-or-name>', 'the id shown by keys list, or the name given at creation')
+  .option('--all', 'revoke every active key with this name')
   .addOption(envOption)
-  .action(async (name: string, options: { env?: Environment }) => {
-    const count = await withKeys(options.env, (keys) => revokeKeys(keys, name, new Date()));
-    if (count === 0) throw new Error(`no active key named "${name}"`);
-    console.log(`Revoked ${count} key(s) named "${name}".`);
+  .action(async (idOrName: string, options: { all?: boolean; env?: Environment }) => {
+    const ids = await withTarget(options.env, (target) =>
+      revokeKeys(keysOf(target), idOrName, {
+        now: new Date(),
+        all: options.all ?? false,
+        gateway: target.gatewayKeys(),
+      }),
+    );
+    console.log(`Revoked ${ids.length} key(s): ${ids.join(', ')}.`);
+  });
+
+program
+  .command('rotate')
+  .description(
+    'issue a new key with the same name, scopes and rate; the old one keeps working for a grace period',
+  )
+  .argument('<id>', 'the id shown by keys list')
+  .addOption(envOption)
+  .action(async (id: string, options: { env?: Environment }) => {
+    const now = new Date();
+    const rotation = await withTarget(options.env, (target) => {
+      const { expiresInDays, rotationGraceHours } = target.settings.apiKeys;
+      return rotateKey(keysOf(target), id, {
+        now,
+        expiresAt: new Date(now.getTime() + expiresInDays * daysMs),
+        graceEnd: new Date(now.getTime() + rotationGraceHours * 3_600_000),
+        allScopes: scopes,
+        gateway: target.gatewayKeys(),
+      });
+    });
+    console.error(
+      `Rotated key ${id}: it keeps working until ${rotation.oldExpiresAt.toISOString()}. The new key ${rotation.newId} is shown once:`,
+    );
+    console.log(rotation.apiKey);
+  });
+
+program
+  .command('sync')
+  .description(
+    'give every active key of a deployed environment its API Gateway API key (keys made before per-key throttling)',
+  )
+  .addOption(
+    new Option('--env <environment>', 'the deployed environment')
+      .choices(['staging', 'production'])
+      .makeOptionMandatory(),
+  )
+  .action(async (options: { env: Environment }) => {
+    const ids = await withTarget(options.env, (target) => {
+      const gateway = target.gatewayKeys();
+      if (!gateway) throw new Error('sync works on a deployed environment only');
+      return syncGatewayKeys(keysOf(target), gateway, new Date());
+    });
+    console.log(
+      ids.length === 0
+        ? 'Every active key has its API key.'
+        : `Added the API keys of ${ids.length} key(s): ${ids.join(', ')}.`,
+    );
   });
 
 await program.parseAsync().catch((error: Error) => {

@@ -2,18 +2,39 @@
  * Loading an inventory file into a table: the import tool's work, also used by the local server's seeding.
  */
 import { readFile } from 'node:fs/promises';
-import type { InventoryStore } from '#lib/inventory/store.ts';
+import { IncompleteWriteError, type InventoryStore } from '#lib/inventory/store.ts';
 import { InventoryFileError, inventoryFileFormat, parseInventoryFile } from './inventory-file.ts';
 
 /** Entries written between two progress reports. */
 const chunkSize = 1000;
 
 /**
+ * An import that stopped part-way: `written` of `total` entries were written (docs/contract.md "Operator
+ * tooling"). Writing the same file again converges (each entry is a create-or-replace), so it is the way to
+ * resume.
+ */
+export class ImportIncompleteError extends Error {
+  readonly written: number;
+  readonly total: number;
+
+  constructor(written: number, total: number, reason: string) {
+    super(
+      `stopped after writing ${written} of ${total} entries: ${reason}. ` +
+        'Importing is idempotent: run the same command again to complete it.',
+    );
+    this.name = 'ImportIncompleteError';
+    this.written = written;
+    this.total = total;
+  }
+}
+
+/**
  * Validates every row of the JSON or CSV file at `path`, then writes the entries (create or replace).
  * `onProgress(written, total)` is called after each chunk of {@link chunkSize} entries.
  * @returns the number of entries written.
  * @throws InventoryFileError when the extension is neither `.json` nor `.csv` or any row is invalid (then
- *   nothing is written); the store's errors while writing.
+ *   nothing is written); ImportIncompleteError when the store stops part-way (bounded retries exhausted or
+ *   DynamoDB failing), with the number written.
  */
 export async function importInventoryFile(
   path: string,
@@ -24,7 +45,12 @@ export async function importInventoryFile(
   if (!format) throw new InventoryFileError([`${path}: the file name must end in .json or .csv`], false);
   const items = parseInventoryFile(await readFile(path, 'utf8'), format);
   for (let start = 0; start < items.length; start += chunkSize) {
-    await store.putMany(items.slice(start, start + chunkSize));
+    try {
+      await store.putMany(items.slice(start, start + chunkSize));
+    } catch (error) {
+      if (!(error instanceof IncompleteWriteError)) throw error;
+      throw new ImportIncompleteError(start + error.written, items.length, error.message);
+    }
     onProgress?.(Math.min(start + chunkSize, items.length), items.length);
   }
   return items.length;

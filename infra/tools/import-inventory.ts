@@ -1,7 +1,9 @@
 /**
  * The import tool: `npm run import -- <file.json|file.csv> [--env staging|production]` loads inventory
  * entries, validating every row by the API's rules first (inventory-file.ts); nothing is written when a row
- * is invalid. Progress goes to stderr. Without `--env` it works on the local store (see target.ts).
+ * is invalid. Progress goes to stderr. Without `--env` it works on the local store (see target.ts). DynamoDB
+ * failures are retried a bounded number of times; then the tool exits 1 saying how many entries it wrote (a
+ * rerun of the same file completes the import). Errors are one message on stderr, never a stack trace.
  */
 import { Command, Option } from 'commander';
 import { inventoryStore } from '#lib/inventory/store.ts';
@@ -21,13 +23,19 @@ const program = new Command('import')
   )
   .action(async (file: string, options: { env?: Environment }) => {
     const target = await openTarget(options.env);
+    let progress = false;
     try {
       const store = inventoryStore(target.client, target.tables.inventory);
       const count = await importInventoryFile(file, store, (written, total) => {
+        progress = true;
         process.stderr.write(`\rimported ${written}/${total}`);
       });
       process.stderr.write('\n');
       console.log(`Imported ${count} entries into ${target.description}.`);
+    } catch (error) {
+      // The error goes on a line of its own, not after the progress counter.
+      if (progress) process.stderr.write('\n');
+      throw error;
     } finally {
       await target.close();
     }

@@ -1,20 +1,52 @@
 /**
- * The key tool's operations on a key store (docs/contract.md "Authentication", "Operator tooling"): create (the key
- * is returned once and only its digest stored), list (names and states, never keys), revoke (by name).
+ * The key tool's operations on a key store (docs/contract.md "Authentication and authorization", "Operator
+ * tooling"): create (the key is returned once and only its digest stored), list (never keys), revoke (by id, or
+ * by a name only one active key has, or every active key of a name), rotate (a new key of the same name,
+ * scopes and throttle; the old one keeps working for a grace period), sync (API keys for keys stored before
+ * per-key throttling). In a deployed environment each key also
+ * has its API Gateway API key in a usage plan (gateway-keys.ts), created before the record is stored and
+ * deleted when the key is revoked.
  */
-import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+
+import type { Scope } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey, isKeyId, keyIdOf } from '#lib/auth/api-key.ts';
+import type { Throttle } from '#lib/auth/authorize.ts';
 import type { ApiKeyRecord, KeyStore } from '#lib/auth/key-store.ts';
+import type { GatewayKeys } from './gateway-keys.ts';
 
 /** A key's state at a given time. */
 export type KeyState = 'active' | 'revoked' | 'expired';
 
-/** One line of `list`: what an operator may see of a key. `id` is the first 12 hex digits of its digest. */
+/**
+ * One key as an operator may see it (`keys list --json`): never the key or its digest. `id` is what `revoke`
+ * and `rotate` take; `scopes` every scope for a key stored before scopes existed; `rateLimit` / `burstLimit`
+ * null when the environment's default applies; times ISO 8601 UTC or null.
+ */
 export interface KeySummary {
-  name: string;
   id: string;
-  createdAt: string;
-  expiresAt?: string;
+  name: string;
   state: KeyState;
+  scopes: readonly string[];
+  rateLimit: number | null;
+  burstLimit: number | null;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** A key tool error: the message is for the operator, no stack is printed. */
+export class KeyToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyToolError';
+  }
+}
+
+/** The key's own throttle, or undefined when the environment's default applies. */
+function throttleOf(record: ApiKeyRecord): Throttle | undefined {
+  return record.rateLimit !== undefined && record.burstLimit !== undefined
+    ? { rateLimit: record.rateLimit, burstLimit: record.burstLimit }
+    : undefined;
 }
 
 function stateAt(record: ApiKeyRecord, now: Date): KeyState {
@@ -23,45 +55,174 @@ function stateAt(record: ApiKeyRecord, now: Date): KeyState {
   return 'active';
 }
 
+/** What a new key is: its name, creation time, optional expiry, scopes and own throttle. */
+export interface NewKey {
+  name: string;
+  now: Date;
+  expiresAt?: Date;
+  scopes: readonly Scope[];
+  /** The key's own throttle; absent: the environment's default (the stack's default usage plan). */
+  throttle?: Throttle;
+}
+
 /**
- * Creates a key named `name`, valid until `expiresAt` when given.
+ * Creates a key (see {@link NewKey}); with `gateway`, its API Gateway API key first, deleted again when the
+ * record cannot be stored.
  * @returns the key itself: the only time it exists outside the caller's hands.
- * @throws Error when `name` is empty.
+ * @throws KeyToolError when the name is empty or there is no scope.
  */
-export async function createKey(keys: KeyStore, name: string, now: Date, expiresAt?: Date): Promise<string> {
-  if (name.trim() === '') throw new Error('a key needs a name');
+export async function createKey(keys: KeyStore, key: NewKey, gateway?: GatewayKeys): Promise<string> {
+  if (key.name.trim() === '') throw new KeyToolError('a key needs a name');
+  if (key.scopes.length === 0) throw new KeyToolError('a key needs at least one scope');
   const apiKey = generateApiKey();
-  await keys.put({
-    keyDigest: apiKeyDigest(apiKey),
-    name,
-    createdAt: now.toISOString(),
-    ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
-  });
+  const keyDigest = apiKeyDigest(apiKey);
+  await gateway?.add(keyDigest, key.name, key.throttle);
+  try {
+    await keys.put({
+      keyDigest,
+      name: key.name,
+      createdAt: key.now.toISOString(),
+      ...(key.expiresAt ? { expiresAt: key.expiresAt.toISOString() } : {}),
+      scopes: [...key.scopes],
+      ...key.throttle,
+    });
+  } catch (error) {
+    await gateway?.remove(keyDigest).catch(() => {});
+    throw error;
+  }
   return apiKey;
 }
 
-/** Every key's summary, oldest first. */
-export async function listKeys(keys: KeyStore, now: Date): Promise<KeySummary[]> {
+function summaryOf(record: ApiKeyRecord, now: Date, allScopes: readonly Scope[]): KeySummary {
+  return {
+    id: keyIdOf(record.keyDigest),
+    name: record.name,
+    state: stateAt(record, now),
+    scopes: record.scopes ?? allScopes,
+    rateLimit: record.rateLimit ?? null,
+    burstLimit: record.burstLimit ?? null,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt ?? null,
+    lastUsedAt: record.lastUsedAt ?? null,
+  };
+}
+
+/** Every key's summary, oldest first; `allScopes` are shown for keys stored before scopes existed. */
+export async function listKeys(
+  keys: KeyStore,
+  now: Date,
+  allScopes: readonly Scope[],
+): Promise<KeySummary[]> {
   const records = await keys.list();
   return records
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-    .map((record) => ({
-      name: record.name,
-      id: record.keyDigest.slice(0, 12),
-      createdAt: record.createdAt,
-      ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}),
-      state: stateAt(record, now),
-    }));
+    .map((record) => summaryOf(record, now, allScopes));
 }
 
 /**
- * Revokes every active key named `name` at `now`.
- * @returns how many keys it revoked (0 when none active has that name).
+ * The keys `idOrName` designates: the key with that id (in any state), else the active keys with that name.
+ * @throws KeyToolError when none matches, or several active keys have the name and `all` is false.
  */
-export async function revokeKeys(keys: KeyStore, name: string, now: Date): Promise<number> {
-  const active = (await keys.list()).filter(
-    (record) => record.name === name && stateAt(record, now) === 'active',
+async function designated(
+  keys: KeyStore,
+  idOrName: string,
+  now: Date,
+  all: boolean,
+): Promise<ApiKeyRecord[]> {
+  const records = await keys.list();
+  if (isKeyId(idOrName)) {
+    const byId = records.filter((record) => keyIdOf(record.keyDigest) === idOrName);
+    if (byId.length > 0) return byId;
+  }
+  const byName = records.filter((record) => record.name === idOrName && stateAt(record, now) === 'active');
+  if (byName.length === 0)
+    throw new KeyToolError(`no key with the id "${idOrName}" and no active key with that name`);
+  if (byName.length > 1 && !all) {
+    const ids = byName.map((record) => keyIdOf(record.keyDigest)).join(', ');
+    throw new KeyToolError(
+      `${byName.length} active keys are named "${idOrName}" (ids ${ids}): give one id, or --all to revoke them all`,
+    );
+  }
+  return byName;
+}
+
+/**
+ * Revokes the keys `idOrName` designates (see {@link designated}) at `now`; with `gateway`, deletes their API
+ * Gateway API keys too.
+ * @returns the ids of the keys revoked.
+ */
+export async function revokeKeys(
+  keys: KeyStore,
+  idOrName: string,
+  options: { now: Date; all: boolean; gateway?: GatewayKeys },
+): Promise<string[]> {
+  const records = await designated(keys, idOrName, options.now, options.all);
+  for (const record of records) {
+    await keys.revoke(record.keyDigest, options.now);
+    await options.gateway?.remove(record.keyDigest);
+  }
+  return records.map((record) => keyIdOf(record.keyDigest));
+}
+
+/** What {@link rotateKey} did: the new key (shown once), its id, and when the old key stops working. */
+export interface Rotation {
+  apiKey: string;
+  newId: string;
+  oldExpiresAt: Date;
+}
+
+/**
+ * Rotates the active key with id `id`: a new key with the same name, scopes and throttle, valid until
+ * `expiresAt` (none when the old key had none), and the old key made to expire at `graceEnd` (or earlier, if it
+ * already expires before).
+ * @throws KeyToolError when no active key has that id.
+ */
+export async function rotateKey(
+  keys: KeyStore,
+  id: string,
+  options: {
+    now: Date;
+    expiresAt?: Date;
+    graceEnd: Date;
+    allScopes: readonly Scope[];
+    gateway?: GatewayKeys;
+  },
+): Promise<Rotation> {
+  const old = (await keys.list()).find((record) => keyIdOf(record.keyDigest) === id);
+  if (!old || stateAt(old, options.now) !== 'active')
+    throw new KeyToolError(`no active key with the id "${id}"`);
+  const throttle = throttleOf(old);
+  const apiKey = await createKey(
+    keys,
+    {
+      name: old.name,
+      now: options.now,
+      ...(old.expiresAt !== undefined && options.expiresAt ? { expiresAt: options.expiresAt } : {}),
+      scopes: old.scopes ?? options.allScopes,
+      ...(throttle ? { throttle } : {}),
+    },
+    options.gateway,
   );
-  for (const record of active) await keys.revoke(record.keyDigest, now);
-  return active.length;
+  await keys.expireBy(old.keyDigest, options.graceEnd);
+  const stored = await keys.get(old.keyDigest);
+  return {
+    apiKey,
+    newId: keyIdOf(apiKeyDigest(apiKey)),
+    oldExpiresAt: new Date(stored?.expiresAt ?? options.graceEnd.toISOString()),
+  };
+}
+
+/**
+ * Gives every active key that has no API Gateway API key one, in the usage plan of its throttle: the keys stored
+ * before per-key throttling existed (API Gateway refuses a key without one, once methods require API keys).
+ * @returns the ids of the keys it added.
+ */
+export async function syncGatewayKeys(keys: KeyStore, gateway: GatewayKeys, now: Date): Promise<string[]> {
+  const added: string[] = [];
+  for (const record of await keys.list()) {
+    if (stateAt(record, now) !== 'active' || (await gateway.has(record.keyDigest))) continue;
+    await gateway.add(record.keyDigest, record.name, throttleOf(record));
+    added.push(keyIdOf(record.keyDigest));
+  }
+  return added;
 }

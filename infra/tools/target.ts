@@ -3,13 +3,17 @@
  * `AWS_ENDPOINT_URL_DYNAMODB`), or a deployed environment's tables, resolved from its stack outputs with the
  * standard AWS credential chain (docs/contract.md "Operator tooling").
  */
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '#lib/api.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import { connectLocalDynamoDb, localTableNames } from '../local/dynamodb.ts';
-import { localAwsDefaults, localDataDir } from '../local/settings.ts';
+import { localAwsDefaults, localDataDir, localEnvironment } from '../local/settings.ts';
+import { type EnvironmentSettings, environments, stackName as stackNameOf } from '../settings.ts';
+import { type GatewayKeys, gatewayKeys } from './gateway-keys.ts';
 
 /** A deployed environment name. */
 export type Environment = 'staging' | 'production';
@@ -22,6 +26,13 @@ export interface Target {
   tables: Record<ToolTableId, string>;
   /** Human-readable: `local store .data` or `stack InventoryService-staging`. */
   description: string;
+  /** The environment's settings (key defaults); the local store has the local API's. */
+  settings: EnvironmentSettings;
+  /**
+   * The keys' API Gateway side in a deployed environment (gateway-keys.ts); undefined for the local store.
+   * @throws Error when the stack has no `RestApiId` / `UsagePlanId` output (deployed before per-key throttling).
+   */
+  gatewayKeys(): GatewayKeys | undefined;
   close(): Promise<void>;
 }
 
@@ -35,7 +46,7 @@ const tableOutputs: Record<ToolTableId, string> = {
 };
 
 async function deployedTarget(environment: Environment): Promise<Target> {
-  const stackName = `InventoryService-${environment}`;
+  const stackName = stackNameOf(environment);
   const { Stacks } = await new CloudFormationClient({}).send(
     new DescribeStacksCommand({ StackName: stackName }),
   );
@@ -45,14 +56,29 @@ async function deployedTarget(environment: Environment): Promise<Target> {
     if (!name) throw new Error(`stack ${stackName} has no output ${tableOutputs[id]}: is it deployed?`);
     return name;
   };
-  const raw = new DynamoDBClient({});
+  const raw = new DynamoDBClient({ ...dynamoDbClientConfig });
   const client = toDocumentClient(raw);
+  const apiGateway = new APIGatewayClient({});
   return {
     client,
     raw,
     tables: { inventory: table('inventory'), apiKeys: table('apiKeys') },
     description: `stack ${stackName}`,
-    close: async () => client.destroy(),
+    settings: environments[environment],
+    gatewayKeys() {
+      const restApiId = outputs.get('RestApiId');
+      const defaultUsagePlanId = outputs.get('UsagePlanId');
+      if (!restApiId || !defaultUsagePlanId) {
+        throw new Error(
+          `stack ${stackName} has no outputs RestApiId and UsagePlanId: deploy the current version`,
+        );
+      }
+      return gatewayKeys(apiGateway, { stackName, restApiId, defaultUsagePlanId });
+    },
+    close: async () => {
+      client.destroy();
+      apiGateway.destroy();
+    },
   };
 }
 
@@ -60,7 +86,7 @@ async function localTarget(): Promise<Target> {
   localAwsDefaults();
   const dataDir = localDataDir();
   const db = process.env.AWS_ENDPOINT_URL_DYNAMODB ? undefined : await connectLocalDynamoDb(dataDir);
-  const raw = new DynamoDBClient(db ? { endpoint: db.endpoint } : {});
+  const raw = new DynamoDBClient({ ...dynamoDbClientConfig, ...(db ? { endpoint: db.endpoint } : {}) });
   const tables = localTableNames();
   const description = db ? `local store ${dataDir}` : `DynamoDB at ${process.env.AWS_ENDPOINT_URL_DYNAMODB}`;
   try {
@@ -79,6 +105,8 @@ async function localTarget(): Promise<Target> {
     raw,
     tables,
     description,
+    settings: localEnvironment,
+    gatewayKeys: () => undefined,
     async close() {
       client.destroy();
       await db?.close();

@@ -1,9 +1,11 @@
 /**
- * The authorizer's decision (docs/service-spec.md §5; docs/contract.md "Authentication"): from an `Authorization` header value to
- * the caller's principal, or a refusal.
+ * The authorizer's decision (docs/service-spec.md §5; docs/contract.md "Authentication and authorization"): from
+ * an `Authorization` header value to the caller's principal (name, id, scopes, usage identifier, throttle), or a
+ * refusal.
  */
-import { apiKeyDigest } from './api-key.ts';
-import type { KeyStore } from './key-store.ts';
+import { authorizerCacheTtlSeconds, type Scope, scopes } from '../api.ts';
+import { apiKeyDigest, keyIdOf, usageIdentifierOf } from './api-key.ts';
+import type { ApiKeyRecord, KeyStore } from './key-store.ts';
 
 /**
  * A Bearer `Authorization` header value, `Bearer <token>`: scheme case-insensitive (RFC 9110 §11.1), one or
@@ -20,15 +22,47 @@ export function bearerToken(header: string | undefined): string | undefined {
   return header === undefined ? undefined : bearer.exec(header)?.[1];
 }
 
-/** Who the caller is once allowed: the key's name, never the key or its digest. */
+/** A key's own throttle: steady requests per second and burst (token bucket size). */
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/** Who the caller is once allowed: never the key or its digest. */
 export interface Principal {
   keyName: string;
+  /** The key's id (lib/auth/api-key.ts `keyIdOf`), as `keys list` shows it. */
+  keyId: string;
+  /** The scopes the key holds; every scope for a key stored before scopes existed. */
+  scopes: readonly Scope[];
+  /** The value of the key's API Gateway API key (lib/auth/api-key.ts `usageIdentifierOf`). */
+  usageIdentifier: string;
+  /** The key's own throttle, when it has one; else the environment's default applies. */
+  throttle?: Throttle;
+}
+
+/** A decision: the principal and the stored record it came from, or undefined for a refusal. */
+export interface Decision {
+  principal: Principal;
+  record: ApiKeyRecord;
+}
+
+function principalOf(record: ApiKeyRecord): Principal {
+  return {
+    keyName: record.name,
+    keyId: keyIdOf(record.keyDigest),
+    scopes: record.scopes ?? scopes,
+    usageIdentifier: usageIdentifierOf(record.keyDigest),
+    ...(record.rateLimit !== undefined && record.burstLimit !== undefined
+      ? { throttle: { rateLimit: record.rateLimit, burstLimit: record.burstLimit } }
+      : {}),
+  };
 }
 
 /**
  * Decides a request: allowed when the header carries a Bearer key whose SHA-256 digest is in the keys table
  * (one GetItem), not revoked, and not expired at `now`.
- * @returns the principal, or undefined for a refusal (missing header, other scheme, empty token, unknown,
+ * @returns the decision, or undefined for a refusal (missing header, other scheme, empty token, unknown,
  *   revoked or expired key).
  * @throws the key store's errors (DynamoDB unreachable): the authorizer fails, it does not refuse.
  */
@@ -36,12 +70,26 @@ export async function authorize(
   header: string | undefined,
   keys: KeyStore,
   now: Date,
-): Promise<Principal | undefined> {
+): Promise<Decision | undefined> {
   const token = bearerToken(header);
   if (token === undefined) return undefined;
   const record = await keys.get(apiKeyDigest(token));
   if (!record || record.revokedAt !== undefined) return undefined;
   // `!(expiry > now)`: an expiry that does not parse (NaN) refuses, rather than never expiring.
   if (record.expiresAt !== undefined && !(Date.parse(record.expiresAt) > now.getTime())) return undefined;
-  return { keyName: record.name };
+  return { principal: principalOf(record), record };
+}
+
+/**
+ * The start of the period in which a use is already recorded: one authorizer cache period before `now`. An
+ * allowed key's result is cached for that long, so the authorizer runs about once per period per key and
+ * writes the last-used date at most once per period (docs/contract.md "Operator tooling").
+ */
+export function lastUseWindowStart(now: Date): Date {
+  return new Date(now.getTime() - authorizerCacheTtlSeconds * 1000);
+}
+
+/** True when `record` has no use recorded within the current period (see {@link lastUseWindowStart}). */
+export function needsUseRecorded(record: ApiKeyRecord, now: Date): boolean {
+  return record.lastUsedAt === undefined || record.lastUsedAt < lastUseWindowStart(now).toISOString();
 }

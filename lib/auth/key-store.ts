@@ -1,8 +1,10 @@
 /**
  * The API keys table: one item per key, partition key `keyDigest` (String, SHA-256 hex of the key), with
- * `name`, `createdAt` and optional `expiresAt` / `revokedAt` (ISO 8601 UTC). The key itself is never stored
- * (docs/contract.md "Authentication").
+ * `name`, `createdAt` and optional `expiresAt` / `revokedAt` / `lastUsedAt` (ISO 8601 UTC), `scopes` (a list of
+ * scope names) and `rateLimit` / `burstLimit` (the key's own throttle, requests per second and bucket size).
+ * The key itself is never stored (docs/contract.md "Authentication and authorization").
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -10,17 +12,25 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { Scope } from '../api.ts';
 
-/** One stored key. Times are ISO 8601 UTC strings. */
+/**
+ * One stored key. Times are ISO 8601 UTC strings. `scopes` absent: a key stored before scopes existed, which
+ * holds every scope; `rateLimit` absent: the environment's default throttle applies.
+ */
 export interface ApiKeyRecord {
   keyDigest: string;
   name: string;
   createdAt: string;
   expiresAt?: string;
   revokedAt?: string;
+  lastUsedAt?: string;
+  scopes?: Scope[];
+  rateLimit?: number;
+  burstLimit?: number;
 }
 
-/** The keys table's operations: the authorizer's lookup and the key tool's create / list / revoke. */
+/** The keys table's operations: the authorizer's lookup and last-used date, and the key tool's commands. */
 export interface KeyStore {
   /** The record with this digest, or undefined: one GetItem. */
   get(keyDigest: string): Promise<ApiKeyRecord | undefined>;
@@ -30,6 +40,36 @@ export interface KeyStore {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the record with this digest revoked at `at` unless it already is. */
   revoke(keyDigest: string, at: Date): Promise<void>;
+  /** Makes the key expire at `at` unless it already expires earlier (a rotated key's grace period). */
+  expireBy(keyDigest: string, at: Date): Promise<void>;
+  /**
+   * Records `at` as the key's last use, unless a use after `notBefore` is already recorded: one conditional
+   * UpdateItem, so concurrent authorizers write at most once per period.
+   * @returns true when it wrote.
+   */
+  recordUse(keyDigest: string, at: Date, notBefore: Date): Promise<boolean>;
+}
+
+/**
+ * A record as read: the project's document clients read numbers as `NumberValue` (lib/clients/document-client.ts),
+ * so the throttle's numbers are converted here.
+ */
+function fromStored(item: Record<string, unknown>): ApiKeyRecord {
+  const record = { ...item } as unknown as ApiKeyRecord;
+  if (item.rateLimit !== undefined) record.rateLimit = Number(String(item.rateLimit));
+  if (item.burstLimit !== undefined) record.burstLimit = Number(String(item.burstLimit));
+  return record;
+}
+
+/** Runs a conditional write; false when its condition failed (nothing written). */
+async function conditional(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /** The key store over `client` and the table `tableName`. */
@@ -37,7 +77,7 @@ export function keyStore(client: DynamoDBDocumentClient, tableName: string): Key
   return {
     async get(keyDigest) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyDigest } }));
-      return Item as ApiKeyRecord | undefined;
+      return Item && fromStored(Item);
     },
     async put(record) {
       await client.send(
@@ -51,7 +91,7 @@ export function keyStore(client: DynamoDBDocumentClient, tableName: string): Key
     async list() {
       const records: ApiKeyRecord[] = [];
       for await (const page of paginateScan({ client }, { TableName: tableName })) {
-        records.push(...((page.Items ?? []) as ApiKeyRecord[]));
+        records.push(...(page.Items ?? []).map(fromStored));
       }
       return records;
     },
@@ -64,6 +104,34 @@ export function keyStore(client: DynamoDBDocumentClient, tableName: string): Key
           ConditionExpression: 'attribute_exists(keyDigest)',
           ExpressionAttributeValues: { ':at': at.toISOString() },
         }),
+      );
+    },
+    async expireBy(keyDigest, at) {
+      await conditional(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { keyDigest },
+            UpdateExpression: 'SET expiresAt = :at',
+            ConditionExpression:
+              'attribute_exists(keyDigest) AND (attribute_not_exists(expiresAt) OR expiresAt > :at)',
+            ExpressionAttributeValues: { ':at': at.toISOString() },
+          }),
+        ),
+      );
+    },
+    recordUse(keyDigest, at, notBefore) {
+      return conditional(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { keyDigest },
+            UpdateExpression: 'SET lastUsedAt = :at',
+            ConditionExpression:
+              'attribute_exists(keyDigest) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :notBefore)',
+            ExpressionAttributeValues: { ':at': at.toISOString(), ':notBefore': notBefore.toISOString() },
+          }),
+        ),
       );
     },
   };

@@ -21,7 +21,10 @@ export const connectionTimeoutMs = 1000;
 /** Milliseconds to wait for a response before the attempt fails. */
 export const requestTimeoutMs = 2000;
 
-/** The service's retry and timeout settings of a DynamoDB client (also given to Powertools' idempotency layer). */
+/**
+ * The service's retry and timeout settings of a DynamoDB client (also given to Powertools' idempotency layer and
+ * used by the operator tools), so no request waits unbounded.
+ */
 export const dynamoDbClientConfig = {
   maxAttempts,
   requestHandler: {

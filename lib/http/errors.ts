@@ -87,3 +87,8 @@ export function listedNames(names: readonly string[]): string {
 export function notFound(message: string): HttpError {
   return new HttpError('not_found', message);
 }
+
+/** 403 `forbidden`: the API key lacks the operation's scope (docs/contract.md "Authentication and authorization"). */
+export function forbidden(message: string): HttpError {
+  return new HttpError('forbidden', message);
+}

@@ -7,8 +7,10 @@
  * (lib/http/cors.ts, only when origins are allowed) before `http-error-handler`, so that with middy's reverse
  * `after` / `onError` order it adds its headers to every response, errors included; `http-error-handler`
  * before `errorBodyMiddleware` so that it runs after it and writes the Error body that `errorBodyMiddleware`
- * prepared. Every request logs one line: `request completed` at DEBUG or,
- * from the error middleware, `request rejected` (INFO) / `request failed` (ERROR). Successes are DEBUG because
+ * prepared. `scopeCheck` before the request checks and any
+ * middleware a handler adds (order of checks: 403 before 400). Every request logs one line: `request completed`
+ * at DEBUG (and `write completed` at INFO for a write, the audit trail of audit-log.ts) or, from the error
+ * middleware, `request rejected` (INFO) / `request failed` (ERROR). Successes are DEBUG because
  * API Gateway's access log and Lambda's REPORT line already record every request: at INFO (production) a
  * success line would double the log volume and cost about 15 µs per invocation (bench/README-bench.md); staging
  * runs at DEBUG and shows them.
@@ -30,9 +32,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';
 import { logger } from '../logger.ts';
 import { middyOptions } from '../middy-options.ts';
+import { auditLog } from './audit-log.ts';
 import { corsMiddleware, corsOrigins } from './cors.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 import { declaredQueryParameters, decodePathParameters } from './request-parameters.ts';
+import { scopeCheck } from './scope-check.ts';
 
 /** Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
 const completionLog = {
@@ -69,6 +73,8 @@ function withHttpMiddlewares<R extends { statusCode: number }>(
     .use(httpErrorHandler({ logger: false }))
     .use(errorBodyMiddleware())
     .use(completionLog)
+    .use(auditLog(operation))
+    .use(scopeCheck(operation))
     .use(declaredQueryParameters(operation))
     .use(decodePathParameters());
 }

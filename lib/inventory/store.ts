@@ -54,8 +54,11 @@ export interface InventoryStore {
    */
   setQuantity(petId: string, quantity: number, ifMatch?: IfMatch): Promise<SetQuantityResult>;
   /**
-   * Writes entries (create or replace) in BatchWriteItem requests of 25, resending unprocessed ones with
-   * exponential backoff.
+   * Writes entries (create or replace, so writing the same entries again converges) in BatchWriteItem requests
+   * of 25, in order, resending the items DynamoDB leaves unprocessed with exponential backoff, at most
+   * {@link maxBatchAttempts} times per request.
+   * @throws IncompleteWriteError when a request still has unprocessed items after that, or DynamoDB fails
+   *   (after the client's own retries): it says how many of `items` were written.
    */
   putMany(items: readonly InventoryItem[]): Promise<void>;
 }
@@ -68,6 +71,20 @@ export type SetQuantityResult = InventoryItem | 'not_found' | 'precondition_fail
 export const firstQueryItems = 250;
 /** Entries the merge hands out at most in one batch. */
 const batchItems = 500;
+
+/**
+ * {@link InventoryStore.putMany} stopped before writing every entry: `written` of them were written (every
+ * entry of the earlier requests and the processed ones of the failing request), `cause` is why.
+ */
+export class IncompleteWriteError extends Error {
+  readonly written: number;
+
+  constructor(written: number, reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = 'IncompleteWriteError';
+    this.written = written;
+  }
+}
 
 /** Raw item as read by the project's document clients: numbers arrive as NumberValue. */
 type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus };
@@ -112,8 +129,12 @@ export function storedItem({ petId, quantity, status }: InventoryItem): Record<s
 
 /** Items per BatchWriteItem request: DynamoDB's maximum. */
 const batchSize = 25;
-/** Base of the exponential backoff before resending items DynamoDB left unprocessed (throttled). */
-const retryDelayMs = 25;
+/** BatchWriteItem requests per batch at most: the first and the resends of its unprocessed items. */
+export const maxBatchAttempts = 8;
+/** Delay before the first resend of unprocessed items; it doubles for each further one, up to {@link maxRetryDelayMs}. */
+const retryDelayMs = 50;
+/** Longest delay between two resends: with {@link maxBatchAttempts} the resends of one batch wait about 5 s in all. */
+const maxRetryDelayMs = 2000;
 
 /** One shard's entries in petId order, page by page, the next page requested as soon as one arrives. */
 async function* shardPages(
@@ -273,18 +294,31 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
     },
 
     async putMany(items) {
+      let written = 0;
       for (let start = 0; start < items.length; start += batchSize) {
-        let requests: Record<string, unknown>[] | undefined = items
+        let requests: Record<string, unknown>[] = items
           .slice(start, start + batchSize)
           .map(({ petId, quantity, status }) => ({
             PutRequest: { Item: storedItem({ petId, quantity, status }) },
           }));
-        for (let attempt = 1; requests?.length; attempt++) {
-          if (attempt > 1) await setTimeout(retryDelayMs * 2 ** Math.min(attempt, 6));
-          const result: BatchWriteCommandOutput = await client.send(
-            new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
-          );
-          requests = result.UnprocessedItems?.[tableName];
+        for (let attempt = 1; requests.length > 0; attempt++) {
+          if (attempt > maxBatchAttempts) {
+            throw new IncompleteWriteError(
+              written,
+              `DynamoDB left ${requests.length} item(s) unprocessed after ${maxBatchAttempts} attempts (throttled)`,
+            );
+          }
+          if (attempt > 1) await setTimeout(Math.min(retryDelayMs * 2 ** (attempt - 2), maxRetryDelayMs));
+          let result: BatchWriteCommandOutput;
+          try {
+            result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+          } catch (error) {
+            const { name, message } = error as Error;
+            throw new IncompleteWriteError(written, `DynamoDB failed: ${name}: ${message}`, { cause: error });
+          }
+          const unprocessed = result.UnprocessedItems?.[tableName] ?? [];
+          written += requests.length - unprocessed.length;
+          requests = unprocessed;
         }
       }
     },

@@ -173,7 +173,7 @@ describe('validateResponse', () => {
         body: errorBody('not_found', 404),
       }),
     ).toEqual([
-      'listInventory (GET /inventory): status 404 is not declared (declared: 200, 400, 401, 413, 429, 500, 503)',
+      'listInventory (GET /inventory): status 404 is not declared (declared: 200, 400, 401, 403, 413, 429, 500, 503)',
     ]);
     expect(
       validateResponse({
@@ -239,7 +239,7 @@ describe('validateResponse', () => {
         body: errorBody('conflict', 409),
       }),
     ).toEqual([
-      'updateInventory (PATCH /inventory/{petId}): status 409 is not declared (declared: 200, 400, 401, 404, 412, 413, 429, 500, 503)',
+      'updateInventory (PATCH /inventory/{petId}): status 409 is not declared (declared: 200, 400, 401, 403, 404, 412, 413, 429, 500, 503)',
     ]);
     expect(
       validateResponse({ method: 'GET', path: '/inventory?x=1', status: 200, headers: json, body: '[]' }),

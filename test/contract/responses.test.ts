@@ -8,9 +8,11 @@
  * last group of tests stops it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Scope } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryItemJson } from '#test/support/contract-oracle.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi, unthrottled } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
 import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
@@ -256,6 +258,59 @@ describe('404 not_found, table unchanged', () => {
         noRoute,
         false,
       ),
+    );
+  });
+});
+
+describe('403 forbidden and 429 too_many_requests, table unchanged', () => {
+  /** Stores a key with only `scopes` and, when given, its own throttle; returns its Authorization value. */
+  async function keyWith(scopes: Scope[], throttle = unthrottled): Promise<string> {
+    const key = generateApiKey();
+    await api.keys.put({
+      keyDigest: apiKeyDigest(key),
+      name: `contract-${scopes.join('-')}`,
+      createdAt: new Date().toISOString(),
+      scopes,
+      ...throttle,
+    });
+    return `Bearer ${key}`;
+  }
+
+  test.each([
+    ['GET', '/inventory', ['inventory:write'], 'inventory:read', 'listInventory'],
+    ['PATCH', '/inventory/7', ['inventory:read'], 'inventory:write', 'updateInventory'],
+  ] as const)(
+    '%s %s with a key lacking the scope: 403 forbidden',
+    async (method, path, held, needed, name) => {
+      const auth = await keyWith([...held]);
+      const request =
+        method === 'PATCH' ? { ...patch(path, '{"quantity": 1}'), auth } : { method, path, auth };
+      await expectTableUnchanged(() =>
+        expectResponse(
+          request,
+          403,
+          error('forbidden', `this API key lacks the scope ${needed} that ${name} requires`, 403),
+        ),
+      );
+    },
+  );
+
+  test.each([
+    ['GET', '/inventory'],
+    ['PATCH', '/inventory/7'],
+  ] as const)('%s %s over the key rate: 429 too_many_requests', async (method, path) => {
+    const auth = await keyWith(['inventory:read', 'inventory:write'], { rateLimit: 1, burstLimit: 1 });
+    // The key's one token (burst 1) goes to a list; the request under test comes within the same second.
+    const first = await client.send({
+      method: 'GET',
+      path: '/inventory',
+      headers: [['Authorization', auth]],
+    });
+    expect(first.status).toBe(200);
+    const request =
+      method === 'PATCH' ? { ...patch(path, '{"quantity": 70}'), auth } : { method, path, auth };
+    await expectTableUnchanged(() =>
+      expectResponse(request, 429, error('too_many_requests', 'too many requests; retry later', 429)),
     );
   });
 });

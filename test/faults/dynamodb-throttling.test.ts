@@ -18,6 +18,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { localAwsDefaults } from '#infra/local/settings.ts';
+import { scopes } from '#lib/api.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
 import {
   type AuthorizerHandler,
@@ -103,7 +104,7 @@ function proxyEvent(method: string, resource: string, path: string, init: Partia
       protocol: 'HTTP/1.1',
       requestId: 'request-under-test',
       requestTimeEpoch: Date.now(),
-      authorizer: { principalId: 'test', keyName: 'test' },
+      authorizer: { principalId: 'test', keyName: 'test', keyId: '0123456789ab', scope: scopes.join(' ') },
       identity: { sourceIp: '127.0.0.1', userAgent: 'test' },
     },
     ...init,

@@ -54,15 +54,26 @@ function authorize(token: string | undefined, methodArn = listArn): Promise<APIG
   return handler(tokenAuthorizerEvent(token, methodArn), lambdaTestContext('authorizer'));
 }
 
-/** The Allow result for the key named `name` on every method of stage v1 of the calling API. */
-function allowPolicy(name: string): APIGatewayAuthorizerResult {
+/** Every scope, as the context carries them for a key stored without scopes (docs/contract.md). */
+const everyScope = 'inventory:read inventory:write orders:read orders:write';
+
+/**
+ * The Allow result for `key` named `name` on every method of stage v1 of the calling API: its usage identifier
+ * (SHA-256 of `usage-identifier:` + digest, computed here), its id (12 hex digits of the digest) and scopes.
+ */
+function allowPolicy(
+  name: string,
+  key: string,
+  context: Record<string, string | number> = { scope: everyScope },
+): APIGatewayAuthorizerResult {
   return {
     principalId: name,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiArn}/v1/*` }],
     },
-    context: { keyName: name },
+    usageIdentifierKey: sha256Hex(`usage-identifier:${sha256Hex(key)}`),
+    context: { keyName: name, keyId: sha256Hex(key).slice(0, 12), ...context },
   };
 }
 
@@ -82,12 +93,13 @@ async function expectDenied(result: Promise<APIGatewayAuthorizerResult>, token?:
 }
 
 describe('authorizer allows', () => {
-  test('a valid key: Allow on arn:...:apiId/v1/* with principalId and context.keyName the key name', async () => {
+  test('a valid key: Allow on arn:...:apiId/v1/* with principalId the key name, its usage identifier and context', async () => {
     const key = await storeKey('ci-pipeline');
 
     const result = await authorize(`Bearer ${key}`);
 
-    expect(result).toStrictEqual(allowPolicy('ci-pipeline'));
+    expect(result).toStrictEqual(allowPolicy('ci-pipeline', key));
+    expect(result.usageIdentifierKey).not.toBe(sha256Hex(key));
     expect(JSON.stringify(result)).not.toContain(key);
     expect(JSON.stringify(result)).not.toContain(sha256Hex(key));
   });
@@ -95,27 +107,94 @@ describe('authorizer allows', () => {
   test('the policy covers the whole stage whichever method is called', async () => {
     const key = await storeKey('updater');
 
-    expect(await authorize(`Bearer ${key}`, updateArn)).toStrictEqual(allowPolicy('updater'));
+    expect(await authorize(`Bearer ${key}`, updateArn)).toStrictEqual(allowPolicy('updater', key));
   });
 
   test('the scheme name is case-insensitive: bearer and BEARER', async () => {
     const key = await storeKey('case-test');
 
-    expect(await authorize(`bearer ${key}`)).toStrictEqual(allowPolicy('case-test'));
-    expect(await authorize(`BEARER ${key}`)).toStrictEqual(allowPolicy('case-test'));
+    expect(await authorize(`bearer ${key}`)).toStrictEqual(allowPolicy('case-test', key));
+    expect(await authorize(`BEARER ${key}`)).toStrictEqual(allowPolicy('case-test', key));
   });
 
   test('a key whose expiry is in the future', async () => {
     const key = await storeKey('expires-later', { expiresAt: { S: '2999-01-01T00:00:00.000Z' } });
 
-    expect(await authorize(`Bearer ${key}`)).toStrictEqual(allowPolicy('expires-later'));
+    expect(await authorize(`Bearer ${key}`)).toStrictEqual(allowPolicy('expires-later', key));
   });
 
-  test('does not change the keys table', async () => {
-    const key = await storeKey('read-only');
+  test('a key with scopes carries exactly them in context.scope, space-separated', async () => {
+    const key = await storeKey('dashboard', {
+      scopes: { L: [{ S: 'inventory:read' }, { S: 'orders:read' }] },
+    });
+
+    expect(await authorize(`Bearer ${key}`)).toStrictEqual(
+      allowPolicy('dashboard', key, { scope: 'inventory:read orders:read' }),
+    );
+  });
+
+  test('a key with its own throttle carries rateLimit and burstLimit in the context', async () => {
+    const key = await storeKey('slow', {
+      scopes: { L: [{ S: 'inventory:read' }] },
+      rateLimit: { N: '5' },
+      burstLimit: { N: '10' },
+    });
+
+    expect(await authorize(`Bearer ${key}`)).toStrictEqual(
+      allowPolicy('slow', key, { scope: 'inventory:read', rateLimit: 5, burstLimit: 10 }),
+    );
+  });
+});
+
+describe('authorizer records the last use at most once per cache period', () => {
+  /** The stored record of `key`, attribute by attribute. */
+  async function record(key: string) {
+    const items = await scanTable(db.client, testTableNames.apiKeys);
+    return items.find((item) => item.keyDigest?.S === sha256Hex(key));
+  }
+
+  test('a first use sets lastUsedAt to now and changes nothing else', async () => {
+    const key = await storeKey('first-use');
+    const before = await record(key);
+    const start = Date.now();
+
+    await authorize(`Bearer ${key}`);
+
+    const after = await record(key);
+    const { lastUsedAt, ...rest } = after ?? {};
+    expect(rest).toStrictEqual(before);
+    expect(Date.parse(lastUsedAt?.S ?? '')).toBeGreaterThanOrEqual(start - 1000);
+    expect(Date.parse(lastUsedAt?.S ?? '')).toBeLessThanOrEqual(Date.now());
+  });
+
+  test('a use within the cache period (300 s) after the recorded one writes nothing', async () => {
+    const recent = new Date(Date.now() - 200_000).toISOString();
+    const key = await storeKey('recent-use', { lastUsedAt: { S: recent } });
     const before = await scanTable(db.client, testTableNames.apiKeys);
 
     await authorize(`Bearer ${key}`);
+    await authorize(`Bearer ${key}`);
+
+    expect(await scanTable(db.client, testTableNames.apiKeys)).toStrictEqual(before);
+  });
+
+  test('a use more than one cache period after the recorded one records it again', async () => {
+    const key = await storeKey('old-use', { lastUsedAt: { S: '2026-01-05T00:00:00.000Z' } });
+    const start = Date.now();
+
+    await authorize(`Bearer ${key}`);
+
+    expect(Date.parse((await record(key))?.lastUsedAt?.S ?? '')).toBeGreaterThanOrEqual(start - 1000);
+  });
+
+  test('a refused key (revoked, expired) changes nothing', async () => {
+    await storeKey('revoked-unused', { revokedAt: { S: '2026-02-01T00:00:00.000Z' } });
+    const revoked = await storeKey('revoked-too', { revokedAt: { S: '2026-02-01T00:00:00.000Z' } });
+    const expired = await storeKey('expired-unused', { expiresAt: { S: '2026-01-02T00:00:00.000Z' } });
+    const before = await scanTable(db.client, testTableNames.apiKeys);
+
+    await expectDenied(authorize(`Bearer ${revoked}`));
+    await expectDenied(authorize(`Bearer ${expired}`));
 
     expect(await scanTable(db.client, testTableNames.apiKeys)).toStrictEqual(before);
   });

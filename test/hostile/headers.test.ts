@@ -32,7 +32,7 @@ import {
   observe,
 } from '#test/support/contract-oracle.ts';
 import { type InventoryModel, type ModelItem, startModelledApi } from '#test/support/inventory-model.ts';
-import type { TestApi } from '#test/support/local-api.ts';
+import { type TestApi, unthrottled } from '#test/support/local-api.ts';
 import type { RawClient } from '#test/support/raw-http.ts';
 
 const existing: InventoryItem[] = [{ petId: '7', quantity: 1, status: 'available' }];
@@ -58,6 +58,8 @@ beforeAll(async () => {
     name: 'future',
     createdAt,
     expiresAt: '2999-01-01T00:00:00.000Z',
+    // Never throttled: the suite sends hundreds of requests with this key in a few seconds.
+    ...unthrottled,
   });
   await api.keys.put({ keyDigest: apiKeyDigest(revokedKey), name: 'revoked', createdAt });
   await api.keys.revoke(apiKeyDigest(revokedKey), new Date());

@@ -1,15 +1,22 @@
 /**
- * The authorization matrix over HTTP (docs/service-spec.md §5; docs/contract.md "Authentication"): every route of the operation
- * table x every credential case, and the order of checks (unknown route, then 401, then 400, then 404).
+ * The authorization matrix over HTTP (docs/service-spec.md §5; docs/contract.md "Authentication and
+ * authorization"): every route of the operation table x every credential case, every route x every scope (a key
+ * holding only that scope), a key stored before scopes existed, and the order of checks (unknown route, then
+ * 401, then 403, then 400, then 404).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Scope, scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, type TestApi, unthrottled } from '#test/support/local-api.ts';
 import { probeRequests } from '#test/support/routes.ts';
 
 let api: TestApi;
 let revokedKey: string;
 let expiredKey: string;
+/** A key holding only that scope. */
+const scopeKeys = new Map<Scope, string>();
+/** A key stored as before scopes existed: no `scopes` attribute. */
+let legacyKey: string;
 const petId = '42';
 /** The order the getOrderById probes read (routes.ts probes order `1`). */
 const probeOrder = {
@@ -40,8 +47,35 @@ beforeAll(async () => {
     createdAt: '2026-01-01T00:00:00.000Z',
     expiresAt: '2026-01-02T00:00:00.000Z',
   });
+  for (const scope of scopes) {
+    const key = generateApiKey();
+    await api.keys.put({
+      keyDigest: apiKeyDigest(key),
+      name: `only-${scope}`,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      scopes: [scope],
+      ...unthrottled,
+    });
+    scopeKeys.set(scope, key);
+  }
+  legacyKey = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(legacyKey),
+    name: 'legacy',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    ...unthrottled,
+  });
 });
 afterAll(() => api.close());
+
+/** The 403 body for a key without `scope` calling `operationName`. */
+function forbiddenBody(scope: Scope, operationName: string) {
+  return {
+    code: 'forbidden',
+    message: `this API key lacks the scope ${scope} that ${operationName} requires`,
+    status: 403,
+  };
+}
 
 const unauthorized = {
   code: 'unauthorized',
@@ -84,6 +118,53 @@ describe.each(probeRequests(petId))('$method $path', (probe) => {
   );
 });
 
+describe.each(probeRequests(petId))('$method $path by scope', (probe) => {
+  test.each(scopes.map((scope) => [scope]))(
+    'a key holding only %s: success when it is the operation scope, else 403 forbidden and nothing changes',
+    async (scope) => {
+      const before = await api.tableItems();
+      const response = await api.request(probe.method, probe.path, {
+        headers: { ...probe.headers, Authorization: `Bearer ${scopeKeys.get(scope)}` },
+        ...(probe.body ? { body: probe.body } : {}),
+      });
+      if (scope === probe.operation.scope) {
+        expect(response.status).toBe(probe.success);
+        return;
+      }
+      expect(response.status).toBe(403);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(response.text)).toEqual(forbiddenBody(probe.operation.scope, probe.operation.name));
+      expect(await api.tableItems()).toEqual(before);
+    },
+  );
+
+  test('a key stored before scopes existed holds every scope', async () => {
+    const response = await api.request(probe.method, probe.path, {
+      headers: { ...probe.headers, Authorization: `Bearer ${legacyKey}` },
+      ...(probe.body ? { body: probe.body } : {}),
+    });
+    expect(response.status).toBe(probe.success);
+  });
+});
+
+describe('a read-only key (docs/contract.md "Authentication and authorization")', () => {
+  test('lists, but gets 403 forbidden on PATCH with the table unchanged', async () => {
+    const readOnly = `Bearer ${scopeKeys.get('inventory:read')}`;
+    const list = await api.request('GET', '/inventory', { headers: { Authorization: readOnly } });
+    expect(list.status).toBe(200);
+    const before = await api.tableItems();
+
+    const response = await api.request('PATCH', `/inventory/${petId}`, {
+      headers: { Authorization: readOnly, 'Content-Type': 'application/json' },
+      body: '{"quantity": 0}',
+    });
+
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.text)).toEqual(forbiddenBody('inventory:write', 'updateInventory'));
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
+
 describe('order of checks (docs/contract.md "Authentication")', () => {
   const noRoute = {
     code: 'not_found',
@@ -119,6 +200,23 @@ describe('order of checks (docs/contract.md "Authentication")', () => {
 
   test('checks credentials before validating the request (401, not 400)', async () => {
     const response = await api.request('PATCH', '/inventory/abc', { body: 'not json' });
+    expect(response.status).toBe(401);
+  });
+
+  test('checks the scope before validating the request (403, not 400)', async () => {
+    const response = await api.request('PATCH', '/inventory/abc', {
+      headers: { Authorization: `Bearer ${scopeKeys.get('inventory:read')}`, 'Content-Type': 'text/plain' },
+      body: 'not json',
+    });
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.text)).toEqual(forbiddenBody('inventory:write', 'updateInventory'));
+  });
+
+  test('checks credentials before the scope (401, not 403)', async () => {
+    const response = await api.request('PATCH', `/inventory/${petId}`, {
+      headers: { Authorization: `Bearer ${revokedKey}`, 'Content-Type': 'application/json' },
+      body: '{"quantity": 1}',
+    });
     expect(response.status).toBe(401);
   });
 

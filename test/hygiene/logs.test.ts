@@ -66,6 +66,8 @@ let db: LocalDynamoDb | undefined;
 let api: TestApi;
 let tableNames: string[];
 const exchanges: Exchange[] = [];
+/** A key holding only `inventory:read`, named `dashboard`. */
+let readOnly: string;
 
 beforeAll(async () => {
   const { freePort } = await import('#test/support/free-port.ts');
@@ -91,6 +93,13 @@ beforeAll(async () => {
   const unknown = generateApiKey();
   const fresh = generateApiKey();
   await api.keys.put({ keyDigest: apiKeyDigest(fresh), name: 'fresh', createdAt });
+  readOnly = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(readOnly),
+    name: 'dashboard',
+    createdAt,
+    scopes: ['inventory:read'],
+  });
 
   const json = { 'Content-Type': 'application/json' };
   const as = (authorization: string) => ({ Authorization: authorization });
@@ -215,6 +224,16 @@ beforeAll(async () => {
       [],
     ],
     [
+      'PATCH read-only key',
+      true,
+      () =>
+        api.request('PATCH', '/inventory/9223372036854775807', {
+          headers: { ...as(`Bearer ${readOnly}`), ...json },
+          body: '{"quantity":3}',
+        }),
+      [readOnly],
+    ],
+    [
       'GET unknown key',
       true,
       () => api.request('GET', '/inventory', { headers: as(`Bearer ${unknown}`) }),
@@ -290,9 +309,9 @@ afterAll(async () => {
 });
 
 describe('log hygiene', () => {
-  test('the request set covers 200, 201, 400, 401, 404, 409, 412 and 503 (the logs below are of real outcomes)', () => {
+  test('the request set covers 200, 201, 400, 401, 403, 404, 409, 412 and 503 (the logs below are of real outcomes)', () => {
     expect(new Set(exchanges.map((exchange) => exchange.status))).toEqual(
-      new Set([200, 201, 400, 401, 404, 409, 412, 503]),
+      new Set([200, 201, 400, 401, 403, 404, 409, 412, 503]),
     );
     expect(exchanges.flatMap((exchange) => exchange.lines).length).toBeGreaterThan(0);
   });
@@ -340,5 +359,41 @@ describe('log hygiene', () => {
       )
       .map(({ name, status }) => `${name} (${status})`);
     expect(silent).toEqual([]);
+  });
+});
+
+describe('audit trail (docs/contract.md "Authentication and authorization")', () => {
+  /** The JSON log records of the exchange `name`. */
+  function records(name: string): Record<string, unknown>[] {
+    const exchange = exchanges.find((e) => e.name === name);
+    return (exchange?.lines ?? []).map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  test('a write logs one INFO line naming the operation, the status and the key by name and id, never the key', async () => {
+    const { apiKeyDigest } = await import('#lib/auth/api-key.ts');
+    const writes = records('PATCH ok').filter((r) => r.message === 'write completed');
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatchObject({
+      level: 'INFO',
+      operation: 'updateInventory',
+      status: 200,
+      keyName: 'local',
+      keyId: apiKeyDigest(api.apiKey).slice(0, 12),
+    });
+  });
+
+  test('a read logs no write line', () => {
+    expect(records('GET list').filter((r) => r.message === 'write completed')).toStrictEqual([]);
+  });
+
+  test('a write refused for its scope logs the key name and id at INFO, and no write line', () => {
+    const lines = records('PATCH read-only key');
+    expect(lines.filter((r) => r.message === 'write completed')).toStrictEqual([]);
+    expect(lines.find((r) => r.message === 'scope refused')).toMatchObject({
+      level: 'INFO',
+      keyName: 'dashboard',
+      operation: 'updateInventory',
+      scope: 'inventory:write',
+    });
   });
 });

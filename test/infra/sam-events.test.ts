@@ -16,8 +16,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
-import { samApiKeyName, samPet, samUnknownPetId, seedSamFixtures } from '#infra/sam-fixtures.ts';
+import { samApiKey, samApiKeyName, samPet, samUnknownPetId, seedSamFixtures } from '#infra/sam-fixtures.ts';
 import { authorizer, type FunctionDefinition, operations, type TableId, tables } from '#lib/api.ts';
+import { sha256Hex } from '#test/support/test-dynamodb.ts';
 
 /** What one invocation gave: the handler's return value, or the message of what it threw. */
 type Outcome = { result: Record<string, unknown> } | { error: string };
@@ -227,7 +228,12 @@ const cases: EventCase[] = [
               },
             ],
           },
-          context: { keyName: samApiKeyName },
+          usageIdentifierKey: sha256Hex(`usage-identifier:${sha256Hex(samApiKey)}`),
+          context: {
+            keyName: samApiKeyName,
+            keyId: sha256Hex(samApiKey).slice(0, 12),
+            scope: 'inventory:read inventory:write orders:read orders:write',
+          },
         },
       }),
   },

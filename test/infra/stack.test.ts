@@ -316,7 +316,7 @@ describe.each(environmentNames)('%s stack', (name) => {
       ]);
     });
 
-    it("writes JSON access logs of the standard fields, the authorizer's principal and the trace id, never a request header", () => {
+    it("writes JSON access logs of the standard fields, the authorizer's principal and key id and the trace id, never a request header", () => {
       const stage = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::Stage'));
       const { DestinationArn, Format } = stage.Properties.AccessLogSetting as {
         DestinationArn: unknown;
@@ -332,6 +332,8 @@ describe.each(environmentNames)('%s stack', (name) => {
           'caller',
           'httpMethod',
           'ip',
+          'keyId',
+          'principalId',
           'protocol',
           'requestId',
           'requestTime',
@@ -339,13 +341,13 @@ describe.each(environmentNames)('%s stack', (name) => {
           'responseLength',
           'status',
           'user',
-          'principalId',
           'xrayTraceId',
         ].sort(),
       );
       expect(fields).toEqual(accessLogFields);
       // The principal is the key's name (functions/authorizer/handler.ts `principalId`), so a write names its key.
       expect(fields.principalId).toBe('$context.authorizer.principalId');
+      expect(fields.keyId).toBe('$context.authorizer.keyId');
       expect(fields.xrayTraceId).toBe('$context.xrayTraceId');
       expect(fields.status).toBe('$context.status');
       expect(Format.toLowerCase()).not.toMatch(/header|authorization\b|\$input|\$method/);

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { type ApiGatewayAccountStack, accountStackName } from '#infra/account-stack.ts';
 import type { InventoryStack } from '#infra/inventory-stack.ts';
 import { createServiceApp } from '#infra/service-app.ts';
 import { type EnvironmentName, environments, stackName } from '#infra/settings.ts';
@@ -51,6 +52,8 @@ export interface Synthesized {
   /** The cloud assembly folder (temporary; holds the templates and the `asset.*` bundle folders). */
   outdir: string;
   environments: Record<EnvironmentName, SynthesizedEnvironment>;
+  /** The once-per-account stack (infra/account-stack.ts). */
+  account: { stack: ApiGatewayAccountStack; json: TemplateJson; templatePath: string };
 }
 
 let cache: Synthesized | undefined;
@@ -74,7 +77,7 @@ export function synthesized(): Synthesized {
 
 function synthesize(): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'inventory-synth-'));
-  const { app, stacks } = createServiceApp({
+  const { app, stacks, account } = createServiceApp({
     outdir,
     context: { 'aws:cdk:enable-asset-metadata': true },
   });
@@ -89,7 +92,16 @@ function synthesize(): Synthesized {
       templatePath: join(outdir, artifact.templateFile),
     };
   }
-  return { outdir, environments: result };
+  const accountArtifact = assembly.getStackByName(accountStackName);
+  return {
+    outdir,
+    environments: result,
+    account: {
+      stack: account,
+      json: accountArtifact.template as TemplateJson,
+      templatePath: join(outdir, accountArtifact.templateFile),
+    },
+  };
 }
 
 /** Removes the cloud assembly folder of this file's synthesis. */

@@ -30,6 +30,7 @@ const localVariables = [
   'PORT',
   'HOST',
   'API_KEY',
+  'API_KEY_RATE',
 ];
 
 /** The environment of a child: the test's own without {@link localVariables}, plus `variables`. */

@@ -1,40 +1,92 @@
 /**
- * A DynamoDB endpoint that forwards every request to a real DynamoDB API until the test calls `fail()`, and
- * from then on answers each request as DynamoDB answers an internal error on the wire (HTTP 500,
- * `x-amzn-ErrorType: InternalServerError`, JSON 1.0 error body) until `restore()`. It stores and reads nothing itself: it
- * produces the one fault, a database lost in the middle of a request's work, that the real APIs cannot.
+ * A DynamoDB endpoint in front of a real DynamoDB API that forwards every request until a test chooses a fault,
+ * and then produces the faults real DynamoDB shows and the local APIs cannot: an internal error on the wire
+ * (HTTP 500, `x-amzn-ErrorType: InternalServerError`, JSON 1.0 error body), a BatchWriteItem answered with
+ * every item unprocessed (HTTP 200, nothing written, as DynamoDB answers a throttled batch), or a dropped
+ * connection (DynamoDB lost mid-way). It stores and reads nothing itself: what is stored is what the real API
+ * stored.
  */
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/**
+ * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
+ * with every item unprocessed (other operations are forwarded), or drop the connection.
+ */
+export type Fault = 'pass' | 'error' | 'unprocessed' | 'down';
 
 /** A running fault proxy. */
 export interface FaultProxy {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
-  /** Every request from now on fails. */
+  /**
+   * Decides each request from its operation (`X-Amz-Target` without its prefix, e.g. `BatchWriteItem`) and the
+   * number of BatchWriteItem requests in {@link operations} (this one included). Default: always `pass`.
+   */
+  fault: (operation: string, batchWrites: number) => Fault;
+  /** The operations received, in order; a test may empty it to count afresh. */
+  operations: string[];
+  /** Every request from now on fails with an internal error. */
   fail(): void;
   /** Requests are forwarded again. */
   restore(): void;
   close(): Promise<void>;
 }
 
+async function bodyOf(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const internalError = JSON.stringify({
+  __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+  message: 'fault',
+});
+
 /** Starts a {@link FaultProxy} in front of the DynamoDB API at `target`. */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  let failing = false;
+  const proxy: FaultProxy = {
+    endpoint: '',
+    fault: () => 'pass',
+    operations: [],
+    fail() {
+      proxy.fault = () => 'error';
+    },
+    restore() {
+      proxy.fault = () => 'pass';
+    },
+    close: async () => {},
+  };
   const server = createServer((incoming, outgoing) => {
-    if (failing) {
+    const operation = String(incoming.headers['x-amz-target'] ?? '').replace(/^DynamoDB_20120810\./, '');
+    proxy.operations.push(operation);
+    const fault = proxy.fault(operation, proxy.operations.filter((o) => o === 'BatchWriteItem').length);
+    if (fault === 'down') {
+      incoming.socket.destroy();
+      return;
+    }
+    if (fault === 'error') {
       incoming.resume();
       outgoing
         .writeHead(500, {
           'Content-Type': 'application/x-amz-json-1.0',
           'x-amzn-ErrorType': 'InternalServerError',
         })
-        .end(
-          JSON.stringify({
-            __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
-            message: 'fault',
-          }),
-        );
+        .end(internalError);
+      return;
+    }
+    if (fault === 'unprocessed' && operation === 'BatchWriteItem') {
+      void bodyOf(incoming).then((body) => {
+        const { RequestItems } = JSON.parse(body.toString('utf8')) as { RequestItems: unknown };
+        const answer = JSON.stringify({ UnprocessedItems: RequestItems });
+        outgoing
+          .writeHead(200, {
+            'Content-Type': 'application/x-amz-json-1.0',
+            'Content-Length': Buffer.byteLength(answer),
+          })
+          .end(answer);
+      });
       return;
     }
     const forwarded = httpRequest(
@@ -49,18 +101,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     incoming.pipe(forwarded);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    fail() {
-      failing = true;
-    },
-    restore() {
-      failing = false;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return proxy;
 }

@@ -85,7 +85,13 @@ export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
     requestContext: {
       accountId: '123456789012',
       apiId: 'abcdef1234',
-      authorizer: { principalId: 'test-client', keyName: 'test-client', integrationLatency: 12 },
+      authorizer: {
+        principalId: 'test-client',
+        keyName: 'test-client',
+        keyId: '0123456789ab',
+        scope: 'inventory:read inventory:write orders:read orders:write',
+        integrationLatency: 12,
+      },
       protocol: 'HTTP/1.1',
       httpMethod: request.method,
       identity: {

@@ -113,6 +113,12 @@ export async function startLocalStore(prefix: string): Promise<LocalStore> {
   };
 }
 
+/**
+ * The throttle of the key of {@link startTestApi}: high enough that the suites' concurrent bursts are never
+ * throttled (the throttling suite makes its own keys with low limits).
+ */
+export const unthrottled = { rateLimit: 100_000, burstLimit: 100_000 };
+
 /** Starts the service under test; `seed` loads the demo inventory (default false: tests arrange their own). */
 export async function startTestApi(options: { seed?: boolean } = {}): Promise<TestApi> {
   const apiKey = generateApiKey();
@@ -123,6 +129,7 @@ export async function startTestApi(options: { seed?: boolean } = {}): Promise<Te
     host: '127.0.0.1',
     apiKey,
     seed: options.seed ?? false,
+    keyThrottle: unthrottled,
   });
   const raw = new DynamoDBClient({});
   const client = toDocumentClient(raw);

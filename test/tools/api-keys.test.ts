@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LocalService } from '#infra/local/service.ts';
+import { localEnvironment } from '#infra/local/settings.ts';
 import {
   type ChildResult,
   childEnv,
@@ -60,46 +61,74 @@ const unauthorizedBody =
   '{"code":"unauthorized","message":"a valid API key is required: send Authorization: Bearer <API_KEY>","status":401}';
 
 describe('keys --help', () => {
-  test('exits 0 and describes create, list and revoke', async () => {
+  test('exits 0 and describes create, list, revoke and rotate', async () => {
     const result = await keys('--help');
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: keys \[options\] \[command\]$/m);
     expect(result.stdout).toMatch(/^ {2}create \[options\] <name> +create a key and print it once/m);
-    expect(result.stdout).toMatch(/^ {2}list \[options\] +list keys: name, id \(digest prefix\)/m);
-    expect(result.stdout).toMatch(/^ {2}revoke \[options\] <name> +revoke every active key with this name/m);
+    expect(result.stdout).toMatch(/^ {2}list \[options\] +list keys: id, name, state, scopes, rate/m);
+    expect(result.stdout).toMatch(/^ {2}revoke \[options\] <id-or-name> +revoke a key by its id/m);
+    expect(result.stdout).toMatch(
+      /^ {2}rotate \[options\] <id> +issue a new key with the same name, scopes and$/m,
+    );
   });
 
-  test('create --help describes the name, expiry and --env', async () => {
+  test('create --help describes the name, scopes, rate, expiry and --env', async () => {
     const result = await keys('create', '--help');
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ {2}name +who or what the key is for$/m);
     expect(result.stdout).toMatch(
-      /^ {2}--expires-in-days <days> +the key stops working after this many days$/m,
+      /^ {2}--scope <scopes> +what the key may do, repeatable or comma-separated/m,
     );
+    expect(result.stdout).toMatch(/^ {2}--rate <requests> +the key's own limit in requests per second/m);
+    expect(result.stdout).toMatch(
+      /^ {2}--expires-in-days <days> +the key stops working after this many days/m,
+    );
+    expect(result.stdout).toMatch(/^ {2}--no-expiry +the key never expires$/m);
     expect(result.stdout).toMatch(
       /^ {2}--env <environment> +a deployed environment instead of the local store/m,
     );
   });
 });
 
+/** The record of the key `key` as `keys list --json` shows it. */
+async function listed(key: string): Promise<Record<string, unknown> | undefined> {
+  const result = await keys('list', '--json');
+  expect(result.code, result.stderr).toBe(0);
+  const id = sha256Hex(key).slice(0, 12);
+  return (JSON.parse(result.stdout) as Record<string, unknown>[]).find((k) => k.id === id);
+}
+
 describe('keys create', () => {
-  test('prints the key once on stdout, stores only its SHA-256 digest, and the key works over HTTP', async () => {
+  test('prints the key once on stdout, stores only its SHA-256 digest with every scope and the default expiry, and the key works over HTTP', async () => {
     const before = Date.now();
     const result = await keys('create', 'alice');
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
     const key = result.stdout.trim();
-    expect(result.stderr).toBe('Created key "alice". It is shown once:\n');
+    expect(result.stderr).toMatch(/^Created key "alice", valid until \S+Z\. It is shown once:\n$/);
 
     const record = await storedKey(sha256Hex(key));
-    expect(Object.keys(record ?? {}).sort()).toStrictEqual(['createdAt', 'keyDigest', 'name']);
+    expect(Object.keys(record ?? {}).sort()).toStrictEqual([
+      'createdAt',
+      'expiresAt',
+      'keyDigest',
+      'name',
+      'scopes',
+    ]);
     expect(record?.name).toStrictEqual({ S: 'alice' });
+    expect(record?.scopes).toStrictEqual({
+      L: [{ S: 'inventory:read' }, { S: 'inventory:write' }, { S: 'orders:read' }, { S: 'orders:write' }],
+    });
     const createdAt = Date.parse(record?.createdAt?.S ?? '');
     expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
     expect(createdAt).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(record?.expiresAt?.S ?? '') - createdAt).toBe(
+      localEnvironment.apiKeys.expiresInDays * 86_400_000,
+    );
     const everyStoredValue = JSON.stringify(await scanTable(client, testTableNames.apiKeys));
     expect(everyStoredValue).not.toContain(key.slice(4));
 
@@ -107,30 +136,98 @@ describe('keys create', () => {
   });
 
   test('--expires-in-days stores the expiry that many days ahead', async () => {
-    const result = await keys('create', 'temporary', '--expires-in-days', '30');
+    const result = await keys('create', 'temporary', '--expires-in-days', '90');
 
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^Created key "temporary", valid until \S+Z\. It is shown once:\n$/);
     const record = await storedKey(sha256Hex(result.stdout.trim()));
     const days =
       (Date.parse(record?.expiresAt?.S ?? '') - Date.parse(record?.createdAt?.S ?? '')) / 86_400_000;
-    expect(days).toBe(30);
+    expect(days).toBe(90);
   });
 
-  test('--expires-in-days 0 is refused, exits 1 and stores nothing', async () => {
+  test('--no-expiry stores no expiry, and says so', async () => {
+    const result = await keys('create', 'forever', '--no-expiry');
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('Created key "forever", no expiry. It is shown once:\n');
+    expect((await storedKey(sha256Hex(result.stdout.trim())))?.expiresAt).toBeUndefined();
+  });
+
+  test.each([
+    [['--expires-in-days', '0'], '--expires-in-days takes a whole number >= 1'],
+    [
+      ['--expires-in-days', '5', '--no-expiry'],
+      "option '--no-expiry' cannot be used with option '--expires-in-days <days>'",
+    ],
+    [
+      ['--scope', 'inventory:delete'],
+      'unknown scope inventory:delete: the scopes are inventory:read, inventory:write, orders:read, orders:write',
+    ],
+    [['--rate', '0'], '--rate takes a whole number >= 1'],
+    [['--burst', '10'], '--burst needs --rate'],
+  ])('create %j is refused, exits 1 and stores nothing', async (args, message) => {
     const before = await scanTable(client, testTableNames.apiKeys);
 
-    const result = await keys('create', 'never', '--expires-in-days', '0');
+    const result = await keys('create', 'never', ...args);
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('--expires-in-days takes a whole number of days >= 1');
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(await scanTable(client, testTableNames.apiKeys)).toStrictEqual(before);
+  });
+
+  test('--scope is repeatable and takes comma lists; the key gets exactly those scopes', async () => {
+    const result = await keys(
+      'create',
+      'reporting',
+      '--scope',
+      'inventory:read,orders:read',
+      '--scope',
+      'orders:write',
+    );
+
+    expect(result.code, result.stderr).toBe(0);
+    expect((await storedKey(sha256Hex(result.stdout.trim())))?.scopes).toStrictEqual({
+      L: [{ S: 'inventory:read' }, { S: 'orders:read' }, { S: 'orders:write' }],
+    });
+  });
+
+  test('a key created with --scope inventory:read lists but gets 403 forbidden on PATCH', async () => {
+    const key = (await keys('create', 'dashboard', '--scope', 'inventory:read')).stdout.trim();
+
+    expect(await getInventory(service.baseUrl, key)).toStrictEqual({ status: 200, text: '[]' });
+    const patch = await fetch(`${service.baseUrl}/inventory/1`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: '{"quantity": 1}',
+    });
+    expect(patch.status).toBe(403);
+    expect(await patch.json()).toStrictEqual({
+      code: 'forbidden',
+      message: 'this API key lacks the scope inventory:write that updateInventory requires',
+      status: 403,
+    });
+  });
+
+  test('--rate 3 stores the rate with a burst of twice it, and the local API throttles the key at that burst', async () => {
+    const result = await keys('create', 'batch', '--rate', '3');
+    expect(result.code, result.stderr).toBe(0);
+    const key = result.stdout.trim();
+    expect(await storedKey(sha256Hex(key))).toMatchObject({ rateLimit: { N: '3' }, burstLimit: { N: '6' } });
+
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, async () => (await getInventory(service.baseUrl, key)).status),
+    );
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(6);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(8);
+    expect(statuses.filter((status) => status !== 200).every((status) => status === 429)).toBe(true);
   });
 });
 
 describe('keys list', () => {
-  test('shows each name, id and state, never the key or its full digest', async () => {
+  test('shows each id, name and state, never the key or its full digest', async () => {
     const key = await createKey('bob');
     const digest = sha256Hex(key);
 
@@ -140,6 +237,8 @@ describe('keys list', () => {
     const bobLine = result.stdout.split('\n').find((line) => line.includes("'bob'"));
     expect(bobLine).toContain(`'${digest.slice(0, 12)}'`);
     expect(bobLine).toContain("'active'");
+    expect(bobLine).toContain("'inventory:read inventory:write orders:read orders:write'");
+    expect(bobLine).toContain("'default'");
     expect(result.stdout).toContain("'local'");
     expect(result.stdout).not.toContain(key);
     expect(result.stdout).not.toContain(key.slice(4, 20));
@@ -147,16 +246,55 @@ describe('keys list', () => {
     expect(result.stdout).not.toContain(digest.slice(0, 13));
     expect(result.stderr).toBe('');
   });
+
+  test('--json prints one object per key with exactly the operator fields', async () => {
+    const key = await createKey('json-reader');
+
+    const summary = await listed(key);
+
+    expect(Object.keys(summary ?? {}).sort()).toStrictEqual(
+      [
+        'burstLimit',
+        'createdAt',
+        'expiresAt',
+        'id',
+        'lastUsedAt',
+        'name',
+        'rateLimit',
+        'scopes',
+        'state',
+      ].sort(),
+    );
+    expect(summary).toMatchObject({
+      name: 'json-reader',
+      state: 'active',
+      rateLimit: null,
+      lastUsedAt: null,
+    });
+  });
+
+  test('shows the last use of a key once it was used', async () => {
+    const key = await createKey('used');
+    expect((await listed(key))?.lastUsedAt).toBeNull();
+    const before = Date.now();
+
+    expect((await getInventory(service.baseUrl, key)).status).toBe(200);
+
+    const lastUsedAt = (await listed(key))?.lastUsedAt as string;
+    expect(Date.parse(lastUsedAt)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(lastUsedAt)).toBeLessThanOrEqual(Date.now());
+  });
 });
 
 describe('keys revoke', () => {
-  test('a revoked key is refused with 401 while another key keeps working', async () => {
+  test('by id: the revoked key is refused with 401 while another key of the same name keeps working', async () => {
     const revoked = await createKey('carol');
-    const kept = await createKey('dave');
+    const kept = await createKey('carol');
+    const id = sha256Hex(revoked).slice(0, 12);
 
-    const result = await keys('revoke', 'carol');
+    const result = await keys('revoke', id);
 
-    expect(result).toMatchObject({ code: 0, stdout: 'Revoked 1 key(s) named "carol".\n' });
+    expect(result).toMatchObject({ code: 0, stdout: `Revoked 1 key(s): ${id}.\n` });
     expect(await getInventory(service.baseUrl, revoked)).toStrictEqual({
       status: 401,
       text: unauthorizedBody,
@@ -164,15 +302,52 @@ describe('keys revoke', () => {
     expect(await getInventory(service.baseUrl, kept)).toStrictEqual({ status: 200, text: '[]' });
     expect((await storedKey(sha256Hex(revoked)))?.revokedAt?.S).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect((await storedKey(sha256Hex(kept)))?.revokedAt).toBeUndefined();
-    const list = await keys('list');
-    expect(list.stdout.split('\n').find((line) => line.includes("'carol'"))).toContain("'revoked'");
+    expect((await listed(revoked))?.state).toBe('revoked');
+  });
+
+  test('by a name two active keys share: refused without --all, naming both ids; nothing is revoked', async () => {
+    const first = await createKey('twin');
+    const second = await createKey('twin');
+    const before = await scanTable(client, testTableNames.apiKeys);
+
+    const result = await keys('revoke', 'twin');
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const ids = [sha256Hex(first).slice(0, 12), sha256Hex(second).slice(0, 12)];
+    expect([
+      `keys: 2 active keys are named "twin" (ids ${ids.join(', ')}): give one id, or --all to revoke them all\n`,
+      `keys: 2 active keys are named "twin" (ids ${ids.reverse().join(', ')}): give one id, or --all to revoke them all\n`,
+    ]).toContain(result.stderr);
+    expect(await scanTable(client, testTableNames.apiKeys)).toStrictEqual(before);
+  });
+
+  test('by a name with --all: every active key of that name', async () => {
+    const first = await createKey('fleet');
+    const second = await createKey('fleet');
+
+    const result = await keys('revoke', 'fleet', '--all');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Revoked 2 key\(s\): [0-9a-f]{12}, [0-9a-f]{12}\.\n$/);
+    expect((await listed(first))?.state).toBe('revoked');
+    expect((await listed(second))?.state).toBe('revoked');
+  });
+
+  test('by a name only one active key has', async () => {
+    const key = await createKey('unique-name');
+
+    const result = await keys('revoke', 'unique-name');
+
+    expect(result).toMatchObject({ code: 0, stdout: `Revoked 1 key(s): ${sha256Hex(key).slice(0, 12)}.\n` });
+    expect(await getInventory(service.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
   });
 
   test('a key used before its revocation is refused by a fresh server (no authorizer cache)', async () => {
     const key = await createKey('erin');
     expect((await getInventory(service.baseUrl, key)).status).toBe(200);
 
-    expect((await keys('revoke', 'erin')).code).toBe(0);
+    expect((await keys('revoke', sha256Hex(key).slice(0, 12))).code).toBe(0);
 
     // A second server on the same DynamoDB: its authorizer has cached nothing.
     const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
@@ -187,12 +362,53 @@ describe('keys revoke', () => {
     }
   });
 
-  test('an unknown name exits 1 with a clear message', async () => {
+  test('an unknown id or name exits 1 with a clear message', async () => {
     const result = await keys('revoke', 'nobody');
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('keys: no active key named "nobody"\n');
+    expect(result.stderr).toBe('keys: no key with the id "nobody" and no active key with that name\n');
+  });
+});
+
+describe('keys rotate', () => {
+  test('issues a working key of the same name, scopes and rate; the old key works until the grace period ends', async () => {
+    const old = (await keys('create', 'rotating', '--scope', 'inventory:read', '--rate', '50')).stdout.trim();
+    const oldId = sha256Hex(old).slice(0, 12);
+    const before = Date.now();
+
+    const result = await keys('rotate', oldId);
+
+    expect(result.code, result.stderr).toBe(0);
+    const rotated = result.stdout.trim();
+    expect(rotated).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+    expect(await getInventory(service.baseUrl, rotated)).toStrictEqual({ status: 200, text: '[]' });
+    expect(await getInventory(service.baseUrl, old)).toStrictEqual({ status: 200, text: '[]' });
+    const newSummary = await listed(rotated);
+    expect(newSummary).toMatchObject({
+      name: 'rotating',
+      state: 'active',
+      scopes: ['inventory:read'],
+      rateLimit: 50,
+      burstLimit: 100,
+    });
+    const oldExpiry = Date.parse((await listed(old))?.expiresAt as string);
+    const grace = localEnvironment.apiKeys.rotationGraceHours * 3_600_000;
+    expect(oldExpiry).toBeGreaterThanOrEqual(before + grace - 1000);
+    expect(oldExpiry).toBeLessThanOrEqual(Date.now() + grace);
+  });
+
+  test('an id that is not an active key exits 1 and creates nothing', async () => {
+    const before = await scanTable(client, testTableNames.apiKeys);
+
+    const result = await keys('rotate', '0123456789ab');
+
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'keys: no active key with the id "0123456789ab"\n',
+    });
+    expect(await scanTable(client, testTableNames.apiKeys)).toStrictEqual(before);
   });
 });
 

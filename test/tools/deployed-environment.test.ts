@@ -3,18 +3,21 @@
  * `npm run keys` and `npm run import` run as real child processes, resolve the stack's table names from the
  * outputs of `InventoryService-<env>` with the standard AWS SDK chain, and work on those tables.
  *
- * CloudFormation, which has no local emulator, is a protocol-level stand-in (test/support/
- * cloudformation-stand-in.ts: the Query API's DescribeStacks over HTTP, parsed by the real SDK client).
+ * CloudFormation and API Gateway's control plane, which have no local emulator, are protocol-level stand-ins
+ * (test/support/cloudformation-stand-in.ts: the Query API's DescribeStacks; test/support/api-gateway-stand-in.ts:
+ * the REST JSON API of API keys and usage plans), parsed by the real SDK clients.
  * DynamoDB is not faked: it is a real DynamoDB API (an in-memory dynalite) holding tables named as a deployed
- * stack names them. The children reach both only through the SDK's standard endpoint variables
- * (`AWS_ENDPOINT_URL_CLOUDFORMATION`, `AWS_ENDPOINT_URL_DYNAMODB`) and env credentials, and run in an empty
+ * stack names them. The children reach them only through the SDK's standard endpoint variables
+ * (`AWS_ENDPOINT_URL_CLOUDFORMATION`, `AWS_ENDPOINT_URL_API_GATEWAY`, `AWS_ENDPOINT_URL_DYNAMODB`) and env credentials, and run in an empty
  * working folder without `DATA_DIR`, so a local store would show up there.
  */
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#infra/local/dynamodb.ts';
+import { environments } from '#infra/settings.ts';
 import type { ToolTableId } from '#infra/tools/target.ts';
+import { type ApiGatewayStandIn, startApiGatewayStandIn } from '#test/support/api-gateway-stand-in.ts';
 import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import {
   type CloudFormationStandIn,
@@ -23,6 +26,7 @@ import {
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import {
   inventoryRecord,
+  putItem,
   scanTable,
   sha256Hex,
   startTestDynamoDb,
@@ -38,6 +42,10 @@ const stagingTables: Record<ToolTableId, string> = {
 
 let db: TestDynamoDb;
 let cloudFormation: CloudFormationStandIn;
+let apiGateway: ApiGatewayStandIn;
+/** The staging stack's REST API id and default usage plan id, as its outputs name them. */
+const restApiId = 'abc123';
+const defaultUsagePlanId = 'plan01';
 /** The children's working folder: stays empty unless a tool falls back to a local store. */
 let workDir: string;
 let filesDir: string;
@@ -52,7 +60,17 @@ beforeAll(async () => {
         ApiUrl: 'https://abc123.execute-api.us-east-1.amazonaws.com/v1/',
         InventoryTableName: stagingTables.inventory,
         ApiKeysTableName: stagingTables.apiKeys,
+        RestApiId: restApiId,
+        UsagePlanId: defaultUsagePlanId,
       },
+    },
+  ]);
+  apiGateway = await startApiGatewayStandIn([
+    {
+      id: defaultUsagePlanId,
+      name: 'InventoryService-staging-default',
+      apiStages: [{ apiId: restApiId, stage: 'v1' }],
+      throttle: environments.staging.apiKeys.throttle,
     },
   ]);
   workDir = await temporaryDir('deployed-env-cwd-');
@@ -61,6 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killChildren();
   await cloudFormation?.close();
+  await apiGateway?.close();
   await db?.close();
   await removeTemporaryDirs();
 });
@@ -70,6 +89,7 @@ function awsEnv(): NodeJS.ProcessEnv {
   const env = childEnv({
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+    AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
@@ -96,10 +116,23 @@ function describedStacks(): string[] {
   return cloudFormation.requests.filter((r) => r.Action === 'DescribeStacks').map((r) => r.StackName ?? '');
 }
 
-describe('keys --env staging works on the tables named by the stack outputs', () => {
+describe('keys --env staging works on the tables named by the stack outputs and on its usage plans', () => {
   let apiKey: string;
+  let slowKey: string;
 
-  test('create prints a key once and stores only its digest in the stack keys table', async () => {
+  /** The stand-in's API key for `key`: named after the stack and the key id, valued the usage identifier. */
+  function gatewayKeyOf(key: string) {
+    const name = `InventoryService-staging-${sha256Hex(key).slice(0, 12)}`;
+    return [...apiGateway.apiKeys.values()].find((k) => k.name === name);
+  }
+
+  /** The usage plans holding the API key of `key`, by name. */
+  function plansOf(key: string): string[] {
+    const id = gatewayKeyOf(key)?.id;
+    return [...apiGateway.usagePlans.values()].filter((p) => id && p.keyIds.includes(id)).map((p) => p.name);
+  }
+
+  test('create prints a key once, stores only its digest with every scope and the default expiry, and adds its API key to the default usage plan', async () => {
     const before = Date.now();
     const requestsBefore = cloudFormation.requests.length;
 
@@ -107,7 +140,7 @@ describe('keys --env staging works on the tables named by the stack outputs', ()
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
-    expect(result.stderr).toBe('Created key "ci". It is shown once:\n');
+    expect(result.stderr).toMatch(/^Created key "ci", valid until \S+Z\. It is shown once:\n$/);
     apiKey = result.stdout.trim();
     expect(cloudFormation.requests.slice(requestsBefore)).toStrictEqual([
       { Action: 'DescribeStacks', StackName: 'InventoryService-staging', Version: '2010-05-15' },
@@ -116,47 +149,171 @@ describe('keys --env staging works on the tables named by the stack outputs', ()
     const stored = await scanTable(db.client, stagingTables.apiKeys);
     expect(stored).toHaveLength(1);
     const [record] = stored;
-    expect(Object.keys(record ?? {}).sort()).toStrictEqual(['createdAt', 'keyDigest', 'name']);
+    expect(Object.keys(record ?? {}).sort()).toStrictEqual([
+      'createdAt',
+      'expiresAt',
+      'keyDigest',
+      'name',
+      'scopes',
+    ]);
     expect(record?.keyDigest).toStrictEqual({ S: sha256Hex(apiKey) });
     expect(record?.name).toStrictEqual({ S: 'ci' });
+    expect(record?.scopes).toStrictEqual({
+      L: [{ S: 'inventory:read' }, { S: 'inventory:write' }, { S: 'orders:read' }, { S: 'orders:write' }],
+    });
     const createdAt = Date.parse(record?.createdAt?.S ?? '');
     expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
     expect(createdAt).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(record?.expiresAt?.S ?? '') - createdAt).toBe(
+      environments.staging.apiKeys.expiresInDays * 86_400_000,
+    );
     expect(JSON.stringify(stored)).not.toContain(apiKey.slice(4));
     expect(await scanTable(db.client, stagingTables.inventory)).toStrictEqual([]);
+
+    expect(gatewayKeyOf(apiKey)).toMatchObject({
+      value: sha256Hex(`usage-identifier:${sha256Hex(apiKey)}`),
+      enabled: true,
+    });
+    expect(JSON.stringify([...apiGateway.apiKeys.values()])).not.toContain(apiKey.slice(4));
+    expect(plansOf(apiKey)).toStrictEqual(['InventoryService-staging-default']);
   });
 
-  test('list shows the key by name, digest prefix and state, never the key', async () => {
-    const result = await keys('list', '--env', 'staging');
+  test('create --rate 5 --scope inventory:read puts the API key into a usage plan of that rate on the stage, created once', async () => {
+    const result = await keys(
+      'create',
+      'slow',
+      '--rate',
+      '5',
+      '--scope',
+      'inventory:read',
+      '--env',
+      'staging',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    slowKey = result.stdout.trim();
+    const other = await keys('create', 'slow-too', '--rate', '5', '--env', 'staging');
+    expect(other.code, other.stderr).toBe(0);
+
+    const planName = 'InventoryService-staging-rate-5-burst-10';
+    const plans = [...apiGateway.usagePlans.values()].filter((p) => p.name === planName);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toMatchObject({
+      apiStages: [{ apiId: restApiId, stage: 'v1' }],
+      throttle: { rateLimit: 5, burstLimit: 10 },
+    });
+    expect(plansOf(slowKey)).toStrictEqual([planName]);
+    expect(plansOf(other.stdout.trim())).toStrictEqual([planName]);
+    const record = (await scanTable(db.client, stagingTables.apiKeys)).find(
+      (r) => r.keyDigest?.S === sha256Hex(slowKey),
+    );
+    expect(record).toMatchObject({
+      scopes: { L: [{ S: 'inventory:read' }] },
+      rateLimit: { N: '5' },
+      burstLimit: { N: '10' },
+    });
+  });
+
+  test('list --json shows each key by id, name, state, scopes and rate, never the key', async () => {
+    const result = await keys('list', '--json', '--env', 'staging');
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    const line = result.stdout.split('\n').find((l) => l.includes("'ci'"));
-    expect(line).toContain(`'${sha256Hex(apiKey).slice(0, 12)}'`);
-    expect(line).toContain("'active'");
+    const listed = JSON.parse(result.stdout) as Record<string, unknown>[];
+    expect(listed.map((k) => k.name)).toStrictEqual(['ci', 'slow', 'slow-too']);
+    expect(listed[1]).toMatchObject({
+      id: sha256Hex(slowKey).slice(0, 12),
+      state: 'active',
+      scopes: ['inventory:read'],
+      rateLimit: 5,
+      burstLimit: 10,
+      lastUsedAt: null,
+    });
     expect(result.stdout).not.toContain(apiKey);
     expect(result.stdout).not.toContain(sha256Hex(apiKey));
   });
 
-  test('revoke sets revokedAt on the key in the stack keys table', async () => {
+  test('rotate gives a new key of the same name, scopes and rate in the same usage plan; the old one expires after the grace period', async () => {
+    const oldId = sha256Hex(slowKey).slice(0, 12);
     const before = Date.now();
 
-    const result = await keys('revoke', 'ci', '--env', 'staging');
+    const result = await keys('rotate', oldId, '--env', 'staging');
+
+    expect(result.code, result.stderr).toBe(0);
+    const newKey = result.stdout.trim();
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^Rotated key ${oldId}: it keeps working until \\S+Z\\. The new key ${sha256Hex(newKey).slice(0, 12)} is shown once:\\n$`,
+      ),
+    );
+    const records = await scanTable(db.client, stagingTables.apiKeys);
+    const rotated = records.find((r) => r.keyDigest?.S === sha256Hex(newKey));
+    expect(rotated).toMatchObject({
+      name: { S: 'slow' },
+      scopes: { L: [{ S: 'inventory:read' }] },
+      rateLimit: { N: '5' },
+      burstLimit: { N: '10' },
+    });
+    const old = records.find((r) => r.keyDigest?.S === sha256Hex(slowKey));
+    const grace = environments.staging.apiKeys.rotationGraceHours * 3_600_000;
+    expect(Date.parse(old?.expiresAt?.S ?? '')).toBeGreaterThanOrEqual(before + grace - 1000);
+    expect(Date.parse(old?.expiresAt?.S ?? '')).toBeLessThanOrEqual(Date.now() + grace);
+    expect(old?.revokedAt).toBeUndefined();
+    expect(plansOf(newKey)).toStrictEqual(['InventoryService-staging-rate-5-burst-10']);
+    expect(plansOf(slowKey)).toStrictEqual(['InventoryService-staging-rate-5-burst-10']);
+  });
+
+  test('revoke <id> sets revokedAt and deletes its API key from API Gateway', async () => {
+    const before = Date.now();
+    const id = sha256Hex(apiKey).slice(0, 12);
+
+    const result = await keys('revoke', id, '--env', 'staging');
 
     expect(result).toStrictEqual({
       code: 0,
       signal: null,
-      stdout: 'Revoked 1 key(s) named "ci".\n',
+      stdout: `Revoked 1 key(s): ${id}.\n`,
       stderr: '',
     });
-    const [record] = await scanTable(db.client, stagingTables.apiKeys);
-    expect(record?.keyDigest).toStrictEqual({ S: sha256Hex(apiKey) });
+    const record = (await scanTable(db.client, stagingTables.apiKeys)).find(
+      (r) => r.keyDigest?.S === sha256Hex(apiKey),
+    );
     const revokedAt = record?.revokedAt?.S ?? '';
     expect(revokedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(revokedAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(revokedAt)).toBeLessThanOrEqual(Date.now());
-    const list = await keys('list', '--env', 'staging');
-    expect(list.stdout.split('\n').find((l) => l.includes("'ci'"))).toContain("'revoked'");
+    expect(gatewayKeyOf(apiKey)).toBeUndefined();
+    expect(plansOf(apiKey)).toStrictEqual([]);
+    const list = JSON.parse((await keys('list', '--json', '--env', 'staging')).stdout) as {
+      id: string;
+      state: string;
+    }[];
+    expect(list.find((k) => k.id === id)?.state).toBe('revoked');
+  });
+});
+
+describe('keys sync --env staging', () => {
+  test('gives an active key stored before per-key throttling its API key in the default plan, once', async () => {
+    const legacy = `psk_${'a'.repeat(43)}`;
+    await putItem(db.client, stagingTables.apiKeys, {
+      keyDigest: { S: sha256Hex(legacy) },
+      name: { S: 'legacy' },
+      createdAt: { S: '2025-01-01T00:00:00.000Z' },
+    });
+    const id = sha256Hex(legacy).slice(0, 12);
+
+    const first = await keys('sync', '--env', 'staging');
+    const second = await keys('sync', '--env', 'staging');
+
+    expect(first).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: `Added the API keys of 1 key(s): ${id}.\n`,
+      stderr: '',
+    });
+    expect(second.stdout).toBe('Every active key has its API key.\n');
+    const apiKey = [...apiGateway.apiKeys.values()].find((k) => k.name === `InventoryService-staging-${id}`);
+    expect(apiKey?.value).toBe(sha256Hex(`usage-identifier:${sha256Hex(legacy)}`));
+    expect(apiGateway.usagePlans.get(defaultUsagePlanId)?.keyIds).toContain(apiKey?.id);
   });
 });
 

@@ -1,0 +1,116 @@
+/**
+ * Per-key throttling over HTTP (docs/contract.md "Authentication and authorization"; issue 12): the local API
+ * throttles each key on its own, as the deployed usage plan does (API key source AUTHORIZER), with the key's
+ * own rate or the environment's default (infra/settings.ts `apiKeys.throttle`), and answers the THROTTLED
+ * gateway response: 429 `too_many_requests` with the Error body. A throttled request reaches no function.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
+import { localEnvironment } from '#infra/local/settings.ts';
+import { scopes } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+
+let api: TestApi;
+const petId = '5';
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.inventory.putMany([{ petId, quantity: 1, status: 'available' }]);
+});
+afterAll(() => api.close());
+
+/** Stores a new key with every scope and, when given, its own throttle; returns the key. */
+async function newKey(name: string, throttle?: { rateLimit: number; burstLimit: number }): Promise<string> {
+  const key = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(key),
+    name,
+    createdAt: new Date().toISOString(),
+    scopes: [...scopes],
+    ...throttle,
+  });
+  return key;
+}
+
+function list(key: string): Promise<TestResponse> {
+  return api.request('GET', '/inventory', { headers: { Authorization: `Bearer ${key}` } });
+}
+
+const throttledBody = {
+  code: 'too_many_requests',
+  message: 'too many requests; retry later',
+  status: 429,
+};
+
+describe('two keys of 5 requests per second each', () => {
+  test('a client hammering with key A gets 429s while key B in the same second all succeed', async () => {
+    const fivePerSecond = { rateLimit: 5, burstLimit: 5 };
+    const keyA = await newKey('hammer', fivePerSecond);
+    const keyB = await newKey('neighbour', fivePerSecond);
+    const start = Date.now();
+
+    // Both clients at once: B's five requests are sent while A's forty are being served.
+    const [hammered, neighbour] = await Promise.all([
+      Promise.all(Array.from({ length: 40 }, () => list(keyA))),
+      Promise.all(Array.from({ length: 5 }, () => list(keyB))),
+    ]);
+    const elapsedSeconds = (Date.now() - start) / 1000;
+
+    const passed = hammered.filter((r) => r.status === 200).length;
+    // The burst, plus what the bucket refilled while the requests were served.
+    expect(passed).toBeGreaterThanOrEqual(5);
+    expect(passed).toBeLessThanOrEqual(5 + Math.ceil(elapsedSeconds * 5));
+    for (const response of hammered.filter((r) => r.status !== 200)) {
+      expect(response.status).toBe(429);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(response.text)).toEqual(throttledBody);
+    }
+    expect(neighbour.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  test('a throttled PATCH reaches no function: the table is unchanged', async () => {
+    const key = await newKey('writer', { rateLimit: 1, burstLimit: 1 });
+    const patch = (quantity: number) =>
+      api.request('PATCH', `/inventory/${petId}`, {
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ quantity }),
+      });
+    expect((await patch(2)).status).toBe(200);
+    const before = await api.tableItems();
+
+    const response = await patch(3);
+
+    expect(response.status).toBe(429);
+    expect(JSON.parse(response.text)).toEqual(throttledBody);
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
+
+describe('the default per-key throttle of the settings', () => {
+  test('a key without its own rate gets the burst of infra/settings.ts apiKeys.throttle, then 429', async () => {
+    const { rateLimit, burstLimit } = localEnvironment.apiKeys.throttle;
+    const key = await newKey('default-rate');
+    const start = Date.now();
+
+    const responses = await Promise.all(Array.from({ length: burstLimit * 3 }, () => list(key)));
+    const elapsedSeconds = (Date.now() - start) / 1000;
+
+    const passed = responses.filter((r) => r.status === 200).length;
+    expect(passed).toBeGreaterThanOrEqual(burstLimit);
+    expect(passed).toBeLessThanOrEqual(burstLimit + Math.ceil(elapsedSeconds * rateLimit));
+    expect(responses.filter((r) => r.status === 429).length).toBe(responses.length - passed);
+  });
+
+  test('the THROTTLED gateway response is the one the stack deploys', () => {
+    expect(gatewayResponses.THROTTLED).toEqual(throttledBody);
+  });
+});
+
+describe('order of checks: credentials before the rate', () => {
+  test('an unknown key is 401 however often it is sent, never 429', async () => {
+    const unknown = generateApiKey();
+    const responses = await Promise.all(Array.from({ length: 30 }, () => list(unknown)));
+    expect(new Set(responses.map((r) => r.status))).toEqual(new Set([401]));
+  });
+});
