@@ -1,0 +1,48 @@
+/**
+ * The repository stands alone (issue "A self-contained repository"; docs/ holds the specification and the
+ * contract): no tracked file points to a document outside it or to a path of one machine, and every project
+ * path the docs, comments and tests name exists (generated files excepted).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { projectRoot } from '#test/support/child-process.ts';
+
+/** Tracked text files, except the lock file and the generated client types. */
+const files = execFileSync('git', ['ls-files'], { cwd: projectRoot, encoding: 'utf8' })
+  .split('\n')
+  .filter((file) => /\.(md|ts|ya?ml|json|sh|csv)$|^\.ci\/run$/.test(file))
+  .filter((file) => file !== 'package-lock.json' && file !== 'client/src/schema.ts');
+
+/** Files the project writes and does not track, which docs may name. */
+const generated = new Set(['bench/results.json']);
+
+function read(file: string): string {
+  return readFileSync(join(projectRoot, file), 'utf8');
+}
+
+it('no file refers to a document outside the repository or to a path of one machine', () => {
+  const outside = ['../', 'shared/'].join('');
+  const machinePath = /(^|[\s'"`(])\/(work|home|Users|root)\//;
+  const found = files.flatMap((file) =>
+    read(file)
+      .split('\n')
+      .map((line, index) => ({ line, at: `${file}:${index + 1}` }))
+      .filter(({ line }) => line.includes(outside) || machinePath.test(line))
+      .map(({ at, line }) => `${at}: ${line.trim()}`),
+  );
+  expect(found).toEqual([]);
+});
+
+it('every project file path named in a tracked file exists', () => {
+  const path =
+    /(?<![\w./-])((?:lib|infra|functions|test|bench|docs|client|events|\.github|\.ci)\/[\w./-]*\.(?:ts|md|ya?ml|json|csv))\b/g;
+  const missing = files.flatMap((file) =>
+    [...read(file).matchAll(path)]
+      .map((match) => match[1] ?? '')
+      .filter((named) => !generated.has(named) && !existsSync(join(projectRoot, named)))
+      .map((named) => `${file}: ${named}`),
+  );
+  expect(missing).toEqual([]);
+});
