@@ -47,7 +47,13 @@ export interface AuthorizerModel {
 /** What a method's integration does. */
 export type IntegrationModel =
   | { type: 'lambda'; functionId: string; streaming: boolean }
-  | { type: 'mock'; statusCode: number; headers: Record<string, string>; body: string };
+  | {
+      type: 'mock';
+      statusCode: number;
+      headers: Record<string, string>;
+      /** The `application/json` response template (Velocity), rendered per request (gateway.ts). */
+      template: string;
+    };
 
 /** A method (`AWS::ApiGateway::Method`) on a resource path of the API. */
 export interface MethodModel {
@@ -74,6 +80,8 @@ export interface GatewayResponseModel {
   statusCode?: number;
   /** Static header values of `ResponseParameters` (`gatewayresponse.header.X: "'v'"`). */
   headers: Record<string, string>;
+  /** Headers copied from the request (`gatewayresponse.header.X: method.request.header.Y`): X -> Y. */
+  requestHeaders: Record<string, string>;
   /** The `application/json` template of `ResponseTemplates`, when set. */
   body?: string;
 }
@@ -241,6 +249,16 @@ function staticValue(value: unknown): string | undefined {
   return /^'.*'$/s.test(text) ? text.slice(1, -1) : undefined;
 }
 
+/** Request header names mapped by a `ResponseParameters` map with `prefix` (`method.request.header.Y`), by header. */
+function requestHeaderMappings(parameters: unknown, prefix: string): Record<string, string> {
+  const mappings: Record<string, string> = {};
+  for (const [name, value] of Object.entries((parameters ?? {}) as Record<string, unknown>)) {
+    const source = /^method\.request\.header\.(.+)$/.exec(String(value))?.[1];
+    if (name.startsWith(prefix) && source) mappings[name.slice(prefix.length)] = source;
+  }
+  return mappings;
+}
+
 /** Static header values of a `ResponseParameters` map with the given prefix (`gatewayresponse.header.`). */
 function staticHeaders(parameters: unknown, prefix: string): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -264,7 +282,7 @@ function integrationModel(
       type: 'mock',
       statusCode: Number(response?.StatusCode ?? 200),
       headers: staticHeaders(response?.ResponseParameters, 'method.response.header.'),
-      body: templates['application/json'] ?? '',
+      template: templates['application/json'] ?? '',
     };
   }
   if (integration.Type !== 'AWS_PROXY')
@@ -336,6 +354,7 @@ export function apiModel(template: Template, options: ModelOptions): ApiModel {
     gatewayResponses[String(properties.ResponseType)] = {
       ...(properties.StatusCode !== undefined ? { statusCode: Number(properties.StatusCode) } : {}),
       headers: staticHeaders(properties.ResponseParameters, 'gatewayresponse.header.'),
+      requestHeaders: requestHeaderMappings(properties.ResponseParameters, 'gatewayresponse.header.'),
       ...(body !== undefined ? { body } : {}),
     };
   }

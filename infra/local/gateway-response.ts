@@ -49,10 +49,14 @@ function fill(template: string, message: string | null, type: string): string {
     .replaceAll('$context.error.responseType', type);
 }
 
-/** Renders `type` from the template's gateway responses (by `ResponseType`). */
+/**
+ * Renders `type` from the template's gateway responses (by `ResponseType`); `requestHeader(name)` gives a request
+ * header's value for the headers the response copies from the request (left out when the request has none).
+ */
 export function renderGatewayResponse(
   responses: Readonly<Record<string, GatewayResponseModel>>,
   type: GatewayResponseType,
+  requestHeader: (name: string) => string | undefined = () => undefined,
 ): RenderedResponse {
   const [defaultStatus, message, errorType] = types[type];
   const family = defaultStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
@@ -60,9 +64,18 @@ export function renderGatewayResponse(
   const fallback = responses[family];
   const chosen = own ?? fallback;
   const template = chosen?.body ?? '{"message":$context.error.messageString}';
+  const copied = Object.entries(chosen?.requestHeaders ?? {}).flatMap(([name, source]) => {
+    const value = requestHeader(source);
+    return value === undefined ? [] : [[name, value]];
+  });
   return {
     statusCode: own?.statusCode ?? fallback?.statusCode ?? defaultStatus,
-    headers: { 'Content-Type': 'application/json', ...chosen?.headers, 'x-amzn-ErrorType': errorType },
+    headers: {
+      'Content-Type': 'application/json',
+      ...chosen?.headers,
+      ...Object.fromEntries(copied),
+      'x-amzn-ErrorType': errorType,
+    },
     body: fill(template, message, type),
   };
 }

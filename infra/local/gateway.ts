@@ -21,6 +21,7 @@ import type { ApiModel, MethodModel, ThrottleModel } from './api-model.ts';
 import { authorizerStep } from './authorizer.ts';
 import { type GatewayResponseType, renderGatewayResponse } from './gateway-response.ts';
 import { LambdaFunction } from './lambda-runtime.ts';
+import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
 import { usagePlan } from './usage-plan.ts';
 
@@ -184,7 +185,11 @@ export function createEngine(model: ApiModel): Engine {
   }
 
   function send(response: ServerResponse, requestId: string, type: GatewayResponseType): void {
-    const rendered = renderGatewayResponse(model.gatewayResponses, type);
+    const request = response.req;
+    const rendered = renderGatewayResponse(model.gatewayResponses, type, (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    });
     response
       .writeHead(rendered.statusCode, { ...rendered.headers, ...gatewayHeaders(requestId) })
       .end(rendered.body);
@@ -198,8 +203,8 @@ export function createEngine(model: ApiModel): Engine {
   ): Promise<void> {
     const { integration } = method;
     if (integration.type === 'mock') {
-      response.writeHead(integration.statusCode, { ...integration.headers, ...gatewayHeaders(requestId) });
-      response.end(integration.body);
+      const mock = renderMock(integration, response.req.rawHeaders);
+      response.writeHead(mock.statusCode, { ...mock.headers, ...gatewayHeaders(requestId) }).end(mock.body);
       return;
     }
     let timer: NodeJS.Timeout | undefined;

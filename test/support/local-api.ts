@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import type { ServedStack } from '#infra/local/assembly.ts';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
 import { type LocalService, startLocalService } from '#infra/local/service.ts';
 import type { TableId } from '#lib/api.ts';
@@ -119,11 +120,14 @@ export async function startLocalStore(prefix: string): Promise<LocalStore> {
  */
 export const unthrottled = { rateLimit: 100_000, burstLimit: 100_000 };
 
-/** Starts the service under test; `seed` loads the demo inventory (default false: tests arrange their own). */
-export async function startTestApi(options: { seed?: boolean } = {}): Promise<TestApi> {
+/**
+ * Starts the service under test serving `stack` (default: this run's synthesized staging stack); `seed` loads
+ * the demo inventory (default false: tests arrange their own).
+ */
+export async function startTestApi(options: { seed?: boolean; stack?: ServedStack } = {}): Promise<TestApi> {
   const apiKey = generateApiKey();
   const service = await startLocalService({
-    stack: await servedStagingStack(),
+    stack: options.stack ?? (await servedStagingStack()),
     dataDir: inMemory,
     port: 0,
     host: '127.0.0.1',
