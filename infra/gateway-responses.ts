@@ -46,7 +46,10 @@ const definitions: Record<GatewayResponseType, [ErrorCode, string]> = {
   INVALID_API_KEY: ['unauthorized', unauthorized],
   MISSING_AUTHENTICATION_TOKEN: ['not_found', noRoute],
   RESOURCE_NOT_FOUND: ['not_found', noRoute],
-  REQUEST_TOO_LARGE: ['payload_too_large', 'request body larger than 10 MB'],
+  REQUEST_TOO_LARGE: [
+    'payload_too_large',
+    'request too large: at most 6 MB of body and 10,240 bytes of headers',
+  ],
   THROTTLED: ['too_many_requests', throttled],
   QUOTA_EXCEEDED: ['too_many_requests', throttled],
   BAD_REQUEST_BODY: ['invalid_request', badRequest],

@@ -3,7 +3,6 @@
  * its tables, first-start seeding and key, and the local API engine (gateway.ts) serving a synthesized stack
  * on HTTP. `npm start` (server.ts) and the HTTP tests both start it through {@link startLocalService}.
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,6 +21,7 @@ import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { ensureTables, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
 import { createEngine } from './gateway.ts';
+import { createApiServer } from './http-server.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
@@ -143,7 +143,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.stack.sources ? { sourceOf } : {}),
   });
   const engine = createEngine(model);
-  const server = createServer(
+  const server = createApiServer(
     withApiReference((request, response) => void engine.listener(request, response)),
   );
   await new Promise<void>((resolve, reject) => {

@@ -323,7 +323,11 @@ describe('413 payload_too_large, table unchanged', () => {
       expectResponse(
         patch('/inventory/8', body),
         413,
-        error('payload_too_large', 'request body larger than 10 MB', 413),
+        error(
+          'payload_too_large',
+          'request too large: at most 6 MB of body and 10,240 bytes of headers',
+          413,
+        ),
       ),
     );
   });

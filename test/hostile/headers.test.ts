@@ -16,9 +16,8 @@
  *   singleton fields, and API Gateway, like the stand-in, passes only one value on). Never a 5xx either way.
  * - Header size: values up to a few KB are the contract's business and get its answers (an 8 KB key is an
  *   unknown key: 401). A header block beyond the HTTP server's limit (Node's default 16 KB; API Gateway's
- *   own limit is 10 KB of request line and headers) never reaches the API: Node itself answers
- *   431 Request Header Fields Too Large, without an Error body, like API Gateway answers such requests
- *   itself. The test pins that it reaches nothing and changes nothing.
+ *   own limit is 10 KB of request line and headers) never reaches the API: the server answers 413 with the
+ *   Error body (infra/local/http-server.ts). The test pins that it reaches nothing and changes nothing.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -377,21 +376,26 @@ describe('header examples', () => {
     expect(await checkHeaders([['Authorization', api.authorization]], 7)).toBe(400);
   });
 
-  test('answers a header block beyond the server limit (20 KB Authorization) with 431 from the HTTP server, reaching nothing', async () => {
+  test('answers a header block beyond the server limit (20 KB Authorization) with 413 and the Error body, reaching nothing', async () => {
     const response = await client.send({
       method: 'PATCH',
       path: '/inventory/7',
       headers: [['Authorization', `Bearer ${'C'.repeat(20 * 1024)}`], json],
       body: '{"quantity":8}',
     });
-    expect(response.status).toBe(431);
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.text)).toEqual({
+      code: 'payload_too_large',
+      message: 'request too large: at most 6 MB of body and 10,240 bytes of headers',
+      status: 413,
+    });
     await model.expectTable(api);
     expect(await checkHeaders([['Authorization', api.authorization], json], 9)).toBe(200);
   });
 
-  test('refuses a 100 KB header with 431 or by closing the connection, reaching nothing, and serves the next request', async () => {
-    // Node answers 431 and closes the socket as soon as its 16 KB limit is passed; a client still writing
-    // the rest of its 100 KB headers may see the reset before it reads the 431.
+  test('refuses a 100 KB header with 413 or by closing the connection, reaching nothing, and serves the next request', async () => {
+    // The server answers 413 and closes the socket as soon as Node's 16 KB limit is passed; a client still
+    // writing the rest of its 100 KB headers may see the reset before it reads the 413.
     const outcome = await client
       .send({
         method: 'PATCH',
@@ -403,7 +407,7 @@ describe('header examples', () => {
         (response) => response.status,
         (error: NodeJS.ErrnoException) => error.code,
       );
-    expect([431, 'ECONNRESET', 'EPIPE']).toContain(outcome);
+    expect([413, 'ECONNRESET', 'EPIPE']).toContain(outcome);
     await model.expectTable(api);
     expect(await checkHeaders([['Authorization', api.authorization], json], 11)).toBe(200);
   });

@@ -291,7 +291,11 @@ describe('body size limit (Lambda 6 MB invocation payload, API Gateway 10 MB; do
   test('rejects a valid body of exactly 10 MB (over the 6 MB invocation payload) with 413 and leaves the table unchanged', async () => {
     const body = paddedBody(97, maxBytes);
     const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
-    expectContractError(observe(response), 413, 'request body larger than 10 MB');
+    expectContractError(
+      observe(response),
+      413,
+      'request too large: at most 6 MB of body and 10,240 bytes of headers',
+    );
     await model.expectTable(api);
   });
 
@@ -299,7 +303,11 @@ describe('body size limit (Lambda 6 MB invocation payload, API Gateway 10 MB; do
     const body = paddedBody(98, maxBytes + 1);
     expect(Buffer.byteLength(body)).toBe(maxBytes + 1);
     const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
-    expectContractError(observe(response), 413, 'request body larger than 10 MB');
+    expectContractError(
+      observe(response),
+      413,
+      'request too large: at most 6 MB of body and 10,240 bytes of headers',
+    );
     await model.expectTable(api);
   });
 });

@@ -230,7 +230,7 @@ describe('a body over 10 MB is 413 payload_too_large (docs/contract.md "Errors")
     expect(response.status).toBe(413);
     expect(JSON.parse(response.text)).toEqual({
       code: 'payload_too_large',
-      message: 'request body larger than 10 MB',
+      message: 'request too large: at most 6 MB of body and 10,240 bytes of headers',
       status: 413,
     });
     expect(await api.tableItems()).toEqual(before);

@@ -1,0 +1,312 @@
+/**
+ * The local engine's side of docs/api-gateway-behaviour.md, row by row (ids in the test names): this run's
+ * synthesized staging stack, with getInventoryItem, getOrderById and the authorizer swapped for stand-ins
+ * (test/support/functions/) whose behaviour the request picks, so routing, events, limits, timeouts, authorizer
+ * outcomes and the headers API Gateway adds are observed as a client sees them.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { apiModel, type Template } from '#infra/local/api-model.ts';
+import { createEngine, type Engine } from '#infra/local/gateway.ts';
+import { createApiServer } from '#infra/local/http-server.ts';
+import { authorizer, operations } from '#lib/api.ts';
+import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
+
+const stub = (name: string) => fileURLToPath(new URL(`../support/functions/${name}.ts`, import.meta.url));
+const idOf = (name: string) => functionLogicalId(operations.find((operation) => operation.name === name)!);
+const itemFunction = idOf('getInventoryItem');
+const orderFunction = idOf('getOrderById');
+const authorizerFunction = functionLogicalId(authorizer);
+
+let server: Server;
+let engine: Engine;
+let baseUrl: string;
+let workDir: string;
+let callsFile: string;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'behaviour-'));
+  callsFile = join(workDir, 'authorizer-calls');
+  await writeFile(callsFile, '');
+  const template = structuredClone((await servedStagingStack()).template) as Template;
+  const properties = (logicalId: string) =>
+    template.Resources[logicalId]?.Properties as Record<string, unknown>;
+  properties(itemFunction).Timeout = 2;
+  properties(orderFunction).Timeout = 60;
+  properties(authorizerFunction).Timeout = 2;
+  properties(authorizerFunction).Environment = { Variables: { BEHAVIOUR_CALLS: callsFile } };
+  const sources: Record<string, string> = {
+    [itemFunction]: stub('behaviour-function'),
+    [orderFunction]: stub('behaviour-function'),
+    [authorizerFunction]: stub('behaviour-authorizer'),
+  };
+  engine = createEngine(
+    apiModel(template, {
+      assemblyDir: assemblyDir(),
+      tableName: (logicalId) => logicalId,
+      overrides: { AWS_REGION: 'us-east-1' },
+      sourceOf: (logicalId) => sources[logicalId],
+    }),
+  );
+  server = createApiServer((request, response) => void engine.listener(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await engine?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One request with exactly these raw header lines (node:http keeps repeats and case). */
+function send(
+  method: string,
+  path: string,
+  headers: [string, string][] = [],
+  body?: Buffer,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${baseUrl}${path}`,
+      { method, headers: [['Host', 'localhost'], ...headers].flat(), agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const allow: [string, string] = ['Authorization', 'Bearer allow'];
+const errorBody = (code: string, message: string, status: number) =>
+  JSON.stringify({ code, message, status });
+const notFound = errorBody(
+  'not_found',
+  'no such route or method: the operations are listed in the API description (openapi.yaml)',
+  404,
+);
+const unauthorized = errorBody(
+  'unauthorized',
+  'a valid API key is required: send Authorization: Bearer <API_KEY>',
+  401,
+);
+const unavailable = errorBody(
+  'service_unavailable',
+  'the service is temporarily unavailable; retry later',
+  503,
+);
+const internal = errorBody('internal_error', 'internal error', 500);
+
+async function seen(path: string, headers: [string, string][] = [allow]) {
+  const answer = await send('GET', path, headers);
+  expect(answer.status, answer.text).toBe(200);
+  return JSON.parse(answer.text) as Record<string, unknown>;
+}
+
+describe('routing', () => {
+  test('R1: one trailing slash routes as without it', async () => {
+    expect((await seen('/v1/inventory/echo/')).pathParameters).toEqual({ petId: 'echo' });
+  });
+
+  test('R2: duplicate slashes are no route', async () => {
+    const answer = await send('GET', '/v1//inventory/echo', [allow]);
+    expect([answer.status, answer.text]).toEqual([404, notFound]);
+  });
+
+  test.each(['HEAD', 'OPTIONS', 'DELETE', 'PUT'])(
+    'R3: %s on a resource without that method is no route',
+    async (method) => {
+      const answer = await send(method, '/v1/inventory/echo', [allow]);
+      expect(answer.status).toBe(404);
+      expect(answer.headers['x-amzn-errortype']).toBe('MissingAuthenticationTokenException');
+    },
+  );
+});
+
+describe('the event the function receives', () => {
+  test('E2: query names and values decoded, + as a space', async () => {
+    const event = await seen('/v1/inventory/echo?a=b%20c&d=e+f&%6Eame=%C3%A9');
+    expect(event.queryStringParameters).toEqual({ a: 'b c', d: 'e f', name: 'é' });
+  });
+
+  test('E3: a repeated name keeps every value in the multi-value map and the last in the single one', async () => {
+    const event = await seen('/v1/inventory/echo?a=1&a=2&empty=');
+    expect(event.queryStringParameters).toEqual({ a: '2', empty: '' });
+    expect(event.multiValueQueryStringParameters).toEqual({ a: ['1', '2'], empty: [''] });
+  });
+
+  test('E3: no query string is null in both', async () => {
+    const event = await seen('/v1/inventory/echo');
+    expect([event.queryStringParameters, event.multiValueQueryStringParameters]).toEqual([null, null]);
+  });
+
+  test('E4: header names as sent, a repeat in multiValueHeaders and its last value in headers', async () => {
+    const event = await seen('/v1/inventory/echo', [allow, ['X-Twice', 'one'], ['X-Twice', 'two']]);
+    expect((event.headers as Record<string, string>)['X-Twice']).toBe('two');
+    expect((event.multiValueHeaders as Record<string, string[]>)['X-Twice']).toEqual(['one', 'two']);
+  });
+});
+
+describe('sizes and time limits', () => {
+  test('E6: header values over 10,240 bytes are 413; just under passes', async () => {
+    const under = await send('GET', '/v1/inventory/echo', [allow, ['X-Pad', 'p'.repeat(9_900)]]);
+    expect(under.status).toBe(200);
+    const over = await send('GET', '/v1/inventory/echo', [allow, ['X-Pad', 'p'.repeat(10_300)]]);
+    expect(over.status).toBe(413);
+    expect(over.headers['x-amzn-errortype']).toBe('RequestTooLargeException');
+  });
+
+  test('S2: an invocation payload over 6 MB is 413 and never reaches the function', async () => {
+    const body = Buffer.alloc(6_500_000, 'a');
+    const answer = await send(
+      'GET',
+      '/v1/inventory/echo',
+      [allow, ['Content-Length', String(body.length)]],
+      body,
+    );
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'payload_too_large', status: 413 });
+  });
+
+  test.each([
+    ['S3', 'a buffered result over 6 MB', 'huge'],
+    ['S4', 'a function that throws', 'throw'],
+    ['S5', 'a function past its timeout', 'slow'],
+  ])(
+    '%s: %s is the INTEGRATION_FAILURE response',
+    async (_row, _what, action) => {
+      const answer = await send('GET', `/v1/inventory/${action}`, [allow]);
+      expect([answer.status, answer.text]).toEqual([500, internal]);
+    },
+    15_000,
+  );
+
+  test('S6: no answer within 29 s is INTEGRATION_TIMEOUT (503 here)', async () => {
+    const started = Date.now();
+    const answer = await send('GET', '/v1/store/orders/slow', [allow]);
+    expect([answer.status, answer.text]).toEqual([503, unavailable]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
+  }, 45_000);
+});
+
+describe('the TOKEN authorizer', () => {
+  const calls = async () => (await readFile(callsFile, 'utf8')).split('\n').filter(Boolean);
+
+  test('A4: throwing Unauthorized is 401', async () => {
+    const answer = await send('GET', '/v1/inventory/echo', [['Authorization', 'Bearer unauthorized']]);
+    expect([answer.status, answer.text]).toEqual([401, unauthorized]);
+  });
+
+  test.each([
+    ['A6', 'slow'],
+    ['A7', 'malformed'],
+  ])(
+    '%s: a %s authorizer is AUTHORIZER_CONFIGURATION_ERROR, 503',
+    async (_row, token) => {
+      const answer = await send('GET', '/v1/inventory/echo', [['Authorization', `Bearer ${token}`]]);
+      expect([answer.status, answer.text]).toEqual([503, unavailable]);
+      expect(answer.headers['x-amzn-errortype']).toBe('AuthorizerConfigurationException');
+    },
+    15_000,
+  );
+
+  test('A9: an Allow and a Deny are cached per token; the Deny stays 401', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect(
+        (await send('GET', '/v1/inventory/echo', [['Authorization', 'Bearer deny-cached']])).status,
+      ).toBe(401);
+      expect(
+        (await send('GET', '/v1/inventory/echo', [['Authorization', 'Bearer allow-cached']])).status,
+      ).toBe(200);
+    }
+    const made = await calls();
+    expect(made.filter((token) => token === 'deny-cached')).toHaveLength(1);
+    expect(made.filter((token) => token === 'allow-cached')).toHaveLength(1);
+  });
+});
+
+describe('responses API Gateway writes', () => {
+  test('G1: every response carries a request id and an API Gateway id; its own ones x-amzn-ErrorType', async () => {
+    const ok = await send('GET', '/v1/inventory/echo', [allow]);
+    const refused = await send('GET', '/v1/inventory/echo');
+    for (const answer of [ok, refused]) {
+      expect(answer.headers['x-amzn-requestid']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answer.headers['x-amz-apigw-id']).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    }
+    expect(ok.headers['x-amzn-errortype']).toBeUndefined();
+    expect([refused.status, refused.text, refused.headers['x-amzn-errortype']]).toEqual([
+      401,
+      unauthorized,
+      'UnauthorizedException',
+    ]);
+  });
+
+  /** Writes `text` on a raw connection and returns everything the server sends until it closes. */
+  function rawExchange(text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(text));
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.on('end', () => resolve(received)).on('error', reject);
+    });
+  }
+
+  const bodyOf = (raw: string) => raw.slice(raw.indexOf('\r\n\r\n') + 4);
+
+  test.each([
+    ['a bad method', 'BREW /v1/inventory/echo HTTP/1.1\r\nHost: localhost\r\n\r\n'],
+    ['a malformed request line', 'GET /v1/inventory/echo HTTP/9\r\nHost: localhost\r\n\r\n'],
+    ['a header without a colon', 'GET /v1/inventory/echo HTTP/1.1\r\nHost: localhost\r\nbroken\r\n\r\n'],
+  ])('G2: %s gets 400 with the Error body', async (_what, text) => {
+    const raw = await rawExchange(text);
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(bodyOf(raw)).toBe(errorBody('invalid_request', 'malformed HTTP request', 400));
+  });
+
+  test('G2: an HTTP/1.1 request without Host gets 400 with the Error body', async () => {
+    const raw = await rawExchange('GET /v1/inventory/echo HTTP/1.1\r\nAuthorization: Bearer allow\r\n\r\n');
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(bodyOf(raw)).toBe(
+      errorBody('invalid_request', 'malformed HTTP request: the Host header is required', 400),
+    );
+  });
+
+  test('G2: headers past the HTTP parser limit get 413 with the Error body', async () => {
+    const raw = await rawExchange(
+      `GET /v1/inventory/echo HTTP/1.1\r\nHost: localhost\r\nX-Pad: ${'p'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(raw).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(bodyOf(raw)).toBe(
+      errorBody(
+        'payload_too_large',
+        'request too large: at most 6 MB of body and 10,240 bytes of headers',
+        413,
+      ),
+    );
+  });
+});

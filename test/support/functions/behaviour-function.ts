@@ -1,0 +1,28 @@
+/**
+ * A stand-in operation function for test/http/api-gateway-behaviour.test.ts: the `{petId}` segment picks what it
+ * does (`echo` returns what the event carried, `throw`, `huge` returns a result over Lambda's 6 MB, `slow` sleeps).
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+/** The Lambda handler (`index.handler`). @throws Error for `throw` */
+export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const action = event.pathParameters?.petId ?? event.pathParameters?.orderId;
+  if (action === 'throw') throw new Error('boom');
+  if (action === 'huge') return { statusCode: 200, body: 'x'.repeat(6_300_000) };
+  if (action === 'slow') await new Promise((resolve) => setTimeout(resolve, 40_000));
+  const {
+    headers,
+    multiValueHeaders,
+    queryStringParameters,
+    multiValueQueryStringParameters,
+    pathParameters,
+  } = event;
+  const seen = {
+    headers,
+    multiValueHeaders,
+    queryStringParameters,
+    multiValueQueryStringParameters,
+    pathParameters,
+  };
+  return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(seen) };
+}
