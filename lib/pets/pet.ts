@@ -101,7 +101,7 @@ export function parseNewPet(body: unknown): NewPet {
   if (!isText(body.name, maxNameLength)) {
     throw invalidRequest(`name must be a string of 1 to ${maxNameLength} characters`);
   }
-  const status = body.status ?? 'available';
+  const status = body.status === undefined ? 'available' : body.status;
   if (!isPetStatus(status)) throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
   const photoUrls = list(body.photoUrls, 'photoUrls', (url, at) => {
     if (!isText(url, maxUrlLength))

@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { contractPetId, expectContractError, observe } from '#test/support/contract-oracle.ts';
+import { idSegment } from '#test/support/hostile-ids.ts';
 import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
 import type { TestApi } from '#test/support/local-api.ts';
 import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
@@ -63,84 +64,7 @@ async function checkSegment(segment: string, quantity: number): Promise<number> 
   return response.status;
 }
 
-const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
-const digit = fc.constantFrom(...'0123456789');
-
-/** Texts near and beyond the int64 range, canonical or not, and look-alikes of numbers. */
-const petIdText = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...existing.map((item) => item.petId)) },
-  { weight: 3, arbitrary: fc.bigInt({ min: int64Min, max: int64Max }).map(String) },
-  fc.bigInt({ min: -5n, max: 5n }).map((offset) => String(int64Max + offset)),
-  fc.bigInt({ min: -5n, max: 5n }).map((offset) => String(int64Min + offset)),
-  fc
-    .tuple(fc.bigInt({ min: int64Max + 1n, max: 10n ** 30n }), fc.boolean())
-    .map(([value, negative]) => String(negative ? -value : value)),
-  fc.constantFrom(
-    '',
-    '-',
-    '-0',
-    '--1',
-    '+1',
-    '+0',
-    '00',
-    '01',
-    '-01',
-    '1.0',
-    '1.5',
-    '1e3',
-    '0x10',
-    '0b1',
-    '1_000',
-  ),
-  fc.constantFrom(
-    ' 1',
-    '1 ',
-    '\t1',
-    '1\n',
-    '١',
-    '７',
-    '1\u0000',
-    'Infinity',
-    'NaN',
-    'null',
-    'true',
-    '7/8',
-    '7?x',
-    '7#x',
-  ),
-  fc
-    .tuple(
-      fc.stringMatching(/^-?[1-9][0-9]{0,18}$/),
-      fc.nat({ max: 20 }),
-      fc.string({ minLength: 1, maxLength: 2 }),
-    )
-    .map(([text, at, insert]) => text.slice(0, at) + insert + text.slice(at)),
-  fc.array(digit, { minLength: 1, maxLength: 25 }).map((digits) => digits.join('')),
-  fc.string({ unit: 'grapheme', maxLength: 12 }),
-);
-
-/**
- * Percent-encodes every UTF-8 byte of `text` except unreserved letters, digits, `-`, `_`, `~`; those are
- * encoded too where `encodeAlso` says so, with upper or lower case hex.
- */
-function percentEncode(text: string, encodeAlso: readonly boolean[], lowerHex: boolean): string {
-  let out = '';
-  let i = 0;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    const char = String.fromCharCode(byte);
-    if (/^[A-Za-z0-9_~-]$/.test(char) && !encodeAlso[i++ % Math.max(encodeAlso.length, 1)]) out += char;
-    else {
-      const hex = byte.toString(16).padStart(2, '0');
-      out += `%${lowerHex ? hex : hex.toUpperCase()}`;
-    }
-  }
-  return out;
-}
-
-const segment = fc
-  .tuple(petIdText, fc.array(fc.nat({ max: 4 }).map((n) => n === 0)), fc.boolean())
-  .map(([text, encodeAlso, lowerHex]) => percentEncode(text, encodeAlso, lowerHex));
+const segment = idSegment(existing.map((item) => item.petId));
 
 describe('petId path segments, property-based against the contract oracle', () => {
   test('answers a petId segment with 200 or 404 only when it decodes to a canonical int64, else 400 invalid_request', async () => {

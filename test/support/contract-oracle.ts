@@ -299,3 +299,131 @@ export function contractNewOrder(body: Uint8Array): { petId: string; quantity: n
   }
   return { petId: petId.toString(), quantity: Number(quantity) };
 }
+
+/** The Pet an addPet body asks for, by the contract: ids as canonical decimal strings, `id` absent when to be assigned. */
+export interface ContractPet {
+  id?: string;
+  name: string;
+  category?: { id: string; name: string };
+  photoUrls: string[];
+  tags: { id: string; name: string }[];
+  status: string;
+}
+
+/**
+ * The names of members not in `allowed` as the contract's messages list them (docs/contract.md
+ * "InventoryUpdate": at most five, each cut to 64 characters, JSON-quoted, then ` and <n> more`).
+ */
+export function contractListedNames(names: readonly string[]): string {
+  const shown = names
+    .slice(0, 5)
+    .map((name) => JSON.stringify([...name].slice(0, 64).join('')))
+    .join(', ');
+  return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
+}
+
+/**
+ * Judges an addPet body by the contract (docs/contract.md "Pets", "Integers in request bodies"; openapi.yaml
+ * `Pet`): UTF-8 JSON, an object of `id` (int64), `name` (1-200 characters of well-formed Unicode), `category`
+ * (`{id, name}`), `photoUrls` (at most 20 strings of 1-2000 characters), `tags` (at most 20 `{id, name}`),
+ * `status` (available, pending or sold; default available); nothing else, no member `null`.
+ * @returns the Pet it creates, or every problem's Error message (the service names one of them; which one the
+ * contract does not say).
+ */
+export function contractNewPet(body: Uint8Array): { pet: ContractPet } | { problems: string[] } {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    return { problems: ['request body must be valid JSON'] };
+  }
+  if (text === '') return { problems: ['request body is required: a JSON object such as {"name": "Rex"}'] };
+  const sources = new Map<object, string>();
+  let value: unknown;
+  try {
+    value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
+      if (key === 'id' && typeof member === 'number' && context?.source) sources.set(this, context.source);
+      return member;
+    });
+  } catch {
+    return { problems: ['request body must be valid JSON'] };
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(value)) {
+    return { problems: ['request body must be a JSON object such as {"name": "Rex"}'] };
+  }
+  const problems: string[] = [];
+  const int64Rule = (what: string) =>
+    `${what} must be an integer from -9223372036854775808 to 9223372036854775807`;
+  const int64Of = (holder: Record<string, unknown>, what: string): string | undefined => {
+    const source = typeof holder.id === 'number' ? sources.get(holder) : undefined;
+    const id = source === undefined ? undefined : contractInteger(source);
+    if (id === undefined || id < -(2n ** 63n) || id > 2n ** 63n - 1n) {
+      problems.push(int64Rule(what));
+      return undefined;
+    }
+    return id.toString();
+  };
+  const isText = (v: unknown, max: number): v is string =>
+    typeof v === 'string' && v.isWellFormed() && v.length > 0 && [...v].length <= max;
+  const label = (v: unknown, what: string) => {
+    if (!isObject(v)) {
+      problems.push(`${what} must be an object {"id": <int64>, "name": <string>}`);
+      return undefined;
+    }
+    const unknown = Object.keys(v).filter((name) => name !== 'id' && name !== 'name');
+    if (unknown.length > 0)
+      problems.push(`${what} may only contain id and name; not allowed: ${contractListedNames(unknown)}`);
+    if (!isText(v.name, 200)) problems.push(`${what}.name must be a string of 1 to 200 characters`);
+    const id = int64Of(v, `${what}.id`);
+    return id === undefined || !isText(v.name, 200) ? undefined : { id, name: v.name };
+  };
+  const list = <T>(v: unknown, what: string, item: (member: unknown, at: string) => T | undefined) => {
+    if (v === undefined) return [];
+    if (!Array.isArray(v) || v.length > 20) {
+      problems.push(`${what} must be an array of at most 20 items`);
+      return [];
+    }
+    return v.map((member, index) => item(member, `${what}[${index}]`));
+  };
+  const members = ['id', 'name', 'category', 'photoUrls', 'tags', 'status'];
+  const unknown = Object.keys(value).filter((name) => !members.includes(name));
+  if (unknown.length > 0) {
+    problems.push(
+      `a Pet may only contain ${members.join(', ')}; not allowed: ${contractListedNames(unknown)}`,
+    );
+  }
+  if (!isText(value.name, 200)) problems.push('name must be a string of 1 to 200 characters');
+  const status = value.status === undefined ? 'available' : value.status;
+  if (typeof status !== 'string' || !['available', 'pending', 'sold'].includes(status)) {
+    problems.push('status must be one of available, pending, sold');
+  }
+  const photoUrls = list(value.photoUrls, 'photoUrls', (url, at) => {
+    if (isText(url, 2000)) return url;
+    problems.push(`${at} must be a string of 1 to 2000 characters`);
+    return undefined;
+  });
+  const tags = list(value.tags, 'tags', label);
+  const category = value.category === undefined ? undefined : label(value.category, 'category');
+  const id = value.id === undefined ? undefined : int64Of(value, 'id');
+  if (problems.length > 0) return { problems };
+  return {
+    pet: {
+      ...(id === undefined ? {} : { id }),
+      name: value.name as string,
+      ...(category === undefined ? {} : { category }),
+      photoUrls: photoUrls as string[],
+      tags: tags as { id: string; name: string }[],
+      status: status as string,
+    },
+  };
+}
+
+/** The exact JSON text of a Pet (docs/contract.md "Pets"): members in the order id, name, category, photoUrls, tags, status; ids digit for digit. */
+export function contractPetJson(pet: ContractPet & { id: string }): string {
+  const label = ({ id, name }: { id: string; name: string }) => `{"id":${id},"name":${JSON.stringify(name)}}`;
+  return `{"id":${pet.id},"name":${JSON.stringify(pet.name)}${
+    pet.category ? `,"category":${label(pet.category)}` : ''
+  },"photoUrls":${JSON.stringify(pet.photoUrls)},"tags":[${pet.tags.map(label).join(',')}],"status":${JSON.stringify(pet.status)}}`;
+}

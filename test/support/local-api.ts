@@ -10,7 +10,7 @@ import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import type { ServedStack } from '#infra/local/assembly.ts';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
 import { type LocalService, startLocalService } from '#infra/local/service.ts';
-import type { TableId } from '#lib/api.ts';
+import { type TableId, tables } from '#lib/api.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -69,10 +69,11 @@ export interface TestApi {
    */
   putRawItems(items: readonly RawItem[], table?: TableId): Promise<void>;
   /**
-   * Every item of the inventory table exactly as stored (numbers as DynamoDB's decimal strings), read with a
-   * raw Scan independent of the code under test, sorted by petId.
+   * Every item of a table (default the inventory) exactly as stored (numbers as DynamoDB's decimal strings;
+   * other values as their JSON), read with a raw Scan independent of the code under test, sorted by the
+   * table's partition key (numerically for a Number key).
    */
-  tableItems(): Promise<Record<string, string>[]>;
+  tableItems(table?: TableId): Promise<Record<string, string>[]>;
   close(): Promise<void>;
 }
 
@@ -165,9 +166,9 @@ export async function startTestApi(options: { seed?: boolean; stack?: ServedStac
     async putRawItems(items, table = 'inventory') {
       for (const item of items) await putItem(raw, names[table], item);
     },
-    async tableItems() {
+    async tableItems(table = 'inventory') {
       const items: Record<string, string>[] = [];
-      for await (const page of paginateScan({ client: raw }, { TableName: names.inventory })) {
+      for await (const page of paginateScan({ client: raw }, { TableName: names[table] })) {
         for (const item of page.Items ?? []) {
           items.push(
             Object.fromEntries(
@@ -179,7 +180,12 @@ export async function startTestApi(options: { seed?: boolean; stack?: ServedStac
           );
         }
       }
-      return items.sort((a, b) => comparePetIds(a.petId ?? '', b.petId ?? ''));
+      const { name, type } = tables[table].partitionKey;
+      return items.sort((a, b) =>
+        type === 'N'
+          ? comparePetIds(a[name] ?? '', b[name] ?? '')
+          : (a[name] ?? '').localeCompare(b[name] ?? ''),
+      );
     },
     async close() {
       client.destroy();
