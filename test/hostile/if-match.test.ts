@@ -2,7 +2,8 @@
  * Hostile `If-Match` headers on updateInventory (docs/contract.md "Inventory semantics"; RFC 9110 §13.1.1),
  * property-based: 400 generated header sets per run, each on an otherwise valid update of an existing pet,
  * with 0 to 3 `If-Match` field lines in any name case: the entry's current tag, stale tags, weak tags, `*`,
- * lists with empty elements and commas inside tags, tags the service never issues, random printable text.
+ * lists with empty elements and commas inside tags, tags the service never issues, values of length 0 and 256,
+ * invisible characters (as their UTF-8 bytes) before, after and inside the current tag, random printable text.
  *
  * Oracle (test/support/contract-oracle.ts `contractIfMatch`, independent of lib/): no header or `*`: 200;
  * a list holding the current strong tag: 200; another well-formed list: 412 `precondition_failed`; anything
@@ -39,6 +40,13 @@ const printable = fc.string({
   maxLength: 30,
 });
 const ows = fc.constantFrom('', ' ', '\t', '  ');
+/**
+ * Invisible characters as their UTF-8 bytes on the wire (zero-width space, no-break space, soft hyphen,
+ * byte-order mark, word joiner), each byte a character of the latin1 header string Node sends.
+ */
+const invisibles = ['\u200b', '\u00a0', '\u00ad', '\ufeff', '\u2060'].map((char) =>
+  Buffer.from(char, 'utf8').toString('latin1'),
+);
 /** One list element, as a description resolved against the current state when sent. */
 const element = fc.oneof(
   { weight: 4, arbitrary: fc.constant('current') },
@@ -48,6 +56,10 @@ const element = fc.oneof(
     .map(([q, s]) => `"${q}-${s}"`),
   fc.constantFrom('""', '"xyzzy"', '"a,b"', '"1-available', '1-available', 'W/1', '*', '"01-available"'),
   fc.constantFrom('"2147483648-sold"', '"3-Available"', 'w/"1-available"', ''),
+  fc.constantFrom(`"${'1'.repeat(254)}"`, '1'.repeat(256), `W/"${'a'.repeat(252)}"`),
+  fc
+    .tuple(fc.constantFrom(...invisibles), fc.constantFrom('before', 'after', 'inside'))
+    .map(([invisible, where]) => `invisible:${where}:${invisible}`),
   printable,
 );
 const fieldValue = fc.oneof(
@@ -60,6 +72,14 @@ const headerName = fc.constantFrom('If-Match', 'if-match', 'IF-MATCH', 'iF-mAtCh
 function elementText(description: string): string {
   if (description === 'current') return currentTag();
   if (description === 'weak-current') return `W/${currentTag()}`;
+  const invisible = /^invisible:(before|after|inside):(.*)$/s.exec(description);
+  if (invisible) {
+    const [, where, bytes = ''] = invisible;
+    const tag = currentTag();
+    if (where === 'before') return bytes + tag;
+    if (where === 'after') return tag + bytes;
+    return `${tag.slice(0, -1)}${bytes}"`;
+  }
   return description;
 }
 
@@ -106,5 +126,59 @@ describe('hostile If-Match headers', () => {
       ),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('If-Match examples at the edges: length 0 and 256, invisible characters', () => {
+  const zeroWidthSpace = Buffer.from('\u200b', 'utf8').toString('latin1');
+  test.each([
+    ['an empty value (length 0)', () => '', 400],
+    ['a strong tag of 256 characters', () => `"${'1'.repeat(254)}"`, 412],
+    ['256 characters that are not a tag', () => '1'.repeat(256), 400],
+    ['the current tag then a zero-width space', () => currentTag() + zeroWidthSpace, 400],
+    ['a zero-width space then the current tag', () => zeroWidthSpace + currentTag(), 400],
+    [
+      'the current tag with a zero-width space inside',
+      () => `${currentTag().slice(0, -1)}${zeroWidthSpace}"`,
+      412,
+    ],
+    ['the current tag between tabs (whitespace HTTP strips)', () => `\t${currentTag()}\t`, 200],
+  ])('answers %s with %i and changes the entry only on 200', async (_case, value, status) => {
+    const ifMatch = value();
+    // The example's status is the oracle's too.
+    const verdict = contractIfMatch([ifMatch]);
+    const oracleStatus =
+      verdict === 'invalid'
+        ? 400
+        : typeof verdict === 'object' && !verdict.strongTags.includes(currentTag())
+          ? 412
+          : 200;
+    expect(oracleStatus).toBe(status);
+    const response = observe(
+      await client.send({
+        method: 'PATCH',
+        path: '/inventory/7',
+        headers: [
+          ['Authorization', api.authorization],
+          ['Content-Type', 'application/json'],
+          ['If-Match', ifMatch],
+        ],
+        body: '{"quantity":5}',
+      }),
+    );
+    if (status === 200) {
+      expect(response.status, response.text).toBe(200);
+      model.expectUpdateAnswer(response, '7', 5);
+      expect(response.headers.etag).toBe(currentTag());
+    } else if (status === 412) {
+      expectContractError(response, 412, 'If-Match does not match the current entry of petId 7');
+    } else {
+      expectContractError(
+        response,
+        400,
+        'If-Match must be * or a comma-separated list of entity tags such as "12-available"',
+      );
+    }
+    await model.expectTable(api);
   });
 });

@@ -3,17 +3,24 @@
  * bodies"), property-based: 300 generated requests per run against a pet with ample stock and one without an
  * entry: bodies with `petId` and `quantity` of every JSON type and number form (near the int64 and quantity
  * limits, fractions, exponents, strings), `shipDate` forms, unknown members (`id`, `status`, `__proto__`),
- * random text; and 0-2 `Idempotency-Key` headers of varied lengths and characters.
+ * random text; and 0-2 `Idempotency-Key` headers: empty, 255 and 256 characters, spaces, invisible characters.
  *
- * Oracle (test/support/contract-oracle.ts `contractNewOrder`, independent of lib/): 201 exactly for a valid
- * body and key on the stocked pet when the stock suffices (the stock then drops by the quantity, each key
- * new), 409 `insufficient_stock` when it does not, 404 for a valid order of a pet without an entry, else 400
- * `invalid_request`; never a 5xx; the stock changes only by accepted
- * orders.
+ * Oracle (test/support/contract-oracle.ts `contractNewOrder`, `isContractIdempotencyKey`, independent of
+ * lib/): 201 exactly for a valid body and key on the stocked pet when the stock suffices, with the exact Order
+ * and `Location` (the stock then drops by the quantity, one order item and, with a key, one idempotency record
+ * appear; each key new), 409 `insufficient_stock` with its exact message when it does not, 404 with its exact
+ * message for a valid order of a pet without an entry, else 400 `invalid_request` with the message of one of
+ * the request's problems; never a 5xx. The inventory, orders and idempotency tables are compared after every
+ * request: a refused request changes none of them.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { contractNewOrder, expectContractError, observe } from '#test/support/contract-oracle.ts';
+import {
+  contractNewOrder,
+  expectContractError,
+  isContractIdempotencyKey,
+  observe,
+} from '#test/support/contract-oracle.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
 
@@ -21,6 +28,7 @@ let api: TestApi;
 let client: RawClient;
 const stocked = '7';
 let stock = 2_000_000_000;
+const keyMessage = 'Idempotency-Key must be sent once, as 1 to 255 visible ASCII characters';
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -92,47 +100,112 @@ const body = fc.oneof(
   fc.constantFrom('[]', '"x"', '{', '', '{"petId": 7, "quantity": 1,}'),
   fc.string({ maxLength: 30 }),
 );
+/**
+ * `Idempotency-Key` values: visible ASCII of varied lengths, and the edges of the rule: empty, 255 and 256
+ * characters, spaces, whitespace HTTP strips, and invisible characters as their UTF-8 bytes on the wire
+ * (zero-width space, no-break space, soft hyphen, byte-order mark: never visible ASCII).
+ */
 const key = fc.oneof(
-  fc.stringMatching(/^[\x21-\x7e]{1,40}$/),
-  fc.constantFrom('', ' ', 'a b', 'é', 'x'.repeat(255), 'x'.repeat(256)),
+  { weight: 3, arbitrary: fc.stringMatching(/^[\x21-\x7e]{1,40}$/) },
+  fc.constantFrom('', ' ', 'a b', 'x'.repeat(255), 'x'.repeat(256), ' \tpadded\t ', '\t'),
+  fc
+    .tuple(
+      fc.stringMatching(/^[\x21-\x7e]{0,8}$/),
+      fc.constantFrom('\u200b', '\u00a0', '\u00ad', '\ufeff', '\u2060', 'é'),
+      fc.stringMatching(/^[\x21-\x7e]{0,8}$/),
+    )
+    .map(([before, invisible, after]) => Buffer.from(before + invisible + after, 'utf8').toString('latin1')),
 );
 
+/** Every table the order path touches, exactly as stored. */
+async function tableState() {
+  const [inventory, orders, idempotency] = await Promise.all([
+    api.tableItems('inventory'),
+    api.tableItems('orders'),
+    api.tableItems('idempotency'),
+  ]);
+  return { inventory, orders, idempotency };
+}
+
 describe('hostile placeOrder bodies and keys', () => {
-  test('every generated request gets the contract answer and the stock changes only by accepted orders', async () => {
+  test('every generated request gets the contract answer and exact body; only an accepted order changes the tables', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(body, fc.array(key, { maxLength: 2 }), async (text, keys) => {
         run++;
-        const unique = keys.map((value, index) =>
-          /^[\x21-\x7e]{1,255}$/.test(value) ? `${run}-${index}-${value}`.slice(0, 255) : value,
-        );
+        // A fresh key each run (a valid one prefixed by the run), so no request repeats an earlier one.
+        const sent = keys.map((value, index) => {
+          const [, lead = '', inner = '', trail = ''] = /^([ \t]*)(.*?)([ \t]*)$/s.exec(value) ?? [];
+          return /^[\x21-\x7e]{1,255}$/.test(inner)
+            ? `${lead}${`${run}-${index}-${inner}`.slice(0, 255)}${trail}`
+            : value;
+        });
+        const before = await tableState();
         const headers: [string, string][] = [
           ['Authorization', api.authorization],
           ['Content-Type', 'application/json'],
-          ...unique.map((value): [string, string] => ['Idempotency-Key', value]),
+          ...sent.map((value): [string, string] => ['Idempotency-Key', value]),
         ];
         const response = observe(
           await client.send({ method: 'POST', path: '/store/orders', headers, body: text }),
         );
-        const order = contractNewOrder(new TextEncoder().encode(text));
-        const keyValid =
-          unique.length === 0 || (unique.length === 1 && /^[\x21-\x7e]{1,255}$/.test(unique[0] as string));
-        const context = `${text} ${JSON.stringify(unique)} -> ${response.status} ${response.text}`;
-        if (!order || !keyValid) {
-          expectContractError(response, 400);
-        } else if (order.petId !== stocked) {
-          expectContractError(response, 404);
-        } else if (order.quantity > stock) {
-          expect([response.status, JSON.parse(response.text).code], context).toEqual([
-            409,
-            'insufficient_stock',
-          ]);
-        } else {
-          expect(response.status, context).toBe(201);
-          stock -= order.quantity;
+        const after = await tableState();
+        const verdict = contractNewOrder(new TextEncoder().encode(text));
+        const context = `${text} ${JSON.stringify(sent)} -> ${response.status} ${response.text}`;
+        const keyValid = isContractIdempotencyKey(sent);
+        if ('problems' in verdict || !keyValid) {
+          const { message } = expectContractError(response, 400);
+          const problems = [
+            ...('problems' in verdict ? verdict.problems : []),
+            ...(keyValid ? [] : [keyMessage]),
+          ];
+          expect(problems, context).toContain(message);
+          expect(after, context).toEqual(before);
+          return;
         }
-        const stored = (await api.tableItems()).find((item) => item.petId === stocked);
-        expect(stored?.quantity, context).toBe(String(stock));
+        const { order } = verdict;
+        if (order.petId !== stocked) {
+          expectContractError(response, 404, `no inventory entry for petId ${order.petId}`);
+          expect(after, context).toEqual(before);
+          return;
+        }
+        if (order.quantity > stock) {
+          expect(response.status, context).toBe(409);
+          expect(JSON.parse(response.text), context).toEqual({
+            code: 'insufficient_stock',
+            message: `fewer than ${order.quantity} of petId ${stocked} in stock`,
+            status: 409,
+          });
+          expect(after, context).toEqual(before);
+          return;
+        }
+        expect(response.status, context).toBe(201);
+        expect(response.contentType).toBe('application/json');
+        const id = /^\{"id":([1-9][0-9]*),/.exec(response.text)?.[1] as string;
+        const shipDate = order.shipDate === undefined ? '' : `,"shipDate":${JSON.stringify(order.shipDate)}`;
+        expect(response.text, context).toBe(
+          `{"id":${id},"petId":${stocked},"quantity":${order.quantity}${shipDate},"status":"placed","complete":false}`,
+        );
+        expect(response.headers.location).toBe(`/v1/store/orders/${id}`);
+        stock -= order.quantity;
+        expect(after.inventory, context).toEqual(
+          before.inventory.map((item) =>
+            item.petId === stocked ? { ...item, quantity: String(stock) } : item,
+          ),
+        );
+        const added = after.orders.filter(
+          (item) => !before.orders.some((old) => old.orderId === item.orderId),
+        );
+        expect(added, context).toHaveLength(1);
+        expect(added[0], context).toMatchObject({
+          orderId: id,
+          petId: stocked,
+          quantity: String(order.quantity),
+          status: 'placed',
+        });
+        expect(after.orders.filter((item) => item !== added[0])).toEqual(before.orders);
+        // A keyed order leaves its idempotency record beside the order; an order without a key none.
+        expect(after.idempotency.length - before.idempotency.length, context).toBe(sent.length);
       }),
       { numRuns: 300 },
     );

@@ -242,62 +242,112 @@ export function contractIfMatch(values: readonly string[]): ContractIfMatch {
   return distinct.size > 16 ? 'invalid' : { strongTags };
 }
 
+/** An order a placeOrder body asks for (ids as canonical decimal strings). */
+export interface ContractOrder {
+  petId: string;
+  quantity: number;
+  shipDate?: string;
+}
+
 /**
- * The order a placeOrder body asks for by the contract (docs/contract.md "Store orders", "Integers in request
- * bodies"): a UTF-8 JSON object whose members are `petId` (an int64 JSON integer), `quantity` (a JSON integer
- * from 1 to 2147483647) and optionally `shipDate` (an RFC 3339 date-time naming a real calendar date), and
- * nothing else; integers judged on their source text. Undefined for any other body.
- * Decision where the contract is silent: `id`, `status` and `complete` are the service's, so a body carrying
- * them is invalid like any other unknown member.
+ * Judges a placeOrder body by the contract (docs/contract.md "Store orders", "Integers in request bodies"): a
+ * UTF-8 JSON object whose members are `petId` (an int64 JSON integer), `quantity` (a JSON integer from 1 to
+ * 2147483647) and optionally `shipDate` (an RFC 3339 date-time naming a real calendar date), and nothing else;
+ * integers judged on their source text.
+ * Decisions where the contract is silent: `id`, `status` and `complete` are the service's, so a body carrying
+ * them is invalid like any other unknown member; a `__proto__` member is refused by name.
+ * @returns the order, or every problem's Error message (the service names one of them).
  */
-export function contractNewOrder(body: Uint8Array): { petId: string; quantity: number } | undefined {
+export function contractNewOrder(body: Uint8Array): { order: ContractOrder } | { problems: string[] } {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
   } catch {
-    return undefined;
+    return { problems: ['request body must be valid JSON'] };
   }
+  const example = '{"petId": 7, "quantity": 1}';
+  if (text === '') return { problems: [`request body is required: a JSON object such as ${example}`] };
   const sources = new Map<string, string>();
+  let proto = false;
   let value: unknown;
   try {
     value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
+      if (key === '__proto__') proto = true;
       if ((key === 'petId' || key === 'quantity') && typeof member === 'number' && context?.source) {
         sources.set(key, context.source);
       }
       return member;
     });
   } catch {
-    return undefined;
+    return { problems: ['request body must be valid JSON'] };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const problems = proto ? ['request body member "__proto__" is not allowed'] : [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { problems: [...problems, `request body must be a JSON object such as ${example}`] };
+  }
   const record = value as Record<string, unknown>;
-  const members = Object.getOwnPropertyNames(record);
-  if (!members.every((member) => ['petId', 'quantity', 'shipDate'].includes(member))) return undefined;
-  if (typeof record.petId !== 'number' || typeof record.quantity !== 'number') return undefined;
-  const petId = contractInteger(sources.get('petId') ?? '');
-  const quantity = contractInteger(sources.get('quantity') ?? '');
-  if (petId === undefined || petId < -(2n ** 63n) || petId > 2n ** 63n - 1n) return undefined;
-  if (quantity === undefined || quantity < 1n || quantity > 2147483647n) return undefined;
-  if (record.shipDate !== undefined) {
-    const date = typeof record.shipDate === 'string' ? record.shipDate : '';
-    const match =
-      /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(date);
-    if (!match) return undefined;
-    const [, y, mo, d, h, mi, s, , , oh = '0', om = '0'] = match.map((part) => part ?? '');
-    const lastDay = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
-    const ok =
-      Number(mo) >= 1 &&
-      Number(mo) <= 12 &&
-      Number(d) >= 1 &&
-      Number(d) <= lastDay &&
-      Number(h) <= 23 &&
-      Number(mi) <= 59 &&
-      Number(s) <= 60 &&
-      Number(oh) <= 23 &&
-      Number(om) <= 59;
-    if (!ok) return undefined;
+  const unknown = Object.getOwnPropertyNames(record).filter(
+    (member) => !['petId', 'quantity', 'shipDate'].includes(member),
+  );
+  if (unknown.length > 0) {
+    problems.push(
+      `an order may only contain petId, quantity, shipDate; not allowed: ${contractListedNames(unknown)}`,
+    );
   }
-  return { petId: petId.toString(), quantity: Number(quantity) };
+  const petId = typeof record.petId === 'number' ? contractInteger(sources.get('petId') ?? '') : undefined;
+  const quantity =
+    typeof record.quantity === 'number' ? contractInteger(sources.get('quantity') ?? '') : undefined;
+  if (petId === undefined || petId < -(2n ** 63n) || petId > 2n ** 63n - 1n) {
+    problems.push('petId must be an integer from -9223372036854775808 to 9223372036854775807');
+  }
+  if (quantity === undefined || quantity < 1n || quantity > 2147483647n) {
+    problems.push('quantity must be an integer from 1 to 2147483647');
+  }
+  const { shipDate } = record;
+  if (shipDate !== undefined && !(typeof shipDate === 'string' && isContractDateTime(shipDate))) {
+    problems.push('shipDate must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z');
+  }
+  if (problems.length > 0) return { problems };
+  return {
+    order: {
+      petId: (petId as bigint).toString(),
+      quantity: Number(quantity),
+      ...(shipDate === undefined ? {} : { shipDate: shipDate as string }),
+    },
+  };
+}
+
+/** True when `date` is an RFC 3339 date-time (§5.6) naming a real calendar date (leap second 60 allowed). */
+function isContractDateTime(date: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(
+    date,
+  );
+  if (!match) return false;
+  const [, y, mo, d, h, mi, s, , , oh = '0', om = '0'] = match.map((part) => part ?? '');
+  const lastDay = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+  return (
+    Number(mo) >= 1 &&
+    Number(mo) <= 12 &&
+    Number(d) >= 1 &&
+    Number(d) <= lastDay &&
+    Number(h) <= 23 &&
+    Number(mi) <= 59 &&
+    Number(s) <= 60 &&
+    Number(oh) <= 23 &&
+    Number(om) <= 59
+  );
+}
+
+/**
+ * True when `Idempotency-Key` field values carry a key by the contract (docs/contract.md "Store orders"): sent
+ * once, 1-255 visible ASCII characters (%x21-7E) once HTTP has stripped the value's surrounding whitespace
+ * (RFC 9110 §5.5). No value at all is a request without a key (also true).
+ */
+export function isContractIdempotencyKey(values: readonly string[]): boolean {
+  if (values.length === 0) return true;
+  return (
+    values.length === 1 && /^[\x21-\x7e]{1,255}$/.test((values[0] as string).replace(/^[ \t]+|[ \t]+$/g, ''))
+  );
 }
 
 /** The Pet an addPet body asks for, by the contract: ids as canonical decimal strings, `id` absent when to be assigned. */
