@@ -6,8 +6,10 @@
  * against openapi.yaml.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
+import { type RawResponse, rawClient } from '#test/support/raw-http.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -127,17 +129,38 @@ describe('updateInventory with If-Match', () => {
     },
   );
 
-  test('200 concurrent PATCHes with the same ETag: exactly one 200, the rest 412, one write landed', async () => {
+  test('200 concurrent PATCHes with the same ETag (200 connections): exactly one 200, the rest 412, one write landed', async () => {
     const etag = (await get('7')).headers.get('etag') as string;
+    // Every PATCH on its own connection, all in flight at once.
+    const client = rawClient(api.baseUrl, { maxSockets: 200 });
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
-        api.patch('7', `{"quantity": ${1000 + index}}`, { 'If-Match': etag }),
+        client.send({
+          method: 'PATCH',
+          path: '/inventory/7',
+          headers: [
+            ['Authorization', api.authorization],
+            ['Content-Type', 'application/json'],
+            ['If-Match', etag],
+          ],
+          body: `{"quantity": ${1000 + index}}`,
+        }),
       ),
-    );
+    ).finally(() => client.close());
     const winners = responses.filter((response) => response.status === 200);
     expect(winners).toHaveLength(1);
-    expect(responses.filter((response) => response.status === 412)).toHaveLength(199);
-    const written = JSON.parse((winners[0] as TestResponse).text).quantity as number;
-    expect(await api.tableItems()).toContainEqual(storedEntry('7', written, 'available'));
+    const winner = winners[0] as RawResponse;
+    const written = JSON.parse(winner.text).quantity as number;
+    expect(winner.text).toBe(`{"petId":7,"quantity":${written},"status":"available"}`);
+    expect(winner.headers.etag).toBe(`"${written}-available"`);
+    const losers = responses.filter((response) => response !== winner);
+    expect(losers).toHaveLength(199);
+    for (const response of losers) {
+      expectContractError(observe(response), 412, 'If-Match does not match the current entry of petId 7');
+    }
+    expect(await api.tableItems()).toEqual([
+      storedEntry('7', written, 'available'),
+      storedEntry('9223372036854775807', 2, 'pending'),
+    ]);
   });
 });
