@@ -1,9 +1,14 @@
 /**
  * Loading an inventory file into a table: the import tool's work, also used by the local server's seeding.
  */
-import { readFile } from 'node:fs/promises';
 import { IncompleteWriteError, type InventoryStore } from '#lib/inventory/store.ts';
-import { InventoryFileError, inventoryFileFormat, parseInventoryFile } from './inventory-file.ts';
+import {
+  InventoryFileError,
+  type InventoryRow,
+  inventoryFileFormat,
+  inventoryRows,
+  validateInventoryFile,
+} from './inventory-file.ts';
 
 /** Entries written between two progress reports. */
 const chunkSize = 1000;
@@ -29,8 +34,9 @@ export class ImportIncompleteError extends Error {
 }
 
 /**
- * Validates every row of the JSON or CSV file at `path`, then writes the entries (create or replace).
- * `onProgress(written, total)` is called after each chunk of {@link chunkSize} entries.
+ * Validates every row of the JSON or CSV file at `path` (a first read), then writes the entries (create or
+ * replace) as a second read streams them, {@link chunkSize} at a time: memory does not grow with the file.
+ * `onProgress(written, total)` is called after each chunk.
  * @returns the number of entries written.
  * @throws InventoryFileError when the extension is neither `.json` nor `.csv` or any row is invalid (then
  *   nothing is written); ImportIncompleteError when the store stops part-way (bounded retries exhausted or
@@ -43,15 +49,24 @@ export async function importInventoryFile(
 ): Promise<number> {
   const format = inventoryFileFormat(path);
   if (!format) throw new InventoryFileError([`${path}: the file name must end in .json or .csv`], false);
-  const items = parseInventoryFile(await readFile(path, 'utf8'), format);
-  for (let start = 0; start < items.length; start += chunkSize) {
+  const total = await validateInventoryFile(path, format);
+  let written = 0;
+  let chunk: InventoryRow[] = [];
+  const write = async () => {
     try {
-      await store.putMany(items.slice(start, start + chunkSize));
+      await store.putMany(chunk);
     } catch (error) {
       if (!(error instanceof IncompleteWriteError)) throw error;
-      throw new ImportIncompleteError(start + error.written, items.length, error.message);
+      throw new ImportIncompleteError(written + error.written, total, error.message);
     }
-    onProgress?.(Math.min(start + chunkSize, items.length), items.length);
+    written += chunk.length;
+    chunk = [];
+    onProgress?.(written, total);
+  };
+  for await (const row of inventoryRows(path, format)) {
+    chunk.push(row);
+    if (chunk.length === chunkSize) await write();
   }
-  return items.length;
+  if (chunk.length > 0) await write();
+  return total;
 }

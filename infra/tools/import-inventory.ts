@@ -1,7 +1,7 @@
 /**
  * The import tool: `npm run import -- <file.json|file.csv> [--env staging|production]` loads inventory
- * entries, validating every row by the API's rules first (inventory-file.ts); nothing is written when a row
- * is invalid. Progress goes to stderr. Without `--env` it works on the local store (see target.ts). DynamoDB
+ * entries and their optional pet details, validating every row by the API's rules first (inventory-file.ts,
+ * reading the file as a stream); nothing is written when a row is invalid. Progress goes to stderr. Without `--env` it works on the local store (see target.ts). DynamoDB
  * failures are retried a bounded number of times; then the tool exits 1 saying how many entries it wrote (a
  * rerun of the same file completes the import). Errors are one message on stderr, never a stack trace.
  */
@@ -12,7 +12,7 @@ import { type Environment, openTarget } from './target.ts';
 
 const program = new Command('import')
   .description(
-    'Import inventory entries (petId, quantity, status) from a JSON array or a CSV file with a header row.',
+    'Import inventory entries (petId, quantity, status; optionally name, category, photoUrls, tags) from a JSON array or a CSV file with a header row.',
   )
   .argument('<file>', 'a .json or .csv file')
   .addOption(

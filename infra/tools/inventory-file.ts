@@ -1,37 +1,93 @@
 /**
- * Inventory files for the import tool: JSON or CSV rows of `petId`, `quantity`, `status`, each validated by
- * the API's own rules (docs/contract.md "Operator tooling"): petId a canonical int64 (`pet-id.ts`), quantity an
- * integer from 0 to 2147483647 (`quantity.ts`), status a PetStatus, no other member, no petId twice.
+ * Inventory files for the import tool: JSON or CSV rows of `petId`, `quantity`, `status` and the optional pet
+ * details `name`, `category`, `photoUrls`, `tags`, each validated by the API's own rules (docs/contract.md
+ * "Operator tooling", "Pets"): petId a canonical int64 (`pet-id.ts`), quantity an integer from 0 to 2147483647
+ * (`quantity.ts`), status a PetStatus, the details as addPet's body takes them (`lib/pets/pet.ts`), no other
+ * member, no petId twice.
  *
  * - JSON: an array of objects. petId is a JSON integer (read exactly, from its source text, even beyond
- *   2^53; `5.0` is 5) or a decimal string; quantity a JSON integer, judged on its source text too
- *   (docs/contract.md "Integers in request bodies").
- * - CSV: a header row naming the three columns (any order), then one row per entry; no other column.
+ *   2^53; `5.0` is 5) or a decimal string; quantity and the ids of `category` and `tags` JSON integers, judged
+ *   on their source text too (docs/contract.md "Integers in request bodies").
+ * - CSV: a header row naming the columns (any order; petId, quantity and status required), then one row per
+ *   entry; no other column. `name` is text; `category`, `photoUrls` and `tags` hold their JSON value
+ *   (`{"id": 1, "name": "Dogs"}`, `["https://..."]`, `[{"id": 2, "name": "friendly"}]`); an empty cell is no value.
+ *
+ * Files are read as streams, one row at a time, so memory does not grow with the file's rows (issue 9: a million
+ * rows): only each valid row's petId is kept, as an 8-byte integer, to find duplicates.
  */
-import { parse as parseCsv } from 'csv-parse/sync';
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream';
+import { parse as parseCsv } from 'csv-parse';
+import { HttpError } from '#lib/http/errors.ts';
 import { type InventoryItem, isPetStatus, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { petIdRule, toPetId } from '#lib/inventory/pet-id.ts';
 import { isQuantity, quantityRule } from '#lib/inventory/quantity.ts';
 import { exactIntegers, InexactNumber, jsonInteger } from '#lib/json-integers.ts';
+import { type PetDetails, parsePetDetails } from '#lib/pets/pet.ts';
 
 /**
- * A file that cannot be imported: `problems` lists each invalid row as `row N: reason` (rows count from 1,
- * header excluded), or holds the one problem of the whole file (`rows` false: not a row count in the message).
+ * A file that cannot be imported: `problems` lists invalid rows as `row N: reason` (rows count from 1, header
+ * excluded; at most {@link reportedProblems}, the message gives the total), or holds the one problem of the
+ * whole file (`rows` false: not a row count in the message).
  */
 export class InventoryFileError extends Error {
   readonly problems: string[];
 
-  constructor(problems: string[], rows = true) {
-    super(rows ? `${problems.length} invalid row(s):\n${problems.join('\n')}` : problems.join('\n'));
+  constructor(problems: string[], rows = true, total = problems.length) {
+    const more = total > problems.length ? `\n... and ${total - problems.length} more` : '';
+    super(rows ? `${total} invalid row(s):\n${problems.join('\n')}${more}` : problems.join('\n'));
     this.name = 'InventoryFileError';
     this.problems = problems;
   }
 }
 
-const columns = ['petId', 'quantity', 'status'];
+/** One valid row: its inventory entry and, when the row has any, its pet details. */
+export interface InventoryRow extends InventoryItem {
+  details?: PetDetails;
+}
+
+/** Invalid rows named in an {@link InventoryFileError} at most (the rest are counted). */
+export const reportedProblems = 1000;
+
+const detailColumns = ['name', 'category', 'photoUrls', 'tags'] as const;
+const columns: readonly string[] = ['petId', 'quantity', 'status', ...detailColumns];
+/** What a CSV cell of a JSON-valued detail looks like. */
+const cellExamples = {
+  category: '{"id": 1, "name": "Dogs"}',
+  photoUrls: '["https://example.com/rex.jpg"]',
+  tags: '[{"id": 2, "name": "friendly"}]',
+};
+
+/** The pet details of a row, or the problem's message; undefined when the row has none. */
+function rowDetails(row: Record<string, unknown>, fromCsv: boolean): PetDetails | string | undefined {
+  const given: Record<string, unknown> = {};
+  for (const column of detailColumns) {
+    const value = row[column];
+    if (value === undefined || (fromCsv && value === '')) continue;
+    if (!fromCsv || column === 'name') given[column] = value;
+    else {
+      try {
+        given[column] = JSON.parse(value as string, exactIntegers);
+      } catch {
+        return `${column} must be JSON such as ${cellExamples[column]}`;
+      }
+    }
+  }
+  if (Object.keys(given).length === 0) return undefined;
+  try {
+    return parsePetDetails(given);
+  } catch (error) {
+    if (error instanceof HttpError) return error.message;
+    throw error;
+  }
+}
+
+/** What {@link fileRows} gives for an element of a JSON array that is not JSON itself. */
+const notJson = Symbol('not JSON');
 
 /** Validates one row whose values are as read (JSON values, or CSV strings with `fromCsv`). */
-function validateRow(value: unknown, fromCsv: boolean): InventoryItem | string {
+function validateRow(value: unknown, fromCsv: boolean): InventoryRow | string {
+  if (value === notJson) return 'not valid JSON';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return 'must be an object with the members petId, quantity and status';
   }
@@ -46,7 +102,9 @@ function validateRow(value: unknown, fromCsv: boolean): InventoryItem | string {
       : row.quantity;
   if (!isQuantity(quantity)) return quantityRule;
   if (!isPetStatus(row.status)) return `status must be one of ${petStatuses.join(', ')}`;
-  return { petId, quantity, status: row.status };
+  const details = rowDetails(row, fromCsv);
+  if (typeof details === 'string') return details;
+  return { petId, quantity, status: row.status, ...(details === undefined ? {} : { details }) };
 }
 
 /**
@@ -60,41 +118,153 @@ function rowReviver(key: string, value: unknown, context?: { source?: string }):
   return jsonInteger(context.source)?.toString() ?? new InexactNumber(context.source);
 }
 
-/** JSON rows, parsed with {@link rowReviver}. */
-function jsonRows(text: string): unknown[] {
-  // A UTF-8 byte order mark (as some editors save) is skipped, as it is for CSV.
-  const rows: unknown = JSON.parse(text.replace(/^\uFEFF/, ''), rowReviver);
-  if (!Array.isArray(rows))
-    throw new InventoryFileError(['the file must hold a JSON array of entries'], false);
-  return rows;
-}
+const notAnArray = () => new InventoryFileError(['the file must hold a JSON array of entries'], false);
 
-function csvRows(text: string): unknown[] {
-  return parseCsv(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, unknown>[];
+/**
+ * The source text of each element of the JSON array that `chunks` spell, in order, without holding more than
+ * one element: a scan of the text that tracks strings and nesting. Not a streaming JSON library: those hand
+ * numbers over as doubles, and each element is parsed by `JSON.parse` with {@link rowReviver}, which reads
+ * integers from their source text. A leading byte order mark is skipped.
+ * @throws InventoryFileError when the text is not a JSON array; SyntaxError when it ends inside it.
+ */
+async function* jsonArrayElements(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let state: 'before' | 'inside' | 'after' = 'before';
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let element = '';
+  let elements = 0;
+  for await (const chunk of chunks) {
+    let from = 0;
+    for (let at = 0; at < chunk.length; at++) {
+      const char = chunk[at] as string;
+      if (state !== 'inside') {
+        if (/[ \t\n\r]/.test(char) || (char === '\uFEFF' && state === 'before' && elements === 0)) continue;
+        if (state === 'after' || char !== '[') throw notAnArray();
+        state = 'inside';
+        from = at + 1;
+      } else if (inString) {
+        if (escaped) escaped = false;
+        else if (char === '\\') escaped = true;
+        else if (char === '"') inString = false;
+      } else if (char === '"') inString = true;
+      else if (char === '{' || char === '[') depth++;
+      else if ((char === '}' || char === ']') && depth > 0) depth--;
+      else if (depth === 0 && (char === ',' || char === ']')) {
+        const text = element + chunk.slice(from, at);
+        element = '';
+        from = at + 1;
+        if (char === ']') {
+          state = 'after';
+          if (text.trim() === '' && elements === 0) continue;
+        }
+        if (text.trim() === '') throw new SyntaxError(`an empty array element after element ${elements}`);
+        elements++;
+        yield text;
+      }
+    }
+    if (state === 'inside') element += chunk.slice(from);
+  }
+  if (state === 'before') throw notAnArray();
+  if (state === 'inside') throw new SyntaxError('Unexpected end of JSON input: the array is not closed');
 }
 
 /**
- * The entries of an inventory file's text.
- * @param format `json` or `csv`.
- * @throws InventoryFileError listing every invalid row (nothing is imported from a file with one); the JSON or
- *   CSV parser's error when the text is not well-formed.
+ * The rows of the file at `path` as read, one at a time: JSON values ({@link notJson} for an element that is not
+ * JSON), or CSV records (header names as keys).
+ * @throws SyntaxError (JSON) or the CSV parser's error when the file is not well-formed; the file system's
+ *   error when it cannot be read.
  */
-export function parseInventoryFile(text: string, format: 'json' | 'csv'): InventoryItem[] {
-  const rows = format === 'json' ? jsonRows(text) : csvRows(text);
-  const items: InventoryItem[] = [];
-  const problems: string[] = [];
-  const seen = new Set<string>();
-  rows.forEach((row, index) => {
-    const result = validateRow(row, format === 'csv');
-    if (typeof result === 'string') problems.push(`row ${index + 1}: ${result}`);
-    else if (seen.has(result.petId)) problems.push(`row ${index + 1}: petId ${result.petId} appears twice`);
-    else {
-      seen.add(result.petId);
-      items.push(result);
+async function* fileRows(path: string, format: 'json' | 'csv'): AsyncGenerator<unknown> {
+  if (format === 'json') {
+    for await (const text of jsonArrayElements(createReadStream(path, { encoding: 'utf8' }))) {
+      try {
+        yield JSON.parse(text, rowReviver);
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        yield notJson;
+      }
     }
-  });
-  if (problems.length > 0) throw new InventoryFileError(problems);
-  return items;
+    return;
+  }
+  // pipeline() destroys the parser with the file's error (a missing file), which its iteration then throws.
+  yield* pipeline(
+    createReadStream(path),
+    parseCsv({ columns: true, skip_empty_lines: true, bom: true }),
+    () => {},
+  );
+}
+
+/**
+ * Reads every row of the file at `path` and validates it, holding one row at a time.
+ * @param format `json` or `csv`.
+ * @returns the number of rows (all valid).
+ * @throws InventoryFileError naming the invalid rows (petIds that appear twice included); the parser's error
+ *   when the file is not well-formed.
+ */
+export async function validateInventoryFile(path: string, format: 'json' | 'csv'): Promise<number> {
+  const problems: [number, string][] = [];
+  let invalid = 0;
+  const report = (row: number, problem: string) => {
+    invalid++;
+    if (problems.length < reportedProblems) problems.push([row, `row ${row}: ${problem}`]);
+  };
+  let petIds = new BigInt64Array(1024);
+  let count = 0;
+  let row = 0;
+  for await (const value of fileRows(path, format)) {
+    row++;
+    const result = validateRow(value, format === 'csv');
+    if (typeof result === 'string') report(row, result);
+    else {
+      if (count === petIds.length) {
+        const grown = new BigInt64Array(petIds.length * 2);
+        grown.set(petIds);
+        petIds = grown;
+      }
+      petIds[count++] = BigInt(result.petId);
+    }
+  }
+  const sorted = petIds.subarray(0, count).sort();
+  const twice = new Set<bigint>();
+  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) twice.add(sorted[i] as bigint);
+  if (twice.size > 0) {
+    // A second read names the rows of the petIds seen before.
+    const seen = new Set<bigint>();
+    row = 0;
+    for await (const value of fileRows(path, format)) {
+      row++;
+      const result = validateRow(value, format === 'csv');
+      if (typeof result === 'string' || !twice.has(BigInt(result.petId))) continue;
+      if (seen.has(BigInt(result.petId))) report(row, `petId ${result.petId} appears twice`);
+      else seen.add(BigInt(result.petId));
+    }
+  }
+  if (invalid > 0) {
+    problems.sort(([a], [b]) => a - b);
+    throw new InventoryFileError(
+      problems.slice(0, reportedProblems).map(([, problem]) => problem),
+      true,
+      invalid,
+    );
+  }
+  return row;
+}
+
+/**
+ * The entries of the file at `path`, one at a time, for a file {@link validateInventoryFile} accepted.
+ * @throws InventoryFileError when a row is invalid now (the file changed since it was validated).
+ */
+export async function* inventoryRows(path: string, format: 'json' | 'csv'): AsyncGenerator<InventoryRow> {
+  let row = 0;
+  for await (const value of fileRows(path, format)) {
+    row++;
+    const result = validateRow(value, format === 'csv');
+    if (typeof result === 'string') {
+      throw new InventoryFileError([`row ${row}: ${result} (the file changed while it was imported)`]);
+    }
+    yield result;
+  }
 }
 
 /** The format of a file, from its extension (`.json` or `.csv`); undefined for any other. */

@@ -17,6 +17,8 @@ import {
   type QueryCommandOutput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { PetDetails } from '../pets/pet.ts';
+import { storedPetDetails } from '../pets/stored-details.ts';
 import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
 import { listIndex, listShardOf } from './list-index.ts';
@@ -54,13 +56,14 @@ export interface InventoryStore {
    */
   setQuantity(petId: string, quantity: number, ifMatch?: IfMatch): Promise<SetQuantityResult>;
   /**
-   * Writes entries (create or replace, so writing the same entries again converges) in BatchWriteItem requests
-   * of 25, in order, resending the items DynamoDB leaves unprocessed with exponential backoff, at most
+   * Writes entries (create or replace, so writing the same entries again converges), each with its pet details
+   * when it has them (`lib/pets/stored-details.ts`; an entry without replaces a stored pet's details too), in
+   * BatchWriteItem requests of 25, in order, resending the items DynamoDB leaves unprocessed with exponential backoff, at most
    * {@link maxBatchAttempts} times per request.
    * @throws IncompleteWriteError when a request still has unprocessed items after that, or DynamoDB fails
    *   (after the client's own retries): it says how many of `items` were written.
    */
-  putMany(items: readonly InventoryItem[]): Promise<void>;
+  putMany(items: readonly (InventoryItem & { details?: PetDetails })[]): Promise<void>;
 }
 
 /** Items one index Query reads at most in a full list: two pages per shard stay a few MB of objects. */
@@ -298,8 +301,13 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
       for (let start = 0; start < items.length; start += batchSize) {
         let requests: Record<string, unknown>[] = items
           .slice(start, start + batchSize)
-          .map(({ petId, quantity, status }) => ({
-            PutRequest: { Item: storedItem({ petId, quantity, status }) },
+          .map(({ petId, quantity, status, details }) => ({
+            PutRequest: {
+              Item: {
+                ...storedItem({ petId, quantity, status }),
+                ...(details === undefined ? {} : storedPetDetails(details)),
+              },
+            },
           }));
         for (let attempt = 1; requests.length > 0; attempt++) {
           if (attempt > maxBatchAttempts) {

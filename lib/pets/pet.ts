@@ -87,10 +87,38 @@ function list<T>(value: unknown, what: string, item: (member: unknown, at: strin
   return value.map((member, index) => item(member, `${what}[${index}]`));
 }
 
+/** The details a pet adds to its inventory entry, each optional here (entries imported without them have none). */
+export type PetDetails = Partial<Pick<Pet, 'name' | 'category' | 'photoUrls' | 'tags'>>;
+
+/**
+ * Validates the pet details among the members of `body` (numbers as lib/json-integers.ts gives them), each
+ * optional: `name` (1-200 characters), `category` (`{id, name}`), `photoUrls` (at most 20 strings of 1-2000
+ * characters), `tags` (at most 20 `{id, name}`); other members are not looked at. addPet's body and the import
+ * tool's rows (docs/contract.md "Pets", "Operator tooling").
+ * @throws HttpError 400 `invalid_request` naming the first problem found.
+ */
+export function parsePetDetails(body: Record<string, unknown>): PetDetails {
+  if (body.name !== undefined && !isText(body.name, maxNameLength)) {
+    throw invalidRequest(`name must be a string of 1 to ${maxNameLength} characters`);
+  }
+  const photoUrls = (value: unknown) =>
+    list(value, 'photoUrls', (url, at) => {
+      if (!isText(url, maxUrlLength))
+        throw invalidRequest(`${at} must be a string of 1 to ${maxUrlLength} characters`);
+      return url;
+    });
+  return {
+    ...(body.name === undefined ? {} : { name: body.name }),
+    ...(body.category === undefined ? {} : { category: label(body.category, 'category') }),
+    ...(body.photoUrls === undefined ? {} : { photoUrls: photoUrls(body.photoUrls) }),
+    ...(body.tags === undefined ? {} : { tags: list(body.tags, 'tags', label) }),
+  };
+}
+
 /**
  * Validates a parsed addPet body (numbers as lib/json-integers.ts gives them): an object with `name` (1-200
- * characters) and optionally `id` (int64), `category`, `photoUrls` (at most 20 strings of 1-2000 characters),
- * `tags` (at most 20 `{id, name}`) and `status` (PetStatus, default `available`); no other member.
+ * characters) and optionally `id` (int64), the other details ({@link parsePetDetails}) and `status` (PetStatus,
+ * default `available`; `null` is not a status); no other member.
  * @throws HttpError 400 `invalid_request` naming the first problem found.
  */
 export function parseNewPet(body: unknown): NewPet {
@@ -98,22 +126,17 @@ export function parseNewPet(body: unknown): NewPet {
   const unknown = unknownMembers(body, petMembers);
   if (unknown)
     throw invalidRequest(`a Pet may only contain ${petMembers.join(', ')}; not allowed: ${unknown}`);
-  if (!isText(body.name, maxNameLength)) {
+  if (body.name === undefined)
     throw invalidRequest(`name must be a string of 1 to ${maxNameLength} characters`);
-  }
   const status = body.status === undefined ? 'available' : body.status;
   if (!isPetStatus(status)) throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
-  const photoUrls = list(body.photoUrls, 'photoUrls', (url, at) => {
-    if (!isText(url, maxUrlLength))
-      throw invalidRequest(`${at} must be a string of 1 to ${maxUrlLength} characters`);
-    return url;
-  });
+  const { name, category, photoUrls = [], tags = [] } = parsePetDetails(body);
   return {
     ...(body.id === undefined ? {} : { id: int64(body.id, 'id') }),
-    name: body.name,
-    ...(body.category === undefined ? {} : { category: label(body.category, 'category') }),
+    name: name as string,
+    ...(category === undefined ? {} : { category }),
     photoUrls,
-    tags: list(body.tags, 'tags', label),
+    tags,
     status,
   };
 }

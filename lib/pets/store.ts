@@ -10,7 +10,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { storedItem } from '../inventory/store.ts';
-import type { Label, NewPet, Pet } from './pet.ts';
+import type { NewPet, Pet } from './pet.ts';
+import { fromStoredLabel, type StoredLabel, storedPetDetails } from './stored-details.ts';
 
 /** What the pet handlers need from the inventory table. */
 export interface PetStore {
@@ -30,7 +31,6 @@ export function randomPositiveInt64(): string {
   return (value === 0n ? 1n : value).toString();
 }
 
-type StoredLabel = { id: NumberValue; name: string };
 type StoredPet = {
   petId: NumberValue;
   status: PetStatus;
@@ -39,9 +39,6 @@ type StoredPet = {
   photoUrls?: string[];
   tags?: StoredLabel[];
 };
-
-const toStoredLabel = ({ id, name }: Label) => ({ id: NumberValue.from(id), name });
-const fromStoredLabel = ({ id, name }: StoredLabel): Label => ({ id: id.toString(), name });
 
 function fromStored(item: Record<string, unknown>): Pet {
   const { petId, status, name, category, photoUrls, tags } = item as StoredPet;
@@ -67,10 +64,7 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
           TableName: tableName,
           Item: {
             ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
-            ...(pet.name === undefined ? {} : { name: pet.name }),
-            ...(pet.category === undefined ? {} : { category: toStoredLabel(pet.category) }),
-            photoUrls: pet.photoUrls,
-            tags: pet.tags.map(toStoredLabel),
+            ...storedPetDetails(pet),
           },
           ConditionExpression: 'attribute_not_exists(petId)',
         }),

@@ -79,7 +79,10 @@ describe('import --help', () => {
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: import \[options\] <file>$/m);
-    expect(result.stdout).toContain('Import inventory entries (petId, quantity, status) from a JSON array');
+    // commander wraps the description at the terminal width.
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      'Import inventory entries (petId, quantity, status; optionally name, category, photoUrls, tags) from a JSON array or a CSV file',
+    );
     expect(result.stdout).toMatch(/^ {2}file +a \.json or \.csv file$/m);
     expect(result.stdout).toMatch(
       /^ {2}--env <environment> +a deployed environment instead of the local store/m,
@@ -189,6 +192,107 @@ describe('import of a valid file writes exactly its entries', () => {
   });
 });
 
+describe('import of pet details (docs/contract.md "Pets")', () => {
+  /** The stored pet details of `petId`'s item as DynamoDB holds them, beside its inventory record. */
+  const petRecord = (
+    petId: string,
+    quantity: number,
+    status: string,
+    details: { name?: string; category?: [string, string]; photoUrls?: string[]; tags?: [string, string][] },
+  ) => {
+    const label = ([id, name]: [string, string]) => ({ M: { id: { N: id }, name: { S: name } } });
+    return {
+      ...inventoryRecord(petId, quantity, status),
+      ...(details.name === undefined ? {} : { name: { S: details.name } }),
+      ...(details.category === undefined ? {} : { category: label(details.category) }),
+      photoUrls: { L: (details.photoUrls ?? []).map((url) => ({ S: url })) },
+      tags: { L: (details.tags ?? []).map(label) },
+    };
+  };
+
+  test('JSON rows with name, category, photoUrls and tags (int64 ids exact) store them; a row without stores none', async () => {
+    const path = await file(
+      'pets.json',
+      `[
+        {"petId": 1, "quantity": 2, "status": "available", "name": "Rex",
+         "category": {"id": 9223372036854775807, "name": "Dogs"}, "photoUrls": ["https://example.com/rex.jpg"],
+         "tags": [{"id": -9223372036854775808, "name": "friendly"}, {"id": 9007199254740993, "name": "small"}]},
+        {"petId": 2, "quantity": 0, "status": "sold", "name": "Ünïcödé 🐕"},
+        {"petId": 3, "quantity": 1, "status": "pending"}
+      ]`,
+    );
+
+    const result = await importFile(path);
+
+    expectImportedLocally(result, 3);
+    expect(await inventoryTable()).toStrictEqual([
+      petRecord('1', 2, 'available', {
+        name: 'Rex',
+        category: ['9223372036854775807', 'Dogs'],
+        photoUrls: ['https://example.com/rex.jpg'],
+        tags: [
+          ['-9223372036854775808', 'friendly'],
+          ['9007199254740993', 'small'],
+        ],
+      }),
+      petRecord('2', 0, 'sold', { name: 'Ünïcödé 🐕' }),
+      inventoryRecord('3', 1, 'pending'),
+    ]);
+  });
+
+  test('CSV columns name, category, photoUrls, tags (JSON cells; an empty cell is no value)', async () => {
+    const path = await file(
+      'pets.csv',
+      [
+        'petId,quantity,status,name,category,photoUrls,tags',
+        '1,2,available,"Rex, the dog","{""id"": 9223372036854775807, ""name"": ""Dogs""}","[""a.jpg"",""b.jpg""]","[{""id"": 1, ""name"": ""t""}]"',
+        '2,0,sold,Bella,,,',
+        '3,1,pending,,,,',
+        '',
+      ].join('\n'),
+    );
+
+    const result = await importFile(path);
+
+    expectImportedLocally(result, 3);
+    expect(await inventoryTable()).toStrictEqual([
+      petRecord('1', 2, 'available', {
+        name: 'Rex, the dog',
+        category: ['9223372036854775807', 'Dogs'],
+        photoUrls: ['a.jpg', 'b.jpg'],
+        tags: [['1', 't']],
+      }),
+      petRecord('2', 0, 'sold', { name: 'Bella' }),
+      inventoryRecord('3', 1, 'pending'),
+    ]);
+  });
+
+  test('a generated JSON file of 5,001 named pets (elements across read chunks, names with , ] } " and escapes) is streamed in, with progress per 1000', async () => {
+    const count = 5001;
+    const nameOf = (i: number) => `Pet ${i}, "the ${i % 7}th" ]}[{ \\ ${'é'.repeat(i % 50)}`;
+    const rows = Array.from(
+      { length: count },
+      (_, i) =>
+        `{"petId": ${i + 1}, "quantity": ${i % 10}, "status": "available", "name": ${JSON.stringify(nameOf(i + 1))}, "tags": [{"id": ${i}, "name": "t"}]}`,
+    );
+    const path = await file('many.json', `[\n${rows.join(',\n')}\n]\n`);
+
+    const result = await importFile(path);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      '\rimported 1000/5001\rimported 2000/5001\rimported 3000/5001\rimported 4000/5001\rimported 5000/5001\rimported 5001/5001\n',
+    );
+    expect(result.stdout).toBe(`Imported ${count} entries into local store ${dataDir}.\n`);
+    const table = await inventoryTable();
+    expect(table).toStrictEqual(
+      Array.from({ length: count }, (_, i) =>
+        petRecord(String(i + 1), i % 10, 'available', { name: nameOf(i + 1), tags: [[String(i), 't']] }),
+      ),
+    );
+  });
+});
+
 /** A file with one invalid row (among valid ones), and the problem the tool must name. */
 interface InvalidFile {
   rule: string;
@@ -260,6 +364,36 @@ const invalidFiles: InvalidFile[] = [
     name: 'not-object.json',
     text: '[{"petId":1,"quantity":1,"status":"sold"},5]',
     problem: 'row 2: must be an object with the members petId, quantity and status',
+  },
+  {
+    rule: 'a name of 201 characters in CSV',
+    name: 'long-name.csv',
+    text: `petId,quantity,status,name\n1,1,available,Rex\n2,1,sold,${'x'.repeat(201)}\n`,
+    problem: 'row 2: name must be a string of 1 to 200 characters',
+  },
+  {
+    rule: 'a CSV category cell that is not JSON',
+    name: 'category-cell.csv',
+    text: 'petId,quantity,status,category\n1,1,available,Dogs\n',
+    problem: 'row 1: category must be JSON such as {"id": 1, "name": "Dogs"}',
+  },
+  {
+    rule: 'a tag id that is not an int64 in JSON',
+    name: 'tag-id.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold","tags":[{"id":1.5,"name":"t"}]}]',
+    problem: 'row 1: tags[0].id must be an integer from -9223372036854775808 to 9223372036854775807',
+  },
+  {
+    rule: 'photoUrls that is not an array in JSON',
+    name: 'photo-urls.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold"},{"petId":2,"quantity":1,"status":"sold","photoUrls":"a.jpg"}]',
+    problem: 'row 2: photoUrls must be an array of at most 20 items',
+  },
+  {
+    rule: 'a row of a JSON file that is not JSON',
+    name: 'bad-row.json',
+    text: '[{"petId":1,"quantity":1,"status":"sold"},{"petId":2,,}]',
+    problem: 'row 2: not valid JSON',
   },
 ];
 

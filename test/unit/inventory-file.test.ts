@@ -2,13 +2,21 @@
  * The import tool's JSON rows (infra/tools/inventory-file.ts) read integers from their source text, as the API
  * reads request bodies (docs/contract.md "Integers in request bodies", "Operator tooling").
  */
-import { describe, expect, test } from 'vitest';
-import { InventoryFileError, parseInventoryFile } from '#infra/tools/inventory-file.ts';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { InventoryFileError, inventoryRows, validateInventoryFile } from '#infra/tools/inventory-file.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
-/** The problems reported for a JSON file holding `rows`, or the entries when it parses. */
-function read(rows: string) {
+afterAll(() => removeTemporaryDirs());
+
+/** The problems reported for a JSON file holding `rows`, or the entries when it is valid. */
+async function read(rows: string) {
+  const path = join(await temporaryDir('inventory-file-'), 'rows.json');
+  await writeFile(path, `[${rows}]`);
   try {
-    return parseInventoryFile(`[${rows}]`, 'json');
+    await validateInventoryFile(path, 'json');
+    return await Array.fromAsync(inventoryRows(path, 'json'));
   } catch (error) {
     expect(error).toBeInstanceOf(InventoryFileError);
     return (error as InventoryFileError).problems;
@@ -16,9 +24,9 @@ function read(rows: string) {
 }
 
 describe('JSON inventory files judge integers on the source text', () => {
-  test('petId 5.0 and 5e0 are the pet 5; 9223372036854775807.0 is exact', () => {
+  test('petId 5.0 and 5e0 are the pet 5; 9223372036854775807.0 is exact', async () => {
     expect(
-      read(
+      await read(
         '{"petId":5.0,"quantity":1,"status":"sold"},{"petId":6e0,"quantity":2.0,"status":"sold"},' +
           '{"petId":9223372036854775807.0,"quantity":3,"status":"sold"}',
       ),
@@ -29,9 +37,9 @@ describe('JSON inventory files judge integers on the source text', () => {
     ]);
   });
 
-  test('a petId that is not an integer by its source text (9007199254740993.5, 1e-400) is refused', () => {
+  test('a petId that is not an integer by its source text (9007199254740993.5, 1e-400) is refused', async () => {
     expect(
-      read(
+      await read(
         '{"petId":9007199254740993.5,"quantity":1,"status":"sold"},{"petId":1e-400,"quantity":1,"status":"sold"}',
       ),
     ).toStrictEqual([
@@ -40,9 +48,9 @@ describe('JSON inventory files judge integers on the source text', () => {
     ]);
   });
 
-  test('a quantity of 4.9999999999999999 or 1e-400 is refused, not rounded to 5 or 0', () => {
+  test('a quantity of 4.9999999999999999 or 1e-400 is refused, not rounded to 5 or 0', async () => {
     expect(
-      read(
+      await read(
         '{"petId":1,"quantity":4.9999999999999999,"status":"sold"},{"petId":2,"quantity":1e-400,"status":"sold"}',
       ),
     ).toStrictEqual([
