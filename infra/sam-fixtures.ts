@@ -1,17 +1,40 @@
 /**
  * The data the SAM CLI events in `events/` expect (README.md "Local invocation with the SAM CLI"):
- * one inventory entry and one API key, written by `npm run sam:dynamodb` at start and by the event tests.
+ * one inventory entry and one API key, written by `npm run sam:dynamodb` at start and by the event tests, in
+ * the tables `events/env-vars.json` names (`pet-store-sam-*`: never `npm start`'s tables, so the published key
+ * below is never accepted by `npm start`, and a data folder first used by `sam:dynamodb` still gets its demo
+ * data and key on `npm start`'s first start).
  *
  * The key {@link samApiKey} is a published test value, valid only in a local store seeded here; it is stored
  * as its SHA-256 digest like any other key (docs/contract.md "Authentication").
  */
+import { readFileSync } from 'node:fs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { TableId } from '#lib/api.ts';
+import { authorizer, operations, type TableId, tables } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import { functionLogicalId } from './inventory-stack.ts';
+
+/**
+ * The table names of `events/env-vars.json`, by table: each read from a function that uses the table.
+ * @throws Error when the file names no function using a table
+ */
+export function samTableNames(): Record<TableId, string> {
+  const envVars = JSON.parse(
+    readFileSync(new URL('../events/env-vars.json', import.meta.url), 'utf8'),
+  ) as Record<string, Record<string, string>>;
+  return Object.fromEntries(
+    (Object.keys(tables) as TableId[]).map((id) => {
+      const owner = [...operations, authorizer].find((definition) => definition.access[id]);
+      const name = owner && envVars[functionLogicalId(owner)]?.[tables[id].env];
+      if (!name) throw new Error(`events/env-vars.json: no function names the ${id} table`);
+      return [id, name];
+    }),
+  ) as Record<TableId, string>;
+}
 
 /** The entry that `events/update-inventory-ok.json` updates and `events/list-inventory-ok.json` lists. */
 export const samPet: InventoryItem = { petId: '9001', quantity: 5, status: 'available' };

@@ -6,8 +6,8 @@
  * Defaults: port 8000, host 127.0.0.1 (use `--host 0.0.0.0` when the SAM containers reach the host through the
  * Docker bridge, e.g. `host.docker.internal` on Linux: that exposes an unauthenticated database to the
  * network), data folder `DATA_DIR` or `.data` (shared with `npm start`, one process at a time; `:memory:`
- * keeps nothing). The key and import tools reach it through the folder's endpoint file. Table names: the
- * `INVENTORY_TABLE_NAME` / `API_KEYS_TABLE_NAME` variables, else `pet-store-inventory` / `pet-store-api-keys`.
+ * keeps nothing). The key and import tools reach it through the folder's endpoint file. Tables: the ones
+ * `events/env-vars.json` names (`pet-store-sam-*`), apart from `npm start`'s (infra/sam-fixtures.ts).
  * `--env-vars <file>` writes `events/env-vars.json` with every endpoint on the port it listens on (for a
  * port other than 8000, which the committed file names). The store refuses browser requests (dynamodb.ts).
  * SIGINT / SIGTERM stop it without losing data.
@@ -16,8 +16,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { seedSamFixtures } from '../sam-fixtures.ts';
-import { ensureTables, localTableNames, startDynamoDb } from './dynamodb.ts';
+import { samTableNames, seedSamFixtures } from '../sam-fixtures.ts';
+import { ensureTables, startDynamoDb } from './dynamodb.ts';
 import { localAwsDefaults, localDataDir } from './settings.ts';
 
 const { values } = parseArgs({
@@ -35,7 +35,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535)
 localAwsDefaults();
 const db = await startDynamoDb({ dataDir: values['data-dir'], port, host: values.host });
 const client = new DynamoDBClient({ endpoint: db.endpoint });
-const names = localTableNames();
+const names = samTableNames();
 await ensureTables(client, names);
 await seedSamFixtures(DynamoDBDocumentClient.from(client), names);
 client.destroy();
@@ -54,7 +54,7 @@ const envVarsPort = 8000;
 const listening = new URL(db.endpoint).port;
 
 console.log(`DynamoDB for the SAM CLI at ${db.endpoint} (data in ${values['data-dir']})`);
-console.log(`Tables: ${names.inventory}, ${names.apiKeys}; SAM event fixtures seeded.`);
+console.log(`Tables: ${Object.values(names).join(', ')}; SAM event fixtures seeded.`);
 if (values['env-vars']) {
   // events/env-vars.json with every function's endpoint on the port this server listens on.
   const envVars = JSON.parse(await readFile(new URL('../../events/env-vars.json', import.meta.url), 'utf8'));

@@ -20,8 +20,9 @@ import { apiModel } from './api-model.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { ensureTables, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
-import { createEngine } from './gateway.ts';
+import { createEngine, integrationTimeoutMs } from './gateway.ts';
 import { createApiServer } from './http-server.ts';
+import { requestGate } from './request-gate.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
@@ -57,7 +58,10 @@ export interface LocalService {
   firstStart: boolean;
   /** Entries seeded on this start. */
   seeded: number;
-  /** Stops accepting requests, closes connections, then flushes and closes the embedded DynamoDB. */
+  /**
+   * Stops accepting connections, answers the requests in flight (for at most API Gateway's 29 s integration
+   * timeout), closes the connections, then flushes and closes the embedded DynamoDB.
+   */
   close(): Promise<void>;
   /** Retires every function's execution environments: the next invocations import the code afresh. */
   recycle(): void;
@@ -131,7 +135,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   process.env[deprecationEnv.sunsetAt] = localEnvironment.deprecation.sunsetAt;
 
   // Listen before creating anything: a taken port must fail before a first start creates the tables and a
-  // key that would then never be shown (the next start is not a first start).
+  // key that would then never be shown (the next start is not a first start). Requests wait at the gate until
+  // the tables, the demo data and the key exist.
   const hostValues = hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
   const model = apiModel(options.stack.template, {
     assemblyDir: options.stack.assemblyDir,
@@ -143,9 +148,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.stack.sources ? { sourceOf } : {}),
   });
   const engine = createEngine(model);
-  const server = createApiServer(
-    withApiReference((request, response) => void engine.listener(request, response)),
-  );
+  const gate = requestGate(withApiReference((request, response) => void engine.listener(request, response)));
+  const server = createApiServer(gate.listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -176,6 +180,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   client.destroy();
 
   const { port } = server.address() as AddressInfo;
+  gate.open();
   return {
     // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
     baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
@@ -184,12 +189,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     seeded,
     recycle: () => engine.recycle(),
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await gate.drain(integrationTimeoutMs);
+      server.closeAllConnections();
+      await closed;
       await engine.close();
       await db?.close();
+      // The endpoint of a closed embedded store must not send a later service in this process to it.
+      if (db) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
     },
   };
 }

@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, esmRequireBanner, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { localTableNames } from '#infra/local/dynamodb.ts';
+import { samTableNames } from '#infra/sam-fixtures.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, type FunctionDefinition, operations, tables, tablesOf } from '#lib/api.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
@@ -161,7 +162,7 @@ describe('environment variables', () => {
     },
   );
 
-  it('events/env-vars.json names exactly the functions, and only variables declared on each (SAM ignores others)', () => {
+  it("events/env-vars.json names exactly the functions, only variables declared on each (SAM ignores others), the same SAM tables apart from npm start's", () => {
     const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'), 'utf8')) as Record<
       string,
       Record<string, string>
@@ -173,7 +174,10 @@ describe('environment variables', () => {
       const declared = Object.keys(declaredVariables('staging', logicalId));
       for (const name of Object.keys(overrides))
         expect(declared, `${logicalId} declares ${name}`).toContain(name);
-      for (const t of tablesOf(definition)) expect(overrides[tables[t].env]).toBe(localTableNames()[t]);
+      for (const t of tablesOf(definition)) {
+        expect(overrides[tables[t].env]).toBe(samTableNames()[t]);
+        expect(overrides[tables[t].env]).not.toBe(localTableNames()[t]);
+      }
       expect(overrides.AWS_ENDPOINT_URL_DYNAMODB).toBe('http://host.docker.internal:8000');
     }
   });

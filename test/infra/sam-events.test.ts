@@ -16,7 +16,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
-import { samApiKey, samApiKeyName, samPet, samUnknownPetId, seedSamFixtures } from '#infra/sam-fixtures.ts';
+import {
+  samApiKey,
+  samApiKeyName,
+  samPet,
+  samTableNames,
+  samUnknownPetId,
+  seedSamFixtures,
+} from '#infra/sam-fixtures.ts';
 import { authorizer, type FunctionDefinition, operations, type TableId, tables } from '#lib/api.ts';
 import { sha256Hex } from '#test/support/test-dynamodb.ts';
 
@@ -264,12 +271,7 @@ const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'
   string,
   Record<string, string>
 >;
-const tableNames = Object.fromEntries(
-  (Object.keys(tables) as TableId[]).map((id) => {
-    const owner = [...operations, authorizer].find((d) => d.access[id]) as FunctionDefinition;
-    return [id, envVars[functionLogicalId(owner)]?.[tables[id].env] as string];
-  }),
-) as Record<TableId, string>;
+const tableNames = samTableNames();
 
 const scratch = mkdtempSync(join(tmpdir(), 'inventory-sam-events-'));
 let db: LocalDynamoDb;

@@ -14,6 +14,7 @@ import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { samTableNames } from '#infra/sam-fixtures.ts';
 import { childEnv, killChildren, projectRoot } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -183,7 +184,7 @@ describe('npm run sam:dynamodb', () => {
     const client = dynamoDbClient(`http://127.0.0.1:${port}`);
     cleanups.push(async () => client.destroy());
     const { TableNames } = await client.send(new ListTablesCommand({}));
-    expect(TableNames?.sort()).toStrictEqual(Object.values(testTableNames).sort());
+    expect(TableNames?.sort()).toStrictEqual(Object.values(samTableNames()).sort());
     const committed = JSON.parse(await readFile(join(projectRoot, 'events/env-vars.json'), 'utf8'));
     const written = JSON.parse(await readFile(envVarsFile, 'utf8'));
     for (const variables of Object.values(committed) as Record<string, string>[]) {

@@ -19,6 +19,7 @@ export const scripts = {
   keys: 'infra/tools/api-keys.ts',
   import: 'infra/tools/import-inventory.ts',
   backfill: 'infra/tools/backfill.ts',
+  samDynamoDb: 'infra/local/dynamodb-server.ts',
 } as const;
 
 /** Variables of the local service and tools that a child never inherits from the test process. */
@@ -59,7 +60,10 @@ export interface ChildResult {
   stderr: string;
 }
 
-function startNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
+/**
+ * Spawns `node <script> ...args` (killed by {@link killChildren}): the child, its output so far, and its end.
+ */
+export function startNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
   const child = spawn(process.execPath, [join(projectRoot, script), ...args], {
     cwd,
     env,
