@@ -18,9 +18,13 @@ export interface RequestGate {
 
 /** Gates `listener` (see {@link RequestGate}). */
 export function requestGate(listener: RequestListener): RequestGate {
+  let isOpen = false;
   let open = () => {};
   const ready = new Promise<void>((resolve) => {
-    open = resolve;
+    open = () => {
+      isOpen = true;
+      resolve();
+    };
   });
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -31,7 +35,8 @@ export function requestGate(listener: RequestListener): RequestGate {
         inFlight -= 1;
         if (inFlight === 0) idle?.();
       });
-      void ready.then(() => listener(request, response));
+      if (isOpen) listener(request, response);
+      else void ready.then(() => listener(request, response));
     },
     open,
     async drain(limitMs) {
