@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
+import { rawClient } from '#test/support/raw-http.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -142,6 +143,13 @@ const probes: Probe[] = [
     headers: json,
     body: `{"quantity":5,"pad":"${'x'.repeat(10 * 1024 * 1024)}"}`,
   },
+  {
+    name: 'a list with a header block over 10,240 bytes',
+    method: 'GET',
+    path: '/inventory',
+    status: 413,
+    headers: { 'X-Pad': 'p'.repeat(10_300) },
+  },
   { name: 'the deprecated getPetById of a pet with no entry', method: 'GET', path: '/pets/8', status: 404 },
   { name: 'the deprecated getPetById of a pet', method: 'GET', path: '/pets/7', status: 200 },
   {
@@ -199,5 +207,24 @@ describe('responses of the local service', () => {
         body: response.text,
       }),
     ).toEqual([]);
+  });
+});
+
+describe('a GET with a body (fetch cannot send one)', () => {
+  it('a list sent with a 10 MB body answers 413, declared by openapi.yaml', async () => {
+    const body = 'x'.repeat(10 * 1024 * 1024);
+    const response = await rawClient(api.baseUrl).send({
+      method: 'GET',
+      path: '/inventory',
+      // Node's client frames a GET body only with an explicit length.
+      headers: [
+        ['Authorization', api.authorization],
+        ['Content-Length', String(body.length)],
+      ],
+      body,
+    });
+    expect(response.status, response.text).toBe(413);
+    const { status, headers, text } = response;
+    expect(validateResponse({ method: 'GET', path: '/inventory', status, headers, body: text })).toEqual([]);
   });
 });

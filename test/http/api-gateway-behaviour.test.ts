@@ -20,7 +20,11 @@ import { authorizer, operations } from '#lib/api.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 
 const stub = (name: string) => fileURLToPath(new URL(`../support/functions/${name}.ts`, import.meta.url));
-const idOf = (name: string) => functionLogicalId(operations.find((operation) => operation.name === name)!);
+const idOf = (name: string) => {
+  const operation = operations.find((candidate) => candidate.name === name);
+  if (!operation) throw new Error(`no operation ${name}`);
+  return functionLogicalId(operation);
+};
 const itemFunction = idOf('getInventoryItem');
 const orderFunction = idOf('getOrderById');
 const authorizerFunction = functionLogicalId(authorizer);

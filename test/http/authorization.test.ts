@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Scope, scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { startTestApi, type TestApi, unthrottled } from '#test/support/local-api.ts';
+import { expectDeclared } from '#test/support/openapi-validator.ts';
 import { probeRequests } from '#test/support/routes.ts';
 
 let api: TestApi;
@@ -127,6 +128,7 @@ describe.each(probeRequests(petId))('$method $path by scope', (probe) => {
         headers: { ...probe.headers, Authorization: `Bearer ${scopeKeys.get(scope)}` },
         ...(probe.body ? { body: probe.body } : {}),
       });
+      expectDeclared(probe.method, probe.path, response);
       if (scope === probe.operation.scope) {
         expect(response.status).toBe(probe.success);
         return;

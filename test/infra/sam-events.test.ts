@@ -24,7 +24,7 @@ import {
   samUnknownPetId,
   seedSamFixtures,
 } from '#infra/sam-fixtures.ts';
-import { authorizer, type FunctionDefinition, operations, type TableId, tables } from '#lib/api.ts';
+import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
 import { sha256Hex } from '#test/support/test-dynamodb.ts';
 
 /** What one invocation gave: the handler's return value, or the message of what it threw. */
