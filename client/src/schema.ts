@@ -158,8 +158,8 @@ export interface paths {
          *     **Idempotency-Key** (optional): a repeat with the same key and the same order (`petId`, `quantity`,
          *     `shipDate`) within 24 hours answers the first order again and reserves nothing more; the same key with
          *     another order is 422 `idempotency_key_reused`; a repeat while the first is still running is 409
-         *     `conflict`. Keys are per API key. A first attempt that failed (404, 409, 503) is not remembered: a retry
-         *     with its key is a new attempt.
+         *     `conflict`. Keys are per API key. A first 404 or 409 `insufficient_stock` is remembered and answered
+         *     again like an order; a first 400 or 503 records nothing, so a retry with its key is a new attempt.
          */
         post: operations["placeOrder"];
         delete?: never;

@@ -14,13 +14,17 @@
 import { operationNamed, stageName, tables } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { HttpError, notFound } from '#lib/http/errors.ts';
 import { headerValues } from '#lib/http/headers.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import { idempotencyKeyHeader, idempotentPlacement, parseIdempotencyKey } from '#lib/orders/idempotency.ts';
-import { type NewOrder, orderJson, parseNewOrder } from '#lib/orders/order.ts';
+import {
+  idempotencyKeyHeader,
+  idempotentPlacement,
+  parseIdempotencyKey,
+  type Refusal,
+} from '#lib/orders/idempotency.ts';
+import { type NewOrder, type Order, orderJson, parseNewOrder } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
 
 const placement = orderPlacement(
@@ -29,15 +33,16 @@ const placement = orderPlacement(
   requiredEnv(tables.orders.env),
 );
 
-/** Reserves the stock of `order`, or throws the contract's 404 or 409 `insufficient_stock`. */
-async function place(order: NewOrder) {
+/** Reserves the stock of `order`: the order, or the contract's 404 or 409 `insufficient_stock` refusal. */
+async function place(order: NewOrder): Promise<Order | Refusal> {
   const result = await placement(order);
-  if (result === 'no_entry') throw notFound(`no inventory entry for petId ${order.petId}`);
+  if (result === 'no_entry')
+    return { code: 'not_found', message: `no inventory entry for petId ${order.petId}` };
   if (result === 'insufficient_stock') {
-    throw new HttpError(
-      'insufficient_stock',
-      `fewer than ${order.quantity} of petId ${order.petId} in stock`,
-    );
+    return {
+      code: 'insufficient_stock',
+      message: `fewer than ${order.quantity} of petId ${order.petId} in stock`,
+    };
   }
   return result;
 }

@@ -11,8 +11,8 @@
  * Rules: the key is 1-255 visible ASCII characters, sent once; records are per caller (the authorizer's
  * principal) and key, and keep the first order for 24 hours. Same key, same order (`petId`, `quantity`,
  * `shipDate`, compared after validation): the first order again, nothing reserved. Same key, other order:
- * 422 `idempotency_key_reused`. While the first runs: 409 `conflict`. A first attempt that fails (404, 409
- * `insufficient_stock`, 503) records nothing: the next attempt with that key is a new attempt.
+ * 422 `idempotency_key_reused`. While the first runs: 409 `conflict`. A refusal (404, 409 `insufficient_stock`)
+ * is remembered like an order and answered again; a failure (503) records nothing, so a retry is a new attempt.
  */
 import {
   IdempotencyAlreadyInProgressError,
@@ -24,7 +24,7 @@ import {
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
 import { dynamoDbClientConfig } from '../clients/dynamodb.ts';
-import { HttpError, invalidRequest } from '../http/errors.ts';
+import { type ErrorCode, HttpError, invalidRequest } from '../http/errors.ts';
 import type { NewOrder, Order } from './order.ts';
 
 /** The request header carrying the key. */
@@ -46,6 +46,18 @@ export function parseIdempotencyKey(values: readonly string[]): string | undefin
     throw invalidRequest(`${idempotencyKeyHeader} must be sent once, as 1 to 255 visible ASCII characters`);
   }
   return key;
+}
+
+/** A placement's refusal (404 `not_found`, 409 `insufficient_stock`), remembered under a key like an order. */
+export interface Refusal {
+  code: ErrorCode;
+  message: string;
+}
+
+/** The order, or the refusal thrown as the contract's error. @throws HttpError for a refusal */
+function orderOf(result: Order | Refusal): Order {
+  if ('code' in result) throw new HttpError(result.code, result.message);
+  return result;
 }
 
 /** What one reservation is asked: the caller's key (absent: not idempotent) and the validated order. */
@@ -79,7 +91,7 @@ function contractError(error: unknown): unknown {
  * @returns a function of the reservation and the invocation's Lambda context (it bounds the in-progress lock).
  */
 export function idempotentPlacement(
-  place: (order: NewOrder) => Promise<Order>,
+  place: (order: NewOrder) => Promise<Order | Refusal>,
   tableName: string,
 ): (reservation: Reservation, context: Context) => Promise<Order> {
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName, clientConfig: dynamoDbClientConfig });
@@ -94,10 +106,11 @@ export function idempotentPlacement(
     keyPrefix: 'placeOrder',
   });
   return async (reservation, context) => {
-    if (reservation.key === undefined) return place(reservation.order);
+    if (reservation.key === undefined) return orderOf(await place(reservation.order));
     config.registerLambdaContext(context);
-    return idempotent(reservation).catch((error: unknown) => {
+    const result = await idempotent(reservation).catch((error: unknown) => {
       throw contractError(error);
     });
+    return orderOf(result);
   };
 }

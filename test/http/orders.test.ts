@@ -188,23 +188,22 @@ describe('Idempotency-Key', () => {
     expect(stockOf(await api.tableItems(), '22')).toBe('9');
   });
 
-  test('a first attempt refused with 409 insufficient_stock is not remembered: the same key places the order once the stock suffices, then replays it', async () => {
+  test('a first attempt refused with 409 insufficient_stock is remembered: after a restock its key answers the same 409 and reserves nothing; a new key places the order', async () => {
     await api.inventory.putMany([{ petId: '24', quantity: 1, status: 'available' }]);
     const key = { 'Idempotency-Key': 'order-24-restock' };
     const ordersBefore = await api.tableItems('orders');
-    expectError(
-      await placeOrder('{"petId": 24, "quantity": 2}', key),
-      409,
-      'insufficient_stock',
-      'fewer than 2 of petId 24 in stock',
-    );
+    const refused = await placeOrder('{"petId": 24, "quantity": 2}', key);
+    expectError(refused, 409, 'insufficient_stock', 'fewer than 2 of petId 24 in stock');
     expect(await api.tableItems('orders')).toEqual(ordersBefore);
     await api.inventory.putMany([{ petId: '24', quantity: 5, status: 'available' }]);
-    const placed = await placeOrder('{"petId": 24, "quantity": 2}', key);
-    expect(placed.status, placed.text).toBe(201);
     const again = await placeOrder('{"petId": 24, "quantity": 2}', key);
-    expect(again.status).toBe(201);
-    expect(again.text).toBe(placed.text);
+    expect([again.status, again.text]).toEqual([409, refused.text]);
+    expect(stockOf(await api.tableItems(), '24')).toBe('5');
+    expect(await api.tableItems('orders')).toEqual(ordersBefore);
+    const placed = await placeOrder('{"petId": 24, "quantity": 2}', {
+      'Idempotency-Key': 'order-24-new-key',
+    });
+    expect(placed.status, placed.text).toBe(201);
     expect(stockOf(await api.tableItems(), '24')).toBe('3');
   });
 
