@@ -1,11 +1,11 @@
 /**
- * The budgets of issue 5, checked against a run's figures. Each budget is one PASS/FAIL line; `npm run bench`
+ * The budgets of the README's Performance section, checked against a run's figures. Each budget is one PASS/FAIL line; `npm run bench`
  * exits non-zero when any fails, so it can gate a merge.
  *
  * - bundle size: every function's minified JavaScript <= {@link budgets.bundleKb} KB (1 KB = 1,024 bytes;
  *   the source map is not loaded unless `--enable-source-maps`, and is reported apart);
  * - load time: every function's median import CPU time <= {@link budgets.loadRatio} x the baseline's. The
- *   baseline is "the naive SDK client alone" (issue 5): bench/baseline-handler.ts bundled with the same esbuild
+ *   baseline is "the naive SDK client alone": bench/baseline-handler.ts bundled with the same esbuild
  *   settings as the functions but without the service's trims (the `alias` entries of infra/bundling.ts), so
  *   the budget asks that a function with all its middleware load no slower than a bare client bundled
  *   naively. The ratio to the trimmed baseline (the same handler with the trims) is printed beside it, for
@@ -15,7 +15,7 @@
  * - warm overhead: every handler's p50 <= {@link budgets.warmRatio} x the p50 of the bare SDK call it wraps;
  * - DynamoDB requests: updateInventory and the authorizer exactly 1; listInventory as many Queries as the
  *   raw sorted read of the same table;
- * - list over HTTP (issue 9, list-http.ts): time <= {@link budgets.listRatio} x the raw sorted read's at every
+ * - list over HTTP (list-http.ts): time <= {@link budgets.listRatio} x the raw sorted read's at every
  *   size; linear: from one size to the next, time grows at most {@link budgets.growthSlack} x the growth in
  *   entries; peak memory of the server grows at most {@link budgets.listMemoryGrowthMb} MB from the smallest
  *   size to the largest; time to first byte at most {@link budgets.firstByteShare} of the total at the largest;

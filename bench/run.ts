@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: cold start and cost figures of the three functions, checked against the budgets of
- * issue 5 (bench/budgets.ts). Prints tables, writes `bench/results.json`, exits 1 when a budget fails.
+ * `npm run bench`: cold start and cost figures of the three functions, checked against the budgets
+ * (bench/budgets.ts). Prints tables, writes `bench/results.json`, exits 1 when a budget fails.
  *
  * Sections, each in its own module: bundle sizes (bundles.ts), module load time in fresh processes
  * (load-time.ts), warm latency, DynamoDB requests and keep-alive in-process (warm.ts), list scaling over

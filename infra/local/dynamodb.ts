@@ -6,8 +6,8 @@
  * endpoint URL to `<dataDir>/endpoint` and removes it on close, so the operator tools reach a running local
  * server's store instead of opening the locked folder ({@link connectLocalDynamoDb}).
  *
- * The store holds the API keys table: the data folder is private to its user (folders 0700, files 0600,
- * issue 12), and the DynamoDB port refuses every request a browser could send ({@link refuseBrowsers}).
+ * The store holds the API keys table: the data folder is private to its user (folders 0700, files 0600;
+ * docs/contract.md "Operator tooling"), and the DynamoDB port refuses every request a browser could send ({@link refuseBrowsers}).
  */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';

@@ -12,8 +12,8 @@
  *   entry; no other column. `name` is text; `category`, `photoUrls` and `tags` hold their JSON value
  *   (`{"id": 1, "name": "Dogs"}`, `["https://..."]`, `[{"id": 2, "name": "friendly"}]`); an empty cell is no value.
  *
- * Files are read as streams, one row at a time, so memory does not grow with the file's rows (issue 9: a million
- * rows): only each valid row's petId is kept, as an 8-byte integer, to find duplicates.
+ * Files are read as streams, one row at a time, so memory does not grow with the file's rows (docs/contract.md
+ * "Operator tooling"): only each valid row's petId is kept, as an 8-byte integer, to find duplicates.
  */
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream';

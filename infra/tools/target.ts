@@ -39,7 +39,7 @@ export interface Target {
 /** The tables the operator tools work on. */
 export type ToolTableId = Extract<TableId, 'inventory' | 'apiKeys'>;
 
-/** Stack output names holding each table's name (issue 3; infra/inventory-stack.ts). */
+/** Stack output names holding each table's name (infra/inventory-stack.ts). */
 const tableOutputs: Record<ToolTableId, string> = {
   inventory: 'InventoryTableName',
   apiKeys: 'ApiKeysTableName',

@@ -1,5 +1,6 @@
 /**
- * The HTTP suites prove the stack's wiring, not only the code (issue 8's "a wiring mistake fails a test"):
+ * The HTTP suites prove the stack's wiring, not only the code (docs/architecture.md "One table, three
+ * renderings"):
  * four mistakes made in a copy of this run's synthesized staging template, each served by the local API, and
  * the contract answer each one breaks.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-key throttling over HTTP (docs/contract.md "Authentication and authorization"; issue 12): the local API
+ * Per-key throttling over HTTP (docs/contract.md "Authentication and authorization"): the local API
  * throttles each key on its own, as the deployed usage plan does (API key source AUTHORIZER), with the key's
  * own rate or the environment's default (infra/settings.ts `apiKeys.throttle`), and answers the THROTTLED
  * gateway response: 429 `too_many_requests` with the Error body. A throttled request reaches no function.

@@ -1,5 +1,5 @@
 /**
- * The synthesized templates against issue 12's limits (docs/contract.md "Authentication and authorization"):
+ * The synthesized templates against the limits of docs/contract.md "Authentication and authorization"):
  * per-key throttling through a usage plan whose keys the authorizer names (API key source AUTHORIZER, an API key
  * required on every method), reserved concurrency of every function, the outputs the key tool needs, and the
  * account-wide API Gateway role kept out of the service stacks in its own once-per-account stack. Expected

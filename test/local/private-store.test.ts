@@ -1,5 +1,5 @@
 /**
- * The local store is private to its user (issue 12; docs/contract.md "Operator tooling"): the data folder and
+ * The local store is private to its user (docs/contract.md "Operator tooling"): the data folder and
  * everything in it are 0700 / 0600, also when an older version left it world-readable; the DynamoDB port
  * refuses web pages (no permissive CORS: dynalite alone answers any origin with `Access-Control-Allow-Origin:
  * *`, so a page the developer opens could read the keys table); and `npm run sam:dynamodb` listens on the port

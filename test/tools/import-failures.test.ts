@@ -1,5 +1,5 @@
 /**
- * The import tool when DynamoDB fails (docs/contract.md "Operator tooling"; issue 12): retries are bounded, the
+ * The import tool when DynamoDB fails (docs/contract.md "Operator tooling"): retries are bounded, the
  * tool then exits 1 within a bounded time saying how many entries it wrote and how to resume, never with a stack
  * trace, and running the same file again completes the import (each entry is a create-or-replace).
  *
