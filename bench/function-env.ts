@@ -4,6 +4,7 @@
 import { deprecationEnvironment } from '#infra/inventory-stack.ts';
 import { environments } from '#infra/settings.ts';
 import { operations, type TableId, tables } from '#lib/api.ts';
+import { serviceName } from '#lib/service-name.ts';
 
 /** Table names of the bench (any names work against the embedded DynamoDB): `bench-<table id>`. */
 export const benchTableNames = Object.fromEntries(
@@ -25,7 +26,7 @@ export function functionEnv(endpoint: string): Record<string, string> {
       (Object.keys(tables) as TableId[]).map((id) => [tables[id].env, benchTableNames[id]]),
     ),
     ...Object.assign({}, ...operations.map((o) => deprecationEnvironment(o, environments.staging))),
-    POWERTOOLS_SERVICE_NAME: 'pet-store-inventory',
+    POWERTOOLS_SERVICE_NAME: serviceName,
     POWERTOOLS_METRICS_NAMESPACE: 'PetStoreInventoryBench',
     POWERTOOLS_LOG_LEVEL: 'INFO',
   };

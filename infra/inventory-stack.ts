@@ -36,14 +36,12 @@ import {
 } from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
+import { serviceName } from '#lib/service-name.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { EnvironmentSettings } from './settings.ts';
-
-/** `POWERTOOLS_SERVICE_NAME` of every function: the service dimension of logs and metrics. */
-export const serviceName = 'pet-store-inventory';
 
 /** Properties of an {@link InventoryStack}. */
 export interface InventoryStackProps extends StackProps {

@@ -6,8 +6,9 @@
  * Level from `POWERTOOLS_LOG_LEVEL` (default INFO); service name from `POWERTOOLS_SERVICE_NAME`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { serviceName } from './service-name.ts';
 
 /** The shared logger. */
 export const logger = new Logger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'pet-store-inventory',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? serviceName,
 });

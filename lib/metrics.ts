@@ -12,6 +12,7 @@
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logger } from './logger.ts';
+import { serviceName } from './service-name.ts';
 
 /** Namespace used when `POWERTOOLS_METRICS_NAMESPACE` is not set (local runs). */
 const defaultNamespace = 'PetStoreInventory';
@@ -35,6 +36,6 @@ const metricsLogger = {
 /** The shared metrics buffer. */
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || defaultNamespace,
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'pet-store-inventory',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? serviceName,
   logger: metricsLogger,
 });

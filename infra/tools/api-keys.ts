@@ -8,16 +8,12 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
+import type { EnvironmentName } from '../settings.ts';
 import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from './key-commands.ts';
-import { type Environment, openTarget, type Target } from './target.ts';
-
-const envOption = new Option(
-  '--env <environment>',
-  'a deployed environment instead of the local store',
-).choices(['staging', 'production']);
+import { environmentOption, openTarget, type Target } from './target.ts';
 
 /** Runs `work` against the chosen target, closing it afterwards. */
-async function withTarget<T>(env: Environment | undefined, work: (target: Target) => Promise<T>) {
+async function withTarget<T>(env: EnvironmentName | undefined, work: (target: Target) => Promise<T>) {
   const target = await openTarget(env);
   try {
     return await work(target);
@@ -85,7 +81,7 @@ program
     positiveInteger('--expires-in-days'),
   )
   .addOption(new Option('--no-expiry', 'the key never expires').conflicts('expiresInDays'))
-  .addOption(envOption)
+  .addOption(environmentOption())
   .action(
     async (
       name: string,
@@ -95,7 +91,7 @@ program
         burst?: number;
         expiresInDays?: number;
         expiry: boolean;
-        env?: Environment;
+        env?: EnvironmentName;
       },
     ) => {
       if (options.burst !== undefined && options.rate === undefined) {
@@ -129,8 +125,8 @@ program
     'list keys: id, name, state, scopes, rate, creation, expiry and last use; never the keys themselves',
   )
   .option('--json', 'print a JSON array (one object per key) instead of a table')
-  .addOption(envOption)
-  .action(async (options: { json?: boolean; env?: Environment }) => {
+  .addOption(environmentOption())
+  .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
     const summaries = await withTarget(options.env, (target) => listKeys(keysOf(target), new Date(), scopes));
     if (options.json) {
       console.log(JSON.stringify(summaries, null, 2));
@@ -155,8 +151,8 @@ program
   .description('revoke a key by its id (keys list), or by its name when only one active key has it')
   .argument('<id-or-name>', 'the id shown by keys list, or the name given at creation')
   .option('--all', 'revoke every active key with this name')
-  .addOption(envOption)
-  .action(async (idOrName: string, options: { all?: boolean; env?: Environment }) => {
+  .addOption(environmentOption())
+  .action(async (idOrName: string, options: { all?: boolean; env?: EnvironmentName }) => {
     const ids = await withTarget(options.env, (target) =>
       revokeKeys(keysOf(target), idOrName, {
         now: new Date(),
@@ -173,8 +169,8 @@ program
     'issue a new key with the same name, scopes and rate; the old one keeps working for a grace period',
   )
   .argument('<id>', 'the id shown by keys list')
-  .addOption(envOption)
-  .action(async (id: string, options: { env?: Environment }) => {
+  .addOption(environmentOption())
+  .action(async (id: string, options: { env?: EnvironmentName }) => {
     const now = new Date();
     const rotation = await withTarget(options.env, (target) => {
       const { expiresInDays, rotationGraceHours } = target.settings.apiKeys;
@@ -197,12 +193,8 @@ program
   .description(
     'give every active key of a deployed environment its API Gateway API key (keys made before per-key throttling)',
   )
-  .addOption(
-    new Option('--env <environment>', 'the deployed environment')
-      .choices(['staging', 'production'])
-      .makeOptionMandatory(),
-  )
-  .action(async (options: { env: Environment }) => {
+  .addOption(environmentOption('the deployed environment').makeOptionMandatory())
+  .action(async (options: { env: EnvironmentName }) => {
     const ids = await withTarget(options.env, (target) => {
       const gateway = target.gatewayKeys();
       if (!gateway) throw new Error('sync works on a deployed environment only');

@@ -3,21 +3,17 @@
  * the list index into its layout, once (infra/tools/list-index-backfill.ts). Progress goes to stderr; a run that
  * stops part-way is resumed by running it again. Without `--env` it works on the local store (target.ts).
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import type { EnvironmentName } from '../settings.ts';
 import { backfillListIndex } from './list-index-backfill.ts';
-import { type Environment, openTarget } from './target.ts';
+import { environmentOption, openTarget } from './target.ts';
 
 const program = new Command('backfill')
   .description(
     'Bring an inventory table written before the list index into its layout (index and list shards).',
   )
-  .addOption(
-    new Option('--env <environment>', 'a deployed environment instead of the local store').choices([
-      'staging',
-      'production',
-    ]),
-  )
-  .action(async (options: { env?: Environment }) => {
+  .addOption(environmentOption())
+  .action(async (options: { env?: EnvironmentName }) => {
     const target = await openTarget(options.env);
     try {
       const result = await backfillListIndex(target.raw, target.tables.inventory, {

@@ -5,23 +5,19 @@
  * failures are retried a bounded number of times; then the tool exits 1 saying how many entries it wrote (a
  * rerun of the same file completes the import). Errors are one message on stderr, never a stack trace.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import type { EnvironmentName } from '../settings.ts';
 import { importInventoryFile } from './import-file.ts';
-import { type Environment, openTarget } from './target.ts';
+import { environmentOption, openTarget } from './target.ts';
 
 const program = new Command('import')
   .description(
     'Import inventory entries (petId, quantity, status; optionally name, category, photoUrls, tags) from a JSON array or a CSV file with a header row.',
   )
   .argument('<file>', 'a .json or .csv file')
-  .addOption(
-    new Option('--env <environment>', 'a deployed environment instead of the local store').choices([
-      'staging',
-      'production',
-    ]),
-  )
-  .action(async (file: string, options: { env?: Environment }) => {
+  .addOption(environmentOption())
+  .action(async (file: string, options: { env?: EnvironmentName }) => {
     const target = await openTarget(options.env);
     let progress = false;
     try {

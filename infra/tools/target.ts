@@ -7,16 +7,24 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Option } from 'commander';
 import type { TableId } from '#lib/api.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import { connectLocalDynamoDb, localTableNames } from '../local/dynamodb.ts';
 import { localAwsDefaults, localDataDir, localEnvironment } from '../local/settings.ts';
-import { type EnvironmentSettings, environments, stackName as stackNameOf } from '../settings.ts';
+import {
+  type EnvironmentName,
+  type EnvironmentSettings,
+  environments,
+  stackName as stackNameOf,
+} from '../settings.ts';
 import { type GatewayKeys, gatewayKeys } from './gateway-keys.ts';
 
-/** A deployed environment name. */
-export type Environment = 'staging' | 'production';
+/** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
+export function environmentOption(description = 'a deployed environment instead of the local store'): Option {
+  return new Option('--env <environment>', description).choices(Object.keys(environments));
+}
 
 /** The tables a tool works on, and how to let go of them. */
 export interface Target {
@@ -45,7 +53,7 @@ const tableOutputs: Record<ToolTableId, string> = {
   apiKeys: 'ApiKeysTableName',
 };
 
-async function deployedTarget(environment: Environment): Promise<Target> {
+async function deployedTarget(environment: EnvironmentName): Promise<Target> {
   const stackName = stackNameOf(environment);
   const { Stacks } = await new CloudFormationClient({}).send(
     new DescribeStacksCommand({ StackName: stackName }),
@@ -115,6 +123,6 @@ async function localTarget(): Promise<Target> {
 }
 
 /** Opens the target: the deployed `environment` when given, else the local store. */
-export function openTarget(environment?: Environment): Promise<Target> {
+export function openTarget(environment?: EnvironmentName): Promise<Target> {
   return environment ? deployedTarget(environment) : localTarget();
 }

@@ -12,12 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { minimumShiftIntervalSeconds } from '#infra/gradual-deployment.ts';
 import { accessLogFields } from '#infra/inventory-api.ts';
-import {
-  deprecationEnvironment,
-  functionLogicalId,
-  serviceName,
-  tableLogicalId,
-} from '#infra/inventory-stack.ts';
+import { deprecationEnvironment, functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import {
@@ -30,6 +25,7 @@ import {
   tables,
   tablesOf,
 } from '#lib/api.ts';
+import { serviceName } from '#lib/service-name.ts';
 import {
   getAtt,
   ref,
