@@ -1,9 +1,6 @@
 /**
- * The baseline of the load-time and size measurements: the least a Lambda function can do with DynamoDB
- * through the document client. It builds one `DynamoDBDocumentClient` at init and sends one `UpdateCommand`
- * per invocation, nothing else (no middy, no Powertools, no validation). Bundled with the very same esbuild
- * settings as the service's functions (infra/bundling.ts), it is the floor the functions are compared with.
- * Environment: `INVENTORY_TABLE_NAME`.
+ * The baseline of the load-time budget, the naive SDK client alone: one `DynamoDBDocumentClient` built at init and
+ * one `UpdateCommand` per invocation, no middleware (bench/run.ts bundles it without the trims).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';

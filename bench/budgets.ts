@@ -1,34 +1,12 @@
 /**
- * The budgets of the README's Performance section, checked against a run's figures. Each budget is one PASS/FAIL line; `npm run bench`
- * exits non-zero when any fails, so it can gate a merge.
- *
- * - bundle size: every function's minified JavaScript <= {@link budgets.bundleKb} KB (1 KB = 1,024 bytes;
- *   the source map is not loaded unless `--enable-source-maps`, and is reported apart);
- * - load time: every function's median import CPU time <= {@link budgets.loadRatio} x the baseline's. The
- *   baseline is "the naive SDK client alone": bench/baseline-handler.ts bundled with the same esbuild
- *   settings as the functions but without the service's trims (the `alias` entries of infra/bundling.ts), so
- *   the budget asks that a function with all its middleware load no slower than a bare client bundled
- *   naively. The ratio to the trimmed baseline (the same handler with the trims) is printed beside it, for
- *   information only. CPU time, not wall clock: on a shared 2-core machine other processes inflate
- *   wall-clock samples at random, while the CPU the import needs is what the bundle controls; both are
- *   reported;
- * - warm overhead: every handler's p50 <= {@link budgets.warmRatio} x the p50 of the bare SDK call it wraps;
- * - DynamoDB requests: updateInventory and the authorizer exactly 1; listInventory as many Queries as the
- *   raw sorted read of the same table;
- * - list over HTTP (list-http.ts): time <= {@link budgets.listRatio} x the raw sorted read's at every
- *   size; linear: from one size to the next, time grows at most {@link budgets.growthSlack} x the growth in
- *   entries; peak memory of the server grows at most {@link budgets.listMemoryGrowthMb} MB from the smallest
- *   size to the largest; time to first byte at most {@link budgets.firstByteShare} of the total at the largest;
- * - keep-alive: at most 1 connection opened per 100 invocations of each function (listInventory: one per
- *   shard of the list index, whose Queries run at once).
+ * The budgets of README "Performance", each checked as one PASS/FAIL line; what each figure
+ * is: bench/load-time.ts, bench/warm.ts, bench/list-http.ts.
  */
 import { listIndex } from '#lib/inventory/list-index.ts';
-import type { BuiltBundle } from './bundles.ts';
 import type { ListResult } from './list-http.ts';
-import type { LoadTime } from './load-time.ts';
 import type { WarmResult } from './warm.ts';
 
-/** The limits. */
+/** The limits: KB, ratios, MB, share of the total. Linear: time grows at most `growthSlack` x the entries. */
 export const budgets = {
   bundleKb: 250,
   loadRatio: 1.0,
@@ -37,106 +15,70 @@ export const budgets = {
   growthSlack: 1.5,
   listMemoryGrowthMb: 64,
   firstByteShare: 0.05,
-  socketsPer100: 1,
 } as const;
 
-/** One checked budget. */
+/** One checked budget: the measured figure and the limit in words. */
 export interface BudgetCheck {
   name: string;
   pass: boolean;
-  /** The measured figure and the limit, in words. */
   detail: string;
 }
 
-/** What the budgets are checked against (the parts of a run that are present). */
+/** A run's figures (load times: the first is the baseline). */
 export interface RunFigures {
-  bundles: BuiltBundle[];
-  /** The budget's baseline (naive: no trims). */
-  baselineName: string;
-  /** The informational baseline (the same handler with the trims); not a function either. */
-  trimmedBaselineName?: string;
-  /** Load times as deployed (`--enable-source-maps`). */
-  loadTimes?: LoadTime[];
-  warm?: WarmResult[];
-  lists?: ListResult[];
+  bundles: { name: string; kb: number }[];
+  loads: { name: string; cpuMs: number; wallMs: number }[];
+  warm: WarmResult[];
+  lists: ListResult[];
 }
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
-/** Checks every budget whose figures are present. */
-export function checkBudgets(run: RunFigures): BudgetCheck[] {
+/** Checks every budget against `run`. */
+export function checkBudgets({ bundles, loads, warm, lists }: RunFigures): BudgetCheck[] {
   const checks: BudgetCheck[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
-  const isBaseline = (name: string) => name === run.baselineName || name === run.trimmedBaselineName;
-  const functions = run.bundles.filter((b) => !isBaseline(b.name));
+  for (const { name, kb } of bundles)
+    check(`${name} bundle size`, kb <= budgets.bundleKb, `${fixed(kb, 1)} KB <= ${budgets.bundleKb} KB`);
 
-  for (const bundle of functions) {
-    const sizeKb = bundle.jsBytes / 1024;
-    check(
-      `${bundle.name} bundle size`,
-      sizeKb <= budgets.bundleKb,
-      `${fixed(sizeKb, 1)} KB <= ${budgets.bundleKb} KB`,
-    );
-  }
-
-  const baseline = run.loadTimes?.find((l) => l.name === run.baselineName);
-  const trimmedBaseline = run.loadTimes?.find((l) => l.name === run.trimmedBaselineName);
-  for (const load of run.loadTimes ?? []) {
-    if (!baseline || isBaseline(load.name)) continue;
-    const ratio = load.importCpu.p50 / baseline.importCpu.p50;
-    const informational = trimmedBaseline
-      ? `; vs the trimmed baseline, for information: ${fixed(load.importCpu.p50 / trimmedBaseline.importCpu.p50)}`
-      : '';
+  const [baseline, ...functions] = loads;
+  for (const load of baseline ? functions : []) {
+    const ratio = load.cpuMs / (baseline?.cpuMs ?? Number.NaN);
     check(
       `${load.name} load time`,
       ratio <= budgets.loadRatio,
-      `median CPU ${fixed(load.importCpu.p50)} ms / naive SDK client alone (baseline without the trims) ` +
-        `${fixed(baseline.importCpu.p50)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}` +
-        ` (wall clock ${fixed(load.import.p50 / baseline.import.p50)}${informational})`,
+      `CPU ${fixed(load.cpuMs)} ms / baseline ${fixed(baseline?.cpuMs ?? 0)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}` +
+        ` (wall clock ${fixed(load.wallMs / (baseline?.wallMs ?? Number.NaN))})`,
     );
   }
 
-  for (const warm of run.warm ?? []) {
-    const ratio = warm.handlerMs.p50 / warm.bareMs.p50;
+  for (const w of warm) {
+    const ratio = w.handlerMs / w.bareMs;
     check(
-      `${warm.name} warm overhead`,
+      `${w.name} warm overhead`,
       ratio <= budgets.warmRatio,
-      `p50 ${fixed(warm.handlerMs.p50, 3)} ms / ${warm.bare} ${fixed(warm.bareMs.p50, 3)} ms = ${fixed(ratio)} <= ${budgets.warmRatio}`,
+      `p50 ${fixed(w.handlerMs, 3)} ms / ${w.bare} ${fixed(w.bareMs, 3)} ms = ${fixed(ratio)} <= ${budgets.warmRatio}`,
     );
-    if (warm.name === 'listInventory') {
-      check(
-        'listInventory requests (demo table)',
-        warm.handlerDb.requests === warm.bareDb.requests && warm.handlerDb.requests >= 1,
-        `${warm.handlerDb.requests} Query request(s), raw sorted read ${warm.bareDb.requests}`,
-      );
-    } else {
-      check(
-        `${warm.name} requests`,
-        warm.handlerDb.requests === 1,
-        `${warm.handlerDb.requests} request(s) == 1`,
-      );
-    }
-    // A list sends one Query per shard at once: it opens that many connections once, then reuses them.
-    const sockets = warm.name === 'listInventory' ? listIndex.shards : budgets.socketsPer100;
+    const expected = w.name === 'listInventory' ? w.bareRequests : 1;
+    check(`${w.name} requests`, w.requests === expected && w.requests >= 1, `${w.requests} == ${expected}`);
+    const sockets = w.name === 'listInventory' ? listIndex.shards : 1;
     check(
-      `${warm.name} keep-alive`,
-      warm.socketsPer100 <= sockets,
-      `${warm.socketsPer100} connection(s) opened in 100 invocations <= ${sockets}`,
+      `${w.name} keep-alive`,
+      w.socketsPer100 <= sockets,
+      `${w.socketsPer100} connection(s) per 100 <= ${sockets}`,
     );
   }
 
-  const lists = run.lists ?? [];
   for (const [i, step] of lists.entries()) {
     const ratio = step.totalMs / step.rawMs;
     check(
       `list ${step.entries} time`,
       ratio <= budgets.listRatio,
-      `${fixed(step.totalMs, 1)} ms over HTTP / raw sorted read ${fixed(step.rawMs, 1)} ms = ${fixed(ratio)} <= ${budgets.listRatio}`,
+      `${fixed(step.totalMs, 1)} ms over HTTP / raw ${fixed(step.rawMs, 1)} ms = ${fixed(ratio)} <= ${budgets.listRatio}`,
     );
     const previous = lists[i - 1];
     if (!previous) continue;
-    const entriesGrowth = step.entries / previous.entries;
-    const timeGrowth = step.totalMs / previous.totalMs;
+    const [entriesGrowth, timeGrowth] = [step.entries / previous.entries, step.totalMs / previous.totalMs];
     check(
       `list ${previous.entries} -> ${step.entries} linear`,
       timeGrowth <= entriesGrowth * budgets.growthSlack,

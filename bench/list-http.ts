@@ -1,34 +1,23 @@
 /**
- * List scaling through the real path: `npm start` (infra/local/server.ts) as its own process, on a DynamoDB
- * in another process (dynamo-server.ts), listed over HTTP at each size. Per size: the whole list's time and
- * time to first byte (median of the runs), the server's peak memory growth during one list (Linux: the peak
- * resident set `VmHWM`, reset before each list through `/proc/<pid>/clear_refs`), and beside them, in the
- * same run, the raw sorted read of the same data (sorted-read.ts) with the read units DynamoDB reports for it,
- * which are the list's (the same Queries). Entries are generated (inventory-data.ts) and written with the
- * store's own `putMany`, as the import tool writes them.
+ * List scaling through the deployed path: `npm start --stack staging --assembly <dir>` (the local API
+ * serving the synthesized bundles) as its own process on the bench DynamoDB, listed over HTTP at each size.
+ * Per size, medians of the runs: total time and time to first body byte; the server process's peak resident
+ * memory growth during one list (Linux `VmHWM`, reset through `/proc/<pid>/clear_refs`; the list function runs
+ * in a worker thread of that process); beside them, in the same run, the raw sorted read of the same data (the
+ * store's own merged Query read of the list index, `listSorted`, without Lambda, HTTP or JSON), and the read
+ * units one list consumes (the same Queries).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localTableNames } from '#infra/local/dynamodb.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { toDocumentClient } from '#lib/clients/document-client.ts';
-import { inventoryStore } from '#lib/inventory/store.ts';
-import { localClientConfig, startDynamoServer } from './dynamo-server.ts';
-import { benchTableNames, functionEnv } from './function-env.ts';
-import { generateInventory } from './inventory-data.ts';
-import { sortedIndexRead } from './sorted-read.ts';
+import { type InventoryItem, petStatuses } from '#lib/inventory/inventory-item.ts';
+import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
+import { attachMeter } from './meter.ts';
+import { startBenchDynamoDb, startScript, stop } from './processes.ts';
 import { quantile } from './stats.ts';
 
-/** How much to measure at one size. */
-export interface ListStep {
-  entries: number;
-  /** Timed lists (and as many raw reads), after one untimed of each. */
-  runs: number;
-}
-
-/** Figures at one size: medians in milliseconds, memory in MB, read units of one list. */
+/** Figures at one size: medians in ms, memory growth in MB, read units of one list. */
 export interface ListResult {
   entries: number;
   totalMs: number;
@@ -36,30 +25,36 @@ export interface ListResult {
   rawMs: number;
   peakMemoryMb: number;
   readUnits: number;
-  bodyMb: number;
-  loadRate: number;
 }
 
-/** One list over HTTP: time to the first body byte, to the end, body size; throws unless it is complete. */
-function timedList(
-  url: string,
-  apiKey: string,
-): Promise<{ firstByteMs: number; totalMs: number; bytes: number }> {
+/**
+ * Entries `from` to `to` (exclusive) of a deterministic sequence: distinct petIds over the whole int64 range
+ * (i * odd multiplier mod 2^63, half negated), every quantity 0..999 and status.
+ */
+function generate(from: number, to: number): InventoryItem[] {
+  return Array.from({ length: to - from }, (_, k) => {
+    const i = from + k;
+    const magnitude = (BigInt(i + 1) * 6364136223846793005n) % 2n ** 63n;
+    const status = petStatuses[i % petStatuses.length] as InventoryItem['status'];
+    return { petId: (i % 2 === 0 ? magnitude : -magnitude).toString(), quantity: i % 1000, status };
+  });
+}
+
+/** One list over HTTP: ms to the first body byte and to the end. @throws unless it is a complete 200 array */
+function timedList(url: string, apiKey: string): Promise<{ firstByteMs: number; totalMs: number }> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
     request(url, { headers: { Authorization: `Bearer ${apiKey}` } }, (response) => {
       let firstByteMs = 0;
-      let bytes = 0;
       let last = 0;
       response.on('data', (chunk: Buffer) => {
-        if (bytes === 0) firstByteMs = performance.now() - start;
-        bytes += chunk.length;
+        firstByteMs ||= performance.now() - start;
         last = chunk[chunk.length - 1] ?? 0;
       });
       response.on('end', () => {
-        if (response.statusCode !== 200 || last !== 0x5d)
-          reject(new Error(`incomplete list (${response.statusCode})`));
-        else resolve({ firstByteMs, totalMs: performance.now() - start, bytes });
+        if (response.statusCode === 200 && last === 0x5d)
+          resolve({ firstByteMs, totalMs: performance.now() - start });
+        else reject(new Error(`incomplete list (${response.statusCode})`));
       });
       response.on('error', reject);
     })
@@ -70,100 +65,86 @@ function timedList(
 
 /** `VmRSS` or `VmHWM` of process `pid`, in MB. */
 function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(
-    readFileSync(`/proc/${pid}/status`, 'utf8'),
-  )?.[1];
-  return Number(kb) / 1024;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
 }
 
-/** Starts `npm start` on the bench DynamoDB with `apiKey`; resolves with the process and its base URL. */
-function startServer(endpoint: string, apiKey: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const script = fileURLToPath(new URL('../infra/local/server.ts', import.meta.url));
-  const env = {
-    ...process.env,
-    ...functionEnv(endpoint),
-    API_KEY: apiKey,
-    PORT: '0',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
+/** Grows the table through `sizes` and measures each (see the module docstring); a failed size ends the run. */
+export async function measureListOverHttp(
+  options: { assemblyDir: string; sizes: readonly number[]; runs: number },
+  log: (line: string) => void,
+): Promise<ListResult[]> {
+  const db = await startBenchDynamoDb();
+  const [client, meteredClient] = [db.documentClient(), db.documentClient()];
+  const [meter, table] = [attachMeter(meteredClient), localTableNames().inventory];
+  const [store, metered] = [client, meteredClient].map((c) => inventoryStore(c, table)) as [S, S];
+  const rawRead = async (from: S) => {
+    for await (const _batch of from.listSorted());
   };
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const baseUrl = /^Pet store inventory API at (\S+) /m.exec(output)?.[1];
-      if (baseUrl && /^Try: curl /m.test(output)) resolve({ child, baseUrl });
-    });
-    child.once('exit', (code) => reject(new Error(`npm start exited (${code}): ${output}`)));
-  });
-}
-
-/** Grows the bench table through `steps` and measures each size (see the module docstring). */
-export async function measureListOverHttp(steps: readonly ListStep[], log: (line: string) => void) {
-  const db = await startDynamoServer();
-  const raw = new DynamoDBClient({ ...localClientConfig, endpoint: db.endpoint });
-  const client = toDocumentClient(raw);
-  const store = inventoryStore(client, benchTableNames.inventory);
   const apiKey = generateApiKey();
-  const { child, baseUrl } = await startServer(db.endpoint, apiKey);
+  // The key's rate (requests per second) is far above the lists', so the usage plan never answers 429 here.
+  const env = { ...db.credentials, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, API_KEY: apiKey, PORT: '0' };
+  const rates = { API_KEY_RATE: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  const args = ['--stack', 'staging', '--assembly', options.assemblyDir];
+  const ready = /^Pet store inventory API at (\S+) [\s\S]*^Try: curl /m;
+  const { child, match } = await startScript('infra/local/server.ts', args, { ...env, ...rates }, ready);
+  const baseUrl = match[1] as string;
   const pid = child.pid as number;
   const results: ListResult[] = [];
   try {
     let loaded = 0;
-    for (const step of steps) {
+    for (const entries of [...options.sizes].sort((a, b) => a - b)) {
       const loadStart = performance.now();
-      for (let from = loaded; from < step.entries; from += 10_000) {
-        const chunk = generateInventory(from, Math.min(from + 10_000, step.entries));
-        const eighth = Math.ceil(chunk.length / 8);
+      for (let from = loaded; from < entries; from += 8000) {
+        const chunk = generate(from, Math.min(from + 8000, entries));
         await Promise.all(
-          Array.from({ length: 8 }, (_, i) => store.putMany(chunk.slice(i * eighth, (i + 1) * eighth))),
+          [0, 1, 2, 3, 4, 5, 6, 7].map((i) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000))),
         );
-        if ((from / 10_000) % 10 === 9) log(`loaded ${from + 10_000} entries`);
       }
-      const loadRate = (step.entries - loaded) / ((performance.now() - loadStart) / 1000);
-      loaded = step.entries;
-      const rawRead = () => sortedIndexRead(client, benchTableNames.inventory);
+      const rate = (entries - loaded) / ((performance.now() - loadStart) / 1000);
+      log(`${entries} entries loaded (${rate.toFixed(0)} per s)`);
+      loaded = entries;
       try {
-        await timedList(`${baseUrl}/inventory`, apiKey);
-        await rawRead();
-        const lists: { firstByteMs: number; totalMs: number; bytes: number }[] = [];
-        const rawMs: number[] = [];
-        const peaks: number[] = [];
-        const { readUnits } = await sortedIndexRead(client, benchTableNames.inventory, true);
-        for (let run = 0; run < step.runs; run++) {
+        await Promise.all([timedList(`${baseUrl}/inventory`, apiKey), rawRead(store), meter.take()]);
+        await rawRead(metered);
+        const readUnits = meter.take().capacityUnits;
+        const runs: { firstByteMs: number; totalMs: number; rawMs: number; peakMemoryMb: number }[] = [];
+        for (let run = 0; run < options.runs; run++) {
           writeFileSync(`/proc/${pid}/clear_refs`, '5');
           const before = memoryMb(pid, 'VmRSS');
-          lists.push(await timedList(`${baseUrl}/inventory`, apiKey));
-          peaks.push(memoryMb(pid, 'VmHWM') - before);
+          const list = await timedList(`${baseUrl}/inventory`, apiKey);
+          const peakMemoryMb = memoryMb(pid, 'VmHWM') - before;
           const start = performance.now();
-          await rawRead();
-          rawMs.push(performance.now() - start);
+          await rawRead(store);
+          runs.push({ ...list, peakMemoryMb, rawMs: performance.now() - start });
         }
-        const median = (values: number[]) => quantile(values, 0.5);
-        const result: ListResult = {
-          entries: step.entries,
-          totalMs: median(lists.map((l) => l.totalMs)),
-          firstByteMs: median(lists.map((l) => l.firstByteMs)),
-          rawMs: median(rawMs),
-          peakMemoryMb: median(peaks),
+        const median = (key: keyof (typeof runs)[number]) =>
+          quantile(
+            runs.map((figures) => figures[key]),
+            0.5,
+          );
+        const [totalMs, firstByteMs, rawMs] = [median('totalMs'), median('firstByteMs'), median('rawMs')];
+        results.push({
+          entries,
+          totalMs,
+          firstByteMs,
+          rawMs,
+          peakMemoryMb: median('peakMemoryMb'),
           readUnits,
-          bodyMb: (lists[0]?.bytes ?? 0) / 2 ** 20,
-          loadRate,
-        };
+        });
         log(
-          `${step.entries} entries: list ${result.totalMs.toFixed(0)} ms (first byte ${result.firstByteMs.toFixed(1)} ms),` +
-            ` raw ${result.rawMs.toFixed(0)} ms, peak +${result.peakMemoryMb.toFixed(1)} MB, ${readUnits} RRU`,
+          `${entries}: list ${totalMs.toFixed(0)} ms (first byte ${firstByteMs.toFixed(1)} ms), raw ${rawMs.toFixed(0)} ms,` +
+            ` peak +${median('peakMemoryMb').toFixed(1)} MB, ${readUnits} RRU per list`,
         );
-        results.push(result);
       } catch (error) {
-        // A list cut mid-stream (the emulator timing out under load) ends the run at this size.
-        log(`${step.entries} entries: the list failed (${(error as Error).message}); larger sizes skipped`);
+        log(`${entries}: the list failed (${(error as Error).message}); larger sizes skipped`);
         break;
       }
     }
   } finally {
-    child.kill('SIGTERM');
+    await stop(child);
     client.destroy();
+    meteredClient.destroy();
     await db.close();
   }
   return results;

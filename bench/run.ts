@@ -1,179 +1,83 @@
 /**
- * `npm run bench`: cold start and cost figures of the three functions, checked against the budgets
- * (bench/budgets.ts). Prints tables, writes `bench/results.json`, exits 1 when a budget fails.
- *
- * Sections, each in its own module: bundle sizes (bundles.ts), module load time in fresh processes
- * (load-time.ts), warm latency, DynamoDB requests and keep-alive in-process (warm.ts), list scaling over
- * HTTP through `npm start` (list-http.ts). `--sizes 1000,10000` picks the list sizes (default up to 1,000,000). `--quick` runs every section with fewer samples (for trying a change; its figures are
- * not the ones to quote). Takes about 2 minutes on 2 cores.
+ * `npm run bench [-- --sizes 1000,10000] [--quick]`: the budgets of README "Performance", measured on the
+ * synthesized staging stack (`cdk synth`: the deployed bundles and environment), printed PASS/FAIL; writes
+ * `bench/results.json` and exits 1 when a budget fails.
  */
+
+import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { type BudgetCheck, checkBudgets } from './budgets.ts';
-import {
-  baselineName,
-  buildAllBundles,
-  buildAllUntrimmedBundles,
-  trimmedBaselineName,
-  untrimmedSuffix,
-} from './bundles.ts';
-import { onDemandPrices, operationCosts } from './cost.ts';
-import { startDynamoServer } from './dynamo-server.ts';
-import { functionEnv } from './function-env.ts';
-import { type ListStep, measureListOverHttp } from './list-http.ts';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { build } from 'esbuild';
+import { bundleFileName, untrimmedEsbuildOptions } from '#infra/bundling.ts';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { apiModel } from '#infra/local/api-model.ts';
+import { localTableName, readStack, synthesize } from '#infra/local/assembly.ts';
+import { localTableNames } from '#infra/local/dynamodb.ts';
+import { authorizer, operations } from '#lib/api.ts';
+import { checkBudgets } from './budgets.ts';
+import { measureListOverHttp } from './list-http.ts';
 import { measureLoadTimes } from './load-time.ts';
-import { describeMachine } from './machine.ts';
-import {
-  budgetLines,
-  bundleTable,
-  costTable,
-  listTable,
-  loadTable,
-  machineLine,
-  trimsTable,
-  warmTable,
-} from './report.ts';
+import { startBenchDynamoDb } from './processes.ts';
 import { measureWarm } from './warm.ts';
 
-/** Where the figures are written (gitignored). */
-const resultsFile = fileURLToPath(new URL('results.json', import.meta.url));
-
-const quick = process.argv.includes('--quick');
-const sizesArgument = process.argv[process.argv.indexOf('--sizes') + 1];
-const sizes = process.argv.includes('--sizes') ? sizesArgument?.split(',').map(Number) : undefined;
-
-/** Sample counts: the full run, or `--quick`. */
-const settings = {
-  /** Fresh processes per bundle (and per NODE_OPTIONS variant). */
-  loadRounds: quick ? 5 : 20,
-  /** `NODE_OPTIONS` of the deployed functions (infra/service-function.ts). */
-  deployedNodeOptions: '--enable-source-maps',
-  warmIterations: quick ? 300 : 3000,
-  warmup: quick ? 50 : 300,
-  lists: [
-    { entries: 1000, runs: quick ? 5 : 30 },
-    { entries: 10000, runs: quick ? 3 : 10 },
-    { entries: 100000, runs: quick ? 1 : 5 },
-    { entries: 1000000, runs: quick ? 1 : 3 },
-  ].filter((step) => sizes === undefined || sizes.includes(step.entries)) satisfies ListStep[],
-};
+const options = new Command('npm run bench')
+  .option('--sizes <entries>', 'list sizes, comma-separated (up to 1000000)', '1000,10000,100000')
+  .option('--quick', 'fewer samples (for trying a change; not figures to quote)')
+  .parse()
+  .opts<{ sizes: string; quick?: boolean }>();
+const quick = options.quick === true;
+const sizes = options.sizes.split(',').map(Number);
+if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--sizes: ${options.sizes}`);
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const started = performance.now();
-const machine = describeMachine();
-log(`${machineLine(machine)}${quick ? '  [--quick: fewer samples]' : ''}`);
+log(`${new Date().toISOString()}  ${cpus().length} x ${cpus()[0]?.model}  Node ${process.versions.node}`);
 
-log('\n## Bundle size (minified, deployed esbuild settings of infra/bundling.ts)');
-const bundles = await buildAllBundles();
-log(bundleTable(bundles));
-const untrimmed = await buildAllUntrimmedBundles();
+const scratch = join(tmpdir(), 'pet-store-bench');
+const assemblyDir = join(scratch, 'cdk.out');
+log('Synthesizing the stacks (cdk synth: the deployed bundles and environment)...');
+await synthesize(assemblyDir);
+const stack = await readStack(assemblyDir, 'staging');
+const db = await startBenchDynamoDb();
+const model = apiModel(stack.template, {
+  assemblyDir,
+  tableName: localTableName(localTableNames()),
+  overrides: { AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, ...db.credentials },
+});
+/** Every function of the stack by name: its bundle and the environment the stack gives it. */
+const functions = [...operations, authorizer].map((definition) => {
+  const fn = model.functions[functionLogicalId(definition)];
+  if (!fn) throw new Error(`the template has no ${functionLogicalId(definition)}`);
+  return { name: definition.name, file: fn.module, environment: fn.environment };
+});
+const baselineOut = join(scratch, 'baseline');
+await build(untrimmedEsbuildOptions('bench/baseline-handler.ts', baselineOut));
+const baseline = { name: 'baseline', file: join(baselineOut, bundleFileName), environment: {} };
 
-log(`\n## Module load time (ms, ${settings.loadRounds} fresh Node processes per bundle, interleaved)`);
-const db = await startDynamoServer();
-let loadDeployed: Awaited<ReturnType<typeof measureLoadTimes>>;
-let loadNoMaps: typeof loadDeployed;
-let loadUntrimmed: typeof loadDeployed;
+const bundles = functions.map(({ name, file }) => ({ name, kb: statSync(file).size / 1024 }));
+const [rounds, iterations] = quick ? [5, 300] : [20, 3000];
+log(`Load time: ${rounds} fresh processes per bundle; warm: ${iterations} invocations per function...`);
+let loads: Awaited<ReturnType<typeof measureLoadTimes>>;
 let warm: Awaited<ReturnType<typeof measureWarm>>;
 try {
-  const env = functionEnv(db.endpoint);
-  const loadAll = await measureLoadTimes(
-    [...bundles, ...untrimmed],
-    env,
-    settings.loadRounds,
-    settings.deployedNodeOptions,
-  );
-  loadDeployed = loadAll.filter((l) => !l.name.endsWith(untrimmedSuffix));
-  loadUntrimmed = loadAll.filter((l) => l.name.endsWith(untrimmedSuffix));
-  loadNoMaps = await measureLoadTimes(bundles, env, settings.loadRounds, '');
-  log(loadTable(loadDeployed, loadNoMaps, baselineName, trimmedBaselineName));
-  log(
-    `(import of the bundle, ms: CPU = user + system time, wall = clock; NODE_OPTIONS=${settings.deployedNodeOptions}` +
-      ' as deployed; "no maps": without it; process: the whole child, Node start-up included. ratio: to' +
-      ` "${baselineName}", the naive SDK client alone (bench/baseline-handler.ts, same esbuild settings without` +
-      ` the service's trims), the budget's baseline; trimmed baseline ratio: to "${trimmedBaselineName}", the` +
-      ' same handler with the trims, for information)',
-  );
-
-  log('\n## What the trims buy (bundleAliases of infra/bundling.ts; untrimmed: same settings without them)');
-  const byName = (name: string) => {
-    const found = [...bundles, ...untrimmed].find((b) => b.name === name);
-    if (!found) throw new Error(`no bundle ${name}`);
-    return found;
-  };
-  log(
-    trimsTable(
-      [
-        ...bundles
-          .filter((b) => b.name !== baselineName && b.name !== trimmedBaselineName)
-          .map((b) => ({ label: b.name, trimmed: b, untrimmed: byName(`${b.name}${untrimmedSuffix}`) })),
-        { label: 'baseline', trimmed: byName(trimmedBaselineName), untrimmed: byName(baselineName) },
-      ],
-      [...loadDeployed, ...loadUntrimmed],
-    ),
-  );
-
-  log(`\n## Warm latency (ms, ${settings.warmIterations} invocations each, in-process, embedded DynamoDB)`);
-  warm = await measureWarm({
-    endpoint: db.endpoint,
-    iterations: settings.warmIterations,
-    warmup: settings.warmup,
-  });
-  log(warmTable(warm));
-  log(
-    '(ratio: handler / bare SDK call; capacity: units DynamoDB reported for one invocation; conns/100: TCP' +
-      ' connections opened in 100 invocations; alone: the handler with the client answering at once)',
-  );
+  loads = await measureLoadTimes([baseline, ...functions], rounds);
+  warm = await measureWarm({ functions, iterations, warmup: iterations / 10 });
 } finally {
   await db.close();
 }
 
-log(
-  '\n## List over HTTP (npm start as its own process; medians; raw: the sorted index read of the same data)',
-);
-const lists = await measureListOverHttp(settings.lists, (line) => log(`  ${line}`));
-log(listTable(lists));
-log(
-  "(peak +MB: growth of the server's peak resident set during one list; RRU: read units of one list's Queries)",
+log('List over HTTP (npm start --stack staging on the assembly):');
+const lists = await measureListOverHttp({ assemblyDir, sizes, runs: quick ? 2 : 5 }, (line) =>
+  log(`  ${line}`),
 );
 
-const costs = operationCosts(warm, lists);
-log(
-  `\n## DynamoDB cost per 1,000 requests (on-demand; USD at ${onDemandPrices.rru} per million RRU, ${onDemandPrices.wru} per million WRU)`,
-);
-log(costTable(costs));
-
-const checks: BudgetCheck[] = checkBudgets({
-  bundles,
-  baselineName,
-  trimmedBaselineName,
-  loadTimes: loadDeployed,
-  warm,
-  lists,
-});
 log('\n## Budgets');
-log(budgetLines(checks));
-const durationMs = performance.now() - started;
-log(`\nTotal ${Math.round(durationMs / 1000)} s. Figures written to bench/results.json.`);
-
-await writeFile(
-  resultsFile,
-  `${JSON.stringify(
-    {
-      takenAt: new Date().toISOString(),
-      quick,
-      machine,
-      settings,
-      bundles: bundles.map(({ file: _file, ...rest }) => rest),
-      untrimmedBundles: untrimmed.map(({ file: _file, ...rest }) => rest),
-      loadTime: { deployed: loadDeployed, withoutSourceMaps: loadNoMaps, untrimmed: loadUntrimmed },
-      warm,
-      lists,
-      costs,
-      budgets: checks,
-      durationMs,
-    },
-    null,
-    2,
-  )}\n`,
-);
-process.exitCode = checks.every((c) => c.pass) ? 0 : 1;
+const checks = checkBudgets({ bundles, loads, warm, lists });
+for (const { name, pass, detail } of checks) log(`${pass ? 'PASS' : 'FAIL'}  ${name}: ${detail}`);
+const seconds = Math.round((performance.now() - started) / 1000);
+log(`\nTotal ${seconds} s. Figures in bench/results.json.`);
+const results = { takenAt: new Date().toISOString(), quick, bundles, loads, warm, lists, checks, seconds };
+await writeFile(new URL('results.json', import.meta.url), `${JSON.stringify(results)}\n`);
+process.exitCode = checks.every((check) => check.pass) ? 0 : 1;

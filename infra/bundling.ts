@@ -12,7 +12,7 @@
  *
  * Trims ({@link bundleAliases}): three modules are replaced inside the bundles by small stand-ins in
  * `infra/lambda-shims/`, each justified where it is configured and measured by `npm run bench`
- * (bench/README-bench.md); `test/bench/trimmed-bundles.test.ts` invokes every trimmed bundle against a real
+ * (README "Performance"); `test/bench/trimmed-bundles.test.ts` invokes every trimmed bundle against a real
  * DynamoDB API so a trim cannot break the deployed code unnoticed. {@link untrimmedEsbuildOptions} gives the
  * same settings without the trims, for the bench only (its load-time baseline, "the naive SDK client alone",
  * and what the trims buy); nothing is deployed with it.

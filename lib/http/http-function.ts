@@ -12,12 +12,12 @@
  * at DEBUG (and `write completed` at INFO for a write, the audit trail of audit-log.ts) or, from the error
  * middleware, `request rejected` (INFO) / `request failed` (ERROR). Successes are DEBUG because
  * API Gateway's access log and Lambda's REPORT line already record every request: at INFO (production) a
- * success line would double the log volume and cost about 15 µs per invocation (bench/README-bench.md); staging
+ * success line would double the log volume and add to every invocation's time (README "Performance"); staging
  * runs at DEBUG and shows them.
  *
  * `injectLambdaContext` without `resetKeys`: the service never appends keys to the logger (every field is
  * passed with the call that logs it), so there is nothing to reset, and the option costs a copy of middy's
- * `request.internal` and a reset of the logger's attribute store on every invocation (bench/README-bench.md,
+ * `request.internal` and a reset of the logger's attribute store on every invocation (README "Performance",
  * warm overhead). Whoever adds `logger.appendKeys` must put `resetKeys: true` back, or keys leak into the
  * next invocation's lines. `logEvent: false` whatever `POWERTOOLS_LOGGER_LOG_EVENT` says: the event carries
  * the bearer key (docs/contract.md "Authentication and authorization").

@@ -15,19 +15,22 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { bundleFileName, bundleFunction } from '#infra/bundling.ts';
-import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
-import { authorizer, operations } from '#lib/api.ts';
+import { authorizer, operations, stageName } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
-import { listEvent, tokenEvent, updateEvent } from '../../bench/events.ts';
-import { benchTableNames, functionEnv } from '../../bench/function-env.ts';
+import { restProxyEvent, tokenAuthorizerEvent } from '../support/lambda-events.ts';
+import {
+  setFunctionEnvironment,
+  startTestDynamoDb,
+  type TestDynamoDb,
+  testTableNames,
+} from '../support/test-dynamodb.ts';
 
 /** The Lambda runtime's Node major (nodejs24.x). */
 const runtimeMajor = 24;
@@ -72,25 +75,44 @@ const seeded: InventoryItem[] = [
   { petId: '-42', quantity: 0, status: 'sold' },
   { petId: '7', quantity: 12, status: 'pending' },
 ];
-let db: LocalDynamoDb;
+let db: TestDynamoDb;
+/** The functions' environment (test tables on the embedded DynamoDB), set in this process by the test support. */
+let functionEnv: Record<string, string>;
+
+/** `GET /v1/inventory`. */
+const listEvent = () => restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' });
+
+/** `PATCH /v1/inventory/{petId}` with body `{"quantity": quantity}`. */
+const updateEvent = (petId: string, quantity: number) =>
+  restProxyEvent({
+    method: 'PATCH',
+    resource: '/inventory/{petId}',
+    path: `/inventory/${petId}`,
+    pathParameters: { petId },
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ quantity }),
+  });
+
+/** The TOKEN event for `Authorization: Bearer <key>` on `GET /inventory`. */
+const tokenEvent = (key: string) =>
+  tokenAuthorizerEvent(
+    `Bearer ${key}`,
+    `arn:aws:execute-api:us-east-1:000000000000:test/${stageName}/GET/inventory`,
+  );
 
 beforeAll(async () => {
-  db = await startDynamoDb({ dataDir: inMemory });
-  const client = toDocumentClient(
-    new DynamoDBClient({
-      endpoint: db.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    }),
-  );
-  await ensureTables(client, benchTableNames);
-  await inventoryStore(client, benchTableNames.inventory).putMany(seeded);
-  await keyStore(client, benchTableNames.apiKeys).put({
+  db = await startTestDynamoDb();
+  setFunctionEnvironment(db.endpoint);
+  functionEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => /^(AWS_|POWERTOOLS_)|_TABLE_NAME$/.test(name)),
+  ) as Record<string, string>;
+  const client = toDocumentClient(db.client);
+  await inventoryStore(client, testTableNames.inventory).putMany(seeded);
+  await keyStore(client, testTableNames.apiKeys).put({
     keyDigest: apiKeyDigest(apiKey),
     name: 'trimmed-bundle-test',
     createdAt: new Date().toISOString(),
   });
-  client.destroy();
   for (const { name, entry } of [...operations, authorizer]) {
     const metafile = await bundleFunction(entry, join(scratch, name));
     const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${bundleFileName}`));
@@ -121,7 +143,7 @@ function invokeBundle(name: string, event: unknown): Promise<{ node: string; out
     {
       env: {
         PATH: process.env.PATH ?? '',
-        ...functionEnv(db.endpoint),
+        ...functionEnv,
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         NODE_OPTIONS: '--enable-source-maps',
       },

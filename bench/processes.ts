@@ -1,0 +1,60 @@
+/**
+ * The bench's servers, each a process of its own so that their work runs beside the measured code: the
+ * embedded DynamoDB of `npm run sam:dynamodb` (in memory, with `npm start`'s local tables) and `npm start`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTables, inMemory, localTableNames } from '#infra/local/dynamodb.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+
+/**
+ * Runs `node <script> ...args` (script relative to the project root) with `env` over this process's, until
+ * its output matches `ready`. @returns the child and the match. @throws with its output when it exits first
+ */
+export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp) {
+  const path = new URL(`../${script}`, import.meta.url).pathname;
+  const child = spawn(process.execPath, [path, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise<{ child: ChildProcess; match: RegExpExecArray }>((resolve, reject) => {
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) resolve({ child, match });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${output}`)));
+  });
+}
+
+/** Stops `child` (SIGTERM) and waits for its exit. */
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts the bench's DynamoDB and creates the tables (lib/api.ts schemas, local names).
+ * @returns its endpoint, a client's variables, a document client factory, `close`. @throws when it fails to start
+ */
+export async function startBenchDynamoDb() {
+  const args = ['--port', '0', '--data-dir', inMemory];
+  const ready = /DynamoDB for the SAM CLI at (\S+)/;
+  const { child, match } = await startScript('infra/local/dynamodb-server.ts', args, {}, ready);
+  const endpoint = match[1] as string;
+  const credentials = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' };
+  const config = {
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  };
+  const documentClient = () => toDocumentClient(new DynamoDBClient(config));
+  const client = documentClient();
+  await ensureTables(client, localTableNames());
+  client.destroy();
+  return { endpoint, credentials, documentClient, close: () => stop(child) };
+}
