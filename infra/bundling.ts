@@ -30,33 +30,23 @@ export const esmRequireBanner =
 
 /**
  * Modules replaced inside the bundles (esbuild `alias`; targets relative to the project root, esbuild's
- * working directory in both forms). Measured on the listInventory bundle (bench, Node 24, 2 cores): 376 ->
- * 226 KB minified, import CPU time about -40%.
+ * working directory in both forms). Each stand-in's header says why; the bench measures the effect (README
+ * "Performance").
  */
 export const bundleAliases = {
-  /**
-   * The SDK's default credential chain (env, SSO, ini files, process, web identity, ECS/EC2 metadata) brings
-   * the STS, SSO, SSO-OIDC and Signin clients, the XML and query protocols and `node:child_process`: 135 KB
-   * of each bundle. In Lambda only the environment link ever answers (the runtime sets the role's
-   * credentials in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN), so the stand-in is `fromEnv`
-   * alone. Local runs use the unbundled SDK and keep the full chain.
-   */
+  /** The SDK's default credential chain, reduced to its environment link (the stand-in's header says why). */
   '@aws-sdk/credential-provider-node': './infra/lambda-shims/credential-provider-env.ts',
-  /**
-   * `@middy/util` imports `STATUS_CODES` from `node:http` in ESM; on Node 24 building that ESM facade reads
-   * every export, including lazy getters that load all of undici: about 12 ms CPU of each cold start of the
-   * HTTP functions. The stand-in is the same module loaded with `require`, which leaves the getters alone.
-   */
+  /** `node:http` loaded with `require`, so its ESM facade does not load undici (the stand-in's header says why). */
   'node:http': './infra/lambda-shims/node-http.ts',
   /**
-   * Event-stream support (15 KB), inlined from an on-demand import the SDK takes only for operations with
+   * Event-stream support, inlined from an on-demand import the SDK takes only for operations with
    * event-stream members, which DynamoDB has none of. The stand-in throws if that ever changes.
    */
   '@smithy/core/event-streams': './infra/lambda-shims/no-event-streams.ts',
   /**
-   * The JMESPath interpreter (23 KB) that Powertools' Idempotency utility uses to select the key and payload of
+   * The JMESPath interpreter that Powertools' Idempotency utility uses to select the key and payload of
    * placeOrder, whose expressions are plain member names: the stand-in evaluates member paths and throws for
-   * anything else (placeOrder's bundle: 269 -> about 246 KB, under the 250 KB budget).
+   * anything else (it keeps placeOrder's bundle under the 250 KB budget).
    */
   '@aws-lambda-powertools/jmespath/functions': './infra/lambda-shims/jmespath-paths.ts',
   '@aws-lambda-powertools/jmespath': './infra/lambda-shims/jmespath-paths.ts',

@@ -4,8 +4,7 @@
  *
  * Why: on Node 24, importing `node:http` from ESM builds the module's ESM facade, which reads every export,
  * including the lazy `WebSocket`, `CloseEvent` and `MessageEvent` getters, and so loads and compiles the whole
- * of undici (the fetch implementation): about 11 ms of every cold start (bench: list 48.6 -> 37.6 ms import
- * time, 30 fresh processes). `require` returns the CommonJS exports without touching the getters. The one
+ * of undici (the fetch implementation) at every cold start (the bench's load time shows it). `require` returns the CommonJS exports without touching the getters. The one
  * static ESM import of `node:http` in the bundles is `@middy/util`'s `STATUS_CODES` (error responses); the
  * SDK imports `node:http` lazily, only for `http://` endpoints (local runs), and gets this module too.
  */
