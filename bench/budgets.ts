@@ -2,7 +2,7 @@
  * The budgets of README "Performance", each checked as one PASS/FAIL line; what each figure
  * is: bench/load-time.ts, bench/warm.ts, bench/list-http.ts.
  */
-import { listIndex } from '#lib/inventory/list-index.ts';
+import { listIndex } from '#lib/tables.ts';
 import type { ListResult } from './list-http.ts';
 import type { WarmResult } from './warm.ts';
 

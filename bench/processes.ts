@@ -44,7 +44,7 @@ export function stop(child: ChildProcess): Promise<void> {
 export async function startBenchDynamoDb() {
   const args = ['--port', '0', '--data-dir', inMemory];
   const ready = /DynamoDB for the SAM CLI at (\S+)/;
-  const { child, match } = await startScript('infra/local/dynamodb-server.ts', args, {}, ready);
+  const { child, match } = await startScript('infra/local/sam-dynamodb.ts', args, {}, ready);
   const endpoint = match[1] as string;
   const credentials = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' };
   const config = {

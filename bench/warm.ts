@@ -44,8 +44,9 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
   installStreamingRuntime();
   const { lambdaContext } = await import('#infra/local/lambda-context.ts');
   const { demoInventoryFile } = await import('#infra/local/service.ts');
-  const { importInventoryFile } = await import('#infra/tools/import-file.ts');
-  const { scopes, stageName, tables } = await import('#lib/api.ts');
+  const { importInventoryFile } = await import('#infra/admin/inventory-writer.ts');
+  const { scopes, stageName } = await import('#lib/api.ts');
+  const { tables } = await import('#lib/tables.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
   const { keyStore } = await import('#lib/auth/key-store.ts');
   const { createDocumentClient, documentClient } = await import('#lib/clients/dynamodb.ts');

@@ -21,7 +21,7 @@
  * Per-key throttling (docs/contract.md "Authentication and authorization"): API key source AUTHORIZER (the
  * authorizer names the key's API Gateway API key in `usageIdentifierKey`), every method requires an API key,
  * and a default usage plan on the stage whose throttle applies to each key on its own (the key tool adds each
- * key's API key to it, infra/tools/gateway-keys.ts). The account-wide CloudWatch role of API Gateway is not
+ * key's API key to it, infra/admin/gateway-keys.ts). The account-wide CloudWatch role of API Gateway is not
  * part of this stack (`cloudWatchRole: false`): it is set once per account (infra/account-stack.ts).
  */
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';

@@ -15,7 +15,7 @@
  * - {@link GradualDeployment}: a CodeDeploy deployment group per function shifting its alias by the settings'
  *   `trafficShifting`, with the alarms (when any) as rollback triggers;
  * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (docs/contract.md "Addresses"),
- *   `RestApiId` and `UsagePlanId` (for the key tool's API keys, infra/tools/gateway-keys.ts).
+ *   `RestApiId` and `UsagePlanId` (for the key tool's API keys, infra/admin/gateway-keys.ts).
  *
  * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason;
  * those of the function roles (X-Ray) and of the CodeDeploy role where those roles are made.
@@ -23,20 +23,11 @@
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import {
-  authorizer,
-  type FunctionDefinition,
-  type KeyAttribute,
-  type Operation,
-  operations,
-  type TableDefinition,
-  type TableId,
-  tables,
-  tablesOf,
-} from '#lib/api.ts';
+import { authorizer, type FunctionDefinition, type Operation, operations, tablesOf } from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
+import { type KeyAttribute, type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';

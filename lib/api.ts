@@ -7,83 +7,10 @@
  * `base_url` ending in `/v1` (docs/service-spec.md §9; docs/contract.md "Addresses").
  */
 
-import { listIndex } from './inventory/list-index.ts';
+import { type TableId, tables } from './tables.ts';
 
 /** The stage name, which is also the version prefix of every address (docs/service-spec.md §9.1). */
 export const stageName = 'v1';
-
-/** A key attribute: its name and DynamoDB type (`N` number, `S` string). */
-export interface KeyAttribute {
-  name: string;
-  type: 'N' | 'S';
-}
-
-/** A global secondary index: its keys and the other attributes it projects. */
-export interface GlobalIndex {
-  name: string;
-  partitionKey: KeyAttribute;
-  sortKey: KeyAttribute;
-  nonKeyAttributes: readonly string[];
-}
-
-/** A table: the environment variable that carries its name, its partition key, its global secondary indexes. */
-export interface TableDefinition {
-  env: string;
-  partitionKey: KeyAttribute;
-  globalIndexes: readonly GlobalIndex[];
-  /** The attribute DynamoDB's time to live reads (epoch seconds), when items expire. */
-  timeToLiveAttribute?: string;
-}
-
-/**
- * The tables, used by the stack, the local server and the tools alike. The inventory's index returns entries
- * in petId order (lib/inventory/list-index.ts).
- */
-export const tables = {
-  inventory: {
-    env: 'INVENTORY_TABLE_NAME',
-    partitionKey: { name: 'petId', type: 'N' },
-    globalIndexes: [
-      {
-        name: listIndex.name,
-        partitionKey: { name: listIndex.shardAttribute, type: 'N' },
-        sortKey: { name: listIndex.sortAttribute, type: 'N' },
-        nonKeyAttributes: ['quantity', 'status'],
-      },
-    ],
-  },
-  apiKeys: { env: 'API_KEYS_TABLE_NAME', partitionKey: { name: 'keyDigest', type: 'S' }, globalIndexes: [] },
-  /**
-   * Store orders (docs/contract.md "Store orders"). The global secondary index `newestFirst` lists them without
-   * a scan: every order carries the same `listPartition` value and its `orderId` is time-ordered
-   * (lib/orders/store.ts `newOrderId`), so a Query on that one partition in descending `orderId` order is newest first.
-   */
-  orders: {
-    env: 'ORDERS_TABLE_NAME',
-    partitionKey: { name: 'orderId', type: 'N' },
-    globalIndexes: [
-      {
-        name: 'newestFirst',
-        partitionKey: { name: 'listPartition', type: 'S' },
-        sortKey: { name: 'orderId', type: 'N' },
-        nonKeyAttributes: ['petId', 'quantity', 'shipDate', 'status', 'complete'],
-      },
-    ],
-  },
-  /**
-   * placeOrder's idempotency records (Powertools for AWS Lambda's DynamoDB persistence layer: partition key
-   * `id`, expiry in `expiration`, removed by DynamoDB's TTL after it).
-   */
-  idempotency: {
-    env: 'IDEMPOTENCY_TABLE_NAME',
-    partitionKey: { name: 'id', type: 'S' },
-    globalIndexes: [],
-    timeToLiveAttribute: 'expiration',
-  },
-} as const satisfies Record<string, TableDefinition>;
-
-/** A table of {@link tables}. */
-export type TableId = keyof typeof tables;
 
 /** What a function may do to the tables: for each table it uses, the only DynamoDB actions allowed (least privilege). */
 export type TableAccess = Readonly<Partial<Record<TableId, readonly string[]>>>;

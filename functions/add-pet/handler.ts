@@ -10,7 +10,7 @@
  * `service_unavailable`.
  * Environment: `INVENTORY_TABLE_NAME`.
  */
-import { operationNamed, stageName, tables } from '#lib/api.ts';
+import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
@@ -18,6 +18,7 @@ import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { parseNewPet, petExists, petJson } from '#lib/pets/pet.ts';
 import { petStore } from '#lib/pets/store.ts';
+import { tables } from '#lib/tables.ts';
 
 const store = petStore(documentClient, requiredEnv(tables.inventory.env));
 

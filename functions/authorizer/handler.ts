@@ -19,13 +19,13 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { tables } from '#lib/api.ts';
 import { authorize, lastUseWindowStart, needsUseRecorded, type Principal } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { logger } from '#lib/logger.ts';
 import { middyOptions } from '#lib/middy-options.ts';
+import { tables } from '#lib/tables.ts';
 
 const keys = keyStore(documentClient, requiredEnv(tables.apiKeys.env));
 

@@ -9,7 +9,7 @@
  * One DynamoDB request: a strongly consistent GetItem, so the tag is that of the latest write.
  * Environment: `INVENTORY_TABLE_NAME`.
  */
-import { operationNamed, tables } from '#lib/api.ts';
+import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { notFound } from '#lib/http/errors.ts';
@@ -19,6 +19,7 @@ import { entityTag } from '#lib/inventory/entity-tag.ts';
 import { inventoryJson } from '#lib/inventory/inventory-item.ts';
 import { parsePetId } from '#lib/inventory/pet-id.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import { tables } from '#lib/tables.ts';
 
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 

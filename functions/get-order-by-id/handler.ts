@@ -7,7 +7,7 @@
  * One DynamoDB request: a strongly consistent GetItem.
  * Environment: `ORDERS_TABLE_NAME`.
  */
-import { operationNamed, tables } from '#lib/api.ts';
+import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { notFound } from '#lib/http/errors.ts';
@@ -15,6 +15,7 @@ import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { orderJson, parseOrderId } from '#lib/orders/order.ts';
 import { orderStore } from '#lib/orders/store.ts';
+import { tables } from '#lib/tables.ts';
 
 const store = orderStore(documentClient, requiredEnv(tables.orders.env));
 

@@ -9,7 +9,7 @@
  * `service_unavailable`. One DynamoDB request: a strongly consistent GetItem (none after the sunset).
  * Environment: `INVENTORY_TABLE_NAME`, `DEPRECATED_AT`, `SUNSET_AT` (ISO 8601, infra/settings.ts).
  */
-import { operationNamed, tables } from '#lib/api.ts';
+import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { notFound } from '#lib/http/errors.ts';
@@ -24,6 +24,7 @@ import {
 } from '#lib/pets/deprecation.ts';
 import { petJson } from '#lib/pets/pet.ts';
 import { petStore } from '#lib/pets/store.ts';
+import { tables } from '#lib/tables.ts';
 
 const store = petStore(documentClient, requiredEnv(tables.inventory.env));
 const dates = deprecationDates(

@@ -14,17 +14,17 @@
  */
 import { Readable } from 'node:stream';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { operationNamed, tables } from '#lib/api.ts';
+import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { streamingHttpFunction } from '#lib/http/http-function.ts';
 import { jsonHeaders } from '#lib/http/responses.ts';
 import { type InventoryItem, inventoryJson } from '#lib/inventory/inventory-item.ts';
-import { listIndex } from '#lib/inventory/list-index.ts';
 import { encodeCursor, type ListQuery, parseListQuery } from '#lib/inventory/list-query.ts';
 import { inventoryStore, maxQueryItems } from '#lib/inventory/store.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
+import { listIndex, tables } from '#lib/tables.ts';
 
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 

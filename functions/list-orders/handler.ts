@@ -9,7 +9,7 @@
  * Errors: 400 `invalid_request` (bad limit or cursor, another query parameter), 503 `service_unavailable`.
  * Environment: `ORDERS_TABLE_NAME`.
  */
-import { operationNamed, stageName, tables } from '#lib/api.ts';
+import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
@@ -17,6 +17,7 @@ import { jsonResponse } from '#lib/http/responses.ts';
 import { cursorAfter, parseCursor, parseLimit } from '#lib/orders/cursor.ts';
 import { orderJson } from '#lib/orders/order.ts';
 import { orderStore } from '#lib/orders/store.ts';
+import { tables } from '#lib/tables.ts';
 
 const store = orderStore(documentClient, requiredEnv(tables.orders.env));
 

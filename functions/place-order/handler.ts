@@ -11,7 +11,7 @@
  * `idempotency_key_reused`, 503 `service_unavailable`.
  * Environment: `INVENTORY_TABLE_NAME`, `ORDERS_TABLE_NAME`, `IDEMPOTENCY_TABLE_NAME`.
  */
-import { operationNamed, stageName, tables } from '#lib/api.ts';
+import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { headerValues } from '#lib/http/headers.ts';
@@ -26,6 +26,7 @@ import {
 } from '#lib/orders/idempotency.ts';
 import { type NewOrder, type Order, orderJson, parseNewOrder } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
+import { tables } from '#lib/tables.ts';
 
 const placement = orderPlacement(
   documentClient,

@@ -13,7 +13,7 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { operationNamed, tables } from '#lib/api.ts';
+import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { HttpError, notFound } from '#lib/http/errors.ts';
@@ -27,6 +27,7 @@ import { parseInventoryUpdate } from '#lib/inventory/inventory-update.ts';
 import { parsePetId } from '#lib/inventory/pet-id.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { metrics } from '#lib/metrics.ts';
+import { tables } from '#lib/tables.ts';
 
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 

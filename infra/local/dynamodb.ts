@@ -21,7 +21,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { type TableDefinition, type TableId, tables } from '#lib/api.ts';
+import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { dynaliteFront } from './dynalite-front.ts';
 
 /** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */

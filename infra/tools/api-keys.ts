@@ -1,15 +1,15 @@
 /**
  * The key tool: `npm run keys -- <create|list|revoke|rotate|sync> [--env staging|production]` (docs/contract.md
  * "Operator tooling"). Without `--env` it works on the local store (see target.ts); with it, on the stack's
- * keys table and its API Gateway usage plans (gateway-keys.ts). `--help` describes every command. Errors are
+ * keys table and its API Gateway usage plans (infra/admin/gateway-keys.ts). `--help` describes every command. Errors are
  * one line on stderr (`keys: <message>`), exit code 1, never a stack trace.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
+import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from '../admin/keys.ts';
 import type { EnvironmentName } from '../settings.ts';
-import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from './key-commands.ts';
 import { environmentOption, openTarget, type Target } from './target.ts';
 
 /** Runs `work` against the chosen target, closing it afterwards. */

@@ -23,8 +23,8 @@ import {
   UpdateTableCommand,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
-import { tables } from '#lib/api.ts';
-import { listIndex, listShardOf } from '#lib/inventory/list-index.ts';
+import { listShardOf } from '#lib/inventory/list-index.ts';
+import { listIndex, tables } from '#lib/tables.ts';
 import { createTable } from '../local/dynamodb.ts';
 
 /** What a backfill did. */

@@ -17,11 +17,11 @@ import {
   type QueryCommandOutput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PetDetails } from '../pets/pet.ts';
-import { storedPetDetails } from '../pets/stored-details.ts';
+import { listIndex } from '../tables.ts';
 import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
-import { listIndex, listShardOf } from './list-index.ts';
+import { listShardOf } from './list-index.ts';
+import { type PetDetails, storedPetDetails } from './pet-details.ts';
 import { comparePetIds } from './pet-id.ts';
 
 /** What a sorted read of the inventory takes (docs/contract.md "Inventory semantics"). */
@@ -57,7 +57,7 @@ export interface InventoryStore {
   setQuantity(petId: string, quantity: number, ifMatch?: IfMatch): Promise<SetQuantityResult>;
   /**
    * Writes entries (create or replace, so writing the same entries again converges), each with its pet details
-   * when it has them (`lib/pets/stored-details.ts`; an entry without replaces a stored pet's details too), in
+   * when it has them (`pet-details.ts`; an entry without replaces a stored pet's details too), in
    * BatchWriteItem requests of 25, in order, resending the items DynamoDB leaves unprocessed with exponential backoff, at most
    * {@link maxBatchAttempts} times per request.
    * @throws IncompleteWriteError when a request still has unprocessed items after that, or DynamoDB fails

@@ -18,8 +18,8 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { tables } from '../api.ts';
 import { HttpError } from '../http/errors.ts';
+import { tables } from '../tables.ts';
 import type { NewOrder, Order, OrderStatus } from './order.ts';
 
 /** The one value of the index partition key: every order is listed from it (see README "Store orders"). */

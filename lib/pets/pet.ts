@@ -5,13 +5,8 @@
  */
 import { HttpError, invalidRequest, listedNames } from '../http/errors.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
+import type { Label, PetDetails } from '../inventory/pet-details.ts';
 import { InexactNumber, jsonInteger } from '../json-integers.ts';
-
-/** A category or a tag: an int64 `id` (canonical decimal string) and a `name`. */
-export interface Label {
-  id: string;
-  name: string;
-}
 
 /** A pet. `name` is absent only for entries imported without pet details. Ids are canonical decimal strings. */
 export interface Pet {
@@ -86,9 +81,6 @@ function list<T>(value: unknown, what: string, item: (member: unknown, at: strin
   }
   return value.map((member, index) => item(member, `${what}[${index}]`));
 }
-
-/** The details a pet adds to its inventory entry, each optional here (entries imported without them have none). */
-export type PetDetails = Partial<Pick<Pet, 'name' | 'category' | 'photoUrls' | 'tags'>>;
 
 /**
  * Validates the pet details among the members of `body` (numbers as lib/json-integers.ts gives them), each

@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PetStatus } from '../inventory/inventory-item.ts';
+import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
 import { storedItem } from '../inventory/store.ts';
 import type { NewPet, Pet } from './pet.ts';
-import { fromStoredLabel, type StoredLabel, storedPetDetails } from './stored-details.ts';
 
 /** What the pet handlers need from the inventory table. */
 export interface PetStore {

@@ -7,7 +7,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
-import { listIndex } from '#lib/inventory/list-index.ts';
+import { listIndex } from '#lib/tables.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import {
   invokeStreaming,

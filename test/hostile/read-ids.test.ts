@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { TableId } from '#lib/api.ts';
+import type { TableId } from '#lib/tables.ts';
 import { contractPetId, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { idSegment } from '#test/support/hostile-ids.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';

@@ -21,10 +21,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, esmRequireBanner, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { localTableNames } from '#infra/local/dynamodb.ts';
-import { samTableNames } from '#infra/sam-fixtures.ts';
+import { samTableNames } from '#infra/local/sam-fixtures.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import { authorizer, type FunctionDefinition, operations, tables, tablesOf } from '#lib/api.ts';
+import { authorizer, type FunctionDefinition, operations, tablesOf } from '#lib/api.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
+import { tables } from '#lib/tables.ts';
 import { removeSynthesized, resource, synthesized } from './synth.ts';
 
 const definitions = [...operations, authorizer];

@@ -23,7 +23,7 @@ import {
   samTableNames,
   samUnknownPetId,
   seedSamFixtures,
-} from '#infra/sam-fixtures.ts';
+} from '#infra/local/sam-fixtures.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
 import { sha256Hex } from '#test/support/test-dynamodb.ts';
 

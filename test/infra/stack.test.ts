@@ -15,17 +15,9 @@ import { accessLogFields } from '#infra/inventory-api.ts';
 import { deprecationEnvironment, functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import {
-  authorizer,
-  authorizerCacheTtlSeconds,
-  operations,
-  stageName,
-  type TableDefinition,
-  type TableId,
-  tables,
-  tablesOf,
-} from '#lib/api.ts';
+import { authorizer, authorizerCacheTtlSeconds, operations, stageName, tablesOf } from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
+import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import {
   getAtt,
   ref,

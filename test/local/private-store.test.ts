@@ -14,7 +14,7 @@ import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
-import { samTableNames } from '#infra/sam-fixtures.ts';
+import { samTableNames } from '#infra/local/sam-fixtures.ts';
 import { childEnv, killChildren, projectRoot } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -157,7 +157,7 @@ describe('npm run sam:dynamodb', () => {
     const child = spawn(
       process.execPath,
       [
-        join(projectRoot, 'infra/local/dynamodb-server.ts'),
+        join(projectRoot, 'infra/local/sam-dynamodb.ts'),
         '--port',
         String(port),
         '--data-dir',

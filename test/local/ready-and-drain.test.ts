@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, test } from 'vitest';
-import { samApiKey } from '#infra/sam-fixtures.ts';
+import { samApiKey } from '#infra/local/sam-fixtures.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import {
   childEnv,

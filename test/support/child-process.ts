@@ -19,7 +19,7 @@ export const scripts = {
   keys: 'infra/tools/api-keys.ts',
   import: 'infra/tools/import-inventory.ts',
   backfill: 'infra/tools/backfill.ts',
-  samDynamoDb: 'infra/local/dynamodb-server.ts',
+  samDynamoDb: 'infra/local/sam-dynamodb.ts',
 } as const;
 
 /** Variables of the local service and tools that a child never inherits from the test process. */

@@ -10,13 +10,13 @@ import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import type { ServedStack } from '#infra/local/assembly.ts';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
 import { type LocalService, startLocalService } from '#infra/local/service.ts';
-import { type TableId, tables } from '#lib/api.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { listShardOf } from '#lib/inventory/list-index.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
+import { type TableId, tables } from '#lib/tables.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
 import { dynamoDbClient, putItem, type RawItem } from './test-dynamodb.ts';
 

@@ -16,8 +16,8 @@ import {
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
-import type { TableId } from '#lib/api.ts';
 import { listShardOf } from '#lib/inventory/list-index.ts';
+import type { TableId } from '#lib/tables.ts';
 import { freePort } from './free-port.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */

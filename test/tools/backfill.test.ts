@@ -10,8 +10,8 @@ import { afterAll, expect, test } from 'vitest';
 import { inMemory, startDynamoDb } from '#infra/local/dynamodb.ts';
 import { backfillListIndex } from '#infra/tools/list-index-backfill.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
-import { listIndex } from '#lib/inventory/list-index.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import { listIndex } from '#lib/tables.ts';
 import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import {

@@ -20,10 +20,11 @@ import { pipeline } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import { HttpError } from '#lib/http/errors.ts';
 import { type InventoryItem, isPetStatus, petStatuses } from '#lib/inventory/inventory-item.ts';
+import type { PetDetails } from '#lib/inventory/pet-details.ts';
 import { petIdRule, toPetId } from '#lib/inventory/pet-id.ts';
 import { isQuantity, quantityRule } from '#lib/inventory/quantity.ts';
 import { exactIntegers, InexactNumber, jsonInteger } from '#lib/json-integers.ts';
-import { type PetDetails, parsePetDetails } from '#lib/pets/pet.ts';
+import { parsePetDetails } from '#lib/pets/pet.ts';
 
 /**
  * A file that cannot be imported: `problems` lists invalid rows as `row N: reason` (rows count from 1, header

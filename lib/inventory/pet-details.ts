@@ -1,10 +1,19 @@
-/**
- * How pet details are stored on their inventory entry's item (docs/contract.md "Pets"; docs/architecture.md
- * "Data layout"): `name` (String), `category` (Map `{id: Number, name: String}`), `photoUrls` (List of String),
- * `tags` (List of Map). Written by addPet and the import tool, read by getPetById.
- */
+/** The pet details an inventory entry's item may carry, and how they are stored (docs/architecture.md "Data layout"). */
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { Label, PetDetails } from './pet.ts';
+
+/** A category or a tag: an int64 `id` (canonical decimal string) and a `name`. */
+export interface Label {
+  id: string;
+  name: string;
+}
+
+/** The details a pet adds to its inventory entry, each optional (entries imported without them have none). */
+export interface PetDetails {
+  name?: string;
+  category?: Label;
+  photoUrls?: string[];
+  tags?: Label[];
+}
 
 /** A category or tag as stored: the int64 id a DynamoDB Number. */
 export type StoredLabel = { id: NumberValue; name: string };
