@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll } from 'vitest';
 import { type ApiGatewayAccountStack, accountStackName } from '#infra/account-stack.ts';
 import type { InventoryStack } from '#infra/inventory-stack.ts';
 import { createServiceApp } from '#infra/service-app.ts';
@@ -74,6 +75,14 @@ export function synthesized(): Synthesized {
   }
   return cache;
 }
+
+// Synthesis outlasts a test's timeout on a loaded machine: every file importing this pays it in a hook (hookTimeout);
+// a failure is left for the tests to report, through synthesized().
+beforeAll(() => {
+  try {
+    synthesized();
+  } catch {}
+});
 
 function synthesize(): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'inventory-synth-'));
