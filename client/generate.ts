@@ -1,8 +1,6 @@
 /**
- * `npm run client:generate`: writes client/src/schema.ts, the types of openapi.yaml by openapi-typescript,
- * with every `format: int64` integer typed `bigint` (docs/contract.md "Integers in request bodies": petIds are
- * exact over int64) and the names of the int64 properties, which the client's JSON reviver turns into bigint.
- * `npm test` regenerates it in memory and fails when the file differs (test/client/schema-drift.test.ts).
+ * `npm run client:generate` (run by `npm install`; the output is not committed): client/src/schema.ts from openapi.yaml,
+ * int64 typed `bigint` (docs/contract.md "Integers in request bodies"); test/client/schema-drift.test.ts checks it.
  */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
