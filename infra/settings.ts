@@ -111,39 +111,45 @@ export interface EnvironmentSettings {
   deprecation: DeprecationSettings;
 }
 
+/** Each setting side by side: `[staging, production]` (docs/service-spec.md §9.2; README "Deploying to AWS"). */
+const sideBySide: {
+  [Setting in keyof EnvironmentSettings]-?: readonly [
+    EnvironmentSettings[Setting],
+    EnvironmentSettings[Setting],
+  ];
+} = {
+  name: ['staging', 'production'],
+  removalPolicy: ['destroy', 'retain'],
+  pointInTimeRecovery: [false, true],
+  deletionProtection: [false, true],
+  logRetentionDays: [14, 90],
+  logLevel: ['DEBUG', 'INFO'],
+  throttling: [
+    { rateLimit: 20, burstLimit: 40 },
+    { rateLimit: 100, burstLimit: 200 },
+  ],
+  apiKeys: [
+    { throttle: { rateLimit: 10, burstLimit: 20 }, expiresInDays: 30, rotationGraceHours: 24 },
+    { throttle: { rateLimit: 25, burstLimit: 50 }, expiresInDays: 90, rotationGraceHours: 72 },
+  ],
+  reservedConcurrency: [10, 50],
+  metricsNamespace: ['PetStoreInventory/staging', 'PetStoreInventory/production'],
+  alarms: [undefined, { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 }],
+  trafficShifting: [{ type: 'allAtOnce' }, { type: 'canary', percentage: 10, intervalMinutes: 10 }],
+  corsAllowedOrigins: [[], []],
+  deprecation: [getPetByIdDeprecation, getPetByIdDeprecation],
+};
+
+/** The settings of one environment: column `column` of {@link sideBySide}, without the settings it leaves unset. */
+function environmentSettings(column: 0 | 1): EnvironmentSettings {
+  const entries = Object.entries(sideBySide).map(([setting, values]) => [setting, values[column]]);
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as EnvironmentSettings;
+}
+
 /** The settings of each environment (docs/service-spec.md §9.2). */
 export const environments: Readonly<Record<EnvironmentName, EnvironmentSettings>> = {
-  staging: {
-    name: 'staging',
-    removalPolicy: 'destroy',
-    pointInTimeRecovery: false,
-    deletionProtection: false,
-    logRetentionDays: 14,
-    logLevel: 'DEBUG',
-    throttling: { rateLimit: 20, burstLimit: 40 },
-    apiKeys: { throttle: { rateLimit: 10, burstLimit: 20 }, expiresInDays: 30, rotationGraceHours: 24 },
-    reservedConcurrency: 10,
-    metricsNamespace: 'PetStoreInventory/staging',
-    trafficShifting: { type: 'allAtOnce' },
-    corsAllowedOrigins: [],
-    deprecation: getPetByIdDeprecation,
-  },
-  production: {
-    name: 'production',
-    removalPolicy: 'retain',
-    pointInTimeRecovery: true,
-    deletionProtection: true,
-    logRetentionDays: 90,
-    logLevel: 'INFO',
-    throttling: { rateLimit: 100, burstLimit: 200 },
-    apiKeys: { throttle: { rateLimit: 25, burstLimit: 50 }, expiresInDays: 90, rotationGraceHours: 72 },
-    reservedConcurrency: 50,
-    metricsNamespace: 'PetStoreInventory/production',
-    deprecation: getPetByIdDeprecation,
-    alarms: { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 },
-    trafficShifting: { type: 'canary', percentage: 10, intervalMinutes: 10 },
-    corsAllowedOrigins: [],
-  },
+  staging: environmentSettings(0),
+  production: environmentSettings(1),
 };
 
 /** The stack name of an environment: `InventoryService-staging`, `InventoryService-production`. */

@@ -204,36 +204,34 @@ export async function ensureTables(
 }
 
 /**
- * Creates the table `id` of lib/api.ts (on-demand, its partition key and global secondary indexes) as `name`
- * and waits until it is active.
+ * The keys of table `id` (lib/tables.ts) in the shape of DynamoDB's CreateTable and of CloudFormation's
+ * `AWS::DynamoDB::Table`: attribute definitions, partition key, global secondary indexes (INCLUDE projections).
  */
-export async function createTable(client: DynamoDBClient, id: TableId, name: string): Promise<void> {
+export function tableKeySchema(id: TableId) {
   const { partitionKey, globalIndexes } = tables[id] as TableDefinition;
-  const keyAttributes = [
-    partitionKey,
-    ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
-  ];
-  const attributeTypes = new Map(keyAttributes.map((attribute) => [attribute.name, attribute.type]));
-  await client.send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...attributeTypes].map(([AttributeName, AttributeType]) => ({
-        AttributeName,
-        AttributeType,
+  const keys = [partitionKey, ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+  return {
+    AttributeDefinitions: [...new Map(keys.map((key) => [key.name, key.type]))].map(
+      ([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }),
+    ),
+    KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' as const }],
+    ...(globalIndexes.length > 0 && {
+      GlobalSecondaryIndexes: globalIndexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+          { AttributeName: index.sortKey.name, KeyType: 'RANGE' as const },
+        ],
+        Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.nonKeyAttributes] },
       })),
-      KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' }],
-      ...(globalIndexes.length > 0 && {
-        GlobalSecondaryIndexes: globalIndexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] },
-        })),
-      }),
     }),
+  };
+}
+
+/** Creates the table `id` of lib/tables.ts (on-demand, {@link tableKeySchema}) as `name` and waits until it is active. */
+export async function createTable(client: DynamoDBClient, id: TableId, name: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', ...tableKeySchema(id) }),
   );
   // Polls after 50 ms, backing off to 1 s: with the SDK's default delays (20 s to 120 s, for real
   // DynamoDB) a local table still CREATING at the first check stalled the start by 20 s.

@@ -130,6 +130,29 @@ export function storedItem({ petId, quantity, status }: InventoryItem): Record<s
   return { petId: NumberValue.from(petId), quantity, status, [listIndex.shardAttribute]: listShardOf(petId) };
 }
 
+/**
+ * The item of `petId` in the inventory table `tableName` with only `attributes`, read with one strongly
+ * consistent GetItem; undefined when there is none. Every attribute name goes through a placeholder (`status`
+ * and `name` are DynamoDB reserved words).
+ */
+export async function getEntry(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petId: string,
+  attributes: readonly string[],
+): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: { petId: NumberValue.from(petId) },
+      ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name])),
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
 /** Items per BatchWriteItem request: DynamoDB's maximum. */
 const batchSize = 25;
 /** BatchWriteItem requests per batch at most: the first and the resends of its unprocessed items. */
@@ -255,16 +278,8 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
     },
 
     async get(petId) {
-      const { Item } = await client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { petId: NumberValue.from(petId) },
-          ProjectionExpression: 'petId, quantity, #status',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ConsistentRead: true,
-        }),
-      );
-      return Item && fromStored(Item);
+      const item = await getEntry(client, tableName, petId, ['petId', 'quantity', 'status']);
+      return item && fromStored(item);
     },
 
     async setQuantity(petId, quantity, ifMatch) {

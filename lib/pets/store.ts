@@ -7,10 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
-import { storedItem } from '../inventory/store.ts';
+import { getEntry, storedItem } from '../inventory/store.ts';
 import type { NewPet, Pet } from './pet.ts';
 
 /** What the pet handlers need from the inventory table. */
@@ -52,6 +52,9 @@ function fromStored(item: Record<string, unknown>): Pet {
   };
 }
 
+/** The attributes of a Pet on its item. */
+const petAttributes = ['petId', 'status', 'name', 'category', 'photoUrls', 'tags'] as const;
+
 /** Attempts to find a free identifier for a pet without `id`. */
 const assignAttempts = 3;
 
@@ -88,16 +91,8 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
     },
 
     async get(petId) {
-      const { Item } = await client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { petId: NumberValue.from(petId) },
-          ProjectionExpression: 'petId, #status, #name, category, photoUrls, tags',
-          ExpressionAttributeNames: { '#status': 'status', '#name': 'name' },
-          ConsistentRead: true,
-        }),
-      );
-      return Item && fromStored(Item);
+      const item = await getEntry(client, tableName, petId, petAttributes);
+      return item && fromStored(item);
     },
   };
 }

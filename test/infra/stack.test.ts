@@ -13,6 +13,7 @@ import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { minimumShiftIntervalSeconds } from '#infra/gradual-deployment.ts';
 import { accessLogFields } from '#infra/inventory-api.ts';
 import { deprecationEnvironment, functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
+import { tableKeySchema } from '#infra/local/dynamodb.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, authorizerCacheTtlSeconds, operations, stageName, tablesOf } from '#lib/api.ts';
@@ -247,27 +248,14 @@ describe.each(environmentNames)('%s stack', (name) => {
 
   describe('tables', () => {
     it.each(Object.keys(tables) as TableId[])(
-      '%s table: keys and indexes from lib/api.ts, on-demand, encrypted, PITR / deletion protection / removal from settings, time to live when declared',
+      '%s table: keys and indexes from lib/tables.ts as the local store creates them, on-demand, encrypted, PITR / deletion protection / removal from settings, time to live when declared',
       (tableId) => {
-        const { partitionKey, globalIndexes, timeToLiveAttribute } = tables[tableId] as TableDefinition;
+        const { timeToLiveAttribute } = tables[tableId] as TableDefinition;
         const table = resource(json(), tableLogicalId(tableId));
         expect(table.Type).toBe('AWS::DynamoDB::Table');
-        const keys = [partitionKey, ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+        // The local store creates its tables with the same keys (infra/local/dynamodb.ts tableKeySchema).
         expect(table.Properties).toEqual({
-          AttributeDefinitions: [...new Map(keys.map((key) => [key.name, key.type]))].map(
-            ([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }),
-          ),
-          KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' }],
-          ...(globalIndexes.length > 0 && {
-            GlobalSecondaryIndexes: globalIndexes.map((index) => ({
-              IndexName: index.name,
-              KeySchema: [
-                { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-                { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] },
-            })),
-          }),
+          ...tableKeySchema(tableId),
           BillingMode: 'PAY_PER_REQUEST',
           SSESpecification: { SSEEnabled: true },
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
