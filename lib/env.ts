@@ -1,6 +1,4 @@
-/**
- * Reading configuration from environment variables, failing fast at init (docs/style.md, Powertools example app).
- */
+/** Configuration from environment variables, failing fast at init (docs/style.md, Powertools example app). */
 
 /**
  * The value of environment variable `name`.

@@ -1,8 +1,4 @@
-/**
- * Integers in JSON judged on their source text, never on the rounded double (docs/contract.md "Integers in
- * request bodies"): `5` and `5.0` are 5; `1e-400`, `4.9999999999999999`, `2147483647.0000001` are not integers.
- * Relies on the `context.source` that `JSON.parse` gives a reviver (TC39 "JSON.parse source text access").
- */
+/** Integers judged on their JSON source text: docs/contract.md "Integers in request bodies". */
 
 /** `-`, integer digits, fraction digits, exponent: the parts of an RFC 8259 number literal. */
 const numberLiteral = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
@@ -43,7 +39,8 @@ export class InexactNumber {
 
 /**
  * A `JSON.parse` reviver that gives every number as an exact safe integer (`5.0` is 5) or, otherwise, as an
- * {@link InexactNumber}. Other values are returned as parsed.
+ * {@link InexactNumber}. Other values are returned as parsed. Needs the reviver's `context.source` (TC39
+ * "JSON.parse source text access").
  */
 export function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;

@@ -1,15 +1,4 @@
-/**
- * The service's business metrics (Powertools for AWS Lambda Metrics), one instance per container.
- *
- * Metrics are written as CloudWatch Embedded Metric Format lines on stdout and flushed once per invocation by
- * the `logMetrics` middy middleware. Namespace from `POWERTOOLS_METRICS_NAMESPACE` (set per environment by the
- * stack), service dimension from `POWERTOOLS_SERVICE_NAME`. Setting `POWERTOOLS_METRICS_DISABLED=true` (or
- * `POWERTOOLS_DEV=true`) turns publishing off, e.g. for the local server and tests.
- *
- * Metrics of the service:
- * - `InventoryUpdated` (Count, 1 per successful updateInventory);
- * - `InventoryListSize` (Count, the number of entries one listInventory returned).
- */
+/** The container's business metrics (Powertools Metrics, EMF on stdout): README "Metrics". */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logger } from './logger.ts';
 import { serviceName } from './service-name.ts';
@@ -33,7 +22,7 @@ const metricsLogger = {
   error: (message: unknown) => logger.error(String(message)),
 };
 
-/** The shared metrics buffer. */
+/** The shared metrics buffer; flushed by `logMetrics`, off with `POWERTOOLS_METRICS_DISABLED=true`. */
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || defaultNamespace,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? serviceName,

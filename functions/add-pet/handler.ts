@@ -1,15 +1,4 @@
-/**
- * addPet: `POST /v1/pets` (docs/contract.md "Pets"; experimental).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: a JSON Pet body (`name` required; `id`, `category`, `photoUrls`, `tags`, `status` optional; numbers
- * judged on their source text, so an int64 `id` is exact).
- * Returns 201 with the Pet and `Location: /v1/pets/{id}`; the pet's inventory entry exists from then on with
- * quantity 0 and the pet's status (one item, one conditional PutItem).
- * Errors: 400 `invalid_request` (bad body or content type), 409 `conflict` (the id exists), 503
- * `service_unavailable`.
- * Environment: `INVENTORY_TABLE_NAME`.
- */
+/** addPet, `POST /v1/pets` (REST proxy event 1.0; experimental): docs/contract.md "Pets". */
 import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';

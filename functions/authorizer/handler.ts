@@ -1,21 +1,4 @@
-/**
- * The bearer authorizer: an API Gateway TOKEN authorizer on the `Authorization` header (docs/service-spec.md §5;
- * docs/contract.md "Authentication and authorization"; docs/api-gateway-behaviour.md).
- *
- * Event: `APIGatewayTokenAuthorizerEvent` (`authorizationToken`, `methodArn`).
- * Allowed: returns an IAM policy allowing `execute-api:Invoke` on every method of the calling API's stage (so
- * one cached result serves every route) with the key's name as `principalId`; `usageIdentifierKey` the key's
- * usage identifier (its API Gateway API key, for the usage plan's per-key throttle); and the context
- * {@link AuthorizerContext}, whose `scope` the functions check (lib/http/scope-check.ts).
- * Last use: when the key has none recorded in the current cache period, one conditional UpdateItem records it
- * (lib/auth/authorize.ts); a failure of that write is logged and does not refuse the request.
- * Refused (missing, malformed, unknown, revoked or expired key): a policy denying the same resources, which
- * API Gateway answers with the ACCESS_DENIED gateway response (401). A refusal is a result, not a Lambda
- * function error: it logs no stack and does not count in the function's error metric.
- * DynamoDB failure: logs the error's class name and throws `Error('key store unavailable')` (no stack, nothing
- * internal); API Gateway answers with the AUTHORIZER_CONFIGURATION_ERROR gateway response (503).
- * Environment: `API_KEYS_TABLE_NAME`.
- */
+/** The bearer TOKEN authorizer: docs/contract.md "Authentication and authorization"; behaviour rows A1-A9. */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
@@ -38,7 +21,7 @@ function stageArn(methodArn: string): string {
   return `${apiArn}/${stage}/*`;
 }
 
-/** The authorizer's result: `effect` on every method of the calling stage, for `principalId`. */
+/** The authorizer's result: `effect` on every method of the calling stage (one cached result serves all). */
 function policy(
   effect: 'Allow' | 'Deny',
   principalId: string,
@@ -87,8 +70,7 @@ export function authorizerContext(principal: Principal): AuthorizerContext {
 
 /** The Lambda handler. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>(middyOptions)
-  // No `resetKeys`: nothing is ever appended to the logger (fields go with each call), see http-function.ts.
-  // `logEvent: false` whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the bearer key.
+  // The same options as every HTTP function, for the same reasons (lib/http/http-function.ts).
   .use(injectLambdaContext(logger, { logEvent: false }))
   .handler(async (event) => {
     const now = new Date();

@@ -1,14 +1,4 @@
-/**
- * getInventoryItem: `GET /v1/inventory/{petId}` (docs/contract.md "Addresses", "Inventory semantics";
- * experimental).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: path parameter `petId` (int64).
- * Returns 200 with the InventoryItem and its strong `ETag` (the tag `If-Match` on updateInventory compares).
- * Errors: 400 `invalid_request` (bad petId), 404 `not_found` (no entry), 503 `service_unavailable`.
- * One DynamoDB request: a strongly consistent GetItem, so the tag is that of the latest write.
- * Environment: `INVENTORY_TABLE_NAME`.
- */
+/** getInventoryItem, `GET /v1/inventory/{petId}` (proxy 1.0): docs/contract.md "Inventory semantics". */
 import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';

@@ -1,12 +1,4 @@
-/**
- * getOrderById: `GET /v1/store/orders/{orderId}` (docs/contract.md "Store orders"; experimental).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: path parameter `orderId` (int64). Returns 200 with the Order.
- * Errors: 400 `invalid_request` (bad orderId), 404 `not_found` (no such order), 503 `service_unavailable`.
- * One DynamoDB request: a strongly consistent GetItem.
- * Environment: `ORDERS_TABLE_NAME`.
- */
+/** getOrderById, `GET /v1/store/orders/{orderId}` (proxy event 1.0): docs/contract.md "Store orders". */
 import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';

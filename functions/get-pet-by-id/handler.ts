@@ -1,14 +1,4 @@
-/**
- * getPetById: `GET /v1/pets/{petId}` (docs/service-spec.md §9.4; docs/contract.md "Pets"; deprecated).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: path parameter `petId` (int64).
- * Returns 200 with the Pet (its `status` is its inventory entry's: one item). Every response the function
- * writes carries `Deprecation` and `Sunset`; from the sunset on every request is 410 `gone`.
- * Errors: 400 `invalid_request` (bad petId), 404 `not_found` (no such pet), 410 `gone`, 503
- * `service_unavailable`. One DynamoDB request: a strongly consistent GetItem (none after the sunset).
- * Environment: `INVENTORY_TABLE_NAME`, `DEPRECATED_AT`, `SUNSET_AT` (ISO 8601, infra/settings.ts).
- */
+/** getPetById, `GET /v1/pets/{petId}` (proxy event 1.0; deprecated, spec §9.4): docs/contract.md "Pets". */
 import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';

@@ -1,17 +1,4 @@
-/**
- * listInventory: `GET /v1/inventory` (docs/service-spec.md §4.1; docs/contract.md "Inventory semantics").
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer; the
- * integration streams the response (`responseTransferMode: STREAM`, Lambda response streaming).
- * Takes: optional `limit` (1-1000), `cursor`, `status` (lib/inventory/list-query.ts).
- * Returns 200 with a JSON array of InventoryItem sorted by petId ascending: without `limit` every entry,
- * written as DynamoDB returns pages; with `limit` at most that many, and `Link: <...>; rel="next"` when more
- * follow. Status and headers go out once the first pages are read, so an unreachable database is a clean 503;
- * a failure after that ends the stream without the closing `]`, so no client takes a cut list for a whole one.
- * Errors: 400 `invalid_request` (bad query parameter or cursor), 503 `service_unavailable`.
- * Metric: `InventoryListSize` (Count), the number of entries returned.
- * Environment: `INVENTORY_TABLE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`.
- */
+/** listInventory, `GET /v1/inventory` (proxy event 1.0, streamed): docs/contract.md "Inventory semantics". */
 import { Readable } from 'node:stream';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { operationNamed } from '#lib/api.ts';

@@ -1,14 +1,4 @@
-/**
- * listOrders: `GET /v1/store/orders` (docs/contract.md "Store orders"; docs/service-spec.md §1 names it;
- * experimental).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: query parameters `limit` (1-1000, default 100) and `cursor` (from a previous page's `Link`).
- * Returns 200 with a JSON array of Orders, newest first; when more follow, `Link: </v1/store/orders?limit=N&
- * cursor=...>; rel="next"` (RFC 8288). A Query on the orders table's `newestFirst` index, never a Scan.
- * Errors: 400 `invalid_request` (bad limit or cursor, another query parameter), 503 `service_unavailable`.
- * Environment: `ORDERS_TABLE_NAME`.
- */
+/** listOrders, `GET /v1/store/orders` (proxy event 1.0; experimental): docs/contract.md "Store orders". */
 import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';

@@ -1,16 +1,4 @@
-/**
- * placeOrder: `POST /v1/store/orders` (docs/contract.md "Store orders"; experimental).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: a JSON body `{"petId": <int64>, "quantity": <1..2147483647>, "shipDate"?: <RFC 3339>}` and an
- * optional `Idempotency-Key` header (lib/orders/idempotency.ts).
- * Returns 201 with the Order (`placed`, not `complete`) and `Location: /v1/store/orders/{id}`: the pet's stock
- * was decremented and the order written in one DynamoDB transaction, so stock is never oversold.
- * Errors: 400 `invalid_request` (bad body, content type or key), 404 `not_found` (the pet has no inventory
- * entry), 409 `insufficient_stock` (nothing changed), 409 `conflict` (the same key still running), 422
- * `idempotency_key_reused`, 503 `service_unavailable`.
- * Environment: `INVENTORY_TABLE_NAME`, `ORDERS_TABLE_NAME`, `IDEMPOTENCY_TABLE_NAME`.
- */
+/** placeOrder, `POST /v1/store/orders` (proxy event 1.0; experimental): docs/contract.md "Store orders". */
 import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';

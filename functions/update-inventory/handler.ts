@@ -1,16 +1,4 @@
-/**
- * updateInventory: `PATCH /v1/inventory/{petId}` (docs/service-spec.md §4.2, experimental).
- *
- * Event: API Gateway REST proxy event, payload format 1.0, already authorized by the bearer authorizer.
- * Takes: path parameter `petId` (int64), a JSON InventoryUpdate body `{"quantity": n}` and an optional
- * `If-Match` header (docs/contract.md "Inventory semantics").
- * Returns 200 with the updated InventoryItem and its new strong `ETag`; `status` is left unchanged.
- * Errors: 400 `invalid_request` (bad petId, body, content type or If-Match), 404 `not_found` (no entry for
- * petId), 412 `precondition_failed` (If-Match names another state; nothing changed), 503
- * `service_unavailable`. Exactly one DynamoDB request: a conditional UpdateItem.
- * Metric: `InventoryUpdated` (Count, 1 per successful update).
- * Environment: `INVENTORY_TABLE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`.
- */
+/** updateInventory, `PATCH /v1/inventory/{petId}` (proxy 1.0): docs/contract.md "Inventory semantics". */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { operationNamed } from '#lib/api.ts';

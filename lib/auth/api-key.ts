@@ -1,11 +1,4 @@
-/**
- * API key format and hashing (docs/service-spec.md §5; docs/contract.md "Authentication and authorization").
- *
- * A key is `psk_` followed by 32 random bytes in base64url (256 bits of entropy, 47 characters in all): a
- * valid RFC 6750 bearer token, and a prefix that secret scanners can match. Only its SHA-256 digest
- * (64 lowercase hex digits) is ever stored. Everything else an operator or API Gateway sees of a key (its id,
- * its usage identifier) is derived from the digest, so it never leads back to the key.
- */
+/** API key format and SHA-256 digest: docs/contract.md "Authentication and authorization". */
 import { createHash, randomBytes } from 'node:crypto';
 
 const keyPrefix = 'psk_';
@@ -17,7 +10,10 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** A new random API key (see the module docstring). Shown once to the operator, never stored or logged. */
+/**
+ * A new key: `psk_` (a prefix secret scanners match) and 32 random bytes in base64url, a valid RFC 6750
+ * bearer token. Shown once to the operator, never stored or logged: only its digest is.
+ */
 export function generateApiKey(): string {
   return keyPrefix + randomBytes(32).toString('base64url');
 }

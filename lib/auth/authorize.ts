@@ -1,8 +1,4 @@
-/**
- * The authorizer's decision (docs/service-spec.md §5; docs/contract.md "Authentication and authorization"): from
- * an `Authorization` header value to the caller's principal (name, id, scopes, usage identifier, throttle), or a
- * refusal.
- */
+/** The authorizer's decision, principal or refusal: docs/contract.md "Authentication and authorization". */
 import { authorizerCacheTtlSeconds, type Scope, scopes } from '../api.ts';
 import { apiKeyDigest, keyIdOf, usageIdentifierOf } from './api-key.ts';
 import type { ApiKeyRecord, KeyStore } from './key-store.ts';

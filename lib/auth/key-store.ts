@@ -1,9 +1,4 @@
-/**
- * The API keys table: one item per key, partition key `keyDigest` (String, SHA-256 hex of the key), with
- * `name`, `createdAt` and optional `expiresAt` / `revokedAt` / `lastUsedAt` (ISO 8601 UTC), `scopes` (a list of
- * scope names) and `rateLimit` / `burstLimit` (the key's own throttle, requests per second and bucket size).
- * The key itself is never stored (docs/contract.md "Authentication and authorization").
- */
+/** The API keys table, one item per key digest: docs/contract.md "Authentication and authorization". */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,

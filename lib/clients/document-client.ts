@@ -1,7 +1,4 @@
-/**
- * Document clients as the project builds them, without side effects (no client is created at import, so a
- * process may import this before it sets `AWS_ENDPOINT_URL_DYNAMODB`).
- */
+/** Document clients as the project builds them; none is created at import (docs/architecture.md). */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 

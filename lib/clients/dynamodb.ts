@@ -1,15 +1,4 @@
-/**
- * The DynamoDB document client, built once per container (docs/architecture.md "Principles").
- *
- * Endpoint: the SDK's standard `AWS_ENDPOINT_URL_DYNAMODB` when set (local server, SAM CLI, tests), else the
- * regional endpoint. Failure bounds (docs/contract.md 503 `service_unavailable`): at most {@link maxAttempts}
- * attempts (standard retry mode, exponential backoff with jitter), each with a {@link connectionTimeoutMs} ms
- * connection timeout and a {@link requestTimeoutMs} ms request timeout, so an unreachable database is
- * reported within about maxAttempts x (connection + request timeout) in the worst case, and at once when the
- * connection is refused.
- *
- * Numbers are read as `NumberValue` (see `document-client.ts`) so an int64 petId keeps every digit.
- */
+/** The container's DynamoDB document client, retries and timeouts bounded (docs/contract.md "Errors"). */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toDocumentClient } from './document-client.ts';
@@ -22,8 +11,9 @@ export const connectionTimeoutMs = 1000;
 export const requestTimeoutMs = 2000;
 
 /**
- * The service's retry and timeout settings of a DynamoDB client (also given to Powertools' idempotency layer and
- * used by the operator tools), so no request waits unbounded.
+ * The service's retry and timeout settings of a DynamoDB client (also for Powertools' idempotency layer and
+ * the operator tools): an unreachable database fails within about maxAttempts x (connection + request
+ * timeout).
  */
 export const dynamoDbClientConfig = {
   maxAttempts,
@@ -39,5 +29,5 @@ export function createDocumentClient(): DynamoDBDocumentClient {
   return toDocumentClient(new DynamoDBClient(dynamoDbClientConfig));
 }
 
-/** The container's shared client. */
+/** The container's shared client; endpoint: `AWS_ENDPOINT_URL_DYNAMODB` when set, else the regional one. */
 export const documentClient = createDocumentClient();

@@ -1,9 +1,4 @@
-/**
- * CORS for browser clients of allowed origins (README "CORS"; docs/contract.md "Requests as API Gateway
- * delivers them"): the allowed origins come from the environment's settings (none by default). API Gateway
- * answers the preflight and writes the headers on gateway responses (infra/inventory-api.ts); the functions add
- * them to their own responses with `@middy/http-cors`, reading the origins from {@link corsOriginsEnv}.
- */
+/** CORS headers on the functions' own responses for allowed origins: README "CORS". */
 import type { MiddlewareObj } from '@middy/core';
 import httpCors from '@middy/http-cors';
 

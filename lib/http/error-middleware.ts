@@ -1,17 +1,4 @@
-/**
- * The one place where a thrown error becomes an Error body (docs/architecture.md "Data flow"; docs/contract.md "Errors").
- *
- * Register it after `@middy/http-error-handler` (middy runs `onError` in reverse order): this middleware
- * classifies `request.error` into `{code, message, status}` and hands http-error-handler an exposed error
- * whose message is that JSON body, which it writes with `Content-Type: application/json`.
- *
- * Classification:
- * - {@link HttpError}: its own body (400 / 404 thrown by lib code);
- * - DynamoDB unreachable, timing out or throttling after the SDK's retries: 503 `service_unavailable`;
- * - anything else: 500 `internal_error` with a message that reveals nothing internal.
- * Log lines carry status, code and the error's class name only: never a message that could hold a table name,
- * never a stack trace.
- */
+/** The one place where a thrown error becomes an Error body: docs/contract.md "Errors". */
 import type { MiddlewareObj } from '@middy/core';
 import { createError } from '@middy/util';
 import { isThrottlingError, isTransientError } from '@smithy/core/retry';
@@ -26,7 +13,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return isThrottlingError(sdkError) || isTransientError(sdkError);
 }
 
-/** Maps any thrown value to the Error body the client receives (see the module docstring). */
+/**
+ * The Error body of any thrown value: an {@link HttpError}'s own; DynamoDB unavailable after the SDK's
+ * retries: 503 `service_unavailable`; anything else: 500 `internal_error`, revealing nothing internal.
+ */
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) return error.body;
   if (isDatabaseUnavailable(error)) {
@@ -35,7 +25,10 @@ export function toErrorBody(error: unknown): ErrorBody {
   return errorBody('internal_error', 'internal error');
 }
 
-/** Middy middleware: see the module docstring. */
+/**
+ * Middy middleware: hands http-error-handler (registered before it: `onError` runs in reverse) an exposed
+ * error whose message is the Error body. Logs status, code and error class only, never message or stack.
+ */
 export function errorBodyMiddleware(): MiddlewareObj {
   return {
     onError: (request) => {

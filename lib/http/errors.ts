@@ -1,9 +1,4 @@
-/**
- * The Error body and the errors that carry it (docs/service-spec.md §2 "Error", §7; docs/contract.md "Errors").
- *
- * Handlers and lib code throw an {@link HttpError}; the error middleware (`error-middleware.ts`) turns it,
- * or any other error, into a response whose body is exactly `{"code","message","status"}`.
- */
+/** The Error body and the errors that carry it: docs/service-spec.md §2, §7; docs/contract.md "Errors". */
 
 /** Machine-readable error codes, snake_case and stable (docs/contract.md "Errors"). */
 export type ErrorCode =

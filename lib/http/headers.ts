@@ -1,7 +1,4 @@
-/**
- * Reading request headers of an API Gateway REST proxy event (payload 1.0), whose names arrive in the client's
- * own case (docs/contract.md "Requests as API Gateway delivers them").
- */
+/** Request headers of a proxy event, names in the client's case: docs/api-gateway-behaviour.md E4. */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /**

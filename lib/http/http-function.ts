@@ -1,27 +1,4 @@
-/**
- * The middy chain every HTTP function starts from (docs/architecture.md "Principles": handlers throw, one
- * middleware renders errors), for one operation of lib/api.ts: undeclared query parameters are 400 and path
- * parameters are decoded once (request-parameters.ts).
- *
- * Order matters: `injectLambdaContext` first so every log line has the request id; the CORS middleware
- * (lib/http/cors.ts, only when origins are allowed) before `http-error-handler`, so that with middy's reverse
- * `after` / `onError` order it adds its headers to every response, errors included; `http-error-handler`
- * before `errorBodyMiddleware` so that it runs after it and writes the Error body that `errorBodyMiddleware`
- * prepared. `scopeCheck` before the request checks and any
- * middleware a handler adds (order of checks: 403 before 400). Every request logs one line: `request completed`
- * at DEBUG (and `write completed` at INFO for a write, the audit trail of audit-log.ts) or, from the error
- * middleware, `request rejected` (INFO) / `request failed` (ERROR). Successes are DEBUG because
- * API Gateway's access log and Lambda's REPORT line already record every request: at INFO (production) a
- * success line would double the log volume and add to every invocation's time (README "Performance"); staging
- * runs at DEBUG and shows them.
- *
- * `injectLambdaContext` without `resetKeys`: the service never appends keys to the logger (every field is
- * passed with the call that logs it), so there is nothing to reset, and the option costs a copy of middy's
- * `request.internal` and a reset of the logger's attribute store on every invocation (README "Performance",
- * warm overhead). Whoever adds `logger.appendKeys` must put `resetKeys: true` back, or keys leak into the
- * next invocation's lines. `logEvent: false` whatever `POWERTOOLS_LOGGER_LOG_EVENT` says: the event carries
- * the bearer key (docs/contract.md "Authentication and authorization").
- */
+/** The middy chain every HTTP function starts from (docs/architecture.md "Data flow of one request"). */
 
 import type { Readable } from 'node:stream';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -38,7 +15,10 @@ import { errorBodyMiddleware } from './error-middleware.ts';
 import { declaredQueryParameters, decodePathParameters } from './request-parameters.ts';
 import { scopeCheck } from './scope-check.ts';
 
-/** Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`). */
+/**
+ * Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`).
+ * DEBUG, not INFO: API Gateway's access log and Lambda's REPORT line already record every request.
+ */
 const completionLog = {
   after: ({ response }: { response: { statusCode: number } | undefined }) => {
     logger.debug('request completed', { status: response?.statusCode });
@@ -59,24 +39,33 @@ function responseHeaders(headers: Readonly<Record<string, string>>) {
 /** A proxy result whose body may also be a stream (a function in Lambda's response streaming mode). */
 export type StreamingProxyResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
 
-/** The middlewares of every HTTP function, in order, on `chain`. */
+/**
+ * The middlewares of every HTTP function, in order, on `chain`. middy runs `after` / `onError` in reverse, so
+ * CORS and `headers` (registered before http-error-handler) reach the Error responses too, and
+ * http-error-handler writes the body `errorBodyMiddleware` prepared. Scope before validation: 403 before 400.
+ */
 function withHttpMiddlewares<R extends { statusCode: number }>(
   chain: MiddyfiedHandler<APIGatewayProxyEvent, R>,
   operation: Operation,
   headers: Readonly<Record<string, string>> = {},
 ) {
   const cors = corsMiddleware(corsOrigins());
-  return chain
-    .use(injectLambdaContext(logger, { logEvent: false }))
-    .use(cors ? [cors] : [])
-    .use(responseHeaders(headers))
-    .use(httpErrorHandler({ logger: false }))
-    .use(errorBodyMiddleware())
-    .use(completionLog)
-    .use(auditLog(operation))
-    .use(scopeCheck(operation))
-    .use(declaredQueryParameters(operation))
-    .use(decodePathParameters());
+  return (
+    chain
+      // First, so every line has the request id. `logEvent: false` whatever POWERTOOLS_LOGGER_LOG_EVENT says:
+      // the event carries the bearer key. No `resetKeys`: nothing is ever appended to the logger (fields go
+      // with each call) and the reset costs time on every invocation: add it with `logger.appendKeys`.
+      .use(injectLambdaContext(logger, { logEvent: false }))
+      .use(cors ? [cors] : [])
+      .use(responseHeaders(headers))
+      .use(httpErrorHandler({ logger: false }))
+      .use(errorBodyMiddleware())
+      .use(completionLog)
+      .use(auditLog(operation))
+      .use(scopeCheck(operation))
+      .use(declaredQueryParameters(operation))
+      .use(decodePathParameters())
+  );
 }
 
 /**

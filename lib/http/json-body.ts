@@ -1,12 +1,4 @@
-/**
- * Middlewares that turn a request body into parsed JSON, by the rules of docs/contract.md "InventoryUpdate"
- * and "Integers in request bodies": a body is required; `Content-Type` must be `application/json` or an
- * `application/*+json` type (parameters allowed, any header and value case); base64 bodies (`isBase64Encoded`)
- * are decoded; malformed JSON and `__proto__` keys are 400; numbers are exact integers or `InexactNumber`s.
- *
- * After them `event.body` holds the parsed JSON value (not yet validated: see `inventory-update.ts`).
- * They throw 400 `invalid_request`.
- */
+/** Request body to parsed JSON: docs/contract.md "InventoryUpdate" and "Integers in request bodies". */
 import type { MiddlewareObj } from '@middy/core';
 import { decodeBody } from '@middy/util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';

@@ -1,8 +1,4 @@
-/**
- * Path and query parameters as API Gateway REST delivers them (docs/contract.md "Requests as API Gateway
- * delivers them", docs/api-gateway-behaviour.md): path parameters arrive percent-encoded and are decoded once
- * here; query parameters the operation does not declare are refused.
- */
+/** Path and query parameters as API Gateway delivers them: docs/api-gateway-behaviour.md E1-E3. */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Operation } from '../api.ts';

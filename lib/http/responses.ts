@@ -1,6 +1,4 @@
-/**
- * API Gateway proxy responses with a JSON body (REST API, payload format 1.0).
- */
+/** API Gateway REST proxy responses (payload 1.0) with a JSON body. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ErrorBody } from './errors.ts';
 

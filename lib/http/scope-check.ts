@@ -1,10 +1,4 @@
-/**
- * The scope check of every HTTP function (docs/contract.md "Authentication and authorization"): the operation's
- * scope (lib/api.ts `Operation.scope`) must be among the scopes the authorizer put in the request's context,
- * else 403 `forbidden`. The authorizer's cached Allow covers every route of the stage, so this is where a key is
- * held to its scopes. It runs before any validation (order of checks: 401, 403, then 400). A refusal is logged
- * at INFO with the key's name and id, never the key.
- */
+/** The scope check of every HTTP function: docs/contract.md "Authentication and authorization". */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';
@@ -17,7 +11,8 @@ export function grantedScopes(scope: unknown): string[] {
 }
 
 /**
- * Middy middleware for `operation`: see the module docstring.
+ * Middy middleware for `operation`: its scope must be among the context's. The authorizer's cached Allow
+ * covers every route of the stage, so this is where a key is held to its scopes.
  * @throws HttpError 403 when the key lacks the operation's scope (also when the context carries none).
  */
 export function scopeCheck(operation: Operation): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {

@@ -1,13 +1,4 @@
-/**
- * The strong entity tag of an inventory entry and the `If-Match` precondition (docs/contract.md "Inventory
- * semantics"; RFC 9110 §8.8.3 ETag, §13.1.1 If-Match).
- *
- * The tag is derived from the entry's representation, `"<quantity>-<status>"` (for example `"12-available"`):
- * two representations with the same quantity and status are the same bytes, so one strong tag for both is what
- * RFC 9110 §8.8.1 asks of a strong validator. Because the tag names the stored values, a precondition is one
- * DynamoDB condition expression on them (no version attribute), and every writer (updateInventory,
- * placeOrder, the import tool) changes the tag without having to cooperate.
- */
+/** An entry's strong ETag and `If-Match` (RFC 9110 §8.8, §13.1.1): docs/contract.md "Inventory semantics". */
 import { invalidRequest } from '../http/errors.ts';
 import { isPetStatus, type PetStatus } from './inventory-item.ts';
 import { maxQuantity } from './quantity.ts';
@@ -24,7 +15,10 @@ export type IfMatch = { any: true } | { any: false; states: TaggedState[] };
 /** Most distinct entity tags of this service one `If-Match` may list (keeps the condition expression small). */
 export const maxIfMatchTags = 16;
 
-/** The strong `ETag` header value of an entry (quoted). */
+/**
+ * The strong `ETag` of an entry, `"<quantity>-<status>"`: it names the stored values, so `If-Match` is one
+ * condition expression on them and every writer changes the tag without a version attribute.
+ */
 export function entityTag({ quantity, status }: TaggedState): string {
   return `"${quantity}-${status}"`;
 }

@@ -1,6 +1,4 @@
-/**
- * InventoryItem and PetStatus (docs/service-spec.md §2), and their exact JSON form (docs/contract.md "petId").
- */
+/** InventoryItem and PetStatus (docs/service-spec.md §2), exact JSON (docs/contract.md "Identifiers"). */
 
 /** The allowed PetStatus values (docs/service-spec.md §2 "PetStatus"). */
 export const petStatuses = ['available', 'pending', 'sold'] as const;

@@ -1,6 +1,4 @@
-/**
- * InventoryUpdate, the body of updateInventory (docs/service-spec.md §2, §4.2 rule 1; docs/contract.md "InventoryUpdate").
- */
+/** InventoryUpdate, updateInventory's body: docs/service-spec.md §4.2; docs/contract.md "InventoryUpdate". */
 import { invalidRequest, listedNames } from '../http/errors.ts';
 import { isQuantity, quantityRule } from './quantity.ts';
 

@@ -1,12 +1,4 @@
-/**
- * The query parameters of listInventory (docs/contract.md "Inventory semantics"): `limit` (1-1000), `cursor`
- * (opaque, from the previous page's `Link`) and `status`; and the cursor itself.
- *
- * A cursor is `<payload>.<mac>` in base64url: the payload is the JSON `{"after": petId, "status": filter}`,
- * the MAC the first 16 bytes of its HMAC-SHA-256. Any change to a cursor is 400. The MAC guards integrity, not
- * a secret: a cursor only names a position in a list that the same key may read whole, so a hand-made one
- * could gain nothing; it makes a cut, edited or foreign cursor a clear 400 instead of an arbitrary position.
- */
+/** listInventory's `limit`, `cursor` and `status`, and the cursor: docs/contract.md "Inventory semantics". */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidRequest } from '../http/errors.ts';
 import { isPetStatus, type PetStatus, petStatuses } from './inventory-item.ts';
@@ -23,6 +15,9 @@ export interface ListQuery {
   status?: PetStatus;
 }
 
+// A cursor is `<payload>.<mac>` in base64url: the JSON `{after, status}` and the first 16 bytes of its
+// HMAC-SHA-256. The MAC guards integrity, not a secret: a cursor names only a position in a list the same key
+// may read whole, so an edited, cut or foreign cursor is a clear 400 rather than an arbitrary position.
 const macKey = 'pet-store-inventory listInventory cursor v1';
 const macBytes = 16;
 

@@ -1,6 +1,4 @@
-/**
- * petId parsing (docs/service-spec.md §4.2 path parameter; docs/contract.md "petId").
- */
+/** petId parsing: docs/service-spec.md §4.2; docs/contract.md "Identifiers". */
 import { invalidRequest } from '../http/errors.ts';
 
 const canonicalInt = /^-?(0|[1-9][0-9]*)$/;

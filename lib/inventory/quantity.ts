@@ -1,6 +1,4 @@
-/**
- * The quantity rule (docs/contract.md "InventoryUpdate"): a JSON integer from 0 to 2147483647 inclusive.
- */
+/** The quantity rule, a JSON integer from 0 to 2147483647: docs/contract.md "InventoryUpdate". */
 
 /** Largest accepted quantity: the largest signed 32-bit integer. */
 export const maxQuantity = 2147483647;

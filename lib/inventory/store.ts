@@ -1,9 +1,4 @@
-/**
- * The inventory store: the DynamoDB operations the service needs, each one request where one suffices
- * (docs/architecture.md "Principles"). Table: partition key `petId` (Number); attributes `quantity` (Number),
- * `status` (String) and `listShard` (Number, the shard of the list index, see `list-index.ts`), which every
- * writer sets. The client and table name are passed in, so tests and the local server point it anywhere.
- */
+/** The inventory store, one DynamoDB request per operation: docs/architecture.md "Data layout". */
 
 import { setTimeout } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';

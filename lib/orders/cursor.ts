@@ -1,8 +1,4 @@
-/**
- * listOrders' pages (docs/contract.md "Store orders"): `limit` (1-1000, default 100) and the opaque `cursor`
- * of a `Link: <...>; rel="next"` header (RFC 8288). A cursor is the base64url text of the last listed orderId;
- * clients must not build one.
- */
+/** listOrders' `limit` and opaque `cursor`: docs/contract.md "Store orders". */
 import { invalidRequest } from '../http/errors.ts';
 import { toPetId } from '../inventory/pet-id.ts';
 

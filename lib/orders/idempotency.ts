@@ -1,19 +1,4 @@
-/**
- * `Idempotency-Key` on placeOrder (docs/contract.md "Store orders"), with Powertools for AWS Lambda's
- * Idempotency utility: its DynamoDB persistence layer and its `makeIdempotent` function wrapper.
- *
- * Not its middy middleware (`makeHandlerIdempotent`): in 2.35.0 that middleware's `onError` deletes the record
- * of the key even when its own `before` refused the request, so a repeat answered 409 (first still running) or
- * 422 (other body) removes the first request's lock or result, and a further repeat reserves stock again
- * (aws-powertools/powertools-lambda-typescript#5675, fixed by #5676, not in a release yet). The wrapper deletes
- * only a record it acquired, when the wrapped function fails.
- *
- * Rules: the key is 1-255 visible ASCII characters, sent once; records are per caller (the authorizer's
- * principal) and key, and keep the first order for 24 hours. Same key, same order (`petId`, `quantity`,
- * `shipDate`, compared after validation): the first order again, nothing reserved. Same key, other order:
- * 422 `idempotency_key_reused`. While the first runs: 409 `conflict`. A refusal (404, 409 `insufficient_stock`)
- * is remembered like an order and answered again; a failure (503) records nothing, so a retry is a new attempt.
- */
+/** placeOrder's `Idempotency-Key`, with Powertools' Idempotency utility: docs/contract.md "Store orders". */
 import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
@@ -87,8 +72,12 @@ function contractError(error: unknown): unknown {
 
 /**
  * `place` made idempotent by {@link Reservation.key} over the table `tableName` (Powertools' DynamoDB
- * persistence layer: key `id`, TTL attribute `expiration`); a reservation without a key calls `place` directly.
- * @returns a function of the reservation and the invocation's Lambda context (it bounds the in-progress lock).
+ * persistence layer: key `id`, TTL attribute `expiration`); a reservation without a key calls `place`
+ * directly. @returns a function of the reservation and the invocation's Lambda context (it bounds the
+ * in-progress lock). Not the utility's middy middleware: in 2.35.0 its `onError` deletes the record even when
+ * its own `before` refused the request, so a repeat answered 409 or 422 frees the first one's lock and a
+ * further repeat reserves stock again (aws-powertools/powertools-lambda-typescript#5675, fixed by #5676,
+ * unreleased). This wrapper deletes only a record it acquired, when `place` fails.
  */
 export function idempotentPlacement(
   place: (order: NewOrder) => Promise<Order | Refusal>,

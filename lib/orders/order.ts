@@ -1,8 +1,4 @@
-/**
- * Order, after the OpenAPI Petstore's `Order` (docs/contract.md "Store orders"): the body of placeOrder and of
- * the order operations' answers. New orders are `placed` and not `complete`; transitions are not shown, so
- * nothing changes an order once placed.
- */
+/** Order, after the OpenAPI Petstore's `Order`: docs/contract.md "Store orders". */
 import { invalidRequest } from '../http/errors.ts';
 import { toPetId } from '../inventory/pet-id.ts';
 import { maxQuantity } from '../inventory/quantity.ts';

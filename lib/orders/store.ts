@@ -1,13 +1,4 @@
-/**
- * The orders store (docs/contract.md "Store orders"; docs/architecture.md "Data layout"): an order and its
- * stock decrement are one DynamoDB transaction, and the newest-first list is a Query on the orders table's
- * global secondary index (lib/api.ts `tables.orders`), never a Scan.
- *
- * Orders table item: `orderId` (Number, partition key, time-ordered: {@link newOrderId}), `petId` (Number),
- * `quantity` (Number), `shipDate` (String, optional), `status` (String), `complete` (Boolean), `createdAt`
- * (String, ISO 8601), `listPartition` (String, always {@link listPartition}: the index's partition key).
- * On the inventory item only `quantity` is written (the attribute the order owns).
- */
+/** The orders store, order and stock decrement in one transaction: docs/contract.md "Store orders". */
 import { randomInt } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';

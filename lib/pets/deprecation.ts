@@ -1,9 +1,4 @@
-/**
- * The deprecation of getPetById (docs/service-spec.md §9.4; docs/contract.md "Pets"): the `Deprecation`
- * (RFC 9745) and `Sunset` (RFC 8594) headers of every response, and 410 `gone` from the sunset on. The dates
- * are per-environment settings (infra/settings.ts), passed to the function as the environment variables
- * {@link deprecationEnv} (ISO 8601 date-times).
- */
+/** getPetById's `Deprecation` / `Sunset` headers and 410 after the sunset: docs/contract.md "Pets". */
 import { HttpError } from '../http/errors.ts';
 
 /** The environment variables carrying the dates. */

@@ -1,8 +1,4 @@
-/**
- * Pet, after the OpenAPI Petstore's `Pet` (docs/contract.md "Pets"): the request body of addPet and the body
- * of addPet's and getPetById's answers. A pet and its inventory entry are one item of the inventory table, so
- * `id` is the entry's `petId` and `status` the entry's `status`.
- */
+/** Pet, after the OpenAPI Petstore's `Pet`, one item with its inventory entry: docs/contract.md "Pets". */
 import { HttpError, invalidRequest, listedNames } from '../http/errors.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
 import type { Label, PetDetails } from '../inventory/pet-details.ts';

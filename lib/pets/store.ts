@@ -1,10 +1,4 @@
-/**
- * The pets store: a pet and its inventory entry are one item of the inventory table (docs/contract.md "Pets";
- * docs/architecture.md "Data layout"). Attributes: `petId` (Number, the partition key), `quantity` (Number),
- * `status` (String), and the pet details `name` (String), `category` (Map `{id: Number, name: String}`),
- * `photoUrls` (List of String), `tags` (List of Map), beside the list shard every entry carries (`storedItem` of
- * `inventory/store.ts`). Entries imported without details have no pet details.
- */
+/** The pets store, a pet and its inventory entry as one item: docs/contract.md "Pets". */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
