@@ -1,11 +1,4 @@
-/**
- * The account-wide API Gateway setting the service needs, deployed once per account and region, apart from the
- * service stacks (docs/contract.md "Operator tooling"; README "Once per account and region"): the IAM role that
- * lets API Gateway write the stages' access logs to CloudWatch Logs, set as the account's `cloudWatchRoleArn`
- * (`AWS::ApiGateway::Account`). It is one value per account and region: declared in each service stack,
- * staging and production in one account would overwrite each other's, and deleting either stack would take it
- * from the other. Both are retained when this stack is deleted, so logging keeps working.
- */
+/** The once-per-account stack, API Gateway's CloudWatch role: README "Once per account and region". */
 import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -14,7 +7,10 @@ import type { Construct } from 'constructs';
 /** The stack name of the once-per-account stack. */
 export const accountStackName = 'PetStore-ApiGatewayAccount';
 
-/** The once-per-account stack (see the module docstring). */
+/**
+ * The once-per-account stack: API Gateway's CloudWatch role as the account's `cloudWatchRoleArn`, both
+ * retained (one value per account and region, so no service stack may own it).
+ */
 export class ApiGatewayAccountStack extends Stack {
   /** The role API Gateway assumes to write logs. */
   readonly cloudWatchRole: Role;

@@ -1,22 +1,4 @@
-/**
- * The esbuild settings of every Lambda bundle, in one place, in two forms: {@link cdkBundling} for
- * `NodejsFunction`'s `bundling` prop, and {@link bundleFunction} for a plain `esbuild.build()` with the very
- * same settings (benchmarks measure bundle size and load time with it; tests import what it writes).
- *
- * The bundle: one ESM file `index.mjs` for Node 24 (`target` node24), minified, with an external source map
- * (`index.mjs.map`, without sources content, read at run time thanks to `NODE_OPTIONS=--enable-source-maps`).
- * Nothing is external: the AWS SDK v3 is bundled and tree-shaken instead of taken from the runtime, so the
- * deployed SDK version is the one the tests ran, and `mainFields` prefers each package's ESM build so unused
- * SDK code is dropped. The banner gives the ESM bundle a CommonJS `require`, without which bundled CommonJS
- * code dies at init with `Dynamic require of "node:https" is not supported`.
- *
- * Trims ({@link bundleAliases}): three modules are replaced inside the bundles by small stand-ins in
- * `infra/lambda-shims/`, each justified where it is configured and measured by `npm run bench`
- * (README "Performance"); `test/bench/trimmed-bundles.test.ts` invokes every trimmed bundle against a real
- * DynamoDB API so a trim cannot break the deployed code unnoticed. {@link untrimmedEsbuildOptions} gives the
- * same settings without the trims, for the bench only (its load-time baseline, "the naive SDK client alone",
- * and what the trims buy); nothing is deployed with it.
- */
+/** The esbuild settings of every Lambda bundle, stack and bench alike: docs/architecture.md "Bundles". */
 import { fileURLToPath } from 'node:url';
 import type { BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
@@ -24,30 +6,22 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 /** The project root (the folder holding package.json and package-lock.json), as an absolute path. */
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
-/** The banner that defines `require` inside the ESM bundle (see the module docstring). */
+/** The banner that defines `require` inside the ESM bundle, for bundled CommonJS code. */
 export const esmRequireBanner =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
  * Modules replaced inside the bundles (esbuild `alias`; targets relative to the project root, esbuild's
- * working directory in both forms). Each stand-in's header says why; the bench measures the effect (README
- * "Performance").
+ * working directory in both forms); docs/architecture.md "Bundles" says why.
  */
 export const bundleAliases = {
-  /** The SDK's default credential chain, reduced to its environment link (the stand-in's header says why). */
+  /** The SDK's default credential chain, reduced to its environment link. */
   '@aws-sdk/credential-provider-node': './infra/lambda-shims/credential-provider-env.ts',
-  /** `node:http` loaded with `require`, so its ESM facade does not load undici (the stand-in's header says why). */
+  /** `node:http` loaded with `require`, so its ESM facade does not load undici. */
   'node:http': './infra/lambda-shims/node-http.ts',
-  /**
-   * Event-stream support, inlined from an on-demand import the SDK takes only for operations with
-   * event-stream members, which DynamoDB has none of. The stand-in throws if that ever changes.
-   */
+  /** Event-stream support, which DynamoDB never uses: the stand-in throws. */
   '@smithy/core/event-streams': './infra/lambda-shims/no-event-streams.ts',
-  /**
-   * The JMESPath interpreter that Powertools' Idempotency utility uses to select the key and payload of
-   * placeOrder, whose expressions are plain member names: the stand-in evaluates member paths and throws for
-   * anything else (it keeps placeOrder's bundle under the 250 KB budget).
-   */
+  /** Powertools' JMESPath interpreter: the stand-in evaluates member paths, all placeOrder uses. */
   '@aws-lambda-powertools/jmespath/functions': './infra/lambda-shims/jmespath-paths.ts',
   '@aws-lambda-powertools/jmespath': './infra/lambda-shims/jmespath-paths.ts',
 } as const;

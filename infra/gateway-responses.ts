@@ -1,15 +1,4 @@
-/**
- * The gateway responses: the Error bodies API Gateway writes itself, before or instead of a function
- * (docs/contract.md "Errors"; docs/architecture.md "One table, three renderings"). The CDK stack renders each entry as
- * an `AWS::ApiGateway::GatewayResponse`; the local server answers with the very same bodies.
- *
- * Every type API Gateway can produce for this API is listed with an explicit status, so the body's `status`
- * always equals the response's status code. Templates are plain text (no `$context` substitution): nothing
- * from the request or from AWS internals reaches the body. DEFAULT_4XX and DEFAULT_5XX catch any type added
- * by AWS later, as 400 and 500. The authorizer refuses with a Deny (ACCESS_DENIED, 401); when it cannot
- * decide (it throws, or fails), API Gateway answers AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE, both
- * 503 (docs/contract.md "Authentication and authorization"; docs/api-gateway-behaviour.md).
- */
+/** The gateway responses, the Error bodies API Gateway writes: docs/api-gateway-behaviour.md Notes 1. */
 import { type ErrorBody, type ErrorCode, errorBody } from '#lib/http/errors.ts';
 
 /** An API Gateway response type (`AWS::ApiGateway::GatewayResponse` `ResponseType`). */

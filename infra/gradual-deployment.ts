@@ -1,14 +1,4 @@
-/**
- * Gradual deployments (README "Gradual deployments and rollback"): one CodeDeploy application per stack and, per function, a
- * deployment group that moves the function's alias `live` to the version a stack update publishes, by the
- * environment's {@link TrafficShifting} (infra/settings.ts). CloudFormation hands the alias update to CodeDeploy
- * (the alias's `CodeDeployLambdaAliasUpdate` update policy). When one of the group's rollback alarms fires
- * during the shift, CodeDeploy stops the deployment and points the alias back at the previous version; the
- * alias update fails, and CloudFormation rolls the whole stack update back.
- *
- * One service role for every group, with the AWS managed policy AWS documents for CodeDeploy's Lambda
- * deployments (`AWSCodeDeployRoleForLambdaLimited`: update and read aliases, read alarms).
- */
+/** CodeDeploy traffic shifting of each function's alias `live`: README "Gradual deployments and rollback". */
 import { type CfnResource, Duration, Validations } from 'aws-cdk-lib';
 import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -43,7 +33,7 @@ export function minimumShiftIntervalSeconds(alarms: AlarmSettings): number {
   return (alarms.evaluationPeriods + 1) * alarms.periodSeconds;
 }
 
-/** The CodeDeploy application and a deployment group per function (see the module docstring). */
+/** The CodeDeploy application and a deployment group per function, shifting its alias `live`. */
 export class GradualDeployment extends Construct {
   /** The deployment group of each function, by the function's logical id. */
   readonly groups: Readonly<Record<string, LambdaDeploymentGroup>>;

@@ -1,29 +1,4 @@
-/**
- * The REST API: the operation table (lib/api.ts) rendered as API Gateway resources and methods, every method
- * behind the bearer TOKEN authorizer (a streaming operation's integration with `responseTransferMode: STREAM`,
- * invoked through Lambda's InvokeWithResponseStream), and every gateway response of infra/gateway-responses.ts rendered as an
- * `AWS::ApiGateway::GatewayResponse` (docs/architecture.md "One table, three renderings").
- *
- * Stage `v1` (lib/api.ts `stageName`), so the base URL ends in `/v1` (docs/service-spec.md §9.1; docs/contract.md "Addresses"), with
- * per-environment throttling, X-Ray tracing and JSON access logs in an explicit log group. Methods and the
- * authorizer invoke each function's alias `live` (the permissions are on the alias), so CodeDeploy's traffic
- * shifting applies to every request (infra/gradual-deployment.ts).
- *
- * With allowed CORS origins (infra/settings.ts `corsAllowedOrigins`; README "CORS"): an OPTIONS method answering
- * the preflight (MOCK integration, no authorizer: browsers send a preflight without credentials) on every
- * resource with an operation, and `Access-Control-Allow-Origin` and `Vary: Origin` on every gateway response.
- * Without them: neither.
- *
- * The access log ({@link accessLogFields}) has the standard fields, the authorizer's `principalId` (the key's
- * name, so a write can be traced to a key) and the key's id, and the X-Ray trace id; never a request header, so the bearer API key
- * is never logged (docs/contract.md "Authentication and authorization").
- *
- * Per-key throttling (docs/contract.md "Authentication and authorization"): API key source AUTHORIZER (the
- * authorizer names the key's API Gateway API key in `usageIdentifierKey`), every method requires an API key,
- * and a default usage plan on the stage whose throttle applies to each key on its own (the key tool adds each
- * key's API key to it, infra/admin/gateway-keys.ts). The account-wide CloudWatch role of API Gateway is not
- * part of this stack (`cloudWatchRole: false`): it is set once per account (infra/account-stack.ts).
- */
+/** The REST API rendered from lib/api.ts (docs/architecture.md "One table, three renderings"). */
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -125,7 +100,7 @@ function checkedOrigins(origins: readonly string[]): readonly string[] {
 /** The HTTP header that carries the API key (docs/service-spec.md §5.1). */
 export const authorizationHeader = 'Authorization';
 
-/** The service's REST API (see the module docstring). */
+/** The service's REST API: stage `v1`, the authorizer on every method, gateway responses, usage plan. */
 export class InventoryApi extends Construct {
   /** The REST API; its `url` is the stage URL `https://.../v1/`. */
   readonly restApi: RestApi;

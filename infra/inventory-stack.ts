@@ -1,25 +1,4 @@
-/**
- * The service's stack: one class, deployed once per environment (docs/service-spec.md §9.2) with that environment's
- * {@link EnvironmentSettings} and nothing else differing (docs/style.md "Per-environment differences live in one
- * settings object").
- *
- * Contents, all derived from lib/api.ts:
- * - the tables of `tables` (inventory: `petId` Number, with the list index; API keys: `keyDigest` String),
- *   on-demand, encrypted
- *   with the AWS managed key, PITR / deletion protection / removal policy from the settings;
- * - one {@link ServiceFunction} per entry of `operations` plus the `authorizer`, each bound to its one table
- *   with exactly its `actions` (least privilege);
- * - the {@link InventoryApi} (stage `v1`, bearer authorizer on every method, gateway responses), invoking each
- *   function's alias `live`;
- * - {@link ServiceAlarms} when the settings have alarms;
- * - {@link GradualDeployment}: a CodeDeploy deployment group per function shifting its alias by the settings'
- *   `trafficShifting`, with the alarms (when any) as rollback triggers;
- * - outputs `BaseUrl` (ends in `/v1/`), `InventoryTableName`, `ApiKeysTableName` (docs/contract.md "Addresses"),
- *   `RestApiId` and `UsagePlanId` (for the key tool's API keys, infra/admin/gateway-keys.ts).
- *
- * cdk-nag AwsSolutions findings that do not apply to this service are acknowledged here, each with its reason;
- * those of the function roles (X-Ray) and of the CodeDeploy role where those roles are made.
- */
+/** The service's stack, one class per environment (docs/service-spec.md §9.2), everything from lib/api.ts. */
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
@@ -68,7 +47,7 @@ export function deprecationEnvironment(
 /** The value of `AWS_ENDPOINT_URL_DYNAMODB` on deployed functions: empty, so the SDK uses the regional endpoint. */
 export const deployedDynamoDbEndpoint = '';
 
-/** The stack (see the module docstring). */
+/** The stack: tables, functions, API, alarms and gradual deployment of one environment's settings. */
 export class InventoryStack extends Stack {
   /** The tables of lib/api.ts `tables`. */
   readonly tables: Readonly<Record<TableId, Table>>;

@@ -1,20 +1,4 @@
-/**
- * The alarms of an environment with {@link AlarmSettings} (production): every alarm notifies one SNS topic,
- * whose e-mail subscription is the stack parameter `AlarmEmail` (no subscription while it is empty).
- *
- * Alarms (each over `periodSeconds`, firing after `evaluationPeriods` breaching periods, missing data = OK):
- * - `Api5xxRateAlarm`: API Gateway `5XXError` average (the fraction of requests answered 5XX) > `api5xxRate`;
- * - `ApiLatencyP99Alarm`: API Gateway `Latency` p99 > `apiLatencyP99Ms`;
- * - `<Function>ErrorsAlarm` / `<Function>ThrottlesAlarm` per function: Lambda `Errors` / `Throttles` sum >= 1;
- * - `<Function>NewVersionErrorsAlarm` per function: Lambda `Errors` sum >= 1 of the version this deployment
- *   publishes, invoked through the alias `live` (dimensions FunctionName, Resource `<function>:live`,
- *   ExecutedVersion), the metric Lambda reports while the alias routes by weight; it watches only the new code,
- *   so errors of the old version, which a deployment may be fixing, do not stop it (the pattern of AWS SAM's
- *   safe deployments, aws/serverless-application-model#293; seek-oss/skuba#1637 on alarms that also count the
- *   old version's errors blocking every deployment);
- * - `<Table>ThrottledRequestsAlarm` per table: DynamoDB `ThrottledRequests` summed over the operations the
- *   functions perform on it >= 1.
- */
+/** The alarms of an environment that has them, into one SNS topic (README "Gradual deployments"). */
 import { CfnCondition, CfnParameter, type CfnResource, Duration, Fn } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -47,11 +31,11 @@ export interface ServiceAlarmsProps {
 /** The CloudFormation parameter that carries the alarm e-mail address (empty: no subscription). */
 export const alarmEmailParameter = 'AlarmEmail';
 
-/** The alarms, topic and optional e-mail subscription (see the module docstring). */
+/** The alarms, their topic and the optional e-mail subscription (stack parameter `AlarmEmail`). */
 export class ServiceAlarms extends Construct {
   /** The SNS topic every alarm notifies (SSL enforced). */
   readonly topic: Topic;
-  /** The alarms, in the order of the module docstring. */
+  /** The alarms, in the order they are made. */
   readonly alarms: Alarm[] = [];
   /**
    * The alarms that stop and roll back a deployment of the function with this alarm name prefix: the API's 5XX
@@ -113,6 +97,8 @@ export class ServiceAlarms extends Construct {
       const fn = alias.lambda;
       alarm(`${name}ErrorsAlarm`, fn.metricErrors({ statistic: Stats.SUM, period }), 1, atLeast);
       alarm(`${name}ThrottlesAlarm`, fn.metricThrottles({ statistic: Stats.SUM, period }), 1, atLeast);
+      // Errors of the version being deployed only (through the alias): errors of the old version, which the
+      // deployment may be fixing, do not stop it (README "Gradual deployments and rollback").
       const newVersionErrors = new Metric({
         namespace: 'AWS/Lambda',
         metricName: 'Errors',

@@ -1,8 +1,4 @@
-/**
- * The composition shared by infra/app.ts and the infra tests: one App holding both environments' stacks, with
- * the cdk-nag AwsSolutions pack registered as a validation plugin, so a finding without an acknowledgement
- * fails synthesis (`cdk synth`, `cdk deploy`, the tests).
- */
+/** One App with both environments' stacks and cdk-nag registered: README "Checks on every synthesis". */
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiGatewayAccountStack, accountStackName } from './account-stack.ts';

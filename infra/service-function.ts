@@ -1,26 +1,4 @@
-/**
- * One Lambda function of the service, with every default in one place (docs/style.md: "one base construct extends
- * `NodejsFunction` and holds every default"; Powertools example app `function-with-logstream-construct.ts`).
- *
- * Defaults: runtime nodejs24.x, arm64, {@link defaultTimeout} and 256 MB unless `sizing` says otherwise, reserved
- * concurrency from the settings, the shared esbuild settings of
- * `infra/bundling.ts`, `NODE_OPTIONS=--enable-source-maps`, JSON log format into an explicit LogGroup with the
- * environment's retention (no `logRetention` custom resource), and its own IAM role that may only write to that
- * log group (no AWS managed policy). Tables are added with {@link ServiceFunction.bindTable}, which sets the
- * table's environment variable and grants exactly the listed actions on exactly that table, together.
- *
- * X-Ray active tracing (Lambda samples and records each invocation's segments, continuing API Gateway's trace;
- * CDK grants `xray:PutTraceSegments` and `xray:PutTelemetryRecords`). No Powertools Tracer in the code: its
- * X-Ray SDK would enlarge every bundle and its load time (the bench budgets) for DynamoDB subsegments that the
- * function's own segment and the access log's `xrayTraceId` already place.
- *
- * Every function publishes a version per deployment and has the alias {@link liveAlias} on it: API Gateway
- * invokes the alias, and CodeDeploy moves it from version to version (infra/gradual-deployment.ts).
- *
- * The function's CloudFormation logical id is its construct id (e.g. `ListInventoryFunction`), not a
- * hash-suffixed one, so `sam local invoke <LogicalId>` and `events/env-vars.json` can name it; its alias is
- * `<id>Alias` (e.g. `ListInventoryFunctionAlias`).
- */
+/** One Lambda function of the service with every default (docs/style.md, the Powertools example app). */
 import { type CfnResource, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -77,7 +55,7 @@ export interface TableBinding {
   indexes: readonly string[];
 }
 
-/** A service Lambda function (see the module docstring). */
+/** A service Lambda function: runtime, memory, timeout, logs, role, tracing and alias `live` in one place. */
 export class ServiceFunction extends NodejsFunction {
   /** The alias {@link liveAlias} on this deployment's version: what API Gateway invokes. */
   readonly live: Alias;
@@ -116,6 +94,7 @@ export class ServiceFunction extends NodejsFunction {
         'Active X-Ray tracing (README "Tracing"): xray:PutTraceSegments and xray:PutTelemetryRecords accept no resource-level permission (AWS service authorization reference), so Resource * is their only grant; each trace id is in the access logs.',
     });
     this.live = new Alias(scope, `${id}Alias`, { aliasName: liveAlias, version: this.currentVersion });
+    // Fixed, readable logical ids, so `sam local invoke <LogicalId>` and events/env-vars.json can name them.
     for (const [construct, logicalId] of [
       [this, id],
       [role, `${id}Role`],

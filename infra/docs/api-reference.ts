@@ -1,9 +1,4 @@
-/**
- * The API reference page: openapi.yaml rendered by Swagger UI (`swagger-ui-dist`, installed from npm), as one
- * self-contained HTML file (the renderer's script and style inlined as data URLs, the description as JSON), so
- * it loads nothing from any other origin (its Content-Security-Policy allows no other origin but its own for
- * "Try it out"). `npm start` serves it at `/docs`; `npm run docs` writes it to a file.
- */
+/** The API reference page: openapi.yaml in Swagger UI, one self-contained HTML file (README). */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -1,7 +1,4 @@
-/**
- * `npm run docs [-- <file>]`: writes the API reference page (api-reference.ts) as one static HTML file,
- * `dist/api-reference.html` by default, and prints its path.
- */
+/** `npm run docs [-- <file>]`: writes the API reference page (README "Quick start"). */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { apiReferenceHtml } from './api-reference.ts';

@@ -1,13 +1,4 @@
-/**
- * Stand-in for `@aws-lambda-powertools/jmespath` (and its `/functions`) inside the Lambda bundles (esbuild
- * `alias` in infra/bundling.ts).
- *
- * Powertools' Idempotency utility selects the idempotency key and the validated payload with JMESPath; the
- * service's only expressions are the plain member names `key` and `order` (lib/orders/idempotency.ts). The full
- * JMESPath interpreter is 23 KB of the placeOrder bundle, which put it over the 250 KB bundle budget
- * (bench/budgets.ts). This stand-in evaluates dotted member names and throws for any other expression, so a
- * richer expression fails loudly instead of selecting the wrong data. Local runs and tests use the real package.
- */
+/** Bundle stand-in for Powertools' JMESPath, dotted member names only: docs/architecture.md "Bundles". */
 
 const memberPath = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 

@@ -1,10 +1,4 @@
-/**
- * The API the local engine serves, read from a synthesized CloudFormation template (docs/api-gateway-behaviour.md):
- * the REST API's resource tree and methods (with or without the authorizer, as each method says), its TOKEN
- * authorizers, gateway responses and stage, and every Lambda function an integration or authorizer targets
- * (aliases resolved to their function), with its code, handler, environment, memory and timeout.
- * Nothing is taken from lib/api.ts: what the template has is what is served.
- */
+/** The API the local engine serves, read from a synthesized template only: docs/api-gateway-behaviour.md. */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 

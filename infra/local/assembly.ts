@@ -1,12 +1,4 @@
-/**
- * Where the local API's model comes from: a cloud assembly (the `cdk synth` output folder) and one stack's
- * template in it (docs/api-gateway-behaviour.md; README "Local API").
- *
- * - {@link synthesize}: runs the CDK CLI's `cdk synth` (the project's pinned CLI, `cdk.json`'s app) into a
- *   folder: templates plus each function's esbuild bundle, exactly what `cdk deploy` would upload.
- * - {@link synthesizeForSources}: the same app synthesized in this process with bundling skipped, for plain
- *   `npm start`, which runs each function's TypeScript entry instead of its bundle.
- */
+/** The cloud assembly the local API serves: `cdk synth`, or in-process without bundling (README). */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,10 +1,4 @@
-/**
- * A TOKEN authorizer as API Gateway REST runs it (docs/api-gateway-behaviour.md "Authorizer"): no identity header,
- * an empty one or one that fails the validation expression is UNAUTHORIZED without calling the function;
- * otherwise the function decides: an error `Unauthorized` is UNAUTHORIZED, any other error, a timeout or a
- * malformed result is AUTHORIZER_CONFIGURATION_ERROR; a valid policy is cached per token for the TTL and
- * evaluated against each method ARN: an explicit Deny or no matching Allow is ACCESS_DENIED.
- */
+/** A TOKEN authorizer as API Gateway REST runs it: docs/api-gateway-behaviour.md A1-A9. */
 import type { AuthorizerModel } from './api-model.ts';
 import type { GatewayResponseType } from './gateway-response.ts';
 import type { LambdaFunction } from './lambda-runtime.ts';

@@ -1,7 +1,4 @@
-/**
- * `GET /docs` on the local server: the API reference page (infra/docs/api-reference.ts), outside the `/v1`
- * API and so not an API Gateway route; every other request goes on to the API.
- */
+/** `GET /docs` on the local server, the API reference page, outside the `/v1` API. */
 import type { RequestListener } from 'node:http';
 import { apiReferenceHtml } from '../docs/api-reference.ts';
 

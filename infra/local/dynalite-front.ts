@@ -1,26 +1,4 @@
-/**
- * What the embedded store (dynalite 4) lacks of the DynamoDB API the service uses, added in front of it:
- * `TransactWriteItems` and `ReturnValuesOnConditionCheckFailure: ALL_OLD` (docs/contract.md "Inventory
- * semantics", "Store orders"). Only local runs use it: deployed, and on AWS's DynamoDB Local (the
- * `test/dynamodb-local` suite runs the same behaviours there), DynamoDB does both itself.
- *
- * - `ReturnValuesOnConditionCheckFailure: ALL_OLD`: dynalite's own condition check (`db.checkConditional`,
- *   which its PutItem, UpdateItem and DeleteItem call with the stored item) is wrapped to put that item in the
- *   `ConditionalCheckFailedException`, and the parameter is added to those actions' accepted parameters (dynalite
- *   drops parameters it does not know). Patched once per process, on the CommonJS modules dynalite loads.
- * - `TransactWriteItems`: the front, the request listener of dynalite's server wrapped, hands every request to
- *   dynalite's own listener unchanged (in-process), except a transaction and, while one runs, the single-item
- *   writes: each holds a lock on every item it touches (taken in one order, so writers never deadlock), so
- *   that a transaction is all-or-nothing for writers: its actions are applied in order with dynalite's own
- *   single-item requests (a `ConditionCheck` as a conditional write that changes nothing), and when one is
- *   refused the items already written get their old values back; the answer is DynamoDB's
- *   `TransactionCanceledException` with one `CancellationReasons` entry per action (`None` for the others).
- *   Readers are not isolated from a transaction in progress: a read between two of its actions can see the
- *   first without the second (DynamoDB serialises them); the service never reads across items that way.
- *   `BatchWriteItem` (the import tool's) is passed through without locks: it has no conditions. A single-item
- *   write that started before a transaction is not held back by it (the locks matter against a transaction's
- *   reads and restores, and a restore happens only when a later action of the transaction is refused).
- */
+/** `TransactWriteItems` and `ALL_OLD` added to dynalite: README "The embedded store's gaps". */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
@@ -32,7 +10,11 @@ const conditionFailed = 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailed
 
 type Json = Record<string, unknown>;
 
-/** Adds `ReturnValuesOnConditionCheckFailure: ALL_OLD` to dynalite (see the module docstring); idempotent. */
+/**
+ * Adds `ReturnValuesOnConditionCheckFailure: ALL_OLD` to dynalite, once per process: its condition check
+ * (`db.checkConditional`, called by PutItem, UpdateItem and DeleteItem with the stored item) puts that item
+ * in the refusal, and the three actions accept the parameter (dynalite drops unknown ones).
+ */
 function patchReturnValuesOnConditionCheckFailure(): void {
   const require = createRequire(import.meta.url);
   type Check = (data: Json, existing?: Json) => { body?: Json } | null | undefined;
@@ -254,7 +236,12 @@ function dispatch(
 }
 
 /**
- * The front for dynalite's request listener `dynalite` (see the module docstring).
+ * The front for dynalite's request listener `dynalite`: every request passes unchanged except a transaction
+ * and, while one runs, single-item writes. Each holds a lock on every item it touches (taken in one order: no
+ * deadlock); a transaction's actions are applied in order with dynalite's own single-item requests and, when
+ * one is refused, the items already written get their old values back (`TransactionCanceledException`).
+ * Readers are not isolated from a transaction in progress (the service never reads across items that way);
+ * `BatchWriteItem` has no conditions and takes no lock.
  */
 export function dynaliteFront(dynalite: RequestListener): RequestListener {
   patchReturnValuesOnConditionCheckFailure();

@@ -1,14 +1,4 @@
-/**
- * The embedded DynamoDB of local runs: dynalite (a DynamoDB API server on LevelDB) in this process, and the
- * creation of the service's tables on any DynamoDB endpoint.
- *
- * A data folder is served by at most one process at a time (LevelDB locks it). The serving process writes its
- * endpoint URL to `<dataDir>/endpoint` and removes it on close, so the operator tools reach a running local
- * server's store instead of opening the locked folder ({@link connectLocalDynamoDb}).
- *
- * The store holds the API keys table: the data folder is private to its user (folders 0700, files 0600;
- * docs/contract.md "Operator tooling"), and the DynamoDB port refuses every request a browser could send ({@link refuseBrowsers}).
- */
+/** The embedded DynamoDB (dynalite) of local runs, and the service's tables on any endpoint (README). */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { RequestListener, Server } from 'node:http';
@@ -81,12 +71,9 @@ const browserRefusal = JSON.stringify({
 });
 
 /**
- * Puts a guard in front of dynalite's request handler: a request carrying an `Origin` header or an OPTIONS
- * preflight is answered 403 without any `Access-Control-*` header and never reaches the store. dynalite itself
- * answers every origin with `Access-Control-Allow-Origin: *` (so any web page the developer opens could read
- * the keys table); the SDK and the SAM CLI's functions never send `Origin`, browsers always do on cross-origin
- * requests and preflights. Uses only Node's public `http.Server` API: dynalite's handler is the server's one
- * `request` listener; a test proves the guard holds for the installed dynalite version.
+ * Puts a guard in front of dynalite's request handler (its server's one `request` listener): a request with
+ * an `Origin` header or an OPTIONS preflight is 403 without any `Access-Control-*` header (README "Quick
+ * start").
  */
 export function refuseBrowsers(server: Server): void {
   const handlers = server.listeners('request') as RequestListener[];
@@ -234,6 +221,6 @@ export async function createTable(client: DynamoDBClient, id: TableId, name: str
     new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', ...tableKeySchema(id) }),
   );
   // Polls after 50 ms, backing off to 1 s: with the SDK's default delays (20 s to 120 s, for real
-  // DynamoDB) a local table still CREATING at the first check stalled the start by 20 s.
+  // DynamoDB) a local table still CREATING at the first check would stall the start by the first delay.
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 }, { TableName: name });
 }

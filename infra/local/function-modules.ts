@@ -1,9 +1,4 @@
-/**
- * How the local server loads the functions' handler modules. By default once, as a Lambda container does.
- * In watch mode (`npm run dev`) a change under the watched folders starts a new generation: the next call of
- * a handler imports its module afresh, with every project module it imports (node_modules stay shared), as a
- * new Lambda container would; the store and the server keep running.
- */
+/** How the local server loads handler modules: once, or afresh after a change (`npm run dev`). */
 import { watch } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { join } from 'node:path';

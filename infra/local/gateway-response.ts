@@ -1,10 +1,4 @@
-/**
- * Rendering of API Gateway's own responses from the template's `AWS::ApiGateway::GatewayResponse` resources, as
- * API Gateway renders them (docs/api-gateway-behaviour.md "Gateway responses"; AWS, "Gateway response types for
- * API Gateway"): a type the template does not customise takes DEFAULT_4XX or DEFAULT_5XX's template and
- * headers, and that fallback's status when it sets one, else the type's default status; with nothing
- * customised the body is API Gateway's own `{"message": ...}`. Every one carries `x-amzn-ErrorType`.
- */
+/** API Gateway's own responses rendered from the template: docs/api-gateway-behaviour.md G1-G3. */
 import type { GatewayResponseModel } from './api-model.ts';
 
 /** What API Gateway knows of each type it can answer here: default status, message and `x-amzn-ErrorType`. */

@@ -1,17 +1,4 @@
-/**
- * The local API engine: an HTTP request listener that serves an {@link ApiModel} (read from the synthesized
- * template) as API Gateway REST serves the deployed stage, in the same order (docs/api-gateway-behaviour.md):
- * 1. route by the template's resources and methods (one trailing slash ignored; none: MISSING_AUTHENTICATION_TOKEN);
- * 2. header values over 10,240 bytes or a body over 10 MB: REQUEST_TOO_LARGE;
- * 3. the method's TOKEN authorizer, when it has one (authorizer.ts);
- * 4. the usage plan, when the method requires an API key (API key source AUTHORIZER, usage-plan.ts): no usage
- *    identifier from the authorizer is INVALID_API_KEY; a key over its throttle is THROTTLED (429);
- * 5. the integration: a MOCK answers its integration response; a Lambda proxy integration invokes the function
- *    (lambda-runtime.ts) with a payload 1.0 event and renders its result, buffered or streamed. An invocation
- *    over 6 MB is REQUEST_TOO_LARGE; a function error (thrown, timed out, malformed or oversized result) is
- *    DEFAULT_5XX at 502; no answer within 29 s is INTEGRATION_TIMEOUT.
- * Refusals are the template's gateway responses (gateway-response.ts), with the headers API Gateway adds.
- */
+/** The local API engine, API Gateway REST's order over a template (docs/api-gateway-behaviour.md). */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';

@@ -1,8 +1,4 @@
-/**
- * The local API's HTTP server (docs/api-gateway-behaviour.md G2): what Node's HTTP parser refuses (a malformed
- * request line, a bad method, headers past its limit) and an HTTP/1.1 request without `Host` get the Error body
- * of docs/contract.md "Errors", not Node's bare status; headers past the limit are 413 as E6, the rest 400.
- */
+/** The local API's HTTP server; Node's refusals get the Error body: docs/api-gateway-behaviour.md G2. */
 import { createServer, type RequestListener, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '#lib/http/errors.ts';
@@ -34,7 +30,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.end(rawErrorResponse(body));
 }
 
-/** An HTTP server serving `listener`, with the refusals of the module docstring. */
+/**
+ * An HTTP server serving `listener`: what Node's parser refuses and a request without `Host` get the Error
+ * body (headers past the limit 413, the rest 400).
+ */
 export function createApiServer(listener: RequestListener): Server {
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) {

@@ -1,6 +1,4 @@
-/**
- * A Lambda `Context` for handlers invoked in-process by the local API Gateway stand-in.
- */
+/** A Lambda `Context` for handlers invoked by the local API. */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 

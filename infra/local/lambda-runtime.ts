@@ -1,10 +1,4 @@
-/**
- * Local Lambda functions (docs/api-gateway-behaviour.md "Lambda"): each function runs in its own worker threads
- * (lambda-worker.ts), one invocation per worker at a time, a few workers per function, each with its own
- * environment copy and module instance, its heap capped by the function's MemorySize, its Timeout enforced
- * (the worker is terminated; the next invocation gets a fresh one), the 6 MB invocation and buffered response
- * payload limits applied, and its stdout / stderr copied to this process's line by line.
- */
+/** Local Lambda functions, a pool of worker threads each: README; docs/api-gateway-behaviour.md S2-S7. */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
@@ -190,7 +184,10 @@ function forwardLines(source: Readable, target: NodeJS.WriteStream): void {
   });
 }
 
-/** A local Lambda function: a small pool of execution environments (see the module docstring). */
+/**
+ * A local Lambda function: a few worker threads, one invocation each at a time, each with its own environment
+ * and module instance, heap capped at MemorySize, Timeout enforced, the 6 MB payload limits applied.
+ */
 export class LambdaFunction {
   private readonly environments = new Set<Environment>();
   private readonly claimed = new Set<Environment>();

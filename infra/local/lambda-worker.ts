@@ -1,9 +1,4 @@
-/**
- * One local Lambda execution environment (docs/api-gateway-behaviour.md "Lambda"): a worker thread with its own
- * environment and module instance that imports one handler and runs one invocation at a time, as the Node.js
- * runtime does, including its response-streaming globals `awslambda.streamifyResponse` and
- * `awslambda.HttpResponseStream`. Started and timed by lambda-runtime.ts; messages are {@link WorkerMessage}.
- */
+/** One local Lambda execution environment in a worker thread, started by lambda-runtime.ts. */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';

@@ -1,8 +1,4 @@
-/**
- * A MOCK integration's response as API Gateway renders it (docs/api-gateway-behaviour.md "MOCK"): the
- * integration response's Velocity template (velocityjs) sees `$input.params()` and may override the status and
- * headers through `$context.responseOverride`.
- */
+/** A MOCK integration's response as API Gateway renders it: docs/api-gateway-behaviour.md G4. */
 import { render } from 'velocityjs';
 import type { IntegrationModel } from './api-model.ts';
 

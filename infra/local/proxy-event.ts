@@ -1,9 +1,4 @@
-/**
- * The Lambda proxy integration event (payload format 1.0) API Gateway REST builds from a request
- * (docs/api-gateway-behaviour.md "Requests"): headers in the client's case with the last value of a repeated
- * header in `headers` and every value in `multiValueHeaders`; query parameters decoded, likewise single and
- * multi-valued, null when there are none; path parameters as received (percent-encoded); the body as text.
- */
+/** The proxy event (payload 1.0) API Gateway builds from a request: docs/api-gateway-behaviour.md E1-E4. */
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 

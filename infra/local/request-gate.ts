@@ -1,8 +1,4 @@
-/**
- * The local server's readiness and drain (README "Local API"): a request that arrives before the store, the
- * demo data and the key exist waits for them instead of meeting a half-made service; on close, the requests in
- * flight are answered first, for at most a bound.
- */
+/** The local server's readiness and drain: README "Quick start" (a first start; Ctrl-C). */
 import type { RequestListener } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 

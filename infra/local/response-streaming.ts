@@ -1,11 +1,4 @@
-/**
- * Lambda response streaming as the Node.js runtime provides it, for handlers run in this process: the
- * `awslambda.streamifyResponse` and `awslambda.HttpResponseStream` globals, and a sink that reads what a
- * streaming handler writes the way API Gateway does for an integration with `responseTransferMode: STREAM`:
- * a JSON prelude (`statusCode`, `headers`, `multiValueHeaders`), 8 NUL bytes, then the body as it comes
- * (docs.aws.amazon.com/apigateway/latest/developerguide/response-transfer-mode-lambda.html, "Lambda proxy
- * integration format for response streaming").
- */
+/** Lambda response streaming as the Node.js runtime provides it, read as API Gateway does (STREAM mode). */
 import { PassThrough, Writable } from 'node:stream';
 
 /** The mark the runtime puts on a handler wrapped by `streamifyResponse`. */

@@ -1,17 +1,4 @@
-/**
- * `npm run sam:dynamodb [-- --port 8000 --host 127.0.0.1 --data-dir .data --env-vars <file>]`: serves the embedded DynamoDB
- * alone, for functions run by the SAM CLI (`sam local invoke`, `sam local start-api`), with the tables of
- * `events/env-vars.json` created and the fixtures of the SAM events seeded (infra/local/sam-fixtures.ts).
- *
- * Defaults: port 8000, host 127.0.0.1 (use `--host 0.0.0.0` when the SAM containers reach the host through the
- * Docker bridge, e.g. `host.docker.internal` on Linux: that exposes an unauthenticated database to the
- * network), data folder `DATA_DIR` or `.data` (shared with `npm start`, one process at a time; `:memory:`
- * keeps nothing). The key and import tools reach it through the folder's endpoint file. Tables: the ones
- * `events/env-vars.json` names (`pet-store-sam-*`), apart from `npm start`'s (infra/local/sam-fixtures.ts).
- * `--env-vars <file>` writes `events/env-vars.json` with every endpoint on the port it listens on (for a
- * port other than 8000, which the committed file names). The store refuses browser requests (dynamodb.ts).
- * SIGINT / SIGTERM stop it without losing data.
- */
+/** `npm run sam:dynamodb`, the embedded DynamoDB alone: README "A local DynamoDB for the SAM CLI". */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,13 +1,4 @@
-/**
- * The data the SAM CLI events in `events/` expect (README.md "Local invocation with the SAM CLI"):
- * one inventory entry and one API key, written by `npm run sam:dynamodb` at start and by the event tests, in
- * the tables `events/env-vars.json` names (`pet-store-sam-*`: never `npm start`'s tables, so the published key
- * below is never accepted by `npm start`, and a data folder first used by `sam:dynamodb` still gets its demo
- * data and key on `npm start`'s first start).
- *
- * The key {@link samApiKey} is a published test value, valid only in a local store seeded here; it is stored
- * as its SHA-256 digest like any other key (docs/contract.md "Authentication").
- */
+/** The data the SAM CLI events expect: README "A local DynamoDB for the SAM CLI". */
 import { readFileSync } from 'node:fs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

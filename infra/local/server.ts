@@ -1,18 +1,4 @@
-/**
- * `npm start [-- --stack staging|production [--assembly <dir>]]`: serves the API at `http://127.0.0.1:3000/v1`
- * (docs/contract.md "Addresses") backed by the embedded DynamoDB, through the local API engine fed by a
- * synthesized stack (README "Local API"):
- * - plain `npm start`: the staging stack synthesized in this process, each function run from its TypeScript
- *   entry (a fast loop, no bundling);
- * - `--stack <env>`: `cdk synth` into `cdk.out` first, then that stack's template and bundles, as deployed;
- * - `--assembly <dir>` (with `--stack`): an existing cloud assembly, without synthesizing.
- * Variables: `PORT` (3000), `HOST` (127.0.0.1), `DATA_DIR` (`.data`; `:memory:` keeps nothing), `API_KEY` (a
- * key to accept; else one is generated on first start and printed once), `API_KEY_RATE` (requests per second of
- * that key, burst twice that; default: the settings' per-key default), `AWS_ENDPOINT_URL_DYNAMODB` (use that
- * DynamoDB instead). SIGINT / SIGTERM stop it without losing data.
- * `--watch` (`npm run dev`): a change under functions/ or lib/ gives each function fresh execution
- * environments, which import the changed code.
- */
+/** `npm start [-- --stack staging|production [--assembly <dir>]]`: README "Local server settings". */
 import { Command, Option } from 'commander';
 import { environments } from '../settings.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';

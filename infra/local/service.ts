@@ -1,8 +1,4 @@
-/**
- * The whole service on one machine: DynamoDB (embedded dynalite, or the one at `AWS_ENDPOINT_URL_DYNAMODB`),
- * its tables, first-start seeding and key, and the local API engine (gateway.ts) serving a synthesized stack
- * on HTTP. `npm start` (server.ts) and the HTTP tests both start it through {@link startLocalService}.
- */
+/** The whole service on one machine: store, tables, first-start data and the local API (README). */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -117,8 +113,8 @@ const hostVariables = [
 ];
 
 /**
- * Starts the local service (see the module docstring). Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` and
- * table-name variables (the operator tools and tests read them): one local service per process.
+ * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` and table-name variables (the
+ * operator tools and tests read them): one local service per process.
  * @throws when the ports are taken or DynamoDB cannot be reached.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {

@@ -1,8 +1,4 @@
-/**
- * Settings of local runs (the local server, the SAM DynamoDB, the tools), from environment variables:
- * `DATA_DIR` (default `.data`; `:memory:` keeps nothing), `PORT` (3000), `HOST` (127.0.0.1), `API_KEY`
- * (optional), `AWS_ENDPOINT_URL_DYNAMODB` (optional: use that DynamoDB instead of the embedded one).
- */
+/** Settings of local runs from environment variables: README "Local server settings". */
 import { type EnvironmentSettings, environments } from '../settings.ts';
 
 /**

@@ -1,11 +1,4 @@
-/**
- * The local API's usage plan: per-key throttling as API Gateway applies a usage plan's throttle to each API
- * key (docs/contract.md "Authentication and authorization"), a token bucket per usage identifier. A bucket
- * holds at most `burstLimit` tokens, refills at `rateLimit` tokens per second and starts full; each request
- * takes one token, and a request that finds none is refused (API Gateway's THROTTLED, 429). API Gateway
- * documents its throttling as this token-bucket algorithm (API Gateway developer guide, "Throttle requests to
- * your REST APIs").
- */
+/** The local usage plan: a token bucket per key (docs/api-gateway-behaviour.md S10). */
 import type { Throttle } from '#lib/auth/authorize.ts';
 
 interface Bucket {
