@@ -1,7 +1,4 @@
-/**
- * The baseline of the load-time budget, the naive SDK client alone: one `DynamoDBDocumentClient` built at init and
- * one `UpdateCommand` per invocation, no middleware (bench/run.ts bundles it without the trims).
- */
+/** The load-time budget's baseline, the naive SDK client alone: README "Performance". */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 

@@ -1,7 +1,4 @@
-/**
- * The budgets of README "Performance", each checked as one PASS/FAIL line; what each figure
- * is: bench/load-time.ts, bench/warm.ts, bench/list-http.ts.
- */
+/** The budgets of README "Performance", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
 import type { ListResult } from './list-http.ts';
 import type { WarmResult } from './warm.ts';

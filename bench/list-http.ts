@@ -1,12 +1,4 @@
-/**
- * List scaling through the deployed path: `npm start --stack staging --assembly <dir>` (the local API
- * serving the synthesized bundles) as its own process on the bench DynamoDB, listed over HTTP at each size.
- * Per size, medians of the runs: total time and time to first body byte; the server process's peak resident
- * memory growth during one list (Linux `VmHWM`, reset through `/proc/<pid>/clear_refs`; the list function runs
- * in a worker thread of that process); beside them, in the same run, the raw sorted read of the same data (the
- * store's own merged Query read of the list index, `listSorted`, without Lambda, HTTP or JSON), and the read
- * units one list consumes (the same Queries).
- */
+/** List scaling over HTTP through the local API serving the synthesized bundles: README "Performance". */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { localTableNames } from '#infra/local/dynamodb.ts';
@@ -69,7 +61,7 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
 }
 
-/** Grows the table through `sizes` and measures each (see the module docstring); a failed size ends the run. */
+/** Grows the table through `sizes` and measures each (README "Performance"); a failed size ends the run. */
 export async function measureListOverHttp(
   options: { assemblyDir: string; sizes: readonly number[]; runs: number },
   log: (line: string) => void,

@@ -1,8 +1,4 @@
-/**
- * Module load time: `await import(bundle)` in fresh Node processes (the part of a Lambda cold start the bundle
- * controls), with the Lambda runtime's streaming globals and `NODE_OPTIONS=--enable-source-maps` as deployed.
- * Bundles are sampled in rotating rounds so that the machine's drift affects all alike.
- */
+/** Module load time of each bundle in fresh Node processes, as deployed: README "Performance". */
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { quantile } from './stats.ts';

@@ -1,7 +1,4 @@
-/**
- * The bench's servers, each a process of its own so that their work runs beside the measured code: the
- * embedded DynamoDB of `npm run sam:dynamodb` (in memory, with `npm start`'s local tables) and `npm start`.
- */
+/** The bench's servers in processes of their own: the embedded DynamoDB and `npm start`. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables, inMemory, localTableNames } from '#infra/local/dynamodb.ts';

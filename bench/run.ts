@@ -1,8 +1,4 @@
-/**
- * `npm run bench [-- --sizes 1000,10000] [--quick]`: the budgets of README "Performance", measured on the
- * synthesized stacks (`cdk synth`: the deployed bundles and environment), printed PASS/FAIL; writes
- * `bench/results.json` and exits 1 when a budget fails.
- */
+/** `npm run bench [-- --sizes 1000,10000] [--quick]`: the budgets of README "Performance", PASS/FAIL. */
 
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

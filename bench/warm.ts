@@ -1,10 +1,4 @@
-/**
- * Warm overhead, in a child process: listInventory, updateInventory and the authorizer (their TypeScript
- * entries, the code the bundles are built from, with the stack's environment) invoked with API Gateway events,
- * alternating with the store call each one wraps (its DynamoDB request(s) and item mapping) on a second client
- * of the same settings: `listSorted` (the merged Query read of the list index), `setQuantity`, `keys.get`.
- * Also: DynamoDB requests of one invocation and TCP connections opened over 100 invocations (keep-alive).
- */
+/** Warm overhead of three handlers against the store call each wraps: README "Performance". */
 import { fork } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,4 @@
-/**
- * `npm run client:generate` (run by `npm install`; the output is not committed): client/src/schema.ts from openapi.yaml,
- * int64 typed `bigint` (docs/contract.md "Integers in request bodies"); test/client/schema-drift.test.ts checks it.
- */
+/** `npm run client:generate` (run by `npm install`): client/src/schema.ts, output not committed (README). */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';

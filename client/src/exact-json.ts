@@ -1,9 +1,4 @@
-/**
- * JSON that keeps int64 exact (docs/contract.md "Integers in request bodies"): responses are parsed with a
- * reviver that reads each number's source text (TC39 "JSON.parse source text access", Node 21+, Chrome 114+),
- * so an int64 property becomes a `bigint` without ever passing through a double; requests are written with
- * `JSON.rawJSON`, so a `bigint` goes out digit for digit.
- */
+/** JSON with exact int64 (`bigint`): docs/contract.md "Integers in request bodies"; README "Typed client". */
 import { int64Properties } from './schema.ts';
 
 declare global {

@@ -1,11 +1,4 @@
-/**
- * The typed client of the pet store API: openapi-fetch over the types openapi-typescript generates from
- * openapi.yaml (schema.ts), with int64 exact (exact-json.ts) and error responses thrown as {@link ApiError}.
- *
- *   const api = createPetStoreClient({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey });
- *   const items = await api.GET('/inventory');            // InventoryItem[], petId: bigint
- *   await api.PATCH('/inventory/{petId}', { params: { path: { petId: 9007199254740993n } }, body: { quantity: 4 } });
- */
+/** The typed client of the pet store API (openapi-fetch, int64 as `bigint`): README "Typed client". */
 import createClient, {
   type Client,
   type ClientPathsWithMethod,
@@ -77,7 +70,7 @@ export interface PetStoreClientOptions {
   fetch?: typeof fetch;
 }
 
-/** Creates the client (see the module docstring). */
+/** Creates the client: int64 exact both ways, error responses thrown as {@link ApiError}. */
 export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
