@@ -24,10 +24,8 @@ function requireBody(example: string): MiddlewareObj<APIGatewayProxyEvent> {
 const jsonMediaType = /^application\/(?:[a-z0-9][a-z0-9!#$&^_.+-]*\+)?json[ \t]*(?:;.*)?$/i;
 
 /**
- * The value of the request's `Content-Type` header, whatever the case of its name (HTTP header names are
- * case-insensitive; API Gateway passes them as the client sent them). Looked up directly rather than by
- * normalising every header of every request (`@middy/http-header-normalizer`), the one header this function
- * reads (its handler never looks at the others).
+ * The request's `Content-Type`, whatever the case of its name (API Gateway passes names as sent): looked up
+ * directly rather than normalising every header (`@middy/http-header-normalizer`).
  */
 function contentType(headers: APIGatewayProxyEvent['headers'] | null | undefined): string | undefined {
   let value: string | undefined;

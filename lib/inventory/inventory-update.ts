@@ -8,12 +8,9 @@ export interface InventoryUpdate {
 }
 
 /**
- * Validates a parsed JSON body as an InventoryUpdate: an object whose only member is `quantity`, an integer
- * from 0 to 2147483647.
- * @throws HttpError 400 `invalid_request` naming the problem: not an object, unknown members (named, since
- *   the operation is experimental and silently ignoring them would lose the client's intent; at most five,
- *   each cut to 64 characters), missing or invalid quantity (a number that is not an exact integer arrives
- *   as an `InexactNumber`, see json-integers.ts).
+ * Validates a parsed JSON body as an InventoryUpdate: an object whose one member is `quantity`.
+ * @throws HttpError 400 `invalid_request` naming the problem, unknown members by name (at most five, each cut
+ *   to 64 characters).
  */
 export function parseInventoryUpdate(body: unknown): InventoryUpdate {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

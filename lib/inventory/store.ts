@@ -32,31 +32,21 @@ export interface ListOptions {
 /** What the handlers and the import tool need from the inventory table. */
 export interface InventoryStore {
   /**
-   * The entries in petId order (docs/contract.md "Inventory semantics"), in batches, as the shards' Queries of
-   * the list index return them: a k-way merge of one paginated Query per shard, each prefetching its next
-   * page, so memory holds at most two pages per shard whatever the table's size. A batch is handed out every
-   * few hundred entries and before every wait for DynamoDB; the first one once every shard's first (small)
-   * page is read.
+   * The entries in petId order, in batches: a merge of one paginated Query per shard of the list index, each
+   * prefetching its next page, so memory holds at most two pages per shard whatever the table's size.
    */
   listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
   /** One entry with a strongly consistent GetItem, or undefined when there is none. */
   get(petId: string): Promise<InventoryItem | undefined>;
   /**
-   * Sets the quantity of an existing entry with one conditional UpdateItem (`attribute_exists(petId)`, and
-   * with `ifMatch` the stored quantity and status that one of its tags names; `ReturnValues: ALL_NEW`),
-   * setting its list shard in the same request (an entry written before the list index existed joins it);
-   * never creates one. A failed condition on the stored values returns the old item
-   * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), which tells `not_found` (no item) from
-   * `precondition_failed` without a second request.
+   * Sets the quantity (and list shard) of an existing entry with one conditional UpdateItem, never creating
+   * one; the old item of a failed condition (`ALL_OLD`) tells `not_found` from `precondition_failed`.
    */
   setQuantity(petId: string, quantity: number, ifMatch?: IfMatch): Promise<SetQuantityResult>;
   /**
-   * Writes entries (create or replace, so writing the same entries again converges), each with its pet details
-   * when it has them (`pet-details.ts`; an entry without replaces a stored pet's details too), in
-   * BatchWriteItem requests of 25, in order, resending the items DynamoDB leaves unprocessed with exponential backoff, at most
-   * {@link maxBatchAttempts} times per request.
-   * @throws IncompleteWriteError when a request still has unprocessed items after that, or DynamoDB fails
-   *   (after the client's own retries): it says how many of `items` were written.
+   * Writes entries (create or replace: a rerun converges) with their pet details (none: stored ones go), in
+   * BatchWriteItem requests of 25, resending unprocessed items, {@link maxBatchAttempts} times per request.
+   * @throws IncompleteWriteError (saying how many of `items` were written) when DynamoDB still fails.
    */
   putMany(items: readonly (InventoryItem & { details?: PetDetails })[]): Promise<void>;
 }

@@ -71,13 +71,9 @@ function fromStored(item: Record<string, unknown>): Order {
 const placeAttempts = 5;
 
 /**
- * placeOrder's write over `client`, the inventory table `inventoryTable` and the orders table `ordersTable`:
- * reserves stock and records the order in one TransactWriteItems. The inventory item's `quantity` is
- * decremented only if the item exists and holds at least the order's quantity, and the order is put under a new
- * id (`attribute_not_exists`; a taken id, never seen in practice, is retried with another). The decrement
- * returns the old item when its condition fails, which tells `no_entry` from `insufficient_stock`. DynamoDB
- * cancels a transaction that meets another on the same item (`TransactionConflict`): it is retried after a
- * short jittered pause, {@link placeAttempts} times in all, then 503 `service_unavailable`.
+ * placeOrder's write: one TransactWriteItems that decrements the item's `quantity` only if it holds enough
+ * and puts the order under a new id. The decrement's old item tells `no_entry` from `insufficient_stock`; a
+ * `TransactionConflict` is retried, {@link placeAttempts} times in all, then 503 `service_unavailable`.
  */
 export function orderPlacement(
   client: DynamoDBDocumentClient,
