@@ -1,10 +1,4 @@
-/**
- * Per-environment settings: the one place where staging and production differ (docs/style.md "Per-environment
- * differences live in one settings object"; docs/service-spec.md §9.2 "Two environments exist").
- *
- * The stack reads every difference from an {@link EnvironmentSettings} object and never tests an environment's
- * name. Values are plain data (numbers, strings, booleans) so tests and docs can print them.
- */
+/** Per-environment settings, the one place staging and production differ (docs/service-spec.md §9.2). */
 
 /** The deployed environments (docs/service-spec.md §9.2). */
 export type EnvironmentName = 'staging' | 'production';

@@ -1,11 +1,4 @@
-/**
- * The operation table: the one definition of the API (docs/architecture.md "One table, three renderings").
- *
- * The CDK stack renders it as API Gateway methods and one Lambda function per entry, the local server as
- * routes calling the same handler modules, and the tests as the list of routes to probe. Paths are API
- * Gateway resource paths under the stage `v1`, so `GET /inventory` is served at `{base_url}/inventory` with
- * `base_url` ending in `/v1` (docs/service-spec.md §9; docs/contract.md "Addresses").
- */
+/** The operation table, the one definition of the API: docs/architecture.md "One table, three renderings". */
 
 import { type TableId, tables } from './tables.ts';
 
@@ -71,8 +64,8 @@ export const operations: readonly Operation[] = [
     access: { inventory: ['dynamodb:Query'] },
     scope: 'inventory:read',
     queryParameters: ['limit', 'cursor', 'status'],
-    // 15 minutes: the longest stream API Gateway REST allows; at 2 MB/s after the first 10 MB (its bandwidth
-    // for a stream) that is about 1.7 GB of JSON, 30 million entries (README "Performance").
+    // 15 minutes: the longest stream API Gateway REST allows (docs/api-gateway-behaviour.md S9); the largest
+    // list that fits is computed in README "Performance".
     streaming: { memoryMb: 512, timeoutSeconds: 900 },
   },
   {

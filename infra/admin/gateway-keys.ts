@@ -1,12 +1,4 @@
-/**
- * The API Gateway side of a deployed key (docs/contract.md "Authentication and authorization"): each key of the
- * keys table has an API Gateway API key whose value is the key's usage identifier (lib/auth/api-key.ts), the
- * value the authorizer returns as `usageIdentifierKey`, in a usage plan of the stack's stage whose throttle is the
- * key's. A key without its own throttle goes into the stack's default usage plan (output `UsagePlanId`); a key
- * with one into the plan `<stack>-rate-<rate>-burst-<burst>`, created on first use by this tool on the same
- * stage (API Gateway applies a plan's throttle to each key of the plan, so a different rate needs another
- * plan). The API key's name is `<stack>-<key id>`, so an operator can find it in the console.
- */
+/** Each deployed key's API Gateway API key and usage plan: README "Operator tools". */
 import {
   type APIGatewayClient,
   CreateApiKeyCommand,
@@ -37,7 +29,10 @@ export interface GatewayTarget {
   defaultUsagePlanId: string;
 }
 
-/** The usage plans and API keys of `target` through `client` (see the module docstring). */
+/**
+ * The usage plans and API keys of `target` through `client`: each key's API key (value: its usage identifier)
+ * in the default plan, or in a plan of its own throttle created on first use.
+ */
 export function gatewayKeys(client: APIGatewayClient, target: GatewayTarget): GatewayKeys {
   const apiKeyName = (keyDigest: string) => `${target.stackName}-${keyIdOf(keyDigest)}`;
 

@@ -1,20 +1,4 @@
-/**
- * Inventory files for the import tool: JSON or CSV rows of `petId`, `quantity`, `status` and the optional pet
- * details `name`, `category`, `photoUrls`, `tags`, each validated by the API's own rules (docs/contract.md
- * "Operator tooling", "Pets"): petId a canonical int64 (`pet-id.ts`), quantity an integer from 0 to 2147483647
- * (`quantity.ts`), status a PetStatus, the details as addPet's body takes them (`lib/pets/pet.ts`), no other
- * member, no petId twice.
- *
- * - JSON: an array of objects. petId is a JSON integer (read exactly, from its source text, even beyond
- *   2^53; `5.0` is 5) or a decimal string; quantity and the ids of `category` and `tags` JSON integers, judged
- *   on their source text too (docs/contract.md "Integers in request bodies").
- * - CSV: a header row naming the columns (any order; petId, quantity and status required), then one row per
- *   entry; no other column. `name` is text; `category`, `photoUrls` and `tags` hold their JSON value
- *   (`{"id": 1, "name": "Dogs"}`, `["https://..."]`, `[{"id": 2, "name": "friendly"}]`); an empty cell is no value.
- *
- * Files are read as streams, one row at a time, so memory does not grow with the file's rows (docs/contract.md
- * "Operator tooling"): only each valid row's petId is kept, as an 8-byte integer, to find duplicates.
- */
+/** Inventory files, JSON or CSV, streamed, each row by the API's rules: README "Operator tools". */
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';

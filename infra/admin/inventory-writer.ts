@@ -1,6 +1,4 @@
-/**
- * Loading an inventory file into a table: the import tool's work, also used by the local server's seeding.
- */
+/** Loads an inventory file into a table: the import tool's work, also the local server's seeding. */
 import { IncompleteWriteError, type InventoryStore } from '#lib/inventory/store.ts';
 import {
   InventoryFileError,

@@ -1,12 +1,4 @@
-/**
- * The key tool's operations on a key store (docs/contract.md "Authentication and authorization", "Operator
- * tooling"): create (the key is returned once and only its digest stored), list (never keys), revoke (by id, or
- * by a name only one active key has, or every active key of a name), rotate (a new key of the same name,
- * scopes and throttle; the old one keeps working for a grace period), sync (API keys for keys stored before
- * per-key throttling). In a deployed environment each key also
- * has its API Gateway API key in a usage plan (gateway-keys.ts), created before the record is stored and
- * deleted when the key is revoked.
- */
+/** The key tool's operations on a key store: docs/contract.md "Operator tooling"; README "Operator tools". */
 
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey, isKeyId, keyIdOf } from '#lib/auth/api-key.ts';

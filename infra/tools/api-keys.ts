@@ -1,9 +1,4 @@
-/**
- * The key tool: `npm run keys -- <create|list|revoke|rotate|sync> [--env staging|production]` (docs/contract.md
- * "Operator tooling"). Without `--env` it works on the local store (see target.ts); with it, on the stack's
- * keys table and its API Gateway usage plans (infra/admin/gateway-keys.ts). `--help` describes every command. Errors are
- * one line on stderr (`keys: <message>`), exit code 1, never a stack trace.
- */
+/** The key tool, `npm run keys -- <command> [--env staging|production]`: README "Operator tools". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';

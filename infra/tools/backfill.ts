@@ -1,8 +1,4 @@
-/**
- * The backfill tool: `npm run backfill [-- --env staging|production]` brings an inventory table written before
- * the list index into its layout, once (infra/tools/list-index-backfill.ts). Progress goes to stderr; a run that
- * stops part-way is resumed by running it again. Without `--env` it works on the local store (target.ts).
- */
+/** `npm run backfill [-- --env staging|production]`: README "Upgrading a store to the list index". */
 import { Command } from 'commander';
 import type { EnvironmentName } from '../settings.ts';
 import { backfillListIndex } from './list-index-backfill.ts';

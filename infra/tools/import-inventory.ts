@@ -1,10 +1,4 @@
-/**
- * The import tool: `npm run import -- <file.json|file.csv> [--env staging|production]` loads inventory
- * entries and their optional pet details, validating every row by the API's rules first (infra/admin/inventory-file.ts,
- * reading the file as a stream); nothing is written when a row is invalid. Progress goes to stderr. Without `--env` it works on the local store (see target.ts). DynamoDB
- * failures are retried a bounded number of times; then the tool exits 1 saying how many entries it wrote (a
- * rerun of the same file completes the import). Errors are one message on stderr, never a stack trace.
- */
+/** The import tool, `npm run import -- <file.json|file.csv> [--env ...]`: README "Operator tools". */
 import { Command } from 'commander';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { importInventoryFile } from '../admin/inventory-writer.ts';

@@ -1,15 +1,4 @@
-/**
- * The one-off backfill that brings an inventory table written before the list index (lib/inventory/list-index.ts)
- * into the layout: the index on the table, and the list shard on every entry (docs/contract.md "Inventory
- * semantics"; README "Upgrading a store to the list index").
- *
- * 1. The index: a deployed table gets it from the stack (CloudFormation adds it); elsewhere it is created with
- *    UpdateTable (DynamoDB Local). A DynamoDB that cannot add an index to a table (dynalite, the embedded store)
- *    gets the table rebuilt through a copy `<table>-backfill` that holds every entry until the end, so a run that
- *    stops at any step resumes from the state it finds.
- * 2. The shard: a Scan for entries without `listShard`, each set with a conditional UpdateItem (an entry deleted
- *    meanwhile is not re-created). A second run finds nothing left to do: the backfill resumes by design.
- */
+/** The resumable backfill into the list index layout: README "Upgrading a store to the list index". */
 import {
   type AttributeValue,
   BatchWriteItemCommand,
@@ -105,7 +94,10 @@ async function rebuild(client: DynamoDBClient, name: string, progress: Progress)
   }
 }
 
-/** Step 1: makes sure the table has the list index (see the module docstring). */
+/**
+ * Step 1: makes sure the table has the list index: from its stack when deployed, else UpdateTable, else
+ * (dynalite) a rebuild through a copy `<table>-backfill` that holds every entry until the end.
+ */
 async function ensureIndex(
   client: DynamoDBClient,
   name: string,
@@ -163,8 +155,8 @@ async function ensureIndex(
 }
 
 /**
- * Brings the inventory table `name` into the list index layout (see the module docstring). `local` allows the
- * rebuild: never for a deployed table, which belongs to its stack (the stack adds the index).
+ * Brings the inventory table `name` into the list index layout: the index (step 1), then `listShard` on every
+ * entry without it. `local` allows the rebuild: never for a deployed table, which belongs to its stack.
  * @throws when the table does not exist, a deployed one lacks the index, or on DynamoDB errors (a re-run resumes)
  */
 export async function backfillListIndex(

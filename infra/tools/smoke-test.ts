@@ -1,9 +1,4 @@
-/**
- * `npm run smoke -- <BaseUrl>`: the pipeline's smoke test of a deployed (or the local) API, from the stack
- * output `BaseUrl`. Checks that `GET /inventory` without credentials is 401 with the Error body the stack's gateway
- * response defines (infra/gateway-responses.ts), and, when `SMOKE_API_KEY` is set, that it is 200 with a JSON array. Prints
- * each check; exits 1 on the first failure.
- */
+/** `npm run smoke -- <BaseUrl>`: the pipeline's smoke test of a deployed or local API (README). */
 import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { gatewayResponses } from '../gateway-responses.ts';

@@ -1,8 +1,4 @@
-/**
- * Where an operator tool works: the local store (the data folder of `npm start`, or the DynamoDB at
- * `AWS_ENDPOINT_URL_DYNAMODB`), or a deployed environment's tables, resolved from its stack outputs with the
- * standard AWS credential chain (docs/contract.md "Operator tooling").
- */
+/** Where an operator tool works, the local store or a deployed stack's tables: README "Operator tools". */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
