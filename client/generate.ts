@@ -1,4 +1,4 @@
-/** `npm run client:generate` (run by `npm install`): client/src/schema.ts from openapi.yaml, int64 `bigint`. */
+/** `npm run client:generate` (run by `npm install`): client/src/schema.ts of openapi.yaml, int64 `bigint`. */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';

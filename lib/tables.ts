@@ -1,4 +1,4 @@
-/** The service's DynamoDB tables: keys, global secondary indexes and time to live (docs/architecture.md "Data layout"). */
+/** The DynamoDB tables: keys, global secondary indexes, time to live (docs/architecture.md "Data layout"). */
 
 /** A key attribute: its name and DynamoDB type (`N` number, `S` string). */
 export interface KeyAttribute {

@@ -1,4 +1,4 @@
-/** The list index shard of a petId (docs/architecture.md "Data layout"; the index itself is in lib/tables.ts). */
+/** The list index shard of a petId (the index: lib/tables.ts): docs/architecture.md "Data layout". */
 import { listIndex } from '../tables.ts';
 
 /**

@@ -1,4 +1,4 @@
-/** The pet details an inventory entry's item may carry, and how they are stored (docs/architecture.md "Data layout"). */
+/** The pet details an inventory entry may carry, as stored: docs/architecture.md "Data layout". */
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 
 /** A category or a tag: an int64 `id` (canonical decimal string) and a `name`. */
