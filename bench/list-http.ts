@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { localTableNames } from '#infra/local/dynamodb.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { type InventoryItem, petStatuses } from '#lib/inventory/inventory-item.ts';
+import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
+import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
 import { attachMeter } from './meter.ts';
 import { startBenchDynamoDb, startScript, stop } from './processes.ts';
@@ -32,20 +33,26 @@ function generate(from: number, to: number): InventoryItem[] {
   });
 }
 
-/** One list over HTTP: ms to the first body byte and to the end. @throws unless it is a complete 200 array */
-function timedList(url: string, apiKey: string): Promise<{ firstByteMs: number; totalMs: number }> {
+/**
+ * One list over HTTP: ms to the first body byte and to the end, and with `keep` the body.
+ * @throws unless it is a complete 200 array
+ */
+function timedList(url: string, apiKey: string, keep = false) {
   const start = performance.now();
-  return new Promise((resolve, reject) => {
+  return new Promise<{ firstByteMs: number; totalMs: number; body: string }>((resolve, reject) => {
     request(url, { headers: { Authorization: `Bearer ${apiKey}` } }, (response) => {
       let firstByteMs = 0;
       let last = 0;
+      const kept: Buffer[] = [];
       response.on('data', (chunk: Buffer) => {
         firstByteMs ||= performance.now() - start;
         last = chunk[chunk.length - 1] ?? 0;
+        if (keep) kept.push(chunk);
       });
       response.on('end', () => {
+        const body = Buffer.concat(kept).toString();
         if (response.statusCode === 200 && last === 0x5d)
-          resolve({ firstByteMs, totalMs: performance.now() - start });
+          resolve({ firstByteMs, totalMs: performance.now() - start, body });
         else reject(new Error(`incomplete list (${response.statusCode})`));
       });
       response.on('error', reject);
@@ -97,7 +104,12 @@ export async function measureListOverHttp(
       log(`${entries} entries loaded (${rate.toFixed(0)} per s)`);
       loaded = entries;
       try {
-        await Promise.all([timedList(`${baseUrl}/inventory`, apiKey), rawRead(store), meter.take()]);
+        const { body } = await timedList(`${baseUrl}/inventory`, apiKey, true);
+        const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
+        if (body !== inventoryJson(sorted))
+          throw new Error('not every entry in petId order, digit for digit');
+        log(`${entries}: the list is the whole table, sorted and digit-exact`);
+        meter.take();
         await rawRead(metered);
         const readUnits = meter.take().capacityUnits;
         const runs: { firstByteMs: number; totalMs: number; rawMs: number; peakMemoryMb: number }[] = [];
@@ -112,7 +124,7 @@ export async function measureListOverHttp(
         }
         const median = (key: keyof (typeof runs)[number]) =>
           quantile(
-            runs.map((figures) => figures[key]),
+            runs.map((r) => r[key]),
             0.5,
           );
         const [totalMs, firstByteMs, rawMs] = [median('totalMs'), median('firstByteMs'), median('rawMs')];

@@ -1,6 +1,5 @@
 /** updateInventory, `PATCH /v1/inventory/{petId}` (proxy 1.0): docs/contract.md "Inventory semantics". */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
@@ -21,7 +20,6 @@ const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
 
 /** The Lambda handler. */
 export const handler = httpFunction(operationNamed('updateInventory'))
-  .use(logMetrics(metrics))
   .use(jsonBody())
   .handler(async (event) => {
     const petId = parsePetId(event.pathParameters?.petId);
@@ -36,5 +34,6 @@ export const handler = httpFunction(operationNamed('updateInventory'))
       );
     }
     metrics.addMetric('InventoryUpdated', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
     return jsonResponse(200, inventoryJson(result), { ETag: entityTag(result) });
   });

@@ -9,21 +9,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';
 import { logger } from '../logger.ts';
 import { middyOptions } from '../middy-options.ts';
-import { auditLog } from './audit-log.ts';
+import { completionLog } from './completion-log.ts';
 import { corsMiddleware, corsOrigins } from './cors.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 import { declaredQueryParameters, decodePathParameters } from './request-parameters.ts';
 import { scopeCheck } from './scope-check.ts';
-
-/**
- * Logs one DEBUG line per successful request with its status (errors are logged by `errorBodyMiddleware`).
- * DEBUG, not INFO: API Gateway's access log and Lambda's REPORT line already record every request.
- */
-const completionLog = {
-  after: ({ response }: { response: { statusCode: number } | undefined }) => {
-    logger.debug('request completed', { status: response?.statusCode });
-  },
-};
 
 /**
  * Adds `headers` to every response, the Error responses included: registered before http-error-handler, so
@@ -60,8 +50,7 @@ function withHttpMiddlewares<R extends { statusCode: number }>(
       .use(responseHeaders(headers))
       .use(httpErrorHandler({ logger: false }))
       .use(errorBodyMiddleware())
-      .use(completionLog)
-      .use(auditLog(operation))
+      .use(completionLog(operation))
       .use(scopeCheck(operation))
       .use(declaredQueryParameters(operation))
       .use(decodePathParameters())
