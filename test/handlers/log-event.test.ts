@@ -36,6 +36,7 @@ let authorizer: AuthorizerHandler;
 beforeAll(async () => {
   db = await startTestDynamoDb();
   setFunctionEnvironment(db.endpoint);
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   await putItems(db.client, testTableNames.inventory, [inventoryRecord('5', 1, 'available')]);
   installStreamingRuntime();
   // In streaming mode the runtime calls (event, stream, context); middy types the plain Lambda signature.
@@ -67,7 +68,7 @@ async function linesWritten(run: () => Promise<unknown>): Promise<string[]> {
   return lines.filter(Boolean);
 }
 
-test('with POWERTOOLS_LOGGER_LOG_EVENT=true, no function logs its event or the key it carries', async () => {
+test('with POWERTOOLS_LOGGER_LOG_EVENT=true, no function logs its event or the key it carries; metrics are published once per success', async () => {
   const key = `psk_${randomBytes(32).toString('base64url')}`;
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 
@@ -100,6 +101,12 @@ test('with POWERTOOLS_LOGGER_LOG_EVENT=true, no function logs its event or the k
   // The logger does write (DEBUG): one line per invocation at least, so the check below is not vacuous.
   expect(lines.filter((line) => line.includes('"request completed"'))).toHaveLength(1);
   expect(lines.filter((line) => line.includes('"write completed"'))).toHaveLength(1);
+  // The business metrics (lib/metrics.ts): one EMF line per successful list and update, with its value.
+  const metric = (name: string) =>
+    lines
+      .filter((line) => line.includes('"CloudWatchMetrics"'))
+      .flatMap((line) => JSON.parse(line)[name] ?? []);
+  expect([metric('InventoryListSize'), metric('InventoryUpdated')]).toEqual([[1], [1]]);
   expect(lines.some((line) => line.includes('"request refused"'))).toBe(true);
   for (const line of lines) {
     expect(line).not.toContain(key);
