@@ -101,193 +101,72 @@ beforeAll(async () => {
     scopes: ['inventory:read'],
   });
 
-  const json = { 'Content-Type': 'application/json' };
-  const as = (authorization: string) => ({ Authorization: authorization });
-  const requests: [string, boolean, () => Promise<TestResponse>, string[]][] = [
-    ['GET list', true, () => api.request('GET', '/inventory', { headers: as(api.authorization) }), []],
-    [
-      'PATCH ok',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/9223372036854775807', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"quantity":2}',
-        }),
-      [],
-    ],
-    [
-      'POST pet',
-      true,
-      () =>
-        api.request('POST', '/pets', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"name": "Rex", "tags": [{"id": 1, "name": "friendly"}]}',
-        }),
-      [],
-    ],
-    [
-      'GET pet (deprecated)',
-      true,
-      () => api.request('GET', '/pets/9223372036854775807', { headers: as(api.authorization) }),
-      [],
-    ],
+  const max = '9223372036854775807';
+  /** `GET path` with `authorization` (default the test key's; `null` sends none). */
+  const get =
+    (path: string, authorization: string | null = api.authorization) =>
+    () =>
+      api.request('GET', path, authorization === null ? {} : { headers: { Authorization: authorization } });
+  /** `POST path` with a JSON `body`, the test key and `headers`. */
+  const post =
+    (path: string, body: string, headers: Record<string, string> = {}) =>
+    () =>
+      api.request('POST', path, {
+        headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
+        body,
+      });
+  /** `PATCH /inventory/<petId>` as {@link TestApi.patch} sends it. */
+  const patch =
+    (petId: string, body: string, headers: Record<string, string> = {}) =>
+    () =>
+      api.patch(petId, body, headers);
+  // Name, request, the values it carries that must never be logged besides the test key, and whether a function
+  // runs for it: the Basic scheme and a malformed header are refused by the authorizer's validation expression,
+  // so no function runs (docs/api-gateway-behaviour.md).
+  const requests: [string, () => Promise<TestResponse>, string[]?, boolean?][] = [
+    ['GET list', get('/inventory')],
+    ['PATCH ok', patch(max, '{"quantity":2}')],
+    ['POST pet', post('/pets', '{"name": "Rex", "tags": [{"id": 1, "name": "friendly"}]}')],
+    ['GET pet (deprecated)', get(`/pets/${max}`)],
     [
       'POST order with an Idempotency-Key',
-      true,
-      () =>
-        api.request('POST', '/store/orders', {
-          headers: { ...as(api.authorization), ...json, 'Idempotency-Key': 'hygiene-order-1' },
-          body: '{"petId": 9223372036854775807, "quantity": 1}',
-        }),
-      [],
+      post('/store/orders', `{"petId": ${max}, "quantity": 1}`, { 'Idempotency-Key': 'hygiene-order-1' }),
     ],
-    [
-      'POST order, stock short',
-      true,
-      () =>
-        api.request('POST', '/store/orders', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"petId": 9223372036854775807, "quantity": 5}',
-        }),
-      [],
-    ],
-    [
-      'GET orders',
-      true,
-      () => api.request('GET', '/store/orders?limit=1', { headers: as(api.authorization) }),
-      [],
-    ],
-    [
-      'GET one entry',
-      true,
-      () => api.request('GET', '/inventory/9223372036854775807', { headers: as(api.authorization) }),
-      [],
-    ],
-    [
-      'PATCH stale If-Match',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/9223372036854775807', {
-          headers: { ...as(api.authorization), ...json, 'If-Match': '"999-sold"' },
-          body: '{"quantity":2}',
-        }),
-      [],
-    ],
-    [
-      'PATCH unknown pet',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/5', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"quantity":2}',
-        }),
-      [],
-    ],
-    [
-      'PATCH bad petId',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/05', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"quantity":2}',
-        }),
-      [],
-    ],
-    [
-      'PATCH bad body',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/9223372036854775807', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"quantity":2,"status":"sold"}',
-        }),
-      [],
-    ],
-    [
-      'PATCH malformed JSON',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/9223372036854775807', {
-          headers: { ...as(api.authorization), ...json },
-          body: '{"quantity":',
-        }),
-      [],
-    ],
-    [
-      'PATCH text/plain',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/9223372036854775807', {
-          headers: { ...as(api.authorization), 'Content-Type': 'text/plain' },
-          body: '{"quantity":2}',
-        }),
-      [],
-    ],
+    ['POST order, stock short', post('/store/orders', `{"petId": ${max}, "quantity": 5}`)],
+    ['GET orders', get('/store/orders?limit=1')],
+    ['GET one entry', get(`/inventory/${max}`)],
+    ['PATCH stale If-Match', patch(max, '{"quantity":2}', { 'If-Match': '"999-sold"' })],
+    ['PATCH unknown pet', patch('5', '{"quantity":2}')],
+    ['PATCH bad petId', patch('05', '{"quantity":2}')],
+    ['PATCH bad body', patch(max, '{"quantity":2,"status":"sold"}')],
+    ['PATCH malformed JSON', patch(max, '{"quantity":')],
+    ['PATCH text/plain', patch(max, '{"quantity":2}', { 'Content-Type': 'text/plain' })],
     [
       'PATCH read-only key',
-      true,
-      () =>
-        api.request('PATCH', '/inventory/9223372036854775807', {
-          headers: { ...as(`Bearer ${readOnly}`), ...json },
-          body: '{"quantity":3}',
-        }),
+      patch(max, '{"quantity":3}', { Authorization: `Bearer ${readOnly}` }),
       [readOnly],
     ],
-    [
-      'GET unknown key',
-      true,
-      () => api.request('GET', '/inventory', { headers: as(`Bearer ${unknown}`) }),
-      [unknown],
-    ],
-    [
-      'GET revoked key',
-      true,
-      () => api.request('GET', '/inventory', { headers: as(`Bearer ${revoked}`) }),
-      [revoked],
-    ],
-    [
-      'GET expired key',
-      true,
-      () => api.request('GET', '/inventory', { headers: as(`Bearer ${expired}`) }),
-      [expired],
-    ],
-    [
-      'GET Basic scheme',
-      // Refused by the authorizer's validation expression: no function runs (docs/api-gateway-behaviour.md).
-      false,
-      () => api.request('GET', '/inventory', { headers: as(`Basic ${api.apiKey}`) }),
-      [`Basic ${api.apiKey}`],
-    ],
-    [
-      'GET malformed',
-      // Refused by the authorizer's validation expression: no function runs (docs/api-gateway-behaviour.md).
-      false,
-      () => api.request('GET', '/inventory', { headers: as('Bearer a b c') }),
-      ['a b c'],
-    ],
-    ['GET no header', false, () => api.request('GET', '/inventory'), []],
-    ['GET unknown route', false, () => api.request('GET', '/pets', { headers: as(api.authorization) }), []],
+    ['GET unknown key', get('/inventory', `Bearer ${unknown}`), [unknown]],
+    ['GET revoked key', get('/inventory', `Bearer ${revoked}`), [revoked]],
+    ['GET expired key', get('/inventory', `Bearer ${expired}`), [expired]],
+    ['GET Basic scheme', get('/inventory', `Basic ${api.apiKey}`), [`Basic ${api.apiKey}`], false],
+    ['GET malformed', get('/inventory', 'Bearer a b c'), ['a b c'], false],
+    ['GET no header', get('/inventory', null), [], false],
+    ['GET unknown route', get('/pets'), [], false],
     [
       'GET list, database stopped, cached key',
-      true,
       async () => {
         await db?.close();
         db = undefined;
-        return api.request('GET', '/inventory', { headers: as(api.authorization) });
+        return get('/inventory')();
       },
-      [],
     ],
-    [
-      'GET list, database stopped, fresh key',
-      true,
-      () => api.request('GET', '/inventory', { headers: as(`Bearer ${fresh}`) }),
-      [fresh],
-    ],
+    ['GET list, database stopped, fresh key', get('/inventory', `Bearer ${fresh}`), [fresh]],
   ];
 
   const restore = capture();
   try {
-    for (const [name, reachesFunction, send, secrets] of requests) {
+    for (const [name, send, secrets = [], reachesFunction = true] of requests) {
       const start = lines.length;
       const response = await send();
       exchanges.push({

@@ -67,204 +67,121 @@ function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; con
   return { statusCode, body: JSON.parse(body), contentType: headers['Content-Type'] };
 }
 
+/**
+ * An event of an HTTP function: its result is `status` with a JSON `body` (matchers allowed), and carries at
+ * least `headers`; the documented result is the status.
+ */
+function httpEvent(
+  file: string,
+  definition: FunctionDefinition,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): EventCase {
+  return {
+    file,
+    definition,
+    documented: String(status),
+    check: (outcome) => {
+      expect(httpResult(outcome)).toEqual({ statusCode: status, body, contentType: 'application/json' });
+      if (headers) expect(outcome).toMatchObject({ result: { headers } });
+    },
+  };
+}
+
+/** An event of the authorizer: its result is exactly the policy `result`. */
+function authorizerEvent(file: string, documented: string, result: Record<string, unknown>): EventCase {
+  return {
+    file,
+    definition: authorizer,
+    documented,
+    check: (outcome) => expect(outcome).toEqual({ result }),
+  };
+}
+
+/** The policy document of a TOKEN authorizer result with `effect` on the events' method ARN. */
+const policyDocument = (effect: 'Allow' | 'Deny') => ({
+  Version: '2012-10-17',
+  Statement: [
+    {
+      Action: 'execute-api:Invoke',
+      Effect: effect,
+      Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/*',
+    },
+  ],
+});
+
+/** The order a placeOrder event for pet 9001 creates: `quantity` units, any assigned id. */
+const placedOrder = (quantity: number) => ({
+  id: expect.any(Number),
+  petId: 9001,
+  quantity,
+  status: 'placed',
+  complete: false,
+});
+
 const cases: EventCase[] = [
-  {
-    file: 'list-inventory-ok.json',
-    definition: listInventory,
-    documented: '200',
-    check: (outcome) =>
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 200,
-        body: [{ petId: 9001, quantity: 5, status: 'available' }],
-        contentType: 'application/json',
-      }),
-  },
-  {
-    file: 'get-inventory-item-ok.json',
-    definition: getInventoryItem,
-    documented: '200',
-    check: (outcome) => {
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 200,
-        body: { petId: 9001, quantity: 5, status: 'available' },
-        contentType: 'application/json',
-      });
-      expect(outcome).toMatchObject({ result: { headers: { ETag: '"5-available"' } } });
+  httpEvent('list-inventory-ok.json', listInventory, 200, [
+    { petId: 9001, quantity: 5, status: 'available' },
+  ]),
+  httpEvent(
+    'get-inventory-item-ok.json',
+    getInventoryItem,
+    200,
+    { petId: 9001, quantity: 5, status: 'available' },
+    { ETag: '"5-available"' },
+  ),
+  httpEvent(
+    'add-pet-ok.json',
+    addPet,
+    201,
+    { id: 9002, name: 'Rex', photoUrls: [], tags: [], status: 'pending' },
+    { Location: '/v1/pets/9002' },
+  ),
+  httpEvent(
+    'get-pet-by-id-ok.json',
+    getPetById,
+    200,
+    { id: 9001, photoUrls: [], tags: [], status: 'available' },
+    { Deprecation: '@1795392000', Sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' },
+  ),
+  httpEvent('place-order-ok.json', placeOrder, 201, placedOrder(2)),
+  { ...httpEvent('place-order-idempotent.json', placeOrder, 201, placedOrder(1)), again: true },
+  httpEvent('list-orders-ok.json', listOrders, 200, expect.any(Array)),
+  httpEvent('get-order-by-id-unknown.json', getOrderById, 404, {
+    code: 'not_found',
+    message: 'no order with id 404404',
+    status: 404,
+  }),
+  httpEvent('update-inventory-ok.json', updateInventory, 200, {
+    petId: 9001,
+    quantity: 12,
+    status: 'available',
+  }),
+  httpEvent('update-inventory-bad-body.json', updateInventory, 400, {
+    code: 'invalid_request',
+    message: 'quantity must be an integer from 0 to 2147483647',
+    status: 400,
+  }),
+  httpEvent('update-inventory-unknown-pet.json', updateInventory, 404, {
+    code: 'not_found',
+    message: `no inventory entry for petId ${samUnknownPetId}`,
+    status: 404,
+  }),
+  authorizerEvent('authorizer-valid-token.json', 'Allow', {
+    principalId: samApiKeyName,
+    policyDocument: policyDocument('Allow'),
+    usageIdentifierKey: sha256Hex(`usage-identifier:${sha256Hex(samApiKey)}`),
+    context: {
+      keyName: samApiKeyName,
+      keyId: sha256Hex(samApiKey).slice(0, 12),
+      scope: 'inventory:read inventory:write orders:read orders:write',
     },
-  },
-  {
-    file: 'add-pet-ok.json',
-    definition: addPet,
-    documented: '201',
-    check: (outcome) => {
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 201,
-        body: { id: 9002, name: 'Rex', photoUrls: [], tags: [], status: 'pending' },
-        contentType: 'application/json',
-      });
-      expect(outcome).toMatchObject({ result: { headers: { Location: '/v1/pets/9002' } } });
-    },
-  },
-  {
-    file: 'get-pet-by-id-ok.json',
-    definition: getPetById,
-    documented: '200',
-    check: (outcome) => {
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 200,
-        body: { id: 9001, photoUrls: [], tags: [], status: 'available' },
-        contentType: 'application/json',
-      });
-      expect(outcome).toMatchObject({
-        result: { headers: { Deprecation: '@1795392000', Sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' } },
-      });
-    },
-  },
-  {
-    file: 'place-order-ok.json',
-    definition: placeOrder,
-    documented: '201',
-    check: (outcome) => {
-      const { statusCode, body } = httpResult(outcome) as {
-        statusCode: number;
-        body: Record<string, unknown>;
-      };
-      expect(statusCode).toBe(201);
-      expect(body).toEqual({
-        id: expect.any(Number),
-        petId: 9001,
-        quantity: 2,
-        status: 'placed',
-        complete: false,
-      });
-    },
-  },
-  {
-    file: 'place-order-idempotent.json',
-    definition: placeOrder,
-    documented: '201',
-    check: (outcome) => {
-      const { statusCode, body } = httpResult(outcome) as {
-        statusCode: number;
-        body: Record<string, unknown>;
-      };
-      expect(statusCode).toBe(201);
-      expect(body).toEqual({
-        id: expect.any(Number),
-        petId: 9001,
-        quantity: 1,
-        status: 'placed',
-        complete: false,
-      });
-    },
-    again: true,
-  },
-  {
-    file: 'list-orders-ok.json',
-    definition: listOrders,
-    documented: '200',
-    check: (outcome) => {
-      const { statusCode, body } = httpResult(outcome) as { statusCode: number; body: unknown };
-      expect(statusCode).toBe(200);
-      expect(Array.isArray(body)).toBe(true);
-    },
-  },
-  {
-    file: 'get-order-by-id-unknown.json',
-    definition: getOrderById,
-    documented: '404',
-    check: (outcome) =>
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 404,
-        body: { code: 'not_found', message: 'no order with id 404404', status: 404 },
-        contentType: 'application/json',
-      }),
-  },
-  {
-    file: 'update-inventory-ok.json',
-    definition: updateInventory,
-    documented: '200',
-    check: (outcome) =>
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 200,
-        body: { petId: 9001, quantity: 12, status: 'available' },
-        contentType: 'application/json',
-      }),
-  },
-  {
-    file: 'update-inventory-bad-body.json',
-    definition: updateInventory,
-    documented: '400',
-    check: (outcome) =>
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 400,
-        body: {
-          code: 'invalid_request',
-          message: 'quantity must be an integer from 0 to 2147483647',
-          status: 400,
-        },
-        contentType: 'application/json',
-      }),
-  },
-  {
-    file: 'update-inventory-unknown-pet.json',
-    definition: updateInventory,
-    documented: '404',
-    check: (outcome) =>
-      expect(httpResult(outcome)).toEqual({
-        statusCode: 404,
-        body: { code: 'not_found', message: `no inventory entry for petId ${samUnknownPetId}`, status: 404 },
-        contentType: 'application/json',
-      }),
-  },
-  {
-    file: 'authorizer-valid-token.json',
-    definition: authorizer,
-    documented: 'Allow',
-    check: (outcome) =>
-      expect(outcome).toEqual({
-        result: {
-          principalId: samApiKeyName,
-          policyDocument: {
-            Version: '2012-10-17',
-            Statement: [
-              {
-                Action: 'execute-api:Invoke',
-                Effect: 'Allow',
-                Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/*',
-              },
-            ],
-          },
-          usageIdentifierKey: sha256Hex(`usage-identifier:${sha256Hex(samApiKey)}`),
-          context: {
-            keyName: samApiKeyName,
-            keyId: sha256Hex(samApiKey).slice(0, 12),
-            scope: 'inventory:read inventory:write orders:read orders:write',
-          },
-        },
-      }),
-  },
-  {
-    file: 'authorizer-invalid-token.json',
-    definition: authorizer,
-    documented: 'Deny',
-    check: (outcome) =>
-      expect(outcome).toEqual({
-        result: {
-          principalId: 'refused',
-          policyDocument: {
-            Version: '2012-10-17',
-            Statement: [
-              {
-                Action: 'execute-api:Invoke',
-                Effect: 'Deny',
-                Resource: 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/*',
-              },
-            ],
-          },
-        },
-      }),
-  },
+  }),
+  authorizerEvent('authorizer-invalid-token.json', 'Deny', {
+    principalId: 'refused',
+    policyDocument: policyDocument('Deny'),
+  }),
 ];
 
 const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'), 'utf8')) as Record<

@@ -624,24 +624,16 @@ describe('production alarms', () => {
     }
   });
 
-  it('alarms on an API 5XX rate above 1% and a p99 latency above 1000 ms over 5 minutes', () => {
+  it.each([
+    ['an API 5XX rate above 1%', { MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01 }],
+    ['a p99 latency above 1000 ms', { MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 1000 }],
+  ])('alarms on %s over 5 minutes', (_name, metric) => {
     template().hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/ApiGateway',
-      MetricName: '5XXError',
       Dimensions: [{ Name: 'ApiName', Value: 'InventoryService-production' }],
-      Statistic: 'Average',
-      Threshold: 0.01,
       Period: 300,
       ComparisonOperator: 'GreaterThanThreshold',
-    });
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/ApiGateway',
-      MetricName: 'Latency',
-      Dimensions: [{ Name: 'ApiName', Value: 'InventoryService-production' }],
-      ExtendedStatistic: 'p99',
-      Threshold: 1000,
-      Period: 300,
-      ComparisonOperator: 'GreaterThanThreshold',
+      ...metric,
     });
   });
 
