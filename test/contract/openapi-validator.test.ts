@@ -5,7 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseJsonExact, validateResponse } from '#test/support/openapi-validator.ts';
+import {
+  parseJsonExact,
+  type ResponseToValidate,
+  validateResponse,
+} from '#test/support/openapi-validator.ts';
 
 const json = { 'Content-Type': 'application/json' };
 /** The headers of a 200 of getInventoryItem or updateInventory, which declare a required ETag. */
@@ -32,235 +36,206 @@ describe('parseJsonExact', () => {
 });
 
 describe('validateResponse', () => {
-  it('accepts a valid list, sorted or not, and an empty one', () => {
-    const body =
-      '[{"petId":-1,"quantity":0,"status":"sold"},{"petId":7,"quantity":2147483647,"status":"available"}]';
-    expect(validateResponse({ method: 'GET', path: '/inventory', status: 200, headers: json, body })).toEqual(
-      [],
-    );
-    expect(
-      validateResponse({ method: 'get', path: '/inventory', status: 200, headers: json, body: '[]' }),
-    ).toEqual([]);
+  /** A response of `method path` with `status`, `body` and `headers` (default `Content-Type: application/json`). */
+  const response = (
+    method: string,
+    path: string,
+    status: number,
+    body: string,
+    headers: ResponseToValidate['headers'] = json,
+  ): ResponseToValidate => ({ method, path, status, headers, body });
+  /** A 200 of listInventory with `body`. */
+  const list = (body: string) => response('GET', '/inventory', 200, body);
+  /** An InventoryItem with `petId` written as given. */
+  const item = (petId: string) => `{"petId":${petId},"quantity":5,"status":"pending"}`;
+  /** A 200 of updateInventory for `petId` answering `body`, with its ETag. */
+  const updated = (petId: string, body = item(petId)) =>
+    response('PATCH', `/inventory/${petId}`, 200, body, jsonWithTag);
+  const notFound = errorBody('not_found', 404);
+  /** Any non-empty list of problems. */
+  const someProblem = expect.arrayContaining([expect.any(String)]);
+
+  it.each<[string, ResponseToValidate]>([
+    [
+      'a valid list',
+      list(
+        '[{"petId":-1,"quantity":0,"status":"sold"},{"petId":7,"quantity":2147483647,"status":"available"}]',
+      ),
+    ],
+    ['an empty list', list('[]')],
+    ['an item with petId 9223372036854775807, exactly', updated('9223372036854775807')],
+    ['an item with petId -9223372036854775808, exactly', updated('-9223372036854775808')],
+    ['a required header in its declared form', response('GET', '/inventory/1', 200, item('1'), jsonWithTag)],
+    ...(
+      [
+        [400, 'invalid_request'],
+        [401, 'unauthorized'],
+        [404, 'not_found'],
+        [413, 'payload_too_large'],
+        [429, 'too_many_requests'],
+        [500, 'internal_error'],
+        [503, 'service_unavailable'],
+      ] as const
+    ).map(([status, code]): [string, ResponseToValidate] => [
+      `the declared error ${status} ${code} of updateInventory`,
+      response('PATCH', '/inventory/7', status, errorBody(code, status)),
+    ]),
+    [
+      'Content-Type with parameters',
+      response('GET', '/inventory', 200, '[]', { 'content-type': 'application/json; charset=utf-8' }),
+    ],
+    [
+      'Content-Type in any header case',
+      response('GET', '/inventory', 200, '[]', new Headers({ 'CONTENT-TYPE': 'Application/JSON' })),
+    ],
+    ['a path matching a path template', response('GET', '/inventory/7', 404, notFound)],
+    ['a path with a query string', response('GET', '/inventory?x=1', 200, '[]')],
+  ])('accepts %s', (_name, valid) => {
+    expect(validateResponse(valid)).toEqual([]);
   });
 
-  it('accepts an item with petId 9223372036854775807 and -9223372036854775808, exactly', () => {
-    for (const petId of ['9223372036854775807', '-9223372036854775808']) {
-      const body = `{"petId":${petId},"quantity":5,"status":"pending"}`;
-      expect(
-        validateResponse({
-          method: 'PATCH',
-          path: `/inventory/${petId}`,
-          status: 200,
-          headers: jsonWithTag,
-          body,
-        }),
-      ).toEqual([]);
-    }
-  });
-
-  it('rejects a petId one beyond the int64 range', () => {
-    const body = '{"petId":9223372036854775808,"quantity":5,"status":"pending"}';
-    const problems = validateResponse({
-      method: 'PATCH',
-      path: '/inventory/1',
-      status: 200,
-      headers: jsonWithTag,
-      body,
-    });
-    expect(problems).toEqual([expect.stringContaining('body/petId: must be an integer from')]);
-  });
-
-  it('requires the headers a response declares required, in their declared form', () => {
-    const body = '{"petId":1,"quantity":5,"status":"pending"}';
-    const response = { method: 'GET', path: '/inventory/1', status: 200, body };
-    expect(validateResponse({ ...response, headers: json })).toEqual([
-      'getInventoryItem (GET /inventory/{petId}) 200: the required header etag is missing',
-    ]);
-    expect(validateResponse({ ...response, headers: { ...json, ETag: 'W/"5-pending"' } })).toEqual([
-      expect.stringContaining('the header etag (W/"5-pending") does not match'),
-    ]);
-    expect(validateResponse({ ...response, headers: jsonWithTag })).toEqual([]);
-  });
-
-  it('rejects a petId that is not an integer, or a string', () => {
-    for (const petId of ['1.5', '"7"']) {
-      const body = `[{"petId":${petId},"quantity":5,"status":"pending"}]`;
-      const problems = validateResponse({
-        method: 'GET',
-        path: '/inventory',
-        status: 200,
-        headers: json,
-        body,
-      });
-      expect(problems).toEqual([expect.stringContaining('body/0/petId: must be integer')]);
-    }
-  });
-
-  it('rejects an item with a missing or extra member, or a bad quantity or status', () => {
-    const validate = (body: string) =>
-      validateResponse({ method: 'GET', path: '/inventory', status: 200, headers: json, body });
-    expect(validate('[{"petId":1,"quantity":5}]')).toEqual([
-      expect.stringContaining("must have required property 'status'"),
-    ]);
-    expect(validate('[{"petId":1,"quantity":5,"status":"sold","name":"Rex"}]')).toEqual([
-      expect.stringContaining('body/0: must not have the member "name"'),
-    ]);
-    expect(validate('[{"petId":1,"quantity":-1,"status":"sold"}]')).toEqual([
-      expect.stringContaining('body/0/quantity: must be >= 0'),
-    ]);
-    expect(validate('[{"petId":1,"quantity":2147483648,"status":"sold"}]')).toEqual([
-      expect.stringContaining('body/0/quantity: must be <= 2147483647'),
-    ]);
-    expect(validate('[{"petId":1,"quantity":5,"status":"lost"}]')).toEqual([
-      expect.stringContaining('body/0/status: must be one of "available", "pending", "sold"'),
-    ]);
-    expect(validate('{"petId":1,"quantity":5,"status":"sold"}')).toEqual([
-      expect.stringContaining('body: must be array'),
-    ]);
-  });
-
-  it('accepts each declared error of updateInventory', () => {
-    const errors: [number, string][] = [
-      [400, 'invalid_request'],
-      [401, 'unauthorized'],
-      [404, 'not_found'],
-      [413, 'payload_too_large'],
-      [429, 'too_many_requests'],
-      [500, 'internal_error'],
-      [503, 'service_unavailable'],
-    ];
-    for (const [status, code] of errors) {
-      const body = errorBody(code, status);
-      expect(
-        validateResponse({ method: 'PATCH', path: '/inventory/7', status, headers: json, body }),
-      ).toEqual([]);
-    }
-  });
-
-  it('rejects an Error body with an extra member', () => {
-    const body = '{"code":"not_found","message":"no inventory entry for petId 7","status":404,"petId":7}';
-    const problems = validateResponse({
-      method: 'PATCH',
-      path: '/inventory/7',
-      status: 404,
-      headers: json,
-      body,
-    });
-    expect(problems).toEqual([expect.stringContaining('body: must not have the member "petId"')]);
-  });
-
-  it('rejects an Error body whose status or code does not match the response status', () => {
-    const validate = (status: number, body: string) =>
-      validateResponse({ method: 'PATCH', path: '/inventory/7', status, headers: json, body });
-    expect(validate(400, errorBody('invalid_request', 404))).toEqual([
-      expect.stringContaining('body/status: must be 400'),
-    ]);
-    expect(validate(400, errorBody('not_found', 400))).toEqual([
-      expect.stringContaining('body/code: must be "invalid_request"'),
-    ]);
-    expect(validate(503, errorBody('no_such_code', 503))).toEqual(
+  it.each<[string, ResponseToValidate, unknown]>([
+    [
+      'a petId one beyond the int64 range',
+      updated('1', item('9223372036854775808')),
+      [expect.stringContaining('body/petId: must be an integer from')],
+    ],
+    [
+      'a response without a required header',
+      response('GET', '/inventory/1', 200, item('1')),
+      ['getInventoryItem (GET /inventory/{petId}) 200: the required header etag is missing'],
+    ],
+    [
+      'a required header not in its declared form',
+      response('GET', '/inventory/1', 200, item('1'), { ...json, ETag: 'W/"5-pending"' }),
+      [expect.stringContaining('the header etag (W/"5-pending") does not match')],
+    ],
+    [
+      'a petId that is not an integer',
+      list(`[${item('1.5')}]`),
+      [expect.stringContaining('body/0/petId: must be integer')],
+    ],
+    [
+      'a petId that is a string',
+      list(`[${item('"7"')}]`),
+      [expect.stringContaining('body/0/petId: must be integer')],
+    ],
+    [
+      'an item without status',
+      list('[{"petId":1,"quantity":5}]'),
+      [expect.stringContaining("must have required property 'status'")],
+    ],
+    [
+      'an item with an extra member',
+      list('[{"petId":1,"quantity":5,"status":"sold","name":"Rex"}]'),
+      [expect.stringContaining('body/0: must not have the member "name"')],
+    ],
+    [
+      'a negative quantity',
+      list('[{"petId":1,"quantity":-1,"status":"sold"}]'),
+      [expect.stringContaining('body/0/quantity: must be >= 0')],
+    ],
+    [
+      'a quantity above 2147483647',
+      list('[{"petId":1,"quantity":2147483648,"status":"sold"}]'),
+      [expect.stringContaining('body/0/quantity: must be <= 2147483647')],
+    ],
+    [
+      'an unknown status',
+      list('[{"petId":1,"quantity":5,"status":"lost"}]'),
+      [expect.stringContaining('body/0/status: must be one of "available", "pending", "sold"')],
+    ],
+    [
+      'an item where a list is declared',
+      list('{"petId":1,"quantity":5,"status":"sold"}'),
+      [expect.stringContaining('body: must be array')],
+    ],
+    [
+      'an Error body with an extra member',
+      response(
+        'PATCH',
+        '/inventory/7',
+        404,
+        '{"code":"not_found","message":"no inventory entry for petId 7","status":404,"petId":7}',
+      ),
+      [expect.stringContaining('body: must not have the member "petId"')],
+    ],
+    [
+      'an Error body whose status does not match the response status',
+      response('PATCH', '/inventory/7', 400, errorBody('invalid_request', 404)),
+      [expect.stringContaining('body/status: must be 400')],
+    ],
+    [
+      'an Error body whose code does not match the response status',
+      response('PATCH', '/inventory/7', 400, errorBody('not_found', 400)),
+      [expect.stringContaining('body/code: must be "invalid_request"')],
+    ],
+    [
+      'an Error body with an unknown code',
+      response('PATCH', '/inventory/7', 503, errorBody('no_such_code', 503)),
       expect.arrayContaining([expect.stringContaining('body/code: must be one of "invalid_request"')]),
-    );
-  });
-
-  it('rejects a status the operation does not declare', () => {
-    expect(
-      validateResponse({
-        method: 'GET',
-        path: '/inventory',
-        status: 404,
-        headers: json,
-        body: errorBody('not_found', 404),
-      }),
-    ).toEqual([
-      'listInventory (GET /inventory): status 404 is not declared (declared: 200, 400, 401, 403, 413, 429, 500, 503)',
-    ]);
-    expect(
-      validateResponse({
-        method: 'PATCH',
-        path: '/inventory/7',
-        status: 415,
-        headers: json,
-        body: errorBody('invalid_request', 415),
-      }),
-    ).toEqual([expect.stringContaining('status 415 is not declared')]);
-  });
-
-  it('rejects an error body where the operation declares an InventoryItem, and the reverse', () => {
-    const item = '{"petId":7,"quantity":5,"status":"sold"}';
-    expect(
-      validateResponse({
-        method: 'PATCH',
-        path: '/inventory/7',
-        status: 200,
-        headers: json,
-        body: errorBody('not_found', 404),
-      }),
-    ).not.toEqual([]);
-    expect(
-      validateResponse({ method: 'PATCH', path: '/inventory/7', status: 404, headers: json, body: item }),
-    ).not.toEqual([]);
-  });
-
-  it('requires Content-Type application/json (parameters allowed, any header case)', () => {
-    const validate = (headers: Headers | Record<string, string>) =>
-      validateResponse({ method: 'GET', path: '/inventory', status: 200, headers, body: '[]' });
-    expect(validate({ 'content-type': 'application/json; charset=utf-8' })).toEqual([]);
-    expect(validate(new Headers({ 'CONTENT-TYPE': 'Application/JSON' }))).toEqual([]);
-    expect(validate({ 'Content-Type': 'text/plain' })).toEqual([
-      'listInventory (GET /inventory) 200: Content-Type is text/plain, expected application/json',
-    ]);
-    expect(validate({})).toEqual([expect.stringContaining('Content-Type is missing')]);
-  });
-
-  it('rejects a body that is not JSON', () => {
-    expect(
-      validateResponse({
-        method: 'GET',
-        path: '/inventory',
-        status: 200,
-        headers: json,
-        body: 'Internal Server Error',
-      }),
-    ).toEqual(['listInventory (GET /inventory) 200: the body is not valid JSON']);
-  });
-
-  it('matches path templates and rejects undeclared paths and methods', () => {
-    const notFound = errorBody('not_found', 404);
-    expect(
-      validateResponse({ method: 'GET', path: '/inventory/7', status: 404, headers: json, body: notFound }),
-    ).toEqual([]);
-    expect(
-      validateResponse({
-        method: 'PATCH',
-        path: '/inventory/7',
-        status: 409,
-        headers: json,
-        body: errorBody('conflict', 409),
-      }),
-    ).toEqual([
-      'updateInventory (PATCH /inventory/{petId}): status 409 is not declared (declared: 200, 400, 401, 403, 404, 412, 413, 429, 500, 503)',
-    ]);
-    expect(
-      validateResponse({ method: 'GET', path: '/inventory?x=1', status: 200, headers: json, body: '[]' }),
-    ).toEqual([]);
-    expect(
-      validateResponse({ method: 'GET', path: '/orders', status: 404, headers: json, body: notFound }),
-    ).toEqual(['GET /orders: no path of openapi.yaml matches /orders']);
-    expect(
-      validateResponse({ method: 'POST', path: '/inventory/', status: 200, headers: json, body: '[]' }),
-    ).toEqual(['POST /inventory/: openapi.yaml declares no POST on /inventory/{petId} (only GET, PATCH)']);
-    expect(
-      validateResponse({
-        method: 'DELETE',
-        path: '/inventory/7',
-        status: 404,
-        headers: json,
-        body: notFound,
-      }),
-    ).toEqual([
-      'DELETE /inventory/7: openapi.yaml declares no DELETE on /inventory/{petId} (only GET, PATCH)',
-    ]);
+    ],
+    [
+      'a status listInventory does not declare',
+      response('GET', '/inventory', 404, notFound),
+      [
+        'listInventory (GET /inventory): status 404 is not declared (declared: 200, 400, 401, 403, 413, 429, 500, 503)',
+      ],
+    ],
+    [
+      'a status updateInventory does not declare (415)',
+      response('PATCH', '/inventory/7', 415, errorBody('invalid_request', 415)),
+      [expect.stringContaining('status 415 is not declared')],
+    ],
+    [
+      'a status updateInventory does not declare (409)',
+      response('PATCH', '/inventory/7', 409, errorBody('conflict', 409)),
+      [
+        'updateInventory (PATCH /inventory/{petId}): status 409 is not declared (declared: 200, 400, 401, 403, 404, 412, 413, 429, 500, 503)',
+      ],
+    ],
+    [
+      'an Error body where an InventoryItem is declared',
+      response('PATCH', '/inventory/7', 200, notFound),
+      someProblem,
+    ],
+    [
+      'an InventoryItem where an Error body is declared',
+      response('PATCH', '/inventory/7', 404, '{"petId":7,"quantity":5,"status":"sold"}'),
+      someProblem,
+    ],
+    [
+      'a Content-Type other than application/json',
+      response('GET', '/inventory', 200, '[]', { 'Content-Type': 'text/plain' }),
+      ['listInventory (GET /inventory) 200: Content-Type is text/plain, expected application/json'],
+    ],
+    [
+      'a response without Content-Type',
+      response('GET', '/inventory', 200, '[]', {}),
+      [expect.stringContaining('Content-Type is missing')],
+    ],
+    [
+      'a body that is not JSON',
+      list('Internal Server Error'),
+      ['listInventory (GET /inventory) 200: the body is not valid JSON'],
+    ],
+    [
+      'an undeclared path',
+      response('GET', '/orders', 404, notFound),
+      ['GET /orders: no path of openapi.yaml matches /orders'],
+    ],
+    [
+      'an undeclared method (POST)',
+      response('POST', '/inventory/', 200, '[]'),
+      ['POST /inventory/: openapi.yaml declares no POST on /inventory/{petId} (only GET, PATCH)'],
+    ],
+    [
+      'an undeclared method (DELETE)',
+      response('DELETE', '/inventory/7', 404, notFound),
+      ['DELETE /inventory/7: openapi.yaml declares no DELETE on /inventory/{petId} (only GET, PATCH)'],
+    ],
+  ])('rejects %s', (_name, invalid, problems) => {
+    expect(validateResponse(invalid)).toEqual(problems);
   });
 });
 

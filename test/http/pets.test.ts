@@ -7,6 +7,7 @@
  * worker threads as a deployed Lambda runs in its own environment. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
 
@@ -36,12 +37,6 @@ async function getPet(petId: string): Promise<TestResponse> {
   expect(response.headers.get('deprecation')).toBe(deprecationHeaders.deprecation);
   expect(response.headers.get('sunset')).toBe(deprecationHeaders.sunset);
   return response;
-}
-
-function expectError(response: TestResponse, status: number, code: string, message: string) {
-  expect(response.status, response.text).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  expect(JSON.parse(response.text)).toEqual({ code, message, status });
 }
 
 describe('addPet', () => {
@@ -90,9 +85,13 @@ describe('addPet', () => {
   });
 
   test('answers 409 conflict for an id that exists (an imported entry too) and changes nothing', async () => {
-    const before = await api.tableItems();
-    expectError(await addPet('{"id": 5, "name": "Five"}'), 409, 'conflict', 'a pet with id 5 exists');
-    expect(await api.tableItems()).toEqual(before);
+    await expectRefused(
+      api,
+      () => addPet('{"id": 5, "name": "Five"}'),
+      409,
+      'conflict',
+      'a pet with id 5 exists',
+    );
   });
 
   test.each([
@@ -133,9 +132,7 @@ describe('addPet', () => {
     ['[]', 'request body must be a JSON object such as {"name": "Rex"}'],
     ['{"name":', 'request body must be valid JSON'],
   ])('rejects %s with 400 invalid_request and writes nothing', async (body, message) => {
-    const before = await api.tableItems();
-    expectError(await addPet(body), 400, 'invalid_request', message);
-    expect(await api.tableItems()).toEqual(before);
+    await expectRefused(api, () => addPet(body), 400, 'invalid_request', message);
   });
 
   test('rejects a body that is not JSON by its content type with 400', async () => {

@@ -3,6 +3,7 @@
  * content type, exact body, and the table's state afterwards.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { expectRefused } from '#test/support/http-assertions.ts';
 import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
 
 let api: TestApi;
@@ -34,14 +35,8 @@ function patch(
 }
 
 /** Sends the request and asserts a 400 invalid_request with `message` that left the table unchanged. */
-async function expectRejected(request: () => ReturnType<typeof patch>, message: string) {
-  const before = await api.tableItems();
-  const response = await request();
-  expect(response.status).toBe(400);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  expect(JSON.parse(response.text)).toEqual({ code: 'invalid_request', message, status: 400 });
-  expect(await api.tableItems()).toEqual(before);
-}
+const expectRejected = (request: () => ReturnType<typeof patch>, message: string) =>
+  expectRefused(api, request, 400, 'invalid_request', message);
 
 describe('a valid update (rule 4)', () => {
   test('sets quantity, leaves status unchanged and returns the entry', async () => {
@@ -175,16 +170,13 @@ describe('an unknown pet is 404 not_found (rule 2)', () => {
   test.each(['8', '0', '-7', '9223372036854775806'])(
     'answers /inventory/%s with 404 and creates no entry',
     async (petId) => {
-      const before = await api.tableItems();
-      const response = await patch(`/inventory/${petId}`, '{"quantity": 1}');
-      expect(response.status).toBe(404);
-      expect(response.headers.get('content-type')).toBe('application/json');
-      expect(JSON.parse(response.text)).toEqual({
-        code: 'not_found',
-        message: `no inventory entry for petId ${petId}`,
-        status: 404,
-      });
-      expect(await api.tableItems()).toEqual(before);
+      await expectRefused(
+        api,
+        () => patch(`/inventory/${petId}`, '{"quantity": 1}'),
+        404,
+        'not_found',
+        `no inventory entry for petId ${petId}`,
+      );
     },
   );
 

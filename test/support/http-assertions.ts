@@ -1,0 +1,36 @@
+/**
+ * Assertions on the service's HTTP answers that many suites share: an exact Error response, and a refused request
+ * that leaves the inventory table as it found it (docs/contract.md "Errors": bad input changes nothing).
+ */
+import { expect } from 'vitest';
+import { observe } from './contract-oracle.ts';
+import type { TestApi, TestResponse } from './local-api.ts';
+import type { RawResponse } from './raw-http.ts';
+
+/** Asserts an Error response of `fetch` or of the raw client exactly: status, JSON content type, whole body. */
+export function expectError(
+  response: TestResponse | RawResponse,
+  status: number,
+  code: string,
+  message: string,
+): void {
+  expect(response.status, response.text).toBe(status);
+  expect(observe(response).contentType).toBe('application/json');
+  expect(JSON.parse(response.text)).toEqual({ code, message, status });
+}
+
+/**
+ * Sends `request` and asserts that it is answered with the exact Error response of `status`, `code` and
+ * `message`, and that the inventory table of `api` is afterwards exactly as it was before.
+ */
+export async function expectRefused(
+  api: Pick<TestApi, 'tableItems'>,
+  request: () => Promise<TestResponse | RawResponse>,
+  status: number,
+  code: string,
+  message: string,
+): Promise<void> {
+  const before = await api.tableItems();
+  expectError(await request(), status, code, message);
+  expect(await api.tableItems()).toEqual(before);
+}
