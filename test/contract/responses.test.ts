@@ -12,6 +12,7 @@ import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryItemJson } from '#test/support/contract-oracle.ts';
+import { badPetIdMessage } from '#test/support/http-assertions.ts';
 import { startTestApi, storedEntry, type TestApi, unthrottled } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
@@ -36,11 +37,7 @@ const noRoute = error(
   'no such route or method: the operations are listed in the API description (openapi.yaml)',
   404,
 );
-const badPetId = error(
-  'invalid_request',
-  "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
-  400,
-);
+const badPetId = error('invalid_request', badPetIdMessage, 400);
 const badQuantity = error('invalid_request', 'quantity must be an integer from 0 to 2147483647', 400);
 const badContentType = error('invalid_request', 'Content-Type must be application/json', 400);
 

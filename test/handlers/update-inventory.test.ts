@@ -4,6 +4,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { badPetIdMessage } from '#test/support/http-assertions.ts';
 import {
   lambdaTestContext,
   type ProxyHandler,
@@ -206,8 +207,7 @@ describe('updateInventory refusals leave the table unchanged', () => {
     expect(result.statusCode).toBe(400);
     expect(JSON.parse(result.body)).toStrictEqual({
       code: 'invalid_request',
-      message:
-        "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
+      message: badPetIdMessage,
       status: 400,
     });
     expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
-import { expectError, expectRefused } from '#test/support/http-assertions.ts';
+import { badPetIdMessage, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
 import { type RawResponse, rawClient } from '#test/support/raw-http.ts';
@@ -48,17 +48,11 @@ describe('getInventoryItem', () => {
     expect(response.text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending"}');
   });
 
-  test('answers 404 not_found for a pet with no entry', async () => {
-    expectError(await get('8'), 404, 'not_found', 'no inventory entry for petId 8');
-  });
-
-  test('answers 400 invalid_request for a bad petId', async () => {
-    expectError(
-      await get('07'),
-      400,
-      'invalid_request',
-      "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
-    );
+  test.each([
+    ['404 not_found for a pet with no entry', '8', 404, 'not_found', 'no inventory entry for petId 8'],
+    ['400 invalid_request for a bad petId', '07', 400, 'invalid_request', badPetIdMessage],
+  ])('answers %s', async (_name, petId, status, code, message) => {
+    expectError(await get(petId), status, code, message);
   });
 
   test('the ETag changes with the entry and is the one PATCH returns', async () => {
@@ -78,20 +72,36 @@ describe('updateInventory with If-Match', () => {
     expect(await api.tableItems()).toContainEqual(storedEntry('7', 2, 'available'));
   });
 
-  test.each([
-    ['a stale tag', '"4-available"'],
-    ['the tag of another status', '"3-sold"'],
-    ['the weak form of the current tag', 'W/"3-available"'],
-    ['a tag the service never issues', '"xyzzy"'],
-  ])('answers 412 precondition_failed to %s and changes nothing', async (_case, ifMatch) => {
-    await expectRefused(
-      api,
-      () => patch('7', '{"quantity": 2}', { 'If-Match': ifMatch }),
-      412,
-      'precondition_failed',
-      'If-Match does not match the current entry of petId 7',
-    );
-  });
+  const stale = [412, 'precondition_failed', 'If-Match does not match the current entry of petId 7'] as const;
+  const malformed = [
+    400,
+    'invalid_request',
+    'If-Match must be * or a comma-separated list of entity tags such as "12-available"',
+  ] as const;
+  test.each<[string, string, number, string, string]>([
+    ['a stale tag', '"4-available"', ...stale],
+    ['the tag of another status', '"3-sold"', ...stale],
+    ['the weak form of the current tag', 'W/"3-available"', ...stale],
+    ['a tag the service never issues', '"xyzzy"', ...stale],
+    ...['3-available', '"3-available', '*, "3-available"', ',', 'W/3'].map(
+      (ifMatch): [string, string, number, string, string] => [
+        `the malformed value ${ifMatch}`,
+        ifMatch,
+        ...malformed,
+      ],
+    ),
+  ])(
+    'answers If-Match of %s with %i %s and changes nothing',
+    async (_case, ifMatch, status, code, message) => {
+      await expectRefused(
+        api,
+        () => patch('7', '{"quantity": 2}', { 'If-Match': ifMatch }),
+        status,
+        code,
+        message,
+      );
+    },
+  );
 
   test.each([
     ['*', '*'],
@@ -106,19 +116,6 @@ describe('updateInventory with If-Match', () => {
     const response = await patch('8', '{"quantity": 5}', { 'If-Match': '"3-available"' });
     expectError(response, 404, 'not_found', 'no inventory entry for petId 8');
   });
-
-  test.each(['3-available', '"3-available', '*, "3-available"', ',', 'W/3'])(
-    'answers 400 invalid_request to the malformed If-Match %s and changes nothing',
-    async (ifMatch) => {
-      await expectRefused(
-        api,
-        () => patch('7', '{"quantity": 5}', { 'If-Match': ifMatch }),
-        400,
-        'invalid_request',
-        'If-Match must be * or a comma-separated list of entity tags such as "12-available"',
-      );
-    },
-  );
 
   test('200 concurrent PATCHes with the same ETag (200 connections): exactly one 200, the rest 412, one write landed', async () => {
     const etag = (await get('7')).headers.get('etag') as string;

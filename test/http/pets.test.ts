@@ -7,7 +7,7 @@
  * worker threads as a deployed Lambda runs in its own environment. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { expectError, expectRefused } from '#test/support/http-assertions.ts';
+import { badPetIdMessage, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
 
@@ -164,16 +164,10 @@ describe('getPetById (deprecated)', () => {
     expect(entry).toEqual({ petId: 42, quantity: 9, status: 'pending' });
   });
 
-  test('answers 404 not_found with both deprecation headers', async () => {
-    expectError(await getPet('8'), 404, 'not_found', 'no pet with id 8');
-  });
-
-  test('answers 400 invalid_request with both deprecation headers', async () => {
-    expectError(
-      await getPet('+8'),
-      400,
-      'invalid_request',
-      "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'",
-    );
+  test.each([
+    ['404 not_found', '8', 404, 'not_found', 'no pet with id 8'],
+    ['400 invalid_request', '+8', 400, 'invalid_request', badPetIdMessage],
+  ])('answers %s with both deprecation headers', async (_name, petId, status, code, message) => {
+    expectError(await getPet(petId), status, code, message);
   });
 });

@@ -7,6 +7,10 @@ import { observe } from './contract-oracle.ts';
 import type { TestApi, TestResponse } from './local-api.ts';
 import type { RawResponse } from './raw-http.ts';
 
+/** The message of a path petId that is not an int64 written in decimal (docs/contract.md "petId"). */
+export const badPetIdMessage =
+  "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'";
+
 /** Asserts an Error response of `fetch` or of the raw client exactly: status, JSON content type, whole body. */
 export function expectError(
   response: TestResponse | RawResponse,
