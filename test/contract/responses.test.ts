@@ -136,20 +136,41 @@ describe('400 invalid_request, table unchanged', () => {
     ['1.5', '1.5'],
     ['01', '01'],
     ['+1', '%2B1'],
+    ['+1, unencoded', '+1'],
     ['" 1"', '%201'],
+    ['"1 "', '1%20'],
     ['9223372036854775808 (above int64)', '9223372036854775808'],
+    ['-9223372036854775809 (below int64)', '-9223372036854775809'],
+    ['1e3', '1e3'],
+    ['0x1F', '0x1F'],
   ])('rejects petId %s with 400 invalid_request', async (_name, segment) => {
     await expectTableUnchanged(() =>
       expectResponse(patch(`/inventory/${segment}`, '{"quantity":1}'), 400, badPetId),
     );
   });
 
+  // The quantity rule's one proof of what a client sees (docs/contract.md "InventoryUpdate", "Integers in request
+  // bodies"): every kind of value that is not an integer from 0 to 2147483647, judged on the JSON source text.
   test.each([
     ['quantity above 2147483647', '{"quantity":2147483648}'],
     ['a negative quantity', '{"quantity":-1}'],
     ['a fractional quantity', '{"quantity":1.5}'],
     ['a string quantity', '{"quantity":"5"}'],
+    ['a boolean quantity', '{"quantity":true}'],
     ['a null quantity', '{"quantity":null}'],
+    ['an array quantity', '{"quantity":[]}'],
+    ['an object quantity', '{"quantity":{}}'],
+    ...[
+      '1e400',
+      '1e-400',
+      '4.9999999999999999',
+      '2147483647.0000001',
+      '0.0000000000000000000001',
+      '9007199254740993',
+    ].map((literal) => [
+      `the literal ${literal} (no integer of the range, by its source text)`,
+      `{"quantity":${literal}}`,
+    ]),
   ])('rejects %s with 400 invalid_request', async (_name, body) => {
     await expectTableUnchanged(() => expectResponse(patch('/inventory/8', body), 400, badQuantity));
   });
@@ -158,6 +179,8 @@ describe('400 invalid_request, table unchanged', () => {
     await expectTableUnchanged(() => expectResponse(patch('/inventory/', '{"quantity":1}'), 404, noRoute));
   });
 
+  const notObject = 'request body must be a JSON object such as {"quantity": 5}';
+  const noBody = 'request body is required: a JSON object such as {"quantity": 5}';
   test.each([
     ['a body without quantity', '{}', 'quantity is required'],
     [
@@ -165,24 +188,31 @@ describe('400 invalid_request, table unchanged', () => {
       '{"quantity":1,"status":"sold"}',
       'request body may only contain quantity; not allowed: "status"',
     ],
-    ['a body that is not an object', '[1]', 'request body must be a JSON object such as {"quantity": 5}'],
+    ['a body that is not an object', '[1]', notObject],
+    ['a JSON array of an update', '[{"quantity": 1}]', notObject],
+    ['a JSON string', '"{\\"quantity\\": 1}"', notObject],
+    ['JSON null', 'null', notObject],
+    ['a JSON number', '5', notObject],
     ['malformed JSON', '{"quantity":', 'request body must be valid JSON'],
+    ['an unclosed object', '{"quantity": 1', 'request body must be valid JSON'],
+    ['non-JSON text', 'quantity=1', 'request body must be valid JSON'],
     ['a __proto__ member', '{"__proto__":{"quantity":1}}', 'request body member "__proto__" is not allowed'],
-    ['an empty body', '', 'request body is required: a JSON object such as {"quantity": 5}'],
+    ['an empty body', '', noBody],
+    ['a missing body', undefined, noBody],
   ])('rejects %s with 400 invalid_request', async (_name, body, message) => {
     await expectTableUnchanged(() =>
       expectResponse(patch('/inventory/8', body), 400, error('invalid_request', message, 400)),
     );
   });
 
-  test.each([
-    ['text/plain', 'text/plain'],
-    ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
-  ])('rejects Content-Type %s with 400 invalid_request (not 415)', async (_name, contentType) => {
-    await expectTableUnchanged(() =>
-      expectResponse(patch('/inventory/8', '{"quantity":1}', contentType), 400, badContentType),
-    );
-  });
+  test.each(['text/plain', 'application/xml', 'application/jsonx', 'application/x-www-form-urlencoded'])(
+    'rejects Content-Type %s with 400 invalid_request (not 415)',
+    async (contentType) => {
+      await expectTableUnchanged(() =>
+        expectResponse(patch('/inventory/8', '{"quantity":1}', contentType), 400, badContentType),
+      );
+    },
+  );
 
   test('rejects a body without Content-Type with 400 invalid_request', async () => {
     await expectTableUnchanged(() =>
@@ -224,15 +254,18 @@ describe('401 unauthorized, table unchanged', () => {
 });
 
 describe('404 not_found, table unchanged', () => {
-  test('rejects an update of a pet with no entry with 404 not_found and creates no entry', async () => {
-    await expectTableUnchanged(() =>
-      expectResponse(
-        patch('/inventory/9', '{"quantity":1}'),
-        404,
-        error('not_found', 'no inventory entry for petId 9', 404),
-      ),
-    );
-  });
+  test.each(['9', '0', '-7', '9223372036854775806'])(
+    'rejects an update of pet %s, which has no entry, with 404 not_found and creates no entry',
+    async (petId) => {
+      await expectTableUnchanged(() =>
+        expectResponse(
+          patch(`/inventory/${petId}`, '{"quantity":1}'),
+          404,
+          error('not_found', `no inventory entry for petId ${petId}`, 404),
+        ),
+      );
+    },
+  );
 
   test('checks the route before authentication: an unknown route without a key is 404, not 401', async () => {
     await expectResponse({ method: 'PUT', path: '/pets/7', auth: false }, 404, noRoute, false);
