@@ -288,26 +288,21 @@ describe('body size limit (Lambda 6 MB invocation payload, API Gateway 10 MB; do
     expect(model.get('7')?.quantity).toBe(99);
   });
 
-  test('rejects a valid body of exactly 10 MB (over the 6 MB invocation payload) with 413 and leaves the table unchanged', async () => {
-    const body = paddedBody(97, maxBytes);
-    const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
-    expectContractError(
-      observe(response),
-      413,
-      'request too large: at most 6 MB of body and 10,240 bytes of headers',
-    );
-    await model.expectTable(api);
-  });
-
-  test('rejects a body of 10 MB + 1 byte with 413 payload_too_large and leaves the table unchanged', async () => {
-    const body = paddedBody(98, maxBytes + 1);
-    expect(Buffer.byteLength(body)).toBe(maxBytes + 1);
-    const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
-    expectContractError(
-      observe(response),
-      413,
-      'request too large: at most 6 MB of body and 10,240 bytes of headers',
-    );
-    await model.expectTable(api);
-  });
+  test.each([
+    ['a valid body of exactly 10 MB (over the 6 MB invocation payload)', 97, maxBytes],
+    ['a body of 10 MB + 1 byte', 98, maxBytes + 1],
+  ])(
+    'rejects %s with 413 payload_too_large and leaves the table unchanged',
+    async (_name, quantity, size) => {
+      const body = paddedBody(quantity, size);
+      expect(Buffer.byteLength(body)).toBe(size);
+      const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
+      expectContractError(
+        observe(response),
+        413,
+        'request too large: at most 6 MB of body and 10,240 bytes of headers',
+      );
+      await model.expectTable(api);
+    },
+  );
 });

@@ -5,7 +5,7 @@
  * outcomes and the headers API Gateway adds are observed as a client sees them.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { apiModel, type Template } from '#infra/local/api-model.ts';
 import { createEngine, type Engine } from '#infra/local/gateway.ts';
 import { createApiServer } from '#infra/local/http-server.ts';
 import { authorizer, operations } from '#lib/api.ts';
+import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 
 const stub = (name: string) => fileURLToPath(new URL(`../support/functions/${name}.ts`, import.meta.url));
@@ -32,6 +33,7 @@ const authorizerFunction = functionLogicalId(authorizer);
 let server: Server;
 let engine: Engine;
 let baseUrl: string;
+let client: RawClient;
 let workDir: string;
 let callsFile: string;
 
@@ -62,46 +64,24 @@ beforeAll(async () => {
   server = createApiServer((request, response) => void engine.listener(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  client = rawClient(baseUrl, { keepAlive: false });
 });
 afterAll(async () => {
+  client?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   await engine?.close();
   await rm(workDir, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** One request with exactly these raw header lines (node:http keeps repeats and case). */
+/** One request with exactly these raw header lines, each on a new connection. */
 function send(
   method: string,
   path: string,
   headers: [string, string][] = [],
   body?: Buffer,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      `${baseUrl}${path}`,
-      { method, headers: [['Host', 'localhost'], ...headers].flat(), agent: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text: Buffer.concat(chunks).toString(),
-          }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+): Promise<RawResponse> {
+  return client.send({ method, path, headers, ...(body === undefined ? {} : { body }) });
 }
 
 const allow: [string, string] = ['Authorization', 'Bearer allow'];

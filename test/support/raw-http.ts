@@ -31,18 +31,23 @@ export interface RawClient {
 }
 
 /**
- * Creates a {@link RawClient} for `baseUrl`. A `Host` header is added first; `Content-Length` is added by
- * Node when a body is given. `maxSockets` bounds the connections used by concurrent requests.
+ * Creates a {@link RawClient} for `baseUrl` (an origin alone, or with a path prefix). A `Host` header is added
+ * first; `Content-Length` is added by Node when a body is given. `maxSockets` bounds the connections used by
+ * concurrent requests; `keepAlive` false opens a new connection for every request.
  */
-export function rawClient(baseUrl: string, options: { maxSockets?: number } = {}): RawClient {
+export function rawClient(
+  baseUrl: string,
+  options: { maxSockets?: number; keepAlive?: boolean } = {},
+): RawClient {
   const url = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 16 });
+  const prefix = url.pathname === '/' ? '' : url.pathname;
+  const agent = new Agent({ keepAlive: options.keepAlive ?? true, maxSockets: options.maxSockets ?? 16 });
   return {
     send({ method, path, headers = [], body }) {
       const flat = ['Host', url.host, ...headers.flat()];
       return new Promise<RawResponse>((resolve, reject) => {
         const outgoing = httpRequest(
-          { agent, host: url.hostname, port: url.port, method, path: url.pathname + path, headers: flat },
+          { agent, host: url.hostname, port: url.port, method, path: prefix + path, headers: flat },
           (incoming) => {
             const chunks: Buffer[] = [];
             incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
