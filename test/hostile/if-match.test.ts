@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contractIfMatch, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
 import type { TestApi } from '#test/support/local-api.ts';
-import type { RawClient } from '#test/support/raw-http.ts';
+import { type RawClient, sendJson } from '#test/support/raw-http.ts';
 
 let api: TestApi;
 let client: RawClient;
@@ -93,19 +93,17 @@ describe('hostile If-Match headers', () => {
           const values = lines.map(([, parts]) =>
             parts.map(([lead, description, trail]) => `${lead}${elementText(description)}${trail}`).join(','),
           );
-          const headers: [string, string][] = [
-            ['Authorization', api.authorization],
-            ['Content-Type', 'application/json'],
-            ...lines.map(([name], index) => [name, values[index] as string] as [string, string]),
-          ];
+          const ifMatchLines = lines.map(([name], index) => [name, values[index] as string] as const);
           const expected = contractIfMatch(values);
           const response = observe(
-            await client.send({
-              method: 'PATCH',
-              path: '/inventory/7',
-              headers,
-              body: `{"quantity":${quantity}}`,
-            }),
+            await sendJson(
+              client,
+              api.authorization,
+              'PATCH',
+              '/inventory/7',
+              `{"quantity":${quantity}}`,
+              ifMatchLines,
+            ),
           );
           const context = `${JSON.stringify(values)} -> ${response.status} ${response.text}`;
           if (expected === 'invalid') {
@@ -155,16 +153,9 @@ describe('If-Match examples at the edges: length 0 and 256, invisible characters
           : 200;
     expect(oracleStatus).toBe(status);
     const response = observe(
-      await client.send({
-        method: 'PATCH',
-        path: '/inventory/7',
-        headers: [
-          ['Authorization', api.authorization],
-          ['Content-Type', 'application/json'],
-          ['If-Match', ifMatch],
-        ],
-        body: '{"quantity":5}',
-      }),
+      await sendJson(client, api.authorization, 'PATCH', '/inventory/7', '{"quantity":5}', [
+        ['If-Match', ifMatch],
+      ]),
     );
     if (status === 200) {
       expect(response.status, response.text).toBe(200);

@@ -22,7 +22,7 @@ import {
   observe,
 } from '#test/support/contract-oracle.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
-import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 
 let api: TestApi;
 let client: RawClient;
@@ -141,13 +141,9 @@ describe('hostile placeOrder bodies and keys', () => {
             : value;
         });
         const before = await tableState();
-        const headers: [string, string][] = [
-          ['Authorization', api.authorization],
-          ['Content-Type', 'application/json'],
-          ...sent.map((value): [string, string] => ['Idempotency-Key', value]),
-        ];
+        const keyLines = sent.map((value) => ['Idempotency-Key', value] as const);
         const response = observe(
-          await client.send({ method: 'POST', path: '/store/orders', headers, body: text }),
+          await sendJson(client, api.authorization, 'POST', '/store/orders', text, keyLines),
         );
         const after = await tableState();
         const verdict = contractNewOrder(new TextEncoder().encode(text));

@@ -19,7 +19,7 @@ import {
   observe,
 } from '#test/support/contract-oracle.ts';
 import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
-import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 
 let api: TestApi;
 let client: RawClient;
@@ -132,15 +132,7 @@ const body = fc.oneof(
 
 /** `POST /pets` with a valid key, `Content-Type: application/json` and `text` as the body. */
 function sendAddPet(text: string) {
-  return client.send({
-    method: 'POST',
-    path: '/pets',
-    headers: [
-      ['Authorization', api.authorization],
-      ['Content-Type', 'application/json'],
-    ],
-    body: text,
-  });
+  return sendJson(client, api.authorization, 'POST', '/pets', text);
 }
 
 /** Sends `text` as an addPet body and checks the answer and the inventory table against the oracle. */

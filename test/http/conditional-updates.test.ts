@@ -7,10 +7,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
-import { badPetIdMessage, expectError, expectRefused } from '#test/support/http-assertions.ts';
-import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
-import { expectDeclared } from '#test/support/openapi-validator.ts';
-import { type RawResponse, rawClient } from '#test/support/raw-http.ts';
+import {
+  badPetIdMessage,
+  declaredRequest,
+  expectError,
+  expectRefused,
+} from '#test/support/http-assertions.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
+import { type RawResponse, rawClient, sendJson } from '#test/support/raw-http.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -25,19 +29,9 @@ beforeEach(async () => {
   ]);
 });
 
-async function get(petId: string): Promise<TestResponse> {
-  const response = await api.request('GET', `/inventory/${petId}`, {
-    headers: { Authorization: api.authorization },
-  });
-  expectDeclared('GET', `/inventory/${petId}`, response);
-  return response;
-}
-
-async function patch(petId: string, body: string, headers: Record<string, string> = {}) {
-  const response = await api.patch(petId, body, headers);
-  expectDeclared('PATCH', `/inventory/${petId}`, response);
-  return response;
-}
+const get = (petId: string) => declaredRequest(api, 'GET', `/inventory/${petId}`);
+const patch = (petId: string, body: string, headers: Record<string, string> = {}) =>
+  declaredRequest(api, 'PATCH', `/inventory/${petId}`, { body, headers });
 
 describe('getInventoryItem', () => {
   test('returns the entry with its strong ETag', async () => {
@@ -123,16 +117,9 @@ describe('updateInventory with If-Match', () => {
     const client = rawClient(api.baseUrl, { maxSockets: 200 });
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
-        client.send({
-          method: 'PATCH',
-          path: '/inventory/7',
-          headers: [
-            ['Authorization', api.authorization],
-            ['Content-Type', 'application/json'],
-            ['If-Match', etag],
-          ],
-          body: `{"quantity": ${1000 + index}}`,
-        }),
+        sendJson(client, api.authorization, 'PATCH', '/inventory/7', `{"quantity": ${1000 + index}}`, [
+          ['If-Match', etag],
+        ]),
       ),
     ).finally(() => client.close());
     const winners = responses.filter((response) => response.status === 200);

@@ -7,10 +7,9 @@
  * pages linked by `Link` rel="next", getOrderById. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { expectError, expectRefused } from '#test/support/http-assertions.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
-import { expectDeclared } from '#test/support/openapi-validator.ts';
-import { type RawClient, rawClient } from '#test/support/raw-http.ts';
+import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
+import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 
 /**
  * Connections of the raw client: enough for every request of a concurrency run to be in flight at once, each on
@@ -31,28 +30,12 @@ afterAll(async () => {
 
 /** POST /store/orders over {@link client} with a valid key and JSON body, plus `headers`. */
 function sendOrder(body: string, headers: [string, string][] = []) {
-  return client.send({
-    method: 'POST',
-    path: '/store/orders',
-    headers: [['Authorization', api.authorization], ['Content-Type', 'application/json'], ...headers],
-    body,
-  });
+  return sendJson(client, api.authorization, 'POST', '/store/orders', body, headers);
 }
 
-async function placeOrder(body: string, headers: Record<string, string> = {}): Promise<TestResponse> {
-  const response = await api.request('POST', '/store/orders', {
-    headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
-    body,
-  });
-  expectDeclared('POST', '/store/orders', response);
-  return response;
-}
-
-async function get(path: string): Promise<TestResponse> {
-  const response = await api.request('GET', path, { headers: { Authorization: api.authorization } });
-  expectDeclared('GET', path, response);
-  return response;
-}
+const placeOrder = (body: string, headers: Record<string, string> = {}) =>
+  declaredRequest(api, 'POST', '/store/orders', { body, headers });
+const get = (path: string) => declaredRequest(api, 'GET', path);
 
 /** Every order of listOrders, following `Link` rel="next" from the first page of `limit`. */
 async function listAll(limit: number): Promise<{ id: string; petId: string; quantity: number }[]> {

@@ -7,9 +7,13 @@
  * worker threads as a deployed Lambda runs in its own environment. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { badPetIdMessage, expectError, expectRefused } from '#test/support/http-assertions.ts';
+import {
+  badPetIdMessage,
+  declaredRequest,
+  expectError,
+  expectRefused,
+} from '#test/support/http-assertions.ts';
 import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
-import { expectDeclared } from '#test/support/openapi-validator.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -20,20 +24,11 @@ afterAll(() => api.close());
 
 const deprecationHeaders = { deprecation: '@1795392000', sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' };
 
-async function addPet(body: string, contentType = 'application/json'): Promise<TestResponse> {
-  const response = await api.request('POST', '/pets', {
-    headers: { Authorization: api.authorization, 'Content-Type': contentType },
-    body,
-  });
-  expectDeclared('POST', '/pets', response);
-  return response;
-}
+const addPet = (body: string, contentType = 'application/json') =>
+  declaredRequest(api, 'POST', '/pets', { body, headers: { 'Content-Type': contentType } });
 
 async function getPet(petId: string): Promise<TestResponse> {
-  const response = await api.request('GET', `/pets/${petId}`, {
-    headers: { Authorization: api.authorization },
-  });
-  expectDeclared('GET', `/pets/${petId}`, response);
+  const response = await declaredRequest(api, 'GET', `/pets/${petId}`);
   expect(response.headers.get('deprecation')).toBe(deprecationHeaders.deprecation);
   expect(response.headers.get('sunset')).toBe(deprecationHeaders.sunset);
   return response;

@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import { observe } from './contract-oracle.ts';
 import type { TestApi, TestResponse } from './local-api.ts';
+import { expectDeclared } from './openapi-validator.ts';
 import type { RawResponse } from './raw-http.ts';
 
 /** The message of a path petId that is not an int64 written in decimal (docs/contract.md "petId"). */
@@ -37,4 +38,27 @@ export async function expectRefused(
   const before = await api.tableItems();
   expectError(await request(), status, code, message);
   expect(await api.tableItems()).toEqual(before);
+}
+
+/**
+ * Sends `method path` with the test key, `Content-Type: application/json` when there is a `body`, and
+ * `headers` (added or replacing by name), and asserts that the response is one openapi.yaml declares.
+ */
+export async function declaredRequest(
+  api: Pick<TestApi, 'request' | 'authorization'>,
+  method: string,
+  path: string,
+  options: { body?: string; headers?: Record<string, string> } = {},
+): Promise<TestResponse> {
+  const { body, headers = {} } = options;
+  const response = await api.request(method, path, {
+    headers: {
+      Authorization: api.authorization,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body }),
+  });
+  expectDeclared(method, path, response);
+  return response;
 }

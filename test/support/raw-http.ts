@@ -72,22 +72,31 @@ export function rawClient(
 }
 
 /**
- * `PATCH <path>` with the headers of a valid update, in this order: `Authorization: <authorization>` and
- * `Content-Type: application/json`; the body is sent as given.
+ * `method path` with the headers of a valid JSON request, in this order: `Authorization: <authorization>`,
+ * `Content-Type: application/json`, then `headers`; the body is sent as given.
  */
+export function sendJson(
+  client: RawClient,
+  authorization: string,
+  method: string,
+  path: string,
+  body: string | Uint8Array,
+  headers: readonly (readonly [string, string])[] = [],
+): Promise<RawResponse> {
+  return client.send({
+    method,
+    path,
+    headers: [['Authorization', authorization], ['Content-Type', 'application/json'], ...headers],
+    body,
+  });
+}
+
+/** `PATCH <path>` with the headers of a valid update ({@link sendJson}) and the body as given. */
 export function sendJsonPatch(
   client: RawClient,
   authorization: string,
   path: string,
   body: string | Uint8Array,
 ): Promise<RawResponse> {
-  return client.send({
-    method: 'PATCH',
-    path,
-    headers: [
-      ['Authorization', authorization],
-      ['Content-Type', 'application/json'],
-    ],
-    body,
-  });
+  return sendJson(client, authorization, 'PATCH', path, body);
 }
