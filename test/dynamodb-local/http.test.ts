@@ -8,37 +8,24 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
+import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
+import { crowdedShard, int64Inventory, listBody, sortedByPetId } from '#test/support/inventory-fixtures.ts';
 import { storedEntry, type TestApi } from '#test/support/local-api.ts';
-import { petIdsInShard } from '#test/support/test-dynamodb.ts';
 
 const javaPresent = hasJava();
 if (!javaPresent) {
   console.warn('test/dynamodb-local skipped: `java` is not on PATH, and DynamoDB Local is a Java program.');
 }
 
-/** Seeded in an order that is neither numeric nor lexicographic. */
-const items: InventoryItem[] = [
-  { petId: '10', quantity: 10, status: 'available' },
-  { petId: '9223372036854775807', quantity: 2147483647, status: 'sold' },
-  { petId: '-1', quantity: 1, status: 'pending' },
-  { petId: '9', quantity: 9, status: 'available' },
-  { petId: '-9223372036854775808', quantity: 0, status: 'available' },
-  { petId: '9007199254740993', quantity: 5, status: 'pending' },
-  { petId: '0', quantity: 3, status: 'sold' },
-  { petId: '-10', quantity: 4, status: 'sold' },
-];
-const sorted = [...items].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
+const items = int64Inventory;
 const unauthorizedMessage = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
 
 let dynamoDb: DynamoDbLocal;
 let api: TestApi;
 
 function tableOf(entries: readonly InventoryItem[]) {
-  return [...entries]
-    .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
-    .map(({ petId, quantity, status }) => storedEntry(petId, quantity, status));
+  return sortedByPetId(entries).map(({ petId, quantity, status }) => storedEntry(petId, quantity, status));
 }
 
 describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
@@ -58,7 +45,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     const response = await api.list();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(response.text).toBe(`[${sorted.map(inventoryItemJson).join(',')}]`);
+    expect(response.text).toBe(listBody(items));
   });
 
   test('updates the quantity of an existing pet with 200, leaving its status and every other entry unchanged', async () => {
@@ -130,16 +117,11 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
 
   test('lists every entry across several Query pages of one index shard, merged with the other shards', async () => {
     // 2,100 more entries in shard 2: several Query pages.
-    const crowded = petIdsInShard(2, 2100, 1000).map((petId) => ({
-      petId,
-      quantity: 1,
-      status: 'sold' as const,
-    }));
+    const crowded = crowdedShard(2, 2100, 1000, 1, 'sold');
     await api.inventory.putMany(crowded);
     const response = await api.list();
     expect(response.status).toBe(200);
-    const expected = [...sorted, ...crowded].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
-    expect(response.text).toBe(`[${expected.map(inventoryItemJson).join(',')}]`);
+    expect(response.text).toBe(listBody([...items, ...crowded]));
   });
 
   test('adds a pet (one item with its entry, quantity 0) and answers getPetById with both deprecation headers', async () => {

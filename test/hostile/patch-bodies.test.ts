@@ -11,20 +11,15 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { contractQuantity, expectContractError, observe } from '#test/support/contract-oracle.ts';
+import { int64Inventory } from '#test/support/inventory-fixtures.ts';
 import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
 import type { TestApi } from '#test/support/local-api.ts';
 import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
 
-const existing: InventoryItem[] = [
-  { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
-  { petId: '7', quantity: 2, status: 'available' },
-  { petId: '9007199254740993', quantity: 3, status: 'pending' },
-  { petId: '9223372036854775807', quantity: 4, status: 'available' },
-];
+const existing = int64Inventory;
 /** Well-formed petIds with no entry: a valid body for them is 404. */
-const missing = ['0', '8', '-1', '9223372036854775806'];
+const missing = ['8', '11', '-7', '9223372036854775806'];
 
 let api: TestApi;
 let client: RawClient;

@@ -15,21 +15,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { contractPetId, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { idSegment } from '#test/support/hostile-ids.ts';
+import { int64Inventory } from '#test/support/inventory-fixtures.ts';
 import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
 import type { TestApi } from '#test/support/local-api.ts';
 import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
 
-const existing: InventoryItem[] = [
-  { petId: '-9223372036854775808', quantity: 1, status: 'sold' },
-  { petId: '-1', quantity: 2, status: 'pending' },
-  { petId: '0', quantity: 3, status: 'available' },
-  { petId: '7', quantity: 4, status: 'available' },
-  { petId: '9007199254740993', quantity: 5, status: 'pending' },
-  { petId: '9223372036854775807', quantity: 6, status: 'sold' },
-];
+const existing = int64Inventory;
 
 let api: TestApi;
 let client: RawClient;

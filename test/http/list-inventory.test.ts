@@ -5,8 +5,8 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { crowdedShard, int64Inventory, listBody } from '#test/support/inventory-fixtures.ts';
 import { startTestApi, type TestApi } from '#test/support/local-api.ts';
-import { petIdsInShard } from '#test/support/test-dynamodb.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -57,26 +57,10 @@ test('answers an empty table with 200 and []', async () => {
 });
 
 test('sorts by petId in numeric order, negative and beyond 2^53 included, with exact digits', async () => {
-  await api.inventory.putMany([
-    { petId: '10', quantity: 1, status: 'available' },
-    { petId: '9223372036854775807', quantity: 2, status: 'sold' },
-    { petId: '-3', quantity: 3, status: 'pending' },
-    { petId: '9', quantity: 4, status: 'available' },
-    { petId: '9007199254740993', quantity: 5, status: 'pending' },
-    { petId: '-9223372036854775808', quantity: 6, status: 'sold' },
-    { petId: '0', quantity: 7, status: 'available' },
-  ]);
+  await api.inventory.putMany(int64Inventory);
   const response = await api.list();
   expect(response.status).toBe(200);
-  expect(response.text).toBe(
-    '[{"petId":-9223372036854775808,"quantity":6,"status":"sold"},' +
-      '{"petId":-3,"quantity":3,"status":"pending"},' +
-      '{"petId":0,"quantity":7,"status":"available"},' +
-      '{"petId":9,"quantity":4,"status":"available"},' +
-      '{"petId":10,"quantity":1,"status":"available"},' +
-      '{"petId":9007199254740993,"quantity":5,"status":"pending"},' +
-      '{"petId":9223372036854775807,"quantity":2,"status":"sold"}]',
-  );
+  expect(response.text).toBe(listBody(int64Inventory));
 });
 
 test('pages followed by their Link headers give exactly the full list, no entry twice', async () => {
@@ -96,22 +80,13 @@ test('status keeps only the entries of that status, in order', async () => {
 });
 
 test('streams a list of several Query pages in chunks (no Content-Length), complete and sorted', async () => {
-  const crowded = petIdsInShard(4, 2500, 1000).map((petId) => ({
-    petId,
-    quantity: 2,
-    status: 'pending' as const,
-  }));
+  const crowded = crowdedShard(4, 2500, 1000, 2, 'pending');
   await api.inventory.putMany(crowded);
   const response = await get(`${api.baseUrl}/inventory`);
   expect(response.status).toBe(200);
   expect(response.headers['transfer-encoding']).toBe('chunked');
   expect(response.headers['content-length']).toBeUndefined();
-  const items = JSON.parse(response.text) as { petId: number }[];
-  expect(items.length).toBe(2507);
-  const crowdedListed = items.filter((item) => item.petId >= 1000 && item.petId < 1_000_000);
-  expect(crowdedListed).toStrictEqual(
-    crowded.map(({ petId }) => ({ petId: Number(petId), quantity: 2, status: 'pending' })),
-  );
+  expect(response.text).toBe(listBody([...int64Inventory, ...crowded]));
 });
 
 test('pages of 1,000 over a list of several Query pages give exactly the full list', async () => {
