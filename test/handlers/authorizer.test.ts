@@ -5,29 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { handlerSuite } from '#test/support/handler-suite.ts';
 import {
   type AuthorizerHandler,
   lambdaTestContext,
   tokenAuthorizerEvent,
 } from '#test/support/lambda-events.ts';
-import {
-  importHandlerOnTestDynamoDb,
-  putItem,
-  type RawItem,
-  scanTable,
-  sha256Hex,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { putItem, type RawItem, scanTable, sha256Hex, testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
-let handler: AuthorizerHandler;
-
-beforeAll(async () => {
-  ({ db, handler } = await importHandlerOnTestDynamoDb(() => import('#functions/authorizer/handler.ts')));
-});
-afterAll(() => db?.close());
+const suite = handlerSuite<AuthorizerHandler>(() => import('#functions/authorizer/handler.ts'));
 
 const apiArn = 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5';
 const listArn = `${apiArn}/v1/GET/inventory`;
@@ -41,7 +28,7 @@ function newKey(): string {
 /** Stores a key record for a new key named `name` with the extra attributes given; returns the key. */
 async function storeKey(name: string, extra: RawItem = {}): Promise<string> {
   const key = newKey();
-  await putItem(db.client, testTableNames.apiKeys, {
+  await putItem(suite.db.client, testTableNames.apiKeys, {
     keyDigest: { S: sha256Hex(key) },
     name: { S: name },
     createdAt: { S: '2026-01-01T00:00:00.000Z' },
@@ -51,7 +38,7 @@ async function storeKey(name: string, extra: RawItem = {}): Promise<string> {
 }
 
 function authorize(token: string | undefined, methodArn = listArn): Promise<APIGatewayAuthorizerResult> {
-  return handler(tokenAuthorizerEvent(token, methodArn), lambdaTestContext('authorizer'));
+  return suite.handler(tokenAuthorizerEvent(token, methodArn), lambdaTestContext('authorizer'));
 }
 
 /** Every scope, as the context carries them for a key stored without scopes (docs/contract.md). */
@@ -149,7 +136,7 @@ describe('authorizer allows', () => {
 describe('authorizer records the last use at most once per cache period', () => {
   /** The stored record of `key`, attribute by attribute. */
   async function record(key: string) {
-    const items = await scanTable(db.client, testTableNames.apiKeys);
+    const items = await scanTable(suite.db.client, testTableNames.apiKeys);
     return items.find((item) => item.keyDigest?.S === sha256Hex(key));
   }
 
@@ -170,12 +157,12 @@ describe('authorizer records the last use at most once per cache period', () => 
   test('a use within the cache period (300 s) after the recorded one writes nothing', async () => {
     const recent = new Date(Date.now() - 200_000).toISOString();
     const key = await storeKey('recent-use', { lastUsedAt: { S: recent } });
-    const before = await scanTable(db.client, testTableNames.apiKeys);
+    const before = await scanTable(suite.db.client, testTableNames.apiKeys);
 
     await authorize(`Bearer ${key}`);
     await authorize(`Bearer ${key}`);
 
-    expect(await scanTable(db.client, testTableNames.apiKeys)).toStrictEqual(before);
+    expect(await scanTable(suite.db.client, testTableNames.apiKeys)).toStrictEqual(before);
   });
 
   test('a use more than one cache period after the recorded one records it again', async () => {
@@ -191,12 +178,12 @@ describe('authorizer records the last use at most once per cache period', () => 
     await storeKey('revoked-unused', { revokedAt: { S: '2026-02-01T00:00:00.000Z' } });
     const revoked = await storeKey('revoked-too', { revokedAt: { S: '2026-02-01T00:00:00.000Z' } });
     const expired = await storeKey('expired-unused', { expiresAt: { S: '2026-01-02T00:00:00.000Z' } });
-    const before = await scanTable(db.client, testTableNames.apiKeys);
+    const before = await scanTable(suite.db.client, testTableNames.apiKeys);
 
     await expectDenied(authorize(`Bearer ${revoked}`));
     await expectDenied(authorize(`Bearer ${expired}`));
 
-    expect(await scanTable(db.client, testTableNames.apiKeys)).toStrictEqual(before);
+    expect(await scanTable(suite.db.client, testTableNames.apiKeys)).toStrictEqual(before);
   });
 });
 

@@ -6,76 +6,51 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import {
-  invokeStreaming,
-  lambdaTestContext,
-  type ProxyHandler,
-  restProxyEvent,
-  type StreamedResult,
-  type StreamingHandler,
-} from '#test/support/lambda-events.ts';
-import {
-  clearInventory,
-  importHandlerOnTestDynamoDb,
-  inventoryRecord,
-  putItems,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+  handlerSuite,
+  listInventoryEvent,
+  loadInventoryHandlers,
+  updateInventoryEvent,
+} from '#test/support/handler-suite.ts';
+import { invokeStreaming, lambdaTestContext, type StreamedResult } from '#test/support/lambda-events.ts';
+import { clearInventory, inventoryRecord, putItems, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const backOffice = 'https://backoffice.example.com';
 const localBackOffice = 'http://localhost:5173';
 const exposed = 'ETag, Link, Location, Deprecation, Sunset';
 
-let db: TestDynamoDb;
-let list: StreamingHandler;
-let update: ProxyHandler;
-
-beforeAll(async () => {
+beforeAll(() => {
   process.env[corsOriginsEnv] = `${backOffice},${localBackOffice}`;
-  installStreamingRuntime();
-  // In streaming mode the runtime calls (event, stream, context); middy types the plain Lambda signature.
-  const imported = await importHandlerOnTestDynamoDb(() => import('#functions/list-inventory/handler.ts'));
-  db = imported.db;
-  list = imported.handler as unknown as StreamingHandler;
-  update = (await import('#functions/update-inventory/handler.ts')).handler as ProxyHandler;
 });
-afterAll(async () => {
+afterAll(() => {
   delete process.env[corsOriginsEnv];
-  await db?.close();
 });
+const suite = handlerSuite(loadInventoryHandlers);
 
 beforeEach(async () => {
-  await clearInventory(db.client, testTableNames.inventory);
-  await putItems(db.client, testTableNames.inventory, [inventoryRecord('7', 3, 'available')]);
+  await clearInventory(suite.db.client, testTableNames.inventory);
+  await putItems(suite.db.client, testTableNames.inventory, [inventoryRecord('7', 3, 'available')]);
 });
 
+/** A key the functions never read: the authorizer ran before them. */
+const authorization = { Authorization: 'Bearer psk_not-read-by-the-function' };
+
 function listFrom(origin?: string): Promise<StreamedResult> {
-  const headers: Record<string, string> = { Authorization: 'Bearer psk_not-read-by-the-function' };
-  if (origin) headers.Origin = origin;
+  const headers = origin ? { ...authorization, Origin: origin } : authorization;
   return invokeStreaming(
-    list,
-    restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory', headers }),
+    suite.handler.listInventory,
+    listInventoryEvent(headers),
     lambdaTestContext('listInventory'),
   );
 }
 
 function patchFrom(origin: string, petId: string, body: string): Promise<APIGatewayProxyResult> {
-  const event = restProxyEvent({
-    method: 'PATCH',
-    resource: '/inventory/{petId}',
-    path: `/inventory/${petId}`,
-    pathParameters: { petId },
-    headers: {
-      origin,
-      'content-type': 'application/json',
-      Authorization: 'Bearer psk_not-read-by-the-function',
-    },
-    body,
-  });
-  return update(event, lambdaTestContext('updateInventory'));
+  const headers = { origin, 'content-type': 'application/json', ...authorization };
+  return suite.handler.updateInventory(
+    updateInventoryEvent(petId, body, headers),
+    lambdaTestContext('updateInventory'),
+  );
 }
 
 describe('CORS headers on the functions responses', () => {

@@ -4,36 +4,22 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 import { beforeAll, expect, test } from 'vitest';
-import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
-  type AuthorizerHandler,
-  invokeStreaming,
-  lambdaTestContext,
-  type ProxyHandler,
-  restProxyEvent,
-  type StreamingHandler,
-  tokenAuthorizerEvent,
-} from '#test/support/lambda-events.ts';
+  type InventoryHandlers,
+  importInventoryHandlers,
+  listInventoryEvent,
+  updateInventoryEvent,
+} from '#test/support/handler-suite.ts';
+import { invokeStreaming, lambdaTestContext, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
 
-let listInventory: StreamingHandler;
-let updateInventory: ProxyHandler;
-let authorizer: AuthorizerHandler;
-
-/** An endpoint on which nothing listens: a port taken from the OS, then released. */
-async function closedEndpoint(): Promise<string> {
-  return `http://127.0.0.1:${await freePort()}`;
-}
+let handlers: InventoryHandlers;
 
 beforeAll(async () => {
-  setFunctionEnvironment(await closedEndpoint());
-  installStreamingRuntime();
-  // middy types the Lambda signature (event, context); in streaming mode the runtime calls (event, stream, context).
-  listInventory = (await import('#functions/list-inventory/handler.ts'))
-    .handler as unknown as StreamingHandler;
-  updateInventory = (await import('#functions/update-inventory/handler.ts')).handler;
-  authorizer = (await import('#functions/authorizer/handler.ts')).handler;
+  // An endpoint on which nothing listens: a port taken from the OS, then released.
+  setFunctionEnvironment(`http://127.0.0.1:${await freePort()}`);
+  handlers = await importInventoryHandlers();
 });
 
 const unavailable = {
@@ -43,25 +29,20 @@ const unavailable = {
 };
 
 test('listInventory answers 503 service_unavailable without internals, before any byte of a list', async () => {
-  const event = restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' });
-
-  const result = await invokeStreaming(listInventory, event, lambdaTestContext('listInventory'));
+  const result = await invokeStreaming(
+    handlers.listInventory,
+    listInventoryEvent(),
+    lambdaTestContext('listInventory'),
+  );
 
   expect(result).toStrictEqual({ ...unavailable, complete: true });
   expect(result.body).not.toContain(testTableNames.inventory);
 });
 
 test('updateInventory answers 503 service_unavailable without internals', async () => {
-  const event = restProxyEvent({
-    method: 'PATCH',
-    resource: '/inventory/{petId}',
-    path: '/inventory/5',
-    pathParameters: { petId: '5' },
-    headers: { 'Content-Type': 'application/json' },
-    body: '{"quantity":1}',
-  });
+  const event = updateInventoryEvent('5', '{"quantity":1}');
 
-  const result = await updateInventory(event, lambdaTestContext('updateInventory'));
+  const result = await handlers.updateInventory(event, lambdaTestContext('updateInventory'));
 
   expect(result).toStrictEqual(unavailable);
 });
@@ -72,7 +53,7 @@ test('the authorizer fails with an error other than Unauthorized (not a refusal)
     'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/inventory',
   );
 
-  const error = await authorizer(event, lambdaTestContext('authorizer')).then(
+  const error = await handlers.authorizer(event, lambdaTestContext('authorizer')).then(
     () => undefined,
     (thrown: unknown) => thrown,
   );

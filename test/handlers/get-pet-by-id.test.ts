@@ -5,28 +5,21 @@
  * worker thread, as a deployed Lambda runs in its own environment, so the rule is proven here.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { environments } from '#infra/settings.ts';
+import { handlerSuite } from '#test/support/handler-suite.ts';
 import { lambdaTestContext, type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
-import {
-  importHandlerOnTestDynamoDb,
-  inventoryRecord,
-  putItems,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { inventoryRecord } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
-let handler: ProxyHandler;
-
-beforeAll(async () => {
+beforeAll(() => {
   const { deprecatedAt, sunsetAt } = environments.staging.deprecation;
   process.env.DEPRECATED_AT = deprecatedAt;
   process.env.SUNSET_AT = sunsetAt;
-  ({ db, handler } = await importHandlerOnTestDynamoDb(() => import('#functions/get-pet-by-id/handler.ts')));
-  await putItems(db.client, testTableNames.inventory, [inventoryRecord('5', 2, 'sold')]);
 });
-afterAll(() => db?.close());
+const suite = handlerSuite<ProxyHandler>(
+  () => import('#functions/get-pet-by-id/handler.ts'),
+  [inventoryRecord('5', 2, 'sold')],
+);
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -43,7 +36,7 @@ function getPetAt(now: Date, petId: string): Promise<APIGatewayProxyResult> {
     path: `/pets/${petId}`,
     pathParameters: { petId },
   });
-  return handler(event, lambdaTestContext('get-pet-by-id'));
+  return suite.handler(event, lambdaTestContext('get-pet-by-id'));
 }
 
 /** Both deprecation headers, exactly as every response of the function carries them. */

@@ -6,13 +6,12 @@
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { listIndex } from '#lib/tables.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
+import { importInventoryHandlers, listInventoryEvent } from '#test/support/handler-suite.ts';
 import {
   invokeStreaming,
   lambdaTestContext,
-  restProxyEvent,
   type StreamedResult,
   type StreamingHandler,
 } from '#test/support/lambda-events.ts';
@@ -38,9 +37,7 @@ beforeAll(async () => {
   // The function reaches DynamoDB through a proxy that a test can make fail in the middle of a list.
   proxy = await startFaultProxy(db.endpoint);
   setFunctionEnvironment(proxy.endpoint);
-  installStreamingRuntime();
-  // middy types the Lambda signature (event, context); in streaming mode the runtime calls (event, stream, context).
-  handler = (await import('#functions/list-inventory/handler.ts')).handler as unknown as StreamingHandler;
+  handler = (await importInventoryHandlers()).listInventory;
 });
 afterAll(async () => {
   await proxy?.close();
@@ -52,13 +49,10 @@ beforeEach(async () => {
 });
 
 function listInventory(query?: Record<string, string[]>): Promise<StreamedResult> {
-  const event = restProxyEvent({
-    method: 'GET',
-    resource: '/inventory',
-    path: '/inventory',
-    headers: { Accept: 'application/json', Authorization: 'Bearer psk_not-read-by-the-function' },
-    query,
-  });
+  const event = listInventoryEvent(
+    { Accept: 'application/json', Authorization: 'Bearer psk_not-read-by-the-function' },
+    query === undefined ? {} : { query },
+  );
   return invokeStreaming(handler, event, lambdaTestContext('listInventory'));
 }
 
@@ -166,7 +160,7 @@ describe('listInventory', () => {
       testTableNames.inventory,
       petIdsInShard(5, 3000).map((id) => inventoryRecord(id, 1, 'pending')),
     );
-    const event = restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' });
+    const event = listInventoryEvent();
     const stream = invokeStreaming(handler, event, lambdaTestContext('listInventory'), () => proxy.fail());
     const result = await stream.finally(() => proxy.restore());
 

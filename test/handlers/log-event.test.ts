@@ -5,47 +5,23 @@
  * handlers are invoked with events carrying a key, and every line written to stdout or stderr is checked.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
+import { expect, test } from 'vitest';
 import {
-  type AuthorizerHandler,
-  invokeStreaming,
-  lambdaTestContext,
-  type ProxyHandler,
-  restProxyEvent,
-  type StreamingHandler,
-  tokenAuthorizerEvent,
-} from '#test/support/lambda-events.ts';
-import {
-  inventoryRecord,
-  putItems,
-  setFunctionEnvironment,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+  handlerSuite,
+  listInventoryEvent,
+  loadInventoryHandlers,
+  updateInventoryEvent,
+} from '#test/support/handler-suite.ts';
+import { invokeStreaming, lambdaTestContext, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
+import { inventoryRecord } from '#test/support/test-dynamodb.ts';
 
 process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
-let db: TestDynamoDb;
-let listInventory: StreamingHandler;
-let updateInventory: ProxyHandler;
-let authorizer: AuthorizerHandler;
-
-beforeAll(async () => {
-  db = await startTestDynamoDb();
-  setFunctionEnvironment(db.endpoint);
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  await putItems(db.client, testTableNames.inventory, [inventoryRecord('5', 1, 'available')]);
-  installStreamingRuntime();
-  // In streaming mode the runtime calls (event, stream, context); middy types the plain Lambda signature.
-  listInventory = (await import('#functions/list-inventory/handler.ts'))
-    .handler as unknown as StreamingHandler;
-  updateInventory = (await import('#functions/update-inventory/handler.ts')).handler;
-  authorizer = (await import('#functions/authorizer/handler.ts')).handler;
+// Metrics on (the functions' test environment turns them off), so that the EMF lines are written too.
+const suite = handlerSuite(loadInventoryHandlers, [inventoryRecord('5', 1, 'available')], {
+  POWERTOOLS_METRICS_DISABLED: 'false',
 });
-afterAll(() => db?.close());
 
 /** The lines written to stdout and stderr while `run` runs. */
 async function linesWritten(run: () => Promise<unknown>): Promise<string[]> {
@@ -74,22 +50,15 @@ test('with POWERTOOLS_LOGGER_LOG_EVENT=true, no function logs its event or the k
 
   const lines = await linesWritten(async () => {
     await invokeStreaming(
-      listInventory,
-      restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory', headers }),
+      suite.handler.listInventory,
+      listInventoryEvent(headers),
       lambdaTestContext('listInventory'),
     );
-    await updateInventory(
-      restProxyEvent({
-        method: 'PATCH',
-        resource: '/inventory/{petId}',
-        path: '/inventory/5',
-        pathParameters: { petId: '5' },
-        headers,
-        body: '{"quantity":2}',
-      }),
+    await suite.handler.updateInventory(
+      updateInventoryEvent('5', '{"quantity":2}', headers),
       lambdaTestContext('updateInventory'),
     );
-    await authorizer(
+    await suite.handler.authorizer(
       tokenAuthorizerEvent(
         `Bearer ${key}`,
         'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/inventory',

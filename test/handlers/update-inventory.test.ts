@@ -3,34 +3,20 @@
  * API (in-memory dynalite): docs/service-spec.md §4.2, docs/contract.md "InventoryUpdate", "Semantics" and "Errors".
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { handlerSuite, updateInventoryEvent } from '#test/support/handler-suite.ts';
 import { badPetIdMessage } from '#test/support/http-assertions.ts';
-import {
-  lambdaTestContext,
-  type ProxyHandler,
-  type ProxyRequest,
-  restProxyEvent,
-} from '#test/support/lambda-events.ts';
+import { lambdaTestContext, type ProxyHandler, type ProxyRequest } from '#test/support/lambda-events.ts';
 import {
   clearInventory,
-  importHandlerOnTestDynamoDb,
   inventoryRecord,
   putItems,
   type RawItem,
   scanTable,
-  type TestDynamoDb,
   testTableNames,
 } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
-let handler: ProxyHandler;
-
-beforeAll(async () => {
-  ({ db, handler } = await importHandlerOnTestDynamoDb(
-    () => import('#functions/update-inventory/handler.ts'),
-  ));
-});
-afterAll(() => db?.close());
+const suite = handlerSuite<ProxyHandler>(() => import('#functions/update-inventory/handler.ts'));
 
 /** The entries every test starts from. */
 const initial: RawItem[] = [
@@ -40,9 +26,12 @@ const initial: RawItem[] = [
 ];
 
 beforeEach(async () => {
-  await clearInventory(db.client, testTableNames.inventory);
-  await putItems(db.client, testTableNames.inventory, initial);
+  await clearInventory(suite.db.client, testTableNames.inventory);
+  await putItems(suite.db.client, testTableNames.inventory, initial);
 });
+
+/** Every item of the inventory table, read raw. */
+const storedItems = () => scanTable(suite.db.client, testTableNames.inventory);
 
 const jsonContentType = { 'Content-Type': 'application/json' };
 
@@ -52,17 +41,9 @@ function updateInventory(
   body: string | null,
   options: Partial<Pick<ProxyRequest, 'headers' | 'isBase64Encoded' | 'query'>> = {},
 ): Promise<APIGatewayProxyResult> {
-  const event = restProxyEvent({
-    method: 'PATCH',
-    resource: '/inventory/{petId}',
-    path: `/inventory/${petId}`,
-    pathParameters: { petId },
-    headers: options.headers ?? jsonContentType,
-    body,
-    ...(options.isBase64Encoded === undefined ? {} : { isBase64Encoded: options.isBase64Encoded }),
-    ...(options.query === undefined ? {} : { query: options.query }),
-  });
-  return handler(event, lambdaTestContext('updateInventory'));
+  const { headers = jsonContentType, ...request } = options;
+  const event = updateInventoryEvent(petId, body, headers, request);
+  return suite.handler(event, lambdaTestContext('updateInventory'));
 }
 
 /** The error response the client must receive: JSON content type and exactly code, message, status. */
@@ -85,11 +66,7 @@ describe('updateInventory success', () => {
       headers: { ...jsonContentType, ETag: '"42-pending"' },
       body: '{"petId":5,"quantity":42,"status":"pending"}',
     });
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
-      initial[0],
-      inventoryRecord('5', 42, 'pending'),
-      initial[2],
-    ]);
+    expect(await storedItems()).toStrictEqual([initial[0], inventoryRecord('5', 42, 'pending'), initial[2]]);
   });
 
   test('is idempotent: the same update twice gives the same response and state', async () => {
@@ -98,11 +75,7 @@ describe('updateInventory success', () => {
 
     expect(second).toStrictEqual(first);
     expect(first.body).toBe('{"petId":-7,"quantity":0,"status":"sold"}');
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
-      inventoryRecord('-7', 0, 'sold'),
-      initial[1],
-      initial[2],
-    ]);
+    expect(await storedItems()).toStrictEqual([inventoryRecord('-7', 0, 'sold'), initial[1], initial[2]]);
   });
 
   test('petId 9223372036854775807 is updated and written back digit for digit', async () => {
@@ -110,7 +83,7 @@ describe('updateInventory success', () => {
 
     expect(result.statusCode).toBe(200);
     expect(result.body).toBe('{"petId":9223372036854775807,"quantity":2147483647,"status":"available"}');
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
+    expect(await storedItems()).toStrictEqual([
       initial[0],
       initial[1],
       inventoryRecord('9223372036854775807', 2147483647, 'available'),
@@ -127,9 +100,7 @@ describe('updateInventory success', () => {
       headers: { ...jsonContentType, ETag: '"8-pending"' },
       body: '{"petId":5,"quantity":8,"status":"pending"}',
     });
-    expect(await scanTable(db.client, testTableNames.inventory)).toContainEqual(
-      inventoryRecord('5', 8, 'pending'),
-    );
+    expect(await storedItems()).toContainEqual(inventoryRecord('5', 8, 'pending'));
   });
 
   test('the Content-Type header name is matched in any case (CONTENT-TYPE)', async () => {
@@ -159,14 +130,14 @@ describe('updateInventory refusals leave the table unchanged', () => {
     const result = await updateInventory('6', '{"quantity":1}');
 
     expect(result).toStrictEqual(errorResult(404, 'not_found', 'no inventory entry for petId 6'));
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test('body null is 400 invalid_request', async () => {
     const result = await updateInventory('5', null);
 
     expect(result).toStrictEqual(errorResult(400, 'invalid_request', requestBodyRequired));
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test('an empty body is 400 invalid_request', async () => {
@@ -181,7 +152,7 @@ describe('updateInventory refusals leave the table unchanged', () => {
     expect(result).toStrictEqual(
       errorResult(400, 'invalid_request', 'Content-Type must be application/json'),
     );
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test('a status member is 400 and the message names it; status is not changed', async () => {
@@ -190,7 +161,7 @@ describe('updateInventory refusals leave the table unchanged', () => {
     expect(result).toStrictEqual(
       errorResult(400, 'invalid_request', 'request body may only contain quantity; not allowed: "status"'),
     );
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test('quantity -1 is 400 with the quantity rule', async () => {
@@ -210,7 +181,7 @@ describe('updateInventory refusals leave the table unchanged', () => {
       message: badPetIdMessage,
       status: 400,
     });
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test('malformed JSON is 400 invalid_request', async () => {
@@ -227,7 +198,7 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
 
     expect(five.body).toBe('{"petId":5,"quantity":50,"status":"pending"}');
     expect(minusSeven.body).toBe('{"petId":-7,"quantity":70,"status":"sold"}');
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual([
+    expect(await storedItems()).toStrictEqual([
       inventoryRecord('-7', 70, 'sold'),
       inventoryRecord('5', 50, 'pending'),
       initial[2],
@@ -241,7 +212,7 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
     expect(twelve).toStrictEqual(errorResult(404, 'not_found', 'no inventory entry for petId 12'));
     expect(twice.statusCode).toBe(400);
     expect(JSON.parse(twice.body).message).toContain('petId must be an integer');
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test.each(['%FF', '%ZZ', '5%', '%E2%82'])(
@@ -252,7 +223,7 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
       expect(result).toStrictEqual(
         errorResult(400, 'invalid_request', 'path parameter petId is not valid percent-encoded UTF-8'),
       );
-      expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+      expect(await storedItems()).toStrictEqual(initial);
     },
   );
 
@@ -266,7 +237,7 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
         'query parameters not allowed: "dryRun" (this operation takes none)',
       ),
     );
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 });
 
@@ -278,9 +249,7 @@ describe('updateInventory judges integers on the JSON source text (docs/contract
       const result = await updateInventory('5', `{"quantity":${literal}}`);
 
       expect(result.body).toBe('{"petId":5,"quantity":5,"status":"pending"}');
-      expect(await scanTable(db.client, testTableNames.inventory)).toContainEqual(
-        inventoryRecord('5', 5, 'pending'),
-      );
+      expect(await storedItems()).toContainEqual(inventoryRecord('5', 5, 'pending'));
     },
   );
 });
@@ -300,7 +269,7 @@ describe('a 400 message names at most five unknown members, each cut to 64 chara
         `request body may only contain quantity; not allowed: ${shown.join(', ')} and 2 more`,
       ),
     );
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 });
 
@@ -313,7 +282,7 @@ describe('bodies nested too deeply for a reviver (100,000 levels) are still judg
     expect(result).toStrictEqual(
       errorResult(400, 'invalid_request', 'request body may only contain quantity; not allowed: "a"'),
     );
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 
   test('a deep quantity is not an accepted quantity', async () => {
@@ -322,6 +291,6 @@ describe('bodies nested too deeply for a reviver (100,000 levels) are still judg
     expect(deepQuantity).toStrictEqual(
       errorResult(400, 'invalid_request', 'quantity must be an integer from 0 to 2147483647'),
     );
-    expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(initial);
+    expect(await storedItems()).toStrictEqual(initial);
   });
 });

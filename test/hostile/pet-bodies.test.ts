@@ -18,6 +18,7 @@ import {
   expectContractError,
   observe,
 } from '#test/support/contract-oracle.ts';
+import { jsonObjectOf } from '#test/support/json-arbitraries.ts';
 import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 
@@ -122,9 +123,7 @@ const member = fc.oneof(
 const body = fc.oneof(
   {
     weight: 8,
-    arbitrary: fc
-      .uniqueArray(member, { maxLength: 6, selector: ([name]) => name })
-      .map((members) => `{${members.map(([name, value]) => `${JSON.stringify(name)}:${value}`).join(',')}}`),
+    arbitrary: jsonObjectOf(member, 6),
   },
   fc.constantFrom('[]', '"Rex"', 'null', '{', '', '{"name": "Rex",}', '{"name": "Rex"} x'),
   fc.string({ maxLength: 30 }),

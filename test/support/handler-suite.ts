@@ -1,0 +1,108 @@
+/**
+ * Setup of the handler suites, which invoke functions/<name>/handler.ts in this process (docs/architecture.md
+ * "Principles"): a handler module imported on its own test DynamoDB, the three inventory handler modules, and
+ * the REST proxy events of the inventory operations as API Gateway delivers them.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
+import {
+  type AuthorizerHandler,
+  type ProxyHandler,
+  type ProxyRequest,
+  restProxyEvent,
+  type StreamingHandler,
+} from './lambda-events.ts';
+import {
+  importHandlerOnTestDynamoDb,
+  putItems,
+  type RawItem,
+  type TestDynamoDb,
+  testTableNames,
+} from './test-dynamodb.ts';
+
+/** A handler module imported on its own test DynamoDB; set by the hooks of {@link handlerSuite}. */
+export interface HandlerSuite<H> {
+  db: TestDynamoDb;
+  handler: H;
+}
+
+/**
+ * Registers the file's hooks: before its tests, starts a test DynamoDB, imports the handler module with `load`
+ * on it ({@link importHandlerOnTestDynamoDb}; `environment` set over the functions' test environment first)
+ * and writes `inventory` into its inventory table; after them, closes the database. The members of the
+ * returned object are set once those hooks have run.
+ */
+export function handlerSuite<H>(
+  load: () => Promise<{ handler: H }>,
+  inventory: readonly RawItem[] = [],
+  environment: Record<string, string> = {},
+): HandlerSuite<H> {
+  const suite = {} as HandlerSuite<H>;
+  beforeAll(async () => {
+    const loadInEnvironment = () => {
+      Object.assign(process.env, environment);
+      return load();
+    };
+    Object.assign(suite, await importHandlerOnTestDynamoDb(loadInEnvironment));
+    await putItems(suite.db.client, testTableNames.inventory, inventory);
+  });
+  afterAll(() => suite.db?.close());
+  return suite;
+}
+
+/** The handlers of listInventory, updateInventory and the authorizer. */
+export interface InventoryHandlers {
+  listInventory: StreamingHandler;
+  updateInventory: ProxyHandler;
+  authorizer: AuthorizerHandler;
+}
+
+/**
+ * Installs the Lambda runtime's streaming globals and imports the three handler modules (each reads its
+ * environment at import: point it at a DynamoDB first). As `handler` for {@link handlerSuite}: see
+ * {@link loadInventoryHandlers}.
+ */
+export async function importInventoryHandlers(): Promise<InventoryHandlers> {
+  installStreamingRuntime();
+  return {
+    // middy types the Lambda signature (event, context); in streaming mode the runtime calls (event, stream, context).
+    listInventory: (await import('#functions/list-inventory/handler.ts'))
+      .handler as unknown as StreamingHandler,
+    updateInventory: (await import('#functions/update-inventory/handler.ts')).handler,
+    authorizer: (await import('#functions/authorizer/handler.ts')).handler,
+  };
+}
+
+/** {@link importInventoryHandlers} as a module loader of {@link handlerSuite}: its `handler` holds the three. */
+export async function loadInventoryHandlers(): Promise<{ handler: InventoryHandlers }> {
+  return { handler: await importInventoryHandlers() };
+}
+
+/** `GET /inventory` with `headers` and the query parameters of `request`, as listInventory receives it. */
+export function listInventoryEvent(
+  headers: Record<string, string> = {},
+  request: Partial<ProxyRequest> = {},
+) {
+  return restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory', headers, ...request });
+}
+
+/**
+ * `PATCH /inventory/<petId>` with `body` and `headers` (default a JSON content type), and any other part of
+ * `request`, as updateInventory receives it.
+ */
+export function updateInventoryEvent(
+  petId: string,
+  body: string | null,
+  headers: Record<string, string> = { 'Content-Type': 'application/json' },
+  request: Partial<ProxyRequest> = {},
+) {
+  return restProxyEvent({
+    method: 'PATCH',
+    resource: '/inventory/{petId}',
+    path: `/inventory/${petId}`,
+    pathParameters: { petId },
+    headers,
+    body,
+    ...request,
+  });
+}
