@@ -1,4 +1,5 @@
-/** One log line per successful request; a write's is the audit trail (docs/contract.md "Authentication and authorization"). */ import type { MiddlewareObj } from '@middy/core';
+/** One log line per successful request, a write's the audit trail: docs/contract.md "Authentication". */
+import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';
 import { logger } from '../logger.ts';
