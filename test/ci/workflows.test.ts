@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { childEnv, projectRoot, runNode } from '#test/support/child-process.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 interface LintResult {
   message: string;

@@ -6,8 +6,8 @@
  */
 import { ApiError, createPetStoreClient, type PetStoreClient } from '@pet-store/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
-import { inventoryRecord } from '#test/support/test-dynamodb.ts';
+import { inventoryRecord } from '#test/support/raw-tables.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const max = 9223372036854775807n;
 const beyondDouble = 9007199254740993n;

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
-import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 
 const target = '9007199254740993';
 const items: InventoryItem[] = [

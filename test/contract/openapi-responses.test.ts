@@ -4,9 +4,9 @@
  * description (status, content type, body schema), checked by test/support/openapi-validator.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { rawClient } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {

@@ -12,10 +12,10 @@ import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { badPetIdMessage } from '#test/support/http-assertions.ts';
 import { int64Inventory, listBody } from '#test/support/inventory-fixtures.ts';
-import { startTestApi, storedEntry, type TestApi, unthrottled } from '#test/support/local-api.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
-import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
+import { startTestApi, storedEntry, type TestApi, unthrottled } from '#test/support/test-api.ts';
+import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const items = int64Inventory;
 
@@ -34,13 +34,13 @@ const badPetId = error('invalid_request', badPetIdMessage, 400);
 const badQuantity = error('invalid_request', 'quantity must be an integer from 0 to 2147483647', 400);
 const badContentType = error('invalid_request', 'Content-Type must be application/json', 400);
 
-let db: RestartableDynamoDb;
+let db: TestDynamoDb;
 let api: TestApi;
 let client: RawClient;
 
 beforeAll(async () => {
-  db = await startRestartableDynamoDb('responses-');
-  api = await startTestApi();
+  db = await startTestDynamoDb({ restartable: true, tables: false });
+  api = await startTestApi({ dynamoDbEndpoint: db.endpoint });
   await api.inventory.putMany(items);
   client = rawClient(api.baseUrl);
 });

@@ -12,8 +12,8 @@ import { parse } from 'yaml';
 import { openapiFile } from '#infra/docs/api-reference.ts';
 import { childEnv, runNode } from '#test/support/child-process.ts';
 import { type Chromium, startChromium } from '#test/support/chromium.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

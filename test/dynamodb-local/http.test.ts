@@ -11,7 +11,7 @@ import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
 import { crowdedShard, int64Inventory, listBody, sortedByPetId } from '#test/support/inventory-fixtures.ts';
-import { storedEntry, type TestApi } from '#test/support/local-api.ts';
+import { storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 const javaPresent = hasJava();
 if (!javaPresent) {
@@ -32,7 +32,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   beforeAll(async () => {
     dynamoDb = await startDynamoDbLocal();
     process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamoDb.endpoint;
-    const { startTestApi } = await import('#test/support/local-api.ts');
+    const { startTestApi } = await import('#test/support/test-api.ts');
     api = await startTestApi();
     await api.inventory.putMany(items);
   });

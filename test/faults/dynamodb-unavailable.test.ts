@@ -2,9 +2,8 @@
  * The database goes away and comes back (docs/contract.md "Errors": 503 `service_unavailable` when the database
  * is unreachable after the SDK's retries; the message reveals nothing internal).
  *
- * The service runs against a dynalite this file starts itself, on a fixed port with a data folder, so it
- * can be stopped and started again under the running service: `AWS_ENDPOINT_URL_DYNAMODB` is set before
- * `startTestApi()`, which then uses it and starts no database of its own.
+ * The service runs against a restartable test DynamoDB this file starts itself (a fixed port and a data
+ * folder), so it can be stopped and started again under the running service.
  *
  * Time bounds, derived from lib/clients/dynamodb.ts and the SDK's standard retry strategy (base delay 50 ms,
  * full jitter, so at most 50 x (2^(maxAttempts-1) - 1) ms of backoff in all):
@@ -21,9 +20,9 @@ import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
-import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/local-api.ts';
 import { probeRequests } from '#test/support/routes.ts';
-import { type RestartableDynamoDb, startRestartableDynamoDb } from '#test/support/test-dynamodb.ts';
+import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
+import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const backoffMs = 50 * (2 ** (maxAttempts - 1) - 1);
 const refusedBoundMs = maxAttempts * connectionTimeoutMs + backoffMs + 1000;
@@ -40,7 +39,7 @@ const items: InventoryItem[] = [
 ];
 
 let port: number;
-let db: RestartableDynamoDb;
+let db: TestDynamoDb;
 let api: TestApi;
 /** A valid key used before the outage: the authorizer's Allow for it is cached. */
 let cachedAuthorization: string;
@@ -48,9 +47,9 @@ let cachedAuthorization: string;
 let freshAuthorization: string;
 
 beforeAll(async () => {
-  db = await startRestartableDynamoDb('faults-');
+  db = await startTestDynamoDb({ restartable: true, tables: false });
   port = db.port;
-  api = await startTestApi();
+  api = await startTestApi({ dynamoDbEndpoint: db.endpoint });
   await api.inventory.putMany(items);
   cachedAuthorization = api.authorization;
   const freshKey = generateApiKey();

@@ -12,7 +12,8 @@ import {
   lambdaTestContext,
   tokenAuthorizerEvent,
 } from '#test/support/lambda-events.ts';
-import { putItem, type RawItem, scanTable, sha256Hex, testTableNames } from '#test/support/test-dynamodb.ts';
+import { putItem, type RawItem, scanTable, sha256Hex } from '#test/support/raw-tables.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const suite = handlerSuite<AuthorizerHandler>(() => import('#functions/authorizer/handler.ts'));
 

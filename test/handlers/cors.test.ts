@@ -14,7 +14,8 @@ import {
   updateInventoryEvent,
 } from '#test/support/handler-suite.ts';
 import { invokeStreaming, lambdaTestContext, type StreamedResult } from '#test/support/lambda-events.ts';
-import { clearInventory, inventoryRecord, putItems, testTableNames } from '#test/support/test-dynamodb.ts';
+import { clearInventory, inventoryRecord, putItems } from '#test/support/raw-tables.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const backOffice = 'https://backoffice.example.com';
 const localBackOffice = 'http://localhost:5173';

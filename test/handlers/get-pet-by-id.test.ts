@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { environments } from '#infra/settings.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { lambdaTestContext, type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
-import { inventoryRecord } from '#test/support/test-dynamodb.ts';
+import { inventoryRecord } from '#test/support/raw-tables.ts';
 
 beforeAll(() => {
   const { deprecatedAt, sunsetAt } = environments.staging.deprecation;

@@ -22,6 +22,8 @@ import {
   putItems,
   type RawItem,
   scanTable,
+} from '#test/support/raw-tables.ts';
+import {
   setFunctionEnvironment,
   startTestDynamoDb,
   type TestDynamoDb,

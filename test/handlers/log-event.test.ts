@@ -13,7 +13,7 @@ import {
   updateInventoryEvent,
 } from '#test/support/handler-suite.ts';
 import { invokeStreaming, lambdaTestContext, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
-import { inventoryRecord } from '#test/support/test-dynamodb.ts';
+import { inventoryRecord } from '#test/support/raw-tables.ts';
 
 process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';

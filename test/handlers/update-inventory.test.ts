@@ -13,8 +13,8 @@ import {
   putItems,
   type RawItem,
   scanTable,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+} from '#test/support/raw-tables.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const suite = handlerSuite<ProxyHandler>(() => import('#functions/update-inventory/handler.ts'));
 

@@ -30,9 +30,9 @@ import {
   isContractJsonContentType,
   observe,
 } from '#test/support/contract-oracle.ts';
-import { type InventoryModel, type ModelItem, startModelledApi } from '#test/support/inventory-model.ts';
-import { type TestApi, unthrottled } from '#test/support/local-api.ts';
+import { type InventoryModel, type ModelItem, modelledApi } from '#test/support/inventory-model.ts';
 import type { RawClient } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
 const existing: InventoryItem[] = [{ petId: '7', quantity: 1, status: 'available' }];
 const unauthorizedMessage = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
@@ -50,7 +50,7 @@ const expiredKey = generateApiKey();
 const unknownKey = generateApiKey();
 
 beforeAll(async () => {
-  ({ api, client, model, close } = await startModelledApi(existing));
+  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
   const createdAt = '2026-01-01T00:00:00.000Z';
   await api.keys.put({
     keyDigest: apiKeyDigest(futureKey),

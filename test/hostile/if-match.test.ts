@@ -13,9 +13,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contractIfMatch, expectContractError, observe } from '#test/support/contract-oracle.ts';
-import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
-import type { TestApi } from '#test/support/local-api.ts';
+import { type InventoryModel, modelledApi } from '#test/support/inventory-model.ts';
 import { type RawClient, sendJson } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 let client: RawClient;
@@ -23,9 +23,8 @@ let model: InventoryModel;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ api, client, model, close } = await startModelledApi([
-    { petId: '7', quantity: 1, status: 'available' },
-  ]));
+  const existing = [{ petId: '7', quantity: 1, status: 'available' } as const];
+  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
 });
 afterAll(() => close?.());
 

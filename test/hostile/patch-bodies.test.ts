@@ -13,9 +13,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contractQuantity, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { int64Inventory } from '#test/support/inventory-fixtures.ts';
-import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
-import type { TestApi } from '#test/support/local-api.ts';
+import { type InventoryModel, modelledApi } from '#test/support/inventory-model.ts';
 import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const existing = int64Inventory;
 /** Well-formed petIds with no entry: a valid body for them is 404. */
@@ -27,7 +27,7 @@ let model: InventoryModel;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ api, client, model, close } = await startModelledApi(existing));
+  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
 });
 afterAll(() => close?.());
 

@@ -19,8 +19,8 @@ import {
   observe,
 } from '#test/support/contract-oracle.ts';
 import { jsonObjectOf } from '#test/support/json-arbitraries.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 let client: RawClient;

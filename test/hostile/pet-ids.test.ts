@@ -18,9 +18,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contractPetId, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { idSegment } from '#test/support/hostile-ids.ts';
 import { int64Inventory } from '#test/support/inventory-fixtures.ts';
-import { type InventoryModel, startModelledApi } from '#test/support/inventory-model.ts';
-import type { TestApi } from '#test/support/local-api.ts';
+import { type InventoryModel, modelledApi } from '#test/support/inventory-model.ts';
 import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const existing = int64Inventory;
 
@@ -30,7 +30,7 @@ let model: InventoryModel;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ api, client, model, close } = await startModelledApi(existing));
+  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
 });
 afterAll(() => close?.());
 

@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { TableId } from '#lib/tables.ts';
 import { contractPetId, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { idSegment } from '#test/support/hostile-ids.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const checkedTables: TableId[] = ['inventory', 'orders', 'idempotency'];
 const idRule = (name: string) =>

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Scope, scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { startTestApi, type TestApi, unthrottled } from '#test/support/local-api.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
 import { probeRequests } from '#test/support/routes.ts';
+import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
 let api: TestApi;
 let revokedKey: string;

@@ -13,8 +13,8 @@ import {
   expectError,
   expectRefused,
 } from '#test/support/http-assertions.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
 import { type RawResponse, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {

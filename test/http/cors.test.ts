@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InventoryStack } from '#infra/inventory-stack.ts';
 import type { Template } from '#infra/local/api-model.ts';
 import { environments } from '#infra/settings.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const backOffice = 'https://backoffice.example.com';
 const localBackOffice = 'http://localhost:5173';

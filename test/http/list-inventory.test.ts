@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { crowdedShard, int64Inventory, listBody } from '#test/support/inventory-fixtures.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {

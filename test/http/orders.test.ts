@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
-import { startTestApi, type TestApi } from '#test/support/local-api.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 /**
  * Connections of the raw client: enough for every request of a concurrency run to be in flight at once, each on

@@ -13,7 +13,7 @@ import {
   expectError,
   expectRefused,
 } from '#test/support/http-assertions.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {

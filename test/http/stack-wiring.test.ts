@@ -6,8 +6,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { Template } from '#infra/local/api-model.ts';
-import { startTestApi } from '#test/support/local-api.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
+import { startTestApi } from '#test/support/test-api.ts';
 
 type Properties = Record<string, unknown>;
 

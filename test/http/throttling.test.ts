@@ -9,7 +9,7 @@ import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { localEnvironment } from '#infra/local/settings.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/local-api.ts';
+import { startTestApi, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 
 let api: TestApi;
 const petId = '5';

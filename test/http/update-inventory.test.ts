@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { badPetIdMessage, expectRefused } from '#test/support/http-assertions.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/local-api.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {

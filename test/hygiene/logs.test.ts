@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LocalDynamoDb } from '#infra/local/dynamodb.ts';
-import type { TestApi, TestResponse } from '#test/support/local-api.ts';
+import type { TestApi, TestResponse } from '#test/support/test-api.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
@@ -72,7 +72,7 @@ let readOnly: string;
 beforeAll(async () => {
   const { freePort } = await import('#test/support/free-port.ts');
   const { startDynamoDb, localTableNames } = await import('#infra/local/dynamodb.ts');
-  const { startTestApi } = await import('#test/support/local-api.ts');
+  const { startTestApi } = await import('#test/support/test-api.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
   dataDir = await mkdtemp(join(tmpdir(), 'logs-'));
   // Distinctive table names, so that finding one in a log line cannot be a coincidence (the default local

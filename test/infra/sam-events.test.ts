@@ -25,7 +25,7 @@ import {
   seedSamFixtures,
 } from '#infra/local/sam-fixtures.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
-import { sha256Hex } from '#test/support/test-dynamodb.ts';
+import { sha256Hex } from '#test/support/raw-tables.ts';
 
 /** What one invocation gave: the handler's return value, or the message of what it threw. */
 type Outcome = { result: Record<string, unknown> } | { error: string };

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { getInventory, killChildren, startLocalServer } from '#test/support/child-process.ts';
+import { killChildren } from '#test/support/child-process.ts';
+import { getInventory, startServerProcess } from '#test/support/server-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 afterAll(async () => {
@@ -33,7 +34,7 @@ test.skipIf(process.platform !== 'linux')(
   'the resident memory of npm start stays flat over 4,000 lists of a table on disk',
   async () => {
     const apiKey = generateApiKey();
-    const server = await startLocalServer({
+    const server = await startServerProcess({
       DATA_DIR: await temporaryDir('memory-'),
       API_KEY: apiKey,
       // Far above the 2,500 lists in a few seconds: the per-key throttle is not what this test measures.

@@ -8,17 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, test } from 'vitest';
 import { samApiKey } from '#infra/local/sam-fixtures.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import {
-  childEnv,
-  getInventory,
-  killChildren,
-  projectRoot,
-  scripts,
-  serverArgs,
-  startLocalServer,
-  startNode,
-} from '#test/support/child-process.ts';
+import { childEnv, killChildren, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
+import { getInventory, serverArgs, startServerProcess } from '#test/support/server-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 afterAll(async () => {
@@ -44,7 +36,7 @@ describe('a first start', () => {
       DATA_DIR: await temporaryDir('ready-drain-'),
       API_KEY: apiKey,
     });
-    const { child, exited } = startNode(scripts.server, serverArgs(), env, projectRoot);
+    const { child, exited } = spawnNode(scripts.server, serverArgs(), env, projectRoot);
     const deadline = Date.now() + 60_000;
     let first: { status: number; text: string } | undefined;
     while (!first && Date.now() < deadline) {
@@ -62,7 +54,7 @@ describe('SIGINT under load', () => {
   test('answers every request it accepted, and stores only quantities a client was told', async () => {
     const dataDir = await temporaryDir('ready-drain-');
     const apiKey = generateApiKey();
-    const server = await startLocalServer({ DATA_DIR: dataDir, API_KEY: apiKey, API_KEY_RATE: '1000' });
+    const server = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey, API_KEY_RATE: '1000' });
     const before = quantities((await getInventory(server.baseUrl, apiKey)).text);
     const petIds = [...before.keys()];
     const sent = petIds.map((petId, index) =>
@@ -81,7 +73,7 @@ describe('SIGINT under load', () => {
     expect(stopped.code).toBe(0);
     expect(stopped.stdout).toMatch(/^Stopped\.$/m);
 
-    const restarted = await startLocalServer({ DATA_DIR: dataDir, API_KEY: apiKey });
+    const restarted = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey });
     const after = quantities((await getInventory(restarted.baseUrl, apiKey)).text);
     await restarted.stop('SIGTERM');
     petIds.forEach((petId, index) => {
@@ -99,7 +91,7 @@ describe('SIGINT under load', () => {
 describe('a data folder first used by npm run sam:dynamodb', () => {
   test('npm start still seeds and prints a key, and refuses the SAM events key', async () => {
     const dataDir = await temporaryDir('ready-drain-');
-    const sam = startNode(
+    const sam = spawnNode(
       scripts.samDynamoDb,
       ['--port', '0', '--data-dir', dataDir],
       childEnv({}),
@@ -110,7 +102,7 @@ describe('a data folder first used by npm run sam:dynamodb', () => {
     sam.child.kill('SIGTERM');
     expect((await sam.exited).code, sam.output.stderr).toBe(0);
 
-    const server = await startLocalServer({ DATA_DIR: dataDir });
+    const server = await startServerProcess({ DATA_DIR: dataDir });
     expect(server.stdout()).toMatch(/^First start: seeded 24 demo entries\.$/m);
     const key = /It is shown once: (psk_\S+)$/m.exec(server.stdout())?.[1] as string;
     expect((await getInventory(server.baseUrl, key)).status).toBe(200);

@@ -10,25 +10,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import {
-  childEnv,
   getInventory,
-  killChildren,
-  runNode,
   type ServerProcess,
-  scripts,
   serverArgs,
-  startLocalServer,
-} from '#test/support/child-process.ts';
+  startServerProcess,
+} from '#test/support/server-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import {
-  scanTable,
-  sha256Hex,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  tableNames,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 afterAll(async () => {
   killChildren();
@@ -99,7 +90,7 @@ describe('npm start with a data folder', () => {
 
   beforeAll(async () => {
     dataDir = await temporaryDir('server-data-');
-    server = await startLocalServer({ DATA_DIR: dataDir });
+    server = await startServerProcess({ DATA_DIR: dataDir });
     apiKey = printedKey(server.stdout()) ?? '';
   });
 
@@ -169,7 +160,7 @@ describe('npm start with a data folder', () => {
   });
 
   test('a restart keeps the PATCHed quantity and the key, and neither reseeds nor prints a new key', async () => {
-    server = await startLocalServer({ DATA_DIR: dataDir });
+    server = await startServerProcess({ DATA_DIR: dataDir });
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
@@ -192,7 +183,7 @@ describe('npm start with a data folder', () => {
     expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
     expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
 
-    server = await startLocalServer({ DATA_DIR: dataDir });
+    server = await startServerProcess({ DATA_DIR: dataDir });
     try {
       const entries = await listEntries(server.baseUrl, apiKey);
       expect(entries.find((entry) => entry.petId === 1n)?.quantity).toBe(555);
@@ -205,7 +196,7 @@ describe('npm start with a data folder', () => {
 
 describe('npm start with HOST=::1', () => {
   test('prints an IPv6 base URL in brackets that works', async () => {
-    const server = await startLocalServer({ DATA_DIR: ':memory:', HOST: '::1' });
+    const server = await startServerProcess({ DATA_DIR: ':memory:', HOST: '::1' });
     try {
       expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:[1-9][0-9]*\/v1$/);
       const apiKey = printedKey(server.stdout()) ?? '';
@@ -238,7 +229,7 @@ describe('npm start on a taken port', () => {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
 
-    const next = await startLocalServer({ DATA_DIR: dataDir });
+    const next = await startServerProcess({ DATA_DIR: dataDir });
     try {
       expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
       const apiKey = printedKey(next.stdout()) ?? '';
@@ -252,14 +243,14 @@ describe('npm start on a taken port', () => {
 describe('npm start with DATA_DIR=:memory:', () => {
   test('keeps nothing across restarts and creates no folder', async () => {
     const cwd = await temporaryDir('server-cwd-');
-    const first = await startLocalServer({ DATA_DIR: ':memory:' }, cwd);
+    const first = await startServerProcess({ DATA_DIR: ':memory:' }, { cwd });
     const firstKey = printedKey(first.stdout()) ?? '';
     expect(first.stdout()).toContain('First start: seeded 24 demo entries.\n');
     expect(firstKey).not.toBe('');
     expect(await patchQuantity(first.baseUrl, firstKey, '1', 999)).toMatchObject({ status: 200 });
     expect((await first.stop()).code).toBe(0);
 
-    const second = await startLocalServer({ DATA_DIR: ':memory:' }, cwd);
+    const second = await startServerProcess({ DATA_DIR: ':memory:' }, { cwd });
     try {
       const secondKey = printedKey(second.stdout()) ?? '';
       expect(second.stdout()).toContain('First start: seeded 24 demo entries.\n');
@@ -298,7 +289,7 @@ describe('npm start with API_KEY', () => {
   test('accepts that key, never prints it, and stores it only hashed', async () => {
     const dataDir = await temporaryDir('server-api-key-');
     const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
-    const server = await startLocalServer({ DATA_DIR: dataDir, API_KEY: apiKey });
+    const server = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey });
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
@@ -322,10 +313,10 @@ describe('npm start with API_KEY', () => {
   test('the stored key keeps working after a restart without API_KEY', async () => {
     const dataDir = await temporaryDir('server-api-key-restart-');
     const apiKey = `psk_${randomBytes(32).toString('base64url')}`;
-    const first = await startLocalServer({ DATA_DIR: dataDir, API_KEY: apiKey });
+    const first = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey });
     expect((await first.stop()).code).toBe(0);
 
-    const second = await startLocalServer({ DATA_DIR: dataDir });
+    const second = await startServerProcess({ DATA_DIR: dataDir });
     try {
       expect((await getInventory(second.baseUrl, apiKey)).status).toBe(200);
     } finally {
@@ -346,7 +337,7 @@ describe('npm start with AWS_ENDPOINT_URL_DYNAMODB', () => {
     const dataDir = join(await temporaryDir('server-external-'), 'unused');
     expect(await tableNames(db.client)).toStrictEqual([]);
 
-    const server = await startLocalServer({ DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint });
+    const server = await startServerProcess({ DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint });
     try {
       const apiKey = printedKey(server.stdout()) ?? '';
       expect(server.stdout().split('\n')[0]).toBe(

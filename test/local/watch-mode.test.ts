@@ -8,14 +8,8 @@ import { utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  childEnv,
-  killChildren,
-  projectRoot,
-  runNode,
-  type ServerProcess,
-  startServer,
-} from '#test/support/child-process.ts';
+import { childEnv, killChildren, projectRoot, runNode } from '#test/support/child-process.ts';
+import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 afterAll(async () => {
@@ -69,10 +63,7 @@ describe('npm run dev', () => {
   const apiKey = 'watch-mode-test-key-0123456789abcdefghij';
 
   it('reloads the functions when a source file changes, and the store keeps what was written', async () => {
-    server = await startServer({
-      env: childEnv({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', API_KEY: apiKey }),
-      args: ['--watch'],
-    });
+    server = await startServerProcess({ DATA_DIR: ':memory:', API_KEY: apiKey }, { args: ['--watch'] });
     const request = (method: string, path: string, body?: string) =>
       fetch(`${server.baseUrl}${path}`, {
         method,

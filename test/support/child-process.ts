@@ -1,14 +1,10 @@
 /**
- * Running the project's commands as real child processes, as an operator runs them: the local server
- * (`npm start` = `node infra/local/server.ts`) and the operator tools (`npm run keys`, `npm run import`).
- *
- * Children get the test process's environment without the local-service variables (a test states the ones it
- * means), so an in-process service of the test never leaks its endpoint or table names into them.
+ * Runs the project's scripts (`npm run keys`, `npm run import`, ...) as real child processes, as an operator
+ * runs them, with the environment a test states (docs/contract.md "Operator tooling").
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assemblyDir } from './synthesized-assembly.ts';
 
 /** The project root. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,7 +30,10 @@ const localVariables = [
   'API_KEY_RATE',
 ];
 
-/** The environment of a child: the test's own without {@link localVariables}, plus `variables`. */
+/**
+ * The environment of a child: the test's own without {@link localVariables} (so an in-process service of the
+ * test never leaks its endpoint or table names into it), plus `variables`.
+ */
 export function childEnv(variables: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of localVariables) delete env[name];
@@ -63,7 +62,7 @@ export interface ChildResult {
 /**
  * Spawns `node <script> ...args` (killed by {@link killChildren}): the child, its output so far, and its end.
  */
-export function startNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
+export function spawnNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
   const child = spawn(process.execPath, [join(projectRoot, script), ...args], {
     cwd,
     env,
@@ -96,109 +95,11 @@ export async function runNode(
   args: readonly string[],
   options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number },
 ): Promise<ChildResult> {
-  const { child, exited } = startNode(script, args, options.env, options.cwd ?? projectRoot);
+  const { child, exited } = spawnNode(script, args, options.env, options.cwd ?? projectRoot);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
   try {
     return await exited;
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A local server running as a child process. */
-export interface ServerProcess {
-  /** The base URL it printed (`http://host:port/v1`). */
-  baseUrl: string;
-  /** Its process id. */
-  pid: number;
-  /** Everything it wrote to stdout so far. */
-  stdout(): string;
-  /** Everything it wrote to stderr so far. */
-  stderr(): string;
-  /** Sends `signal` and waits for the exit (SIGKILL after 10 s); `ms` is the time from signal to exit. */
-  stop(signal?: NodeJS.Signals): Promise<ChildResult & { ms: number }>;
-}
-
-/** The first line of server output naming the base URL: `Pet store inventory API at <url> (...)`. */
-const baseUrlLine = /^Pet store inventory API at (\S+) /m;
-
-/** The arguments of `npm start` that serve this run's synthesized staging stack without synthesizing again. */
-export function serverArgs(): string[] {
-  return ['--stack', 'staging', '--assembly', assemblyDir()];
-}
-
-/**
- * Starts `node infra/local/server.ts` with {@link serverArgs} and waits until it has printed its startup lines (the last one is the
- * `Try: curl ...` line, printed once it listens).
- * @throws with the child's output when it exits or prints nothing usable within `timeoutMs` (default 30 s).
- */
-export async function startServer(options: {
-  env: NodeJS.ProcessEnv;
-  cwd?: string;
-  timeoutMs?: number;
-  /** Arguments after the script (for example `--watch`, as `npm run dev` passes). */
-  args?: readonly string[];
-}): Promise<ServerProcess> {
-  const { child, output, exited } = startNode(
-    scripts.server,
-    [...serverArgs(), ...(options.args ?? [])],
-    options.env,
-    options.cwd ?? projectRoot,
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server not ready in time:\n${output.stdout}\n${output.stderr}`));
-    }, options.timeoutMs ?? 30_000);
-    const check = () => {
-      if (/^Try: curl .*\n/m.test(output.stdout)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', check);
-    void exited.then((result) => {
-      clearTimeout(timer);
-      reject(
-        new Error(`server exited (${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`),
-      );
-    });
-  });
-  await ready;
-  const baseUrl = baseUrlLine.exec(output.stdout)?.[1];
-  if (!baseUrl) throw new Error(`no base URL in the server output:\n${output.stdout}`);
-  return {
-    baseUrl,
-    pid: child.pid as number,
-    stdout: () => output.stdout,
-    stderr: () => output.stderr,
-    async stop(signal = 'SIGTERM') {
-      const start = performance.now();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.kill(signal);
-      const result = await exited;
-      clearTimeout(timer);
-      return { ...result, ms: performance.now() - start };
-    },
-  };
-}
-
-/**
- * {@link startServer} listening on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), with `variables`
- * added to (or replacing) those in the child's environment (see {@link childEnv}); `cwd` as for startServer.
- */
-export function startLocalServer(variables: Record<string, string>, cwd?: string): Promise<ServerProcess> {
-  return startServer({
-    env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...variables }),
-    ...(cwd ? { cwd } : {}),
-  });
-}
-
-/** `GET <baseUrl>/inventory` with the key as a Bearer credential: the status and raw body text. */
-export async function getInventory(
-  baseUrl: string,
-  apiKey: string,
-): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${baseUrl}/inventory`, { headers: { Authorization: `Bearer ${apiKey}` } });
-  return { status: response.status, text: await response.text() };
 }

@@ -12,13 +12,8 @@ import {
   restProxyEvent,
   type StreamingHandler,
 } from './lambda-events.ts';
-import {
-  importHandlerOnTestDynamoDb,
-  putItems,
-  type RawItem,
-  type TestDynamoDb,
-  testTableNames,
-} from './test-dynamodb.ts';
+import { putItems, type RawItem } from './raw-tables.ts';
+import { importHandlerOnTestDynamoDb, type TestDynamoDb, testTableNames } from './test-dynamodb.ts';
 
 /** A handler module imported on its own test DynamoDB; set by the hooks of {@link handlerSuite}. */
 export interface HandlerSuite<H> {

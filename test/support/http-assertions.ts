@@ -4,9 +4,9 @@
  */
 import { expect } from 'vitest';
 import { observe } from './contract-oracle.ts';
-import type { TestApi, TestResponse } from './local-api.ts';
 import { expectDeclared } from './openapi-validator.ts';
 import type { RawResponse } from './raw-http.ts';
+import type { TestApi, TestResponse } from './test-api.ts';
 
 /** The message of a path petId that is not an int64 written in decimal (docs/contract.md "petId"). */
 export const badPetIdMessage =

@@ -4,7 +4,7 @@
  */
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryItemJson } from './contract-oracle.ts';
-import { petIdsInShard } from './test-dynamodb.ts';
+import { petIdsInShard } from './raw-tables.ts';
 
 /**
  * Entries whose petIds span the int64 range (both ends, negatives, zero, beyond 2^53), listed in an order that is

@@ -1,13 +1,11 @@
 /**
- * The expected state of the inventory table, kept by a test beside the service: each request the contract
- * says succeeds is applied to the model, every other request leaves it as it is, and after each request
- * the real table (read with a raw Scan, see `TestApi.tableItems`) must equal it.
+ * The expected state of the inventory table, kept beside the service under test: a request the contract says
+ * succeeds changes the model, any other leaves it (docs/contract.md "Inventory semantics"); see InventoryModel.
  */
 import { expect } from 'vitest';
-import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, type ObservedResponse } from './contract-oracle.ts';
-import { startTestApi, storedEntry, type TestApi } from './local-api.ts';
 import { type RawClient, rawClient } from './raw-http.ts';
+import { storedEntry, type TestApi } from './test-api.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */
 export interface ModelItem {
@@ -16,7 +14,10 @@ export interface ModelItem {
   status: string;
 }
 
-/** Expected table state; see the module docstring. */
+/**
+ * Expected table state: each request the contract says succeeds is applied to it, every other request leaves
+ * it as it is, and after each request the real table (read with a raw Scan, `TestApi.tableItems`) must equal it.
+ */
 export class InventoryModel {
   readonly #items = new Map<string, ModelItem>();
 
@@ -62,7 +63,7 @@ export class InventoryModel {
   }
 }
 
-/** A service under test seeded with known entries, a raw client on it, and the model of its table. */
+/** A service under test started with known entries, a raw client on it, and the model of its table. */
 export interface ModelledApi {
   api: TestApi;
   client: RawClient;
@@ -72,12 +73,10 @@ export interface ModelledApi {
 }
 
 /**
- * Starts the service under test (`startTestApi()`), stores `items` in it, and opens a {@link RawClient} on it
- * and an {@link InventoryModel} of `items`: the setup of the property-based hostile suites.
+ * A {@link RawClient} on `api` and the {@link InventoryModel} of `items`, the entries `api` was started with
+ * (`startTestApi({ inventory: items })`): the setup of the property-based hostile suites.
  */
-export async function startModelledApi(items: readonly InventoryItem[]): Promise<ModelledApi> {
-  const api = await startTestApi();
-  await api.inventory.putMany(items);
+export function modelledApi(api: TestApi, items: readonly ModelItem[]): ModelledApi {
   const client = rawClient(api.baseUrl);
   return {
     api,

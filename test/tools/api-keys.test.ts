@@ -8,34 +8,27 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { LocalService } from '#infra/local/service.ts';
 import { localEnvironment } from '#infra/local/settings.ts';
-import {
-  type ChildResult,
-  childEnv,
-  getInventory,
-  killChildren,
-  runNode,
-  scripts,
-  startServer,
-} from '#test/support/child-process.ts';
+import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
-import { type LocalStore, startLocalStore } from '#test/support/local-api.ts';
+import { scanTable, sha256Hex } from '#test/support/raw-tables.ts';
+import { getInventory, startServerProcess } from '#test/support/server-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import { scanTable, sha256Hex, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 let dataDir: string;
-let service: LocalService;
 let client: DynamoDBClient;
-let store: LocalStore;
+let api: TestApi;
 
 beforeAll(async () => {
-  store = await startLocalStore('keys-tool-');
-  ({ dataDir, service, client } = store);
+  api = await startTestApi({ onDisk: true });
+  dataDir = api.dataDir as string;
+  client = api.dynamoDb;
 });
 afterAll(async () => {
   killChildren();
-  await store?.close();
+  await api?.close();
   await removeTemporaryDirs();
 });
 
@@ -132,7 +125,7 @@ describe('keys create', () => {
     const everyStoredValue = JSON.stringify(await scanTable(client, testTableNames.apiKeys));
     expect(everyStoredValue).not.toContain(key.slice(4));
 
-    expect(await getInventory(service.baseUrl, key)).toStrictEqual({ status: 200, text: '[]' });
+    expect(await getInventory(api.baseUrl, key)).toStrictEqual({ status: 200, text: '[]' });
   });
 
   test('--expires-in-days stores the expiry that many days ahead', async () => {
@@ -197,8 +190,8 @@ describe('keys create', () => {
   test('a key created with --scope inventory:read lists but gets 403 forbidden on PATCH', async () => {
     const key = (await keys('create', 'dashboard', '--scope', 'inventory:read')).stdout.trim();
 
-    expect(await getInventory(service.baseUrl, key)).toStrictEqual({ status: 200, text: '[]' });
-    const patch = await fetch(`${service.baseUrl}/inventory/1`, {
+    expect(await getInventory(api.baseUrl, key)).toStrictEqual({ status: 200, text: '[]' });
+    const patch = await fetch(`${api.baseUrl}/inventory/1`, {
       method: 'PATCH',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: '{"quantity": 1}',
@@ -219,7 +212,7 @@ describe('keys create', () => {
 
     const started = performance.now();
     const statuses = await Promise.all(
-      Array.from({ length: 12 }, async () => (await getInventory(service.baseUrl, key)).status),
+      Array.from({ length: 12 }, async () => (await getInventory(api.baseUrl, key)).status),
     );
     // The bucket refills 3 tokens a second while the burst is served: at most 6 + 3 per elapsed second pass.
     const refilled = Math.floor((3 * (performance.now() - started)) / 1000);
@@ -281,7 +274,7 @@ describe('keys list', () => {
     expect((await listed(key))?.lastUsedAt).toBeNull();
     const before = Date.now();
 
-    expect((await getInventory(service.baseUrl, key)).status).toBe(200);
+    expect((await getInventory(api.baseUrl, key)).status).toBe(200);
 
     const lastUsedAt = (await listed(key))?.lastUsedAt as string;
     expect(Date.parse(lastUsedAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -298,11 +291,11 @@ describe('keys revoke', () => {
     const result = await keys('revoke', id);
 
     expect(result).toMatchObject({ code: 0, stdout: `Revoked 1 key(s): ${id}.\n` });
-    expect(await getInventory(service.baseUrl, revoked)).toStrictEqual({
+    expect(await getInventory(api.baseUrl, revoked)).toStrictEqual({
       status: 401,
       text: unauthorizedBody,
     });
-    expect(await getInventory(service.baseUrl, kept)).toStrictEqual({ status: 200, text: '[]' });
+    expect(await getInventory(api.baseUrl, kept)).toStrictEqual({ status: 200, text: '[]' });
     expect((await storedKey(sha256Hex(revoked)))?.revokedAt?.S).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect((await storedKey(sha256Hex(kept)))?.revokedAt).toBeUndefined();
     expect((await listed(revoked))?.state).toBe('revoked');
@@ -343,21 +336,19 @@ describe('keys revoke', () => {
     const result = await keys('revoke', 'unique-name');
 
     expect(result).toMatchObject({ code: 0, stdout: `Revoked 1 key(s): ${sha256Hex(key).slice(0, 12)}.\n` });
-    expect(await getInventory(service.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
+    expect(await getInventory(api.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
   });
 
   test('a key used before its revocation is refused by a fresh server (no authorizer cache)', async () => {
     const key = await createKey('erin');
-    expect((await getInventory(service.baseUrl, key)).status).toBe(200);
+    expect((await getInventory(api.baseUrl, key)).status).toBe(200);
 
     expect((await keys('revoke', sha256Hex(key).slice(0, 12))).code).toBe(0);
 
     // A second server on the same DynamoDB: its authorizer has cached nothing.
     const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
     const otherDataDir = await temporaryDir('keys-tool-other-');
-    const fresh = await startServer({
-      env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: otherDataDir, PORT: '0' }),
-    });
+    const fresh = await startServerProcess({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: otherDataDir });
     try {
       expect(await getInventory(fresh.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
     } finally {
@@ -385,8 +376,8 @@ describe('keys rotate', () => {
     expect(result.code, result.stderr).toBe(0);
     const rotated = result.stdout.trim();
     expect(rotated).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
-    expect(await getInventory(service.baseUrl, rotated)).toStrictEqual({ status: 200, text: '[]' });
-    expect(await getInventory(service.baseUrl, old)).toStrictEqual({ status: 200, text: '[]' });
+    expect(await getInventory(api.baseUrl, rotated)).toStrictEqual({ status: 200, text: '[]' });
+    expect(await getInventory(api.baseUrl, old)).toStrictEqual({ status: 200, text: '[]' });
     const newSummary = await listed(rotated);
     expect(newSummary).toMatchObject({
       name: 'rotating',

@@ -13,16 +13,15 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { listIndex } from '#lib/tables.ts';
 import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import {
-  dynamoDbClient,
   inventoryRecord,
   legacyInventoryRecord,
   putItems,
   type RawItem,
   scanTable,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+} from '#test/support/raw-tables.ts';
+import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
 
 afterAll(async () => {
   killChildren();

@@ -23,16 +23,9 @@ import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
 } from '#test/support/cloudformation-stand-in.ts';
+import { inventoryRecord, putItem, scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import {
-  inventoryRecord,
-  putItem,
-  scanTable,
-  sha256Hex,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  tableNames,
-} from '#test/support/test-dynamodb.ts';
+import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
 const stagingTables: Record<ToolTableId, string> = {

@@ -15,15 +15,9 @@ import { maxAttempts } from '#lib/clients/dynamodb.ts';
 import { maxBatchAttempts } from '#lib/inventory/store.ts';
 import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
+import { clearInventory, inventoryRecord, scanTable } from '#test/support/raw-tables.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import {
-  clearInventory,
-  inventoryRecord,
-  scanTable,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let db: TestDynamoDb;
 let proxy: FaultProxy;

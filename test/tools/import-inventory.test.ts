@@ -11,29 +11,25 @@ import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
-import { type LocalStore, startLocalStore } from '#test/support/local-api.ts';
+import { clearInventory, inventoryRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import {
-  clearInventory,
-  inventoryRecord,
-  putItems,
-  scanTable,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 let dataDir: string;
 let filesDir: string;
 let client: DynamoDBClient;
-let store: LocalStore;
+let api: TestApi;
 
 beforeAll(async () => {
-  store = await startLocalStore('import-tool-');
-  ({ dataDir, client } = store);
+  api = await startTestApi({ onDisk: true });
+  dataDir = api.dataDir as string;
+  client = api.dynamoDb;
   filesDir = await temporaryDir('import-files-');
 });
 afterAll(async () => {
   killChildren();
-  await store?.close();
+  await api?.close();
   await removeTemporaryDirs();
 });
 

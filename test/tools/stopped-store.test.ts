@@ -7,14 +7,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import {
-  childEnv,
-  getInventory,
-  killChildren,
-  runNode,
-  scripts,
-  startLocalServer,
-} from '#test/support/child-process.ts';
+import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { getInventory, startServerProcess } from '#test/support/server-process.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 let dataDir: string;
@@ -32,7 +26,7 @@ afterAll(async () => {
 const env = () => childEnv({ DATA_DIR: dataDir });
 
 test('keys and import work while the server is stopped, and the next start serves what they wrote', async () => {
-  const first = await startLocalServer({ DATA_DIR: dataDir });
+  const first = await startServerProcess({ DATA_DIR: dataDir });
   expect((await first.stop()).code).toBe(0);
 
   const created = await runNode(scripts.keys, ['create', 'offline'], { env: env() });
@@ -45,7 +39,7 @@ test('keys and import work while the server is stopped, and the next start serve
   expect(imported.stdout).toBe(`Imported 1 entries into local store ${dataDir}.\n`);
   expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
 
-  const second = await startLocalServer({ DATA_DIR: dataDir });
+  const second = await startServerProcess({ DATA_DIR: dataDir });
   try {
     const { status, text } = await getInventory(second.baseUrl, key);
     expect(status).toBe(200);
@@ -56,7 +50,7 @@ test('keys and import work while the server is stopped, and the next start serve
 });
 
 test('after a crash (SIGKILL) the stale endpoint file stops neither the tools nor the next start', async () => {
-  const crashed = await startLocalServer({ DATA_DIR: dataDir });
+  const crashed = await startServerProcess({ DATA_DIR: dataDir });
   const endpoint = await readFile(join(dataDir, 'endpoint'), 'utf8');
   const killed = await crashed.stop('SIGKILL');
   expect(killed.signal).toBe('SIGKILL');
@@ -66,7 +60,7 @@ test('after a crash (SIGKILL) the stale endpoint file stops neither the tools no
 
   expect(listed.code, listed.stderr).toBe(0);
   expect(listed.stdout).toContain("'local'");
-  const restarted = await startLocalServer({ DATA_DIR: dataDir });
+  const restarted = await startServerProcess({ DATA_DIR: dataDir });
   expect(restarted.stdout()).toBe(
     `Pet store inventory API at ${restarted.baseUrl} (data in ${dataDir})\n` +
       `Try: curl -H 'Authorization: Bearer <your key: npm run keys -- create <name>>' ${restarted.baseUrl}/inventory\n`,

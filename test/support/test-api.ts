@@ -1,24 +1,24 @@
 /**
- * The service under test over HTTP: the local service (infra/local/service.ts) serving this run's synthesized
- * staging stack on a free port, backed by an in-memory dynalite, with a fresh API key; plus direct access to its tables to arrange state and to assert
- * the state a request left behind.
+ * Starts the service under test in this process: the local API serving this run's synthesized staging stack on a
+ * free port, with a fresh key, and raw access to its tables (docs/architecture.md "One table, three renderings").
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import type { ServedStack } from '#infra/local/assembly.ts';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
-import { type LocalService, startLocalService } from '#infra/local/service.ts';
+import { startLocalService } from '#infra/local/service.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { listShardOf } from '#lib/inventory/list-index.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
+import { putItem, type RawItem } from './raw-tables.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
-import { dynamoDbClient, putItem, type RawItem } from './test-dynamodb.ts';
 
 /**
  * An inventory entry as {@link TestApi.tableItems} shows what the service stores: numbers as decimal text, and
@@ -44,6 +44,10 @@ export interface TestResponse {
 export interface TestApi {
   /** `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
+  /** The data folder of a store started `onDisk`. */
+  dataDir?: string;
+  /** A low-level DynamoDB client on the store. */
+  dynamoDb: DynamoDBClient;
   /** A valid key, stored hashed. */
   apiKey: string;
   /** `Authorization` header value carrying {@link apiKey}. */
@@ -77,59 +81,38 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** The local service running in this process on a data folder, as the operator tools find it. */
-export interface LocalStore {
-  /** The data folder (a temporary one, removed by {@link close}). */
-  dataDir: string;
-  service: LocalService;
-  /** A raw DynamoDB client on the endpoint the service advertises in `<dataDir>/endpoint`. */
-  client: DynamoDBClient;
-  /** Destroys the client, stops the service and removes the data folder. */
-  close(): Promise<void>;
-}
-
-/**
- * Starts the local service (not seeded) on a new temporary data folder `<os tmpdir>/<prefix>...` and a free
- * port of 127.0.0.1, and opens a raw client on the DynamoDB it advertises in `<dataDir>/endpoint`: the store
- * that the tool suites run `npm run keys` and `npm run import` against with `DATA_DIR` alone.
- */
-export async function startLocalStore(prefix: string): Promise<LocalStore> {
-  const dataDir = await mkdtemp(join(tmpdir(), prefix));
-  const service = await startLocalService({
-    stack: await servedStagingStack(),
-    dataDir,
-    port: 0,
-    host: '127.0.0.1',
-    seed: false,
-  });
-  const client = dynamoDbClient((await readFile(join(dataDir, 'endpoint'), 'utf8')).trim());
-  return {
-    dataDir,
-    service,
-    client,
-    async close() {
-      client.destroy();
-      await service.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 /**
  * The throttle of the key of {@link startTestApi}: high enough that the suites' concurrent bursts are never
  * throttled (the throttling suite makes its own keys with low limits).
  */
 export const unthrottled = { rateLimit: 100_000, burstLimit: 100_000 };
 
-/**
- * Starts the service under test serving `stack` (default: this run's synthesized staging stack); `seed` loads
- * the demo inventory (default false: tests arrange their own).
- */
-export async function startTestApi(options: { seed?: boolean; stack?: ServedStack } = {}): Promise<TestApi> {
+/** How to start the service under test; every option defaults to a fresh, empty, in-memory store. */
+export interface TestApiOptions {
+  /** The stack to serve (default: this run's synthesized staging stack). */
+  stack?: ServedStack;
+  /** Load the demo inventory (default false: tests arrange their own). */
+  seed?: boolean;
+  /** Entries to store before the first request. */
+  inventory?: readonly InventoryItem[];
+  /**
+   * Keep the store in a new temporary data folder (removed by `close`), where the service advertises its
+   * DynamoDB in `<dataDir>/endpoint` as the operator tools (`npm run keys`, `npm run import`) find it with
+   * `DATA_DIR` alone; default in memory.
+   */
+  onDisk?: boolean;
+  /** Use the DynamoDB at this endpoint (for example a restartable test DynamoDB) instead of an embedded one. */
+  dynamoDbEndpoint?: string;
+}
+
+/** Starts the service under test (see {@link TestApiOptions}). */
+export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const apiKey = generateApiKey();
+  const dataDir = options.onDisk ? await mkdtemp(join(tmpdir(), 'test-api-')) : inMemory;
+  if (options.dynamoDbEndpoint) process.env.AWS_ENDPOINT_URL_DYNAMODB = options.dynamoDbEndpoint;
   const service = await startLocalService({
     stack: options.stack ?? (await servedStagingStack()),
-    dataDir: inMemory,
+    dataDir,
     port: 0,
     host: '127.0.0.1',
     apiKey,
@@ -140,8 +123,11 @@ export async function startTestApi(options: { seed?: boolean; stack?: ServedStac
   const client = toDocumentClient(raw);
   const names = localTableNames();
   const inventory = inventoryStore(client, names.inventory);
+  if (options.inventory) await inventory.putMany(options.inventory);
   const api: TestApi = {
     baseUrl: service.baseUrl,
+    ...(options.onDisk ? { dataDir } : {}),
+    dynamoDb: raw,
     apiKey,
     authorization: `Bearer ${apiKey}`,
     inventory,
@@ -190,6 +176,8 @@ export async function startTestApi(options: { seed?: boolean; stack?: ServedStac
     async close() {
       client.destroy();
       await service.close();
+      if (options.dynamoDbEndpoint) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      if (options.onDisk) await rm(dataDir, { recursive: true, force: true });
     },
   };
   return api;

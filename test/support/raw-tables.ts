@@ -1,0 +1,93 @@
+/**
+ * Raw table access for tests, independent of the code under test: items written and read as DynamoDB
+ * attribute values, so a test sees exactly what is stored (docs/contract.md "Inventory semantics").
+ */
+import { createHash } from 'node:crypto';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  paginateScan,
+} from '@aws-sdk/client-dynamodb';
+import { listShardOf } from '#lib/inventory/list-index.ts';
+
+/** A stored item, attribute by attribute, as DynamoDB returns it. */
+export type RawItem = Record<string, AttributeValue>;
+
+/**
+ * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, and the list
+ * shard the service derives from petId (`listShard`, Number).
+ */
+export function inventoryRecord(petId: string, quantity: number, status: string): RawItem {
+  return { ...legacyInventoryRecord(petId, quantity, status), listShard: { N: String(listShardOf(petId)) } };
+}
+
+/** `count` petIds from `from` up whose list shard is `shard`: entries that all land in one index partition. */
+export function petIdsInShard(shard: number, count: number, from = 1): string[] {
+  const ids: string[] = [];
+  for (let id = from; ids.length < count; id++) if (listShardOf(String(id)) === shard) ids.push(String(id));
+  return ids;
+}
+
+/** An inventory item as the service stored it before the list index: without `listShard`. */
+export function legacyInventoryRecord(petId: string, quantity: number, status: string): RawItem {
+  return { petId: { N: petId }, quantity: { N: String(quantity) }, status: { S: status } };
+}
+
+/** Writes `items` (any attributes) into `table` with raw BatchWriteItem requests of 25. */
+export async function putItems(client: DynamoDBClient, table: string, items: readonly RawItem[]) {
+  for (let start = 0; start < items.length; start += 25) {
+    const requests = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+    const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: requests } }));
+    if (Object.keys(result.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
+  }
+}
+
+/** Deletes every item of the inventory table `table` (partition key `petId`) with raw BatchWriteItem requests. */
+export async function clearInventory(client: DynamoDBClient, table: string): Promise<void> {
+  const items = await scanTable(client, table);
+  for (let start = 0; start < items.length; start += 25) {
+    const requests = items
+      .slice(start, start + 25)
+      .map((item) => ({ DeleteRequest: { Key: { petId: item.petId as AttributeValue } } }));
+    const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: requests } }));
+    if (Object.keys(result.UnprocessedItems ?? {}).length > 0) throw new Error('unprocessed items');
+  }
+}
+
+/** Writes one item into `table` with a raw PutItem. */
+export async function putItem(client: DynamoDBClient, table: string, item: RawItem): Promise<void> {
+  await client.send(new PutItemCommand({ TableName: table, Item: item }));
+}
+
+/** Numeric order of two decimal integer strings, computed with BigInt. */
+function byNumber(a: string | undefined, b: string | undefined): number {
+  const x = BigInt(a ?? '0');
+  const y = BigInt(b ?? '0');
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Every item of `table` exactly as stored, read with a raw paginated Scan; inventory items sorted by petId
+ * (numerically), key items by digest.
+ */
+export async function scanTable(client: DynamoDBClient, table: string): Promise<RawItem[]> {
+  const items: RawItem[] = [];
+  for await (const page of paginateScan({ client }, { TableName: table })) items.push(...(page.Items ?? []));
+  return items.sort((a, b) =>
+    a.petId ? byNumber(a.petId.N, b.petId?.N) : String(a.keyDigest?.S).localeCompare(String(b.keyDigest?.S)),
+  );
+}
+
+/** The names of every table at the client's endpoint. */
+export async function tableNames(client: DynamoDBClient): Promise<string[]> {
+  const { TableNames } = await client.send(new ListTablesCommand({}));
+  return TableNames ?? [];
+}
+
+/** SHA-256 of `apiKey` in lowercase hex, computed here independently of lib/auth. */
+export function sha256Hex(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}

@@ -1,0 +1,93 @@
+/**
+ * Starts `npm start` (`node infra/local/server.ts`) as a real child process serving this run's synthesized
+ * staging stack, as a developer runs it (README "Local server settings").
+ */
+
+import { type ChildResult, childEnv, projectRoot, scripts, spawnNode } from './child-process.ts';
+import { assemblyDir } from './synthesized-assembly.ts';
+
+/** A local server running as a child process. */
+export interface ServerProcess {
+  /** The base URL it printed (`http://host:port/v1`). */
+  baseUrl: string;
+  /** Its process id. */
+  pid: number;
+  /** Everything it wrote to stdout so far. */
+  stdout(): string;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+  /** Sends `signal` and waits for the exit (SIGKILL after 10 s); `ms` is the time from signal to exit. */
+  stop(signal?: NodeJS.Signals): Promise<ChildResult & { ms: number }>;
+}
+
+/** The first line of server output naming the base URL: `Pet store inventory API at <url> (...)`. */
+const baseUrlLine = /^Pet store inventory API at (\S+) /m;
+
+/** The arguments of `npm start` that serve this run's synthesized staging stack without synthesizing again. */
+export function serverArgs(): string[] {
+  return ['--stack', 'staging', '--assembly', assemblyDir()];
+}
+
+/**
+ * Starts `node infra/local/server.ts` with {@link serverArgs} (then `options.args`, e.g. `--watch` as `npm run
+ * dev` passes) on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), `variables` added to or replacing those
+ * of the child's environment (see `childEnv`), and waits until it has printed its startup lines (the last one
+ * is the `Try: curl ...` line, printed once it listens).
+ * @throws with the child's output when it exits or prints nothing usable within `timeoutMs` (default 30 s).
+ */
+export async function startServerProcess(
+  variables: Record<string, string> = {},
+  options: { cwd?: string; args?: readonly string[]; timeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  const { child, output, exited } = spawnNode(
+    scripts.server,
+    [...serverArgs(), ...(options.args ?? [])],
+    childEnv({ PORT: '0', HOST: '127.0.0.1', ...variables }),
+    options.cwd ?? projectRoot,
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server not ready in time:\n${output.stdout}\n${output.stderr}`));
+    }, options.timeoutMs ?? 30_000);
+    const check = () => {
+      if (/^Try: curl .*\n/m.test(output.stdout)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    void exited.then((result) => {
+      clearTimeout(timer);
+      reject(
+        new Error(`server exited (${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`),
+      );
+    });
+  });
+  await ready;
+  const baseUrl = baseUrlLine.exec(output.stdout)?.[1];
+  if (!baseUrl) throw new Error(`no base URL in the server output:\n${output.stdout}`);
+  return {
+    baseUrl,
+    pid: child.pid as number,
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    async stop(signal = 'SIGTERM') {
+      const start = performance.now();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.kill(signal);
+      const result = await exited;
+      clearTimeout(timer);
+      return { ...result, ms: performance.now() - start };
+    },
+  };
+}
+
+/** `GET <baseUrl>/inventory` with the key as a Bearer credential: the status and raw body text. */
+export async function getInventory(
+  baseUrl: string,
+  apiKey: string,
+): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${baseUrl}/inventory`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  return { status: response.status, text: await response.text() };
+}
