@@ -10,7 +10,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -35,13 +35,10 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
 });
 
 test('ensureTables creates nothing when the tables exist', async () => {
-  const db = await startDynamoDb({ dataDir: ':memory:' });
+  const db = await startTestDynamoDb(); // ensureTables created them
   cleanups.push(() => db.close());
-  const client = dynamoDbClient(db.endpoint);
-  cleanups.push(async () => client.destroy());
-  await ensureTables(client, testTableNames);
 
-  expect(await ensureTables(client, testTableNames)).toStrictEqual([]);
+  expect(await ensureTables(db.client, testTableNames)).toStrictEqual([]);
 });
 
 test('startDynamoDb refuses a data folder served by a running process and leaves its endpoint file', async () => {

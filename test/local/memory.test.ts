@@ -4,17 +4,15 @@
  * before dynalite's iterators were closed (patches/dynalite+4.0.0.patch) every one of them kept its LevelDB
  * iterator for the life of the process, and this run grew the server by well over 100 MB.
  */
-import { readFileSync } from 'node:fs';
-import { afterAll, expect, test } from 'vitest';
-import { generateApiKey } from '#lib/auth/api-key.ts';
-import { killChildren } from '#test/support/child-process.ts';
-import { getInventory, startServerProcess } from '#test/support/server-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
-afterAll(async () => {
-  killChildren();
-  await removeTemporaryDirs();
-});
+import { readFileSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { generateApiKey } from '#lib/auth/api-key.ts';
+import { getInventory, startServerProcess } from '#test/support/server-process.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+
+cleanUpAfterAll();
 
 /** The resident set of process `pid` in MB (Linux `/proc/<pid>/status`). */
 function residentMb(pid: number): number {

@@ -6,25 +6,23 @@
  * it is given and writes the SAM CLI's env-vars file for that port.
  */
 
-import { spawn } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
 import { samTableNames } from '#infra/local/sam-fixtures.ts';
-import { childEnv, killChildren, projectRoot } from '#test/support/child-process.ts';
+import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
+cleanUpAfterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  killChildren();
-  await removeTemporaryDirs();
 });
 
 /**
@@ -122,11 +120,8 @@ describe('the local DynamoDB and web pages', () => {
   });
 
   test('a request with an Origin header is refused before it reaches the store; the SDK still works', async () => {
-    const db = await startDynamoDb({ dataDir: ':memory:' });
+    const db = await startTestDynamoDb();
     cleanups.push(() => db.close());
-    const client = dynamoDbClient(db.endpoint);
-    cleanups.push(async () => client.destroy());
-    await ensureTables(client, testTableNames);
 
     const response = await fetch(db.endpoint, {
       method: 'POST',
@@ -144,7 +139,7 @@ describe('the local DynamoDB and web pages', () => {
     expect(response.status).toBe(403);
     expect(corsHeaders(response)).toStrictEqual([]);
     expect(await response.text()).not.toContain('keyDigest');
-    const { TableNames } = await client.send(new ListTablesCommand({}));
+    const { TableNames } = await db.client.send(new ListTablesCommand({}));
     expect(TableNames?.sort()).toStrictEqual(Object.values(testTableNames).sort());
   });
 });
@@ -154,33 +149,20 @@ describe('npm run sam:dynamodb', () => {
     const port = await freePort();
     const dir = await temporaryDir('sam-dynamodb-');
     const envVarsFile = join(dir, 'env-vars.json');
-    const child = spawn(
-      process.execPath,
-      [
-        join(projectRoot, 'infra/local/sam-dynamodb.ts'),
-        '--port',
-        String(port),
-        '--data-dir',
-        join(dir, 'data'),
-        '--env-vars',
-        envVarsFile,
-      ],
-      { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] },
+    const { child, output, exited } = spawnNode(
+      scripts.samDynamoDb,
+      ['--port', String(port), '--data-dir', join(dir, 'data'), '--env-vars', envVarsFile],
+      childEnv({}),
+      projectRoot,
     );
-    cleanups.push(async () => {
-      child.kill('SIGKILL');
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: string) => {
-        stdout += chunk;
-        if (stdout.includes('Wrote ')) resolve();
+      child.stdout?.on('data', () => {
+        if (output.stdout.includes('Wrote ')) resolve();
       });
-      child.once('exit', () => reject(new Error(`exited: ${stdout}`)));
+      void exited.then(() => reject(new Error(`exited: ${output.stdout}`)));
     });
 
-    expect(stdout).toContain(`DynamoDB for the SAM CLI at http://127.0.0.1:${port} `);
+    expect(output.stdout).toContain(`DynamoDB for the SAM CLI at http://127.0.0.1:${port} `);
     const client = dynamoDbClient(`http://127.0.0.1:${port}`);
     cleanups.push(async () => client.destroy());
     const { TableNames } = await client.send(new ListTablesCommand({}));
@@ -191,7 +173,6 @@ describe('npm run sam:dynamodb', () => {
       variables.AWS_ENDPOINT_URL_DYNAMODB = `http://host.docker.internal:${port}`;
     }
     expect(written).toStrictEqual(committed);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   });

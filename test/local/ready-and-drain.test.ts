@@ -4,19 +4,18 @@
  * before closing the store, so every stored quantity is one a client was told about; a data folder first used
  * by `npm run sam:dynamodb` still gets the demo data and a key, and the SAM events' published key is refused.
  */
+
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { samApiKey } from '#infra/local/sam-fixtures.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { childEnv, killChildren, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
+import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { getInventory, serverArgs, startServerProcess } from '#test/support/server-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
-afterAll(async () => {
-  killChildren();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll();
 
 /** The petId -> quantity map of a list body. */
 function quantities(text: string): Map<string, number> {

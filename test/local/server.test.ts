@@ -4,13 +4,14 @@
  * "Operator tooling"): first-start seeding and key, persistence across restarts, `:memory:`, `API_KEY`, an
  * external DynamoDB, and clean stops on SIGTERM and SIGINT.
  */
+
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import {
   getInventory,
@@ -18,13 +19,11 @@ import {
   serverArgs,
   startServerProcess,
 } from '#test/support/server-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
-afterAll(async () => {
-  killChildren();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll();
 
 /** An inventory entry with petId kept exact (as a bigint) however large. */
 interface Entry {
@@ -65,6 +64,15 @@ function printedKey(stdout: string): string | undefined {
   return /^First start: created the API key "local"\. It is shown once: (psk_[A-Za-z0-9_-]{43})$/m.exec(
     stdout,
   )?.[1];
+}
+
+/** Asserts that `server` answers the key it printed with 200, then stops it with exit code 0 either way. */
+async function expectPrintedKeyWorks(server: ServerProcess): Promise<void> {
+  try {
+    expect((await getInventory(server.baseUrl, printedKey(server.stdout()) ?? '')).status).toBe(200);
+  } finally {
+    expect((await server.stop()).code).toBe(0);
+  }
 }
 
 /** Every file under `dir`, with its bytes. */
@@ -197,13 +205,8 @@ describe('npm start with a data folder', () => {
 describe('npm start with HOST=::1', () => {
   test('prints an IPv6 base URL in brackets that works', async () => {
     const server = await startServerProcess({ DATA_DIR: ':memory:', HOST: '::1' });
-    try {
-      expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:[1-9][0-9]*\/v1$/);
-      const apiKey = printedKey(server.stdout()) ?? '';
-      expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
-    } finally {
-      expect((await server.stop()).code).toBe(0);
-    }
+    expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:[1-9][0-9]*\/v1$/);
+    await expectPrintedKeyWorks(server);
   });
 });
 
@@ -230,13 +233,8 @@ describe('npm start on a taken port', () => {
     }
 
     const next = await startServerProcess({ DATA_DIR: dataDir });
-    try {
-      expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
-      const apiKey = printedKey(next.stdout()) ?? '';
-      expect((await getInventory(next.baseUrl, apiKey)).status).toBe(200);
-    } finally {
-      expect((await next.stop()).code).toBe(0);
-    }
+    expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
+    await expectPrintedKeyWorks(next);
   });
 });
 
@@ -326,14 +324,9 @@ describe('npm start with API_KEY', () => {
 });
 
 describe('npm start with AWS_ENDPOINT_URL_DYNAMODB', () => {
-  let db: TestDynamoDb;
-
-  beforeAll(async () => {
-    db = await startTestDynamoDb({ tables: false });
-  });
-  afterAll(() => db?.close());
-
   test('uses that DynamoDB: creates and seeds the tables there and leaves DATA_DIR untouched', async () => {
+    const db = await startTestDynamoDb({ tables: false });
+    onTestFinished(() => db.close());
     const dataDir = join(await temporaryDir('server-external-'), 'unused');
     expect(await tableNames(db.client)).toStrictEqual([]);
 

@@ -4,18 +4,17 @@
  * Nothing in the repository is edited: the reload of changed code is shown on a fixture in a temporary
  * folder, and the server's reload by touching a source file (its content unchanged).
  */
+
 import { utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-import { childEnv, killChildren, projectRoot, runNode } from '#test/support/child-process.ts';
+import { describe, expect, it } from 'vitest';
+import { childEnv, projectRoot, runNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
-afterAll(async () => {
-  killChildren();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll();
 
 /** Polls `condition` every 50 ms until it holds. @throws after `timeoutMs`. */
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {

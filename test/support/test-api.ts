@@ -44,8 +44,8 @@ export interface TestResponse {
 export interface TestApi {
   /** `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
-  /** The data folder of a store started `onDisk`. */
-  dataDir?: string;
+  /** The service's data folder: a temporary one when started `onDisk`, else `:memory:`. */
+  dataDir: string;
   /** A low-level DynamoDB client on the store. */
   dynamoDb: DynamoDBClient;
   /** A valid key, stored hashed. */
@@ -126,7 +126,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   if (options.inventory) await inventory.putMany(options.inventory);
   const api: TestApi = {
     baseUrl: service.baseUrl,
-    ...(options.onDisk ? { dataDir } : {}),
+    dataDir,
     dynamoDb: raw,
     apiKey,
     authorization: `Bearer ${apiKey}`,

@@ -33,7 +33,7 @@ export interface TestDynamoDb {
    * @throws when it was not started `restartable`.
    */
   start(): Promise<void>;
-  /** Destroys the client, stops it and removes its data folder. */
+  /** Destroys the client, stops it and removes the temporary data folder of a `restartable` one. */
   close(): Promise<void>;
 }
 
@@ -47,14 +47,17 @@ export function dynamoDbClient(endpoint: string): DynamoDBClient {
 }
 
 /**
- * Starts a dynalite on a free port of 127.0.0.1: in memory, or with `restartable` on a temporary data folder
- * and a port fixed at the start, so that a test can stop it and start it again under a running service. With
- * `tables` (default true) it creates the service's tables under {@link testTableNames}.
+ * Starts a dynalite on a free port of 127.0.0.1: in memory, on the data folder `dataDir` (a local store, as
+ * `npm start` and the operator tools keep it; left in place by `close`), or with `restartable` on a port fixed
+ * at the start (and a temporary data folder unless `dataDir` is given), so that a test can stop it and start it
+ * again under a running service. With `tables` (default true) it creates the service's tables under
+ * {@link testTableNames}.
  */
 export async function startTestDynamoDb(
-  options: { tables?: boolean; restartable?: boolean } = {},
+  options: { tables?: boolean; restartable?: boolean; dataDir?: string } = {},
 ): Promise<TestDynamoDb> {
-  const dataDir = options.restartable ? await mkdtemp(join(tmpdir(), 'test-dynamodb-')) : inMemory;
+  const temporary = options.restartable && options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (temporary ? await mkdtemp(join(tmpdir(), 'test-dynamodb-')) : inMemory);
   const port = options.restartable ? await freePort() : 0;
   let db: LocalDynamoDb | undefined = await startDynamoDb({ dataDir, port });
   const { endpoint } = db;
@@ -76,7 +79,7 @@ export async function startTestDynamoDb(
     async close() {
       client.destroy();
       await stop();
-      if (options.restartable) await rm(dataDir, { recursive: true, force: true });
+      if (temporary) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,37 +4,31 @@
  * process on a temporary data folder and advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds
  * from `DATA_DIR` alone.
  */
+
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { localEnvironment } from '#infra/local/settings.ts';
-import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
+import { expectNewKeyRecord } from '#test/support/key-records.ts';
 import { scanTable, sha256Hex } from '#test/support/raw-tables.ts';
 import { getInventory, startServerProcess } from '#test/support/server-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-let dataDir: string;
-let client: DynamoDBClient;
 let api: TestApi;
 
 beforeAll(async () => {
   api = await startTestApi({ onDisk: true });
-  dataDir = api.dataDir as string;
-  client = api.dynamoDb;
 });
-afterAll(async () => {
-  killChildren();
-  await api?.close();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll(() => api?.close());
 
-/** `npm run keys -- ...args` on the local store of {@link dataDir}. */
+/** `npm run keys -- ...args` on the local store of {@link api.dataDir}. */
 function keys(...args: string[]): Promise<ChildResult> {
-  return runNode(scripts.keys, args, { env: childEnv({ DATA_DIR: dataDir }) });
+  return runNode(scripts.keys, args, { env: childEnv({ DATA_DIR: api.dataDir }) });
 }
 
 /** Creates a key named `name` with the tool and returns it (asserting the tool succeeded). */
@@ -46,7 +40,7 @@ async function createKey(name: string): Promise<string> {
 
 /** The stored record of the key with this digest, attribute by attribute. */
 async function storedKey(digest: string) {
-  const records = await scanTable(client, testTableNames.apiKeys);
+  const records = await scanTable(api.dynamoDb, testTableNames.apiKeys);
   return records.find((record) => record.keyDigest?.S === digest);
 }
 
@@ -104,25 +98,13 @@ describe('keys create', () => {
     const key = result.stdout.trim();
     expect(result.stderr).toMatch(/^Created key "alice", valid until \S+Z\. It is shown once:\n$/);
 
-    const record = await storedKey(sha256Hex(key));
-    expect(Object.keys(record ?? {}).sort()).toStrictEqual([
-      'createdAt',
-      'expiresAt',
-      'keyDigest',
-      'name',
-      'scopes',
-    ]);
-    expect(record?.name).toStrictEqual({ S: 'alice' });
-    expect(record?.scopes).toStrictEqual({
-      L: [{ S: 'inventory:read' }, { S: 'inventory:write' }, { S: 'orders:read' }, { S: 'orders:write' }],
+    expectNewKeyRecord(await storedKey(sha256Hex(key)), {
+      key,
+      name: 'alice',
+      createdAfter: before,
+      expiresInDays: localEnvironment.apiKeys.expiresInDays,
     });
-    const createdAt = Date.parse(record?.createdAt?.S ?? '');
-    expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
-    expect(createdAt).toBeLessThanOrEqual(Date.now());
-    expect(Date.parse(record?.expiresAt?.S ?? '') - createdAt).toBe(
-      localEnvironment.apiKeys.expiresInDays * 86_400_000,
-    );
-    const everyStoredValue = JSON.stringify(await scanTable(client, testTableNames.apiKeys));
+    const everyStoredValue = JSON.stringify(await scanTable(api.dynamoDb, testTableNames.apiKeys));
     expect(everyStoredValue).not.toContain(key.slice(4));
 
     expect(await getInventory(api.baseUrl, key)).toStrictEqual({ status: 200, text: '[]' });
@@ -160,7 +142,7 @@ describe('keys create', () => {
     [['--rate', '0'], '--rate takes a whole number >= 1'],
     [['--burst', '10'], '--burst needs --rate'],
   ])('create %j is refused, exits 1 and stores nothing', async (args, message) => {
-    const before = await scanTable(client, testTableNames.apiKeys);
+    const before = await scanTable(api.dynamoDb, testTableNames.apiKeys);
 
     const result = await keys('create', 'never', ...args);
 
@@ -168,7 +150,7 @@ describe('keys create', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
     expect(result.stderr).not.toMatch(/^\s+at /m);
-    expect(await scanTable(client, testTableNames.apiKeys)).toStrictEqual(before);
+    expect(await scanTable(api.dynamoDb, testTableNames.apiKeys)).toStrictEqual(before);
   });
 
   test('--scope is repeatable and takes comma lists; the key gets exactly those scopes', async () => {
@@ -304,7 +286,7 @@ describe('keys revoke', () => {
   test('by a name two active keys share: refused without --all, naming both ids; nothing is revoked', async () => {
     const first = await createKey('twin');
     const second = await createKey('twin');
-    const before = await scanTable(client, testTableNames.apiKeys);
+    const before = await scanTable(api.dynamoDb, testTableNames.apiKeys);
 
     const result = await keys('revoke', 'twin');
 
@@ -315,7 +297,7 @@ describe('keys revoke', () => {
       `keys: 2 active keys are named "twin" (ids ${ids.join(', ')}): give one id, or --all to revoke them all\n`,
       `keys: 2 active keys are named "twin" (ids ${ids.reverse().join(', ')}): give one id, or --all to revoke them all\n`,
     ]).toContain(result.stderr);
-    expect(await scanTable(client, testTableNames.apiKeys)).toStrictEqual(before);
+    expect(await scanTable(api.dynamoDb, testTableNames.apiKeys)).toStrictEqual(before);
   });
 
   test('by a name with --all: every active key of that name', async () => {
@@ -346,7 +328,7 @@ describe('keys revoke', () => {
     expect((await keys('revoke', sha256Hex(key).slice(0, 12))).code).toBe(0);
 
     // A second server on the same DynamoDB: its authorizer has cached nothing.
-    const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
+    const endpoint = (await readFile(join(api.dataDir, 'endpoint'), 'utf8')).trim();
     const otherDataDir = await temporaryDir('keys-tool-other-');
     const fresh = await startServerProcess({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: otherDataDir });
     try {
@@ -393,7 +375,7 @@ describe('keys rotate', () => {
   });
 
   test('an id that is not an active key exits 1 and creates nothing', async () => {
-    const before = await scanTable(client, testTableNames.apiKeys);
+    const before = await scanTable(api.dynamoDb, testTableNames.apiKeys);
 
     const result = await keys('rotate', '0123456789ab');
 
@@ -402,7 +384,7 @@ describe('keys rotate', () => {
       stdout: '',
       stderr: 'keys: no active key with the id "0123456789ab"\n',
     });
-    expect(await scanTable(client, testTableNames.apiKeys)).toStrictEqual(before);
+    expect(await scanTable(api.dynamoDb, testTableNames.apiKeys)).toStrictEqual(before);
   });
 });
 

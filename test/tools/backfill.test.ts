@@ -5,14 +5,15 @@
  * Afterwards the table has the index, every entry its shard, and the sorted list holds every entry; a second
  * run has nothing left to do; a rebuild stopped after its copy resumes from the copy.
  */
+
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, expect, test } from 'vitest';
-import { inMemory, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { createTable } from '#infra/local/dynamodb.ts';
 import { backfillListIndex } from '#infra/tools/list-index-backfill.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { listIndex } from '#lib/tables.ts';
-import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
   inventoryRecord,
   legacyInventoryRecord,
@@ -20,22 +21,24 @@ import {
   type RawItem,
   scanTable,
 } from '#test/support/raw-tables.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import {
+  dynamoDbClient,
+  startTestDynamoDb,
+  type TestDynamoDb,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
 
-afterAll(async () => {
-  killChildren();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll();
 
 const ids = ['-9223372036854775808', '-7', '0', '5', '42', '9007199254740993', '9223372036854775807'];
 const statuses = ['available', 'pending', 'sold'];
 const legacyItems = ids.map((id, i) => legacyInventoryRecord(id, i, statuses[i % 3] as string));
 
 /** Creates the inventory table as the code before the list index did (partition key only) and fills it. */
-async function writeLegacyStore(endpoint: string, items: readonly RawItem[]): Promise<void> {
-  const client = dynamoDbClient(endpoint);
-  await client.send(
+async function writeLegacyStore(db: TestDynamoDb, items: readonly RawItem[]): Promise<void> {
+  await db.client.send(
     new CreateTableCommand({
       TableName: testTableNames.inventory,
       BillingMode: 'PAY_PER_REQUEST',
@@ -43,8 +46,7 @@ async function writeLegacyStore(endpoint: string, items: readonly RawItem[]): Pr
       KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
     }),
   );
-  await putItems(client, testTableNames.inventory, items);
-  client.destroy();
+  await putItems(db.client, testTableNames.inventory, items);
 }
 
 /** The inventory as the service lists it, from the store at `endpoint`. */
@@ -61,10 +63,16 @@ async function sortedList(endpoint: string): Promise<string[]> {
 const expectedList = ids.map((id, i) => `${id}:${i}:${statuses[i % 3]}`);
 const expectedItems = ids.map((id, i) => inventoryRecord(id, i, statuses[i % 3] as string));
 
+/** Asserts the layout of the list index: every entry stored with its shard, and the sorted list whole. */
+async function expectListIndexLayout(db: TestDynamoDb): Promise<void> {
+  expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(expectedItems);
+  expect(await sortedList(db.endpoint)).toStrictEqual(expectedList);
+}
+
 test('brings a data folder written before the list index into the layout, and a second run does nothing', async () => {
   const dataDir = await temporaryDir('backfill-');
-  const db = await startDynamoDb({ dataDir });
-  await writeLegacyStore(db.endpoint, legacyItems);
+  const db = await startTestDynamoDb({ dataDir, tables: false });
+  await writeLegacyStore(db, legacyItems);
   await db.close();
 
   const env = childEnv({ DATA_DIR: dataDir });
@@ -81,57 +89,47 @@ test('brings a data folder written before the list index into the layout, and a 
     `Backfilled local store ${dataDir}: index present, list shard set on 0 entries.\n`,
   );
 
-  const reopened = await startDynamoDb({ dataDir });
+  const reopened = await startTestDynamoDb({ dataDir, tables: false });
   try {
-    const client = dynamoDbClient(reopened.endpoint);
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: testTableNames.inventory }));
+    const { Table } = await reopened.client.send(
+      new DescribeTableCommand({ TableName: testTableNames.inventory }),
+    );
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toStrictEqual([listIndex.name]);
-    expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
-    expect(await sortedList(reopened.endpoint)).toStrictEqual(expectedList);
-    client.destroy();
+    await expectListIndexLayout(reopened);
   } finally {
     await reopened.close();
   }
 });
 
-test('sets the shard of entries written without one into a table that has the index', async () => {
-  const db = await startDynamoDb({ dataDir: inMemory });
-  const client = dynamoDbClient(db.endpoint);
-  try {
-    const { createTable } = await import('#infra/local/dynamodb.ts');
-    await createTable(client, 'inventory', testTableNames.inventory);
-    await putItems(client, testTableNames.inventory, [...legacyItems.slice(0, 4), ...expectedItems.slice(4)]);
+describe('in a table of an in-memory store', () => {
+  test('sets the shard of entries written without one into a table that has the index', async () => {
+    const db = await startTestDynamoDb({ tables: false });
+    onTestFinished(() => db.close());
+    await createTable(db.client, 'inventory', testTableNames.inventory);
+    await putItems(db.client, testTableNames.inventory, [
+      ...legacyItems.slice(0, 4),
+      ...expectedItems.slice(4),
+    ]);
     expect(await sortedList(db.endpoint)).toStrictEqual(expectedList.slice(4));
 
-    expect(await backfillListIndex(client, testTableNames.inventory, { local: true })).toStrictEqual({
+    expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
       index: 'present',
       updated: 4,
     });
-    expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
-    expect(await sortedList(db.endpoint)).toStrictEqual(expectedList);
-  } finally {
-    client.destroy();
-    await db.close();
-  }
-});
+    await expectListIndexLayout(db);
+  });
 
-test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
-  const db = await startDynamoDb({ dataDir: inMemory });
-  const client = dynamoDbClient(db.endpoint);
-  try {
-    const { createTable } = await import('#infra/local/dynamodb.ts');
+  test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
+    const db = await startTestDynamoDb({ tables: false });
+    onTestFinished(() => db.close());
     // The state a run leaves when it stops between dropping the table and copying the entries back.
-    await createTable(client, 'inventory', `${testTableNames.inventory}-backfill`);
-    await putItems(client, `${testTableNames.inventory}-backfill`, expectedItems);
+    await createTable(db.client, 'inventory', `${testTableNames.inventory}-backfill`);
+    await putItems(db.client, `${testTableNames.inventory}-backfill`, expectedItems);
 
-    expect(await backfillListIndex(client, testTableNames.inventory, { local: true })).toStrictEqual({
+    expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
       index: 'rebuilt',
       updated: 0,
     });
-    expect(await scanTable(client, testTableNames.inventory)).toStrictEqual(expectedItems);
-    expect(await sortedList(db.endpoint)).toStrictEqual(expectedList);
-  } finally {
-    client.destroy();
-    await db.close();
-  }
+    await expectListIndexLayout(db);
+  });
 });

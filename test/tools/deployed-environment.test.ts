@@ -11,20 +11,23 @@
  * (`AWS_ENDPOINT_URL_CLOUDFORMATION`, `AWS_ENDPOINT_URL_API_GATEWAY`, `AWS_ENDPOINT_URL_DYNAMODB`) and env credentials, and run in an empty
  * working folder without `DATA_DIR`, so a local store would show up there.
  */
+
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#infra/local/dynamodb.ts';
 import { environments } from '#infra/settings.ts';
 import type { ToolTableId } from '#infra/tools/target.ts';
 import { type ApiGatewayStandIn, startApiGatewayStandIn } from '#test/support/api-gateway-stand-in.ts';
-import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
 } from '#test/support/cloudformation-stand-in.ts';
+import { expectNewKeyRecord } from '#test/support/key-records.ts';
 import { inventoryRecord, putItem, scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
@@ -69,13 +72,11 @@ beforeAll(async () => {
   workDir = await temporaryDir('deployed-env-cwd-');
   filesDir = await temporaryDir('deployed-env-files-');
 });
-afterAll(async () => {
-  killChildren();
-  await cloudFormation?.close();
-  await apiGateway?.close();
-  await db?.close();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll(
+  () => cloudFormation?.close(),
+  () => apiGateway?.close(),
+  () => db?.close(),
+);
 
 /** The environment of a tool run by an operator with AWS credentials, the endpoints pointing here. */
 function awsEnv(): NodeJS.ProcessEnv {
@@ -141,25 +142,12 @@ describe('keys --env staging works on the tables named by the stack outputs and 
 
     const stored = await scanTable(db.client, stagingTables.apiKeys);
     expect(stored).toHaveLength(1);
-    const [record] = stored;
-    expect(Object.keys(record ?? {}).sort()).toStrictEqual([
-      'createdAt',
-      'expiresAt',
-      'keyDigest',
-      'name',
-      'scopes',
-    ]);
-    expect(record?.keyDigest).toStrictEqual({ S: sha256Hex(apiKey) });
-    expect(record?.name).toStrictEqual({ S: 'ci' });
-    expect(record?.scopes).toStrictEqual({
-      L: [{ S: 'inventory:read' }, { S: 'inventory:write' }, { S: 'orders:read' }, { S: 'orders:write' }],
+    expectNewKeyRecord(stored[0], {
+      key: apiKey,
+      name: 'ci',
+      createdAfter: before,
+      expiresInDays: environments.staging.apiKeys.expiresInDays,
     });
-    const createdAt = Date.parse(record?.createdAt?.S ?? '');
-    expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
-    expect(createdAt).toBeLessThanOrEqual(Date.now());
-    expect(Date.parse(record?.expiresAt?.S ?? '') - createdAt).toBe(
-      environments.staging.apiKeys.expiresInDays * 86_400_000,
-    );
     expect(JSON.stringify(stored)).not.toContain(apiKey.slice(4));
     expect(await scanTable(db.client, stagingTables.inventory)).toStrictEqual([]);
 

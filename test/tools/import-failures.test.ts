@@ -8,15 +8,17 @@
  * every item unprocessed, as throttled DynamoDB does, or drops connections, as an unreachable one does, from a
  * chosen request on. What the tables hold is read from dynalite directly.
  */
+
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
 import { maxBatchAttempts } from '#lib/inventory/store.ts';
-import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { clearInventory, inventoryRecord, scanTable } from '#test/support/raw-tables.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let db: TestDynamoDb;
@@ -40,12 +42,10 @@ beforeAll(async () => {
     `petId,quantity,status\n${rows.map((r) => `${r.petId},${r.quantity},${r.status}`).join('\n')}\n`,
   );
 });
-afterAll(async () => {
-  killChildren();
-  await proxy?.close();
-  await db?.close();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll(
+  () => proxy?.close(),
+  () => db?.close(),
+);
 beforeEach(async () => {
   proxy.fault = () => 'pass';
   proxy.operations.length = 0;

@@ -5,36 +5,29 @@
  * this process on a temporary data folder (not seeded, so the table holds only what a test imports) and
  * advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds from `DATA_DIR` alone.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type ChildResult, childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { clearInventory, inventoryRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-let dataDir: string;
 let filesDir: string;
-let client: DynamoDBClient;
 let api: TestApi;
 
 beforeAll(async () => {
   api = await startTestApi({ onDisk: true });
-  dataDir = api.dataDir as string;
-  client = api.dynamoDb;
   filesDir = await temporaryDir('import-files-');
 });
-afterAll(async () => {
-  killChildren();
-  await api?.close();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll(() => api?.close());
 
 beforeEach(async () => {
-  await clearInventory(client, testTableNames.inventory);
+  await clearInventory(api.dynamoDb, testTableNames.inventory);
 });
 
 /** Writes `text` to a new file `name` in the files folder and returns its path. */
@@ -44,17 +37,17 @@ async function file(name: string, text: string): Promise<string> {
   return path;
 }
 
-/** `npm run import -- <path>` on the local store of {@link dataDir}. */
+/** `npm run import -- <path>` on the local store of {@link api.dataDir}. */
 function importFile(path: string): Promise<ChildResult> {
-  return runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: dataDir }) });
+  return runNode(scripts.import, [path], { env: childEnv({ DATA_DIR: api.dataDir }) });
 }
 
-/** Asserts a successful import of `count` entries into the local store of {@link dataDir}, output and all. */
+/** Asserts a successful import of `count` entries into the local store of {@link api.dataDir}, output and all. */
 function expectImportedLocally(result: ChildResult, count: number): void {
   expect(result).toStrictEqual({
     code: 0,
     signal: null,
-    stdout: `Imported ${count} entries into local store ${dataDir}.\n`,
+    stdout: `Imported ${count} entries into local store ${api.dataDir}.\n`,
     stderr: `\rimported ${count}/${count}\n`,
   });
 }
@@ -66,7 +59,7 @@ function expectRefused(result: ChildResult, stderr: string): void {
 
 /** The inventory table exactly as stored, sorted by petId. */
 function inventoryTable() {
-  return scanTable(client, testTableNames.inventory);
+  return scanTable(api.dynamoDb, testTableNames.inventory);
 }
 
 describe('import --help', () => {
@@ -160,7 +153,7 @@ describe('import of a valid file writes exactly its entries', () => {
   });
 
   test('an imported entry replaces the stored entry with the same petId and leaves others alone', async () => {
-    await putItems(client, testTableNames.inventory, [
+    await putItems(api.dynamoDb, testTableNames.inventory, [
       inventoryRecord('5', 1, 'pending'),
       inventoryRecord('6', 2, 'pending'),
     ]);
@@ -183,7 +176,7 @@ describe('import of a valid file writes exactly its entries', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('\rimported 1000/2001\rimported 2000/2001\rimported 2001/2001\n');
-    expect(result.stdout).toBe(`Imported 2001 entries into local store ${dataDir}.\n`);
+    expect(result.stdout).toBe(`Imported 2001 entries into local store ${api.dataDir}.\n`);
     expect((await inventoryTable()).length).toBe(2001);
   });
 });
@@ -279,7 +272,7 @@ describe('import of pet details (docs/contract.md "Pets")', () => {
     expect(result.stderr).toBe(
       '\rimported 1000/5001\rimported 2000/5001\rimported 3000/5001\rimported 4000/5001\rimported 5000/5001\rimported 5001/5001\n',
     );
-    expect(result.stdout).toBe(`Imported ${count} entries into local store ${dataDir}.\n`);
+    expect(result.stdout).toBe(`Imported ${count} entries into local store ${api.dataDir}.\n`);
     const table = await inventoryTable();
     expect(table).toStrictEqual(
       Array.from({ length: count }, (_, i) =>
@@ -445,7 +438,7 @@ describe('import of a file with an invalid row exits 1, names the row and writes
 
 describe('import with AWS_ENDPOINT_URL_DYNAMODB', () => {
   test('writes to that DynamoDB and leaves DATA_DIR alone', async () => {
-    const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
+    const endpoint = (await readFile(join(api.dataDir, 'endpoint'), 'utf8')).trim();
     const unusedDir = join(filesDir, 'unused-data-dir');
     const path = await file('external.json', '[{"petId": 12, "quantity": 4, "status": "pending"}]');
 

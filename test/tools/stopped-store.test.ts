@@ -3,13 +3,15 @@
  * the data folder themselves, and the next `npm start` serves what they wrote. A stale endpoint file left by a
  * crashed server does not send them to a dead address.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { childEnv, killChildren, runNode, scripts } from '#test/support/child-process.ts';
+import { beforeAll, expect, test } from 'vitest';
+import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { getInventory, startServerProcess } from '#test/support/server-process.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
 let dataDir: string;
 let filesDir: string;
@@ -18,10 +20,7 @@ beforeAll(async () => {
   dataDir = await temporaryDir('stopped-store-');
   filesDir = await temporaryDir('stopped-store-files-');
 });
-afterAll(async () => {
-  killChildren();
-  await removeTemporaryDirs();
-});
+cleanUpAfterAll();
 
 const env = () => childEnv({ DATA_DIR: dataDir });
 

@@ -1,0 +1,33 @@
+/**
+ * Asserts an API key record as the key tool stores it, read raw from the keys table (docs/contract.md
+ * "Authentication and authorization", "Operator tooling").
+ */
+import { expect } from 'vitest';
+import { type RawItem, sha256Hex } from './raw-tables.ts';
+
+/**
+ * Asserts that `record` stores `key` of a fresh `keys create <name>` as only its SHA-256 digest, with exactly
+ * the fields createdAt, expiresAt, keyDigest, name and scopes: every scope, created between `createdAfter`
+ * (epoch ms, less 1 s of clock slack) and now, expiring `expiresInDays` later.
+ */
+export function expectNewKeyRecord(
+  record: RawItem | undefined,
+  expected: { key: string; name: string; createdAfter: number; expiresInDays: number },
+): void {
+  expect(Object.keys(record ?? {}).sort()).toStrictEqual([
+    'createdAt',
+    'expiresAt',
+    'keyDigest',
+    'name',
+    'scopes',
+  ]);
+  expect(record?.keyDigest).toStrictEqual({ S: sha256Hex(expected.key) });
+  expect(record?.name).toStrictEqual({ S: expected.name });
+  expect(record?.scopes).toStrictEqual({
+    L: [{ S: 'inventory:read' }, { S: 'inventory:write' }, { S: 'orders:read' }, { S: 'orders:write' }],
+  });
+  const createdAt = Date.parse(record?.createdAt?.S ?? '');
+  expect(createdAt).toBeGreaterThanOrEqual(expected.createdAfter - 1000);
+  expect(createdAt).toBeLessThanOrEqual(Date.now());
+  expect(Date.parse(record?.expiresAt?.S ?? '') - createdAt).toBe(expected.expiresInDays * 86_400_000);
+}

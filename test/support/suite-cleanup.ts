@@ -1,0 +1,19 @@
+/**
+ * The end of a suite that runs child processes or uses temporary folders: one `afterAll` that leaves nothing
+ * running and nothing on disk (docs/architecture.md "Principles").
+ */
+import { afterAll } from 'vitest';
+import { killChildren } from './child-process.ts';
+import { removeTemporaryDirs } from './temporary-dirs.ts';
+
+/**
+ * Registers the suite's `afterAll`: kills the children still running (after a failed test), then runs
+ * `closers` in order (each may find what it closes never started), then removes every temporary folder.
+ */
+export function cleanUpAfterAll(...closers: (() => unknown)[]): void {
+  afterAll(async () => {
+    killChildren();
+    for (const close of closers) await close();
+    await removeTemporaryDirs();
+  });
+}
