@@ -11,8 +11,7 @@
  * Bound: the SDK's standard strategy retries throttling with a 1,000 ms base delay and full jitter, so the
  * whole request takes at most 1000 x (2^(maxAttempts-1) - 1) ms of backoff plus maxAttempts round trips.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { lambdaContext } from '#infra/local/lambda-context.ts';
@@ -20,6 +19,7 @@ import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { localAwsDefaults } from '#infra/local/settings.ts';
 import { scopes } from '#lib/api.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
+import { listenOnFreePort } from '#test/support/free-port.ts';
 import {
   type AuthorizerHandler,
   invokeStreaming,
@@ -38,7 +38,8 @@ const unavailable = JSON.stringify({
   status: 503,
 });
 
-let server: Server;
+/** Closes the throttling server. */
+let closeServer: () => Promise<void>;
 /** The DynamoDB operations (`X-Amz-Target`) received since the last reset. */
 let received: string[] = [];
 let updateInventory: ProxyHandler;
@@ -46,7 +47,7 @@ let listInventory: StreamingHandler;
 let authorizer: AuthorizerHandler;
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       received.push(String(request.headers['x-amz-target']));
@@ -59,9 +60,10 @@ beforeAll(async () => {
         .end(throttlingBody);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  let endpoint: string;
+  ({ endpoint, close: closeServer } = await listenOnFreePort(server));
   localAwsDefaults();
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.INVENTORY_TABLE_NAME = 'inventory-under-test';
   process.env.API_KEYS_TABLE_NAME = 'api-keys-under-test';
   // The handler modules read their environment once, at import, as in a Lambda container.
@@ -73,7 +75,7 @@ beforeAll(async () => {
   authorizer = (await import('#functions/authorizer/handler.ts')).handler as AuthorizerHandler;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServer?.();
 });
 beforeEach(() => {
   received = [];
@@ -118,33 +120,47 @@ async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number 
 }
 
 describe('DynamoDB throttling after the SDK retries', () => {
-  test('updateInventory answers 503 service_unavailable, not 500, after maxAttempts UpdateItem attempts', async () => {
-    const event = proxyEvent('PATCH', '/inventory/{petId}', '/inventory/7', {
-      headers: { 'Content-Type': 'application/json' },
-      multiValueHeaders: { 'Content-Type': ['application/json'] },
-      pathParameters: { petId: '7' },
-      body: '{"quantity":5}',
-    });
-    const { result, ms } = await timed(() => updateInventory(event, lambdaContext('updateInventory')));
-    expect(result.statusCode).toBe(503);
-    expect(result.headers?.['Content-Type']).toBe('application/json');
-    expect(result.body).toBe(unavailable);
-    expect(received).toEqual(Array(maxAttempts).fill('DynamoDB_20120810.UpdateItem'));
-    expect(ms).toBeLessThan(boundMs);
-  });
-
-  test('listInventory answers 503 service_unavailable, not 500, after maxAttempts attempts of one shard Query', async () => {
-    const event = proxyEvent('GET', '/inventory', '/inventory', {});
-    const { result, ms } = await timed(() =>
-      invokeStreaming(listInventory, event, lambdaContext('listInventory')),
-    );
-    expect(result.statusCode).toBe(503);
-    expect(result.headers?.['Content-Type']).toBe('application/json');
-    expect(result.body).toBe(unavailable);
-    // The first shard's Query is sent alone: a database that refuses it costs one request's attempts.
-    expect(received).toEqual(Array(maxAttempts).fill('DynamoDB_20120810.Query'));
-    expect(ms).toBeLessThan(boundMs);
-  });
+  test.each<{
+    operation: string;
+    request: string;
+    invoke: () => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: string }>;
+  }>([
+    {
+      operation: 'updateInventory',
+      request: 'UpdateItem',
+      invoke: () =>
+        updateInventory(
+          proxyEvent('PATCH', '/inventory/{petId}', '/inventory/7', {
+            headers: { 'Content-Type': 'application/json' },
+            multiValueHeaders: { 'Content-Type': ['application/json'] },
+            pathParameters: { petId: '7' },
+            body: '{"quantity":5}',
+          }),
+          lambdaContext('updateInventory'),
+        ),
+    },
+    {
+      operation: 'listInventory',
+      // The first shard's Query is sent alone: a database that refuses it costs one request's attempts.
+      request: 'Query',
+      invoke: () =>
+        invokeStreaming(
+          listInventory,
+          proxyEvent('GET', '/inventory', '/inventory', {}),
+          lambdaContext('listInventory'),
+        ),
+    },
+  ])(
+    '$operation answers 503 service_unavailable, not 500, after maxAttempts $request attempts',
+    async ({ request, invoke }) => {
+      const { result, ms } = await timed(invoke);
+      expect(result.statusCode).toBe(503);
+      expect(result.headers?.['Content-Type']).toBe('application/json');
+      expect(result.body).toBe(unavailable);
+      expect(received).toEqual(Array(maxAttempts).fill(`DynamoDB_20120810.${request}`));
+      expect(ms).toBeLessThan(boundMs);
+    },
+  );
 
   test('the authorizer fails (API Gateway answers 503 AUTHORIZER_FAILURE) rather than refusing or allowing when the key lookup is throttled', async () => {
     const event: APIGatewayTokenAuthorizerEvent = {

@@ -315,11 +315,10 @@ describe('npm start with API_KEY', () => {
     expect((await first.stop()).code).toBe(0);
 
     const second = await startServerProcess({ DATA_DIR: dataDir });
-    try {
-      expect((await getInventory(second.baseUrl, apiKey)).status).toBe(200);
-    } finally {
+    onTestFinished(async () => {
       await second.stop();
-    }
+    });
+    expect((await getInventory(second.baseUrl, apiKey)).status).toBe(200);
   });
 });
 

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnFreePort } from './free-port.ts';
 
 /** An API key as the stand-in holds it. */
 export interface StandInApiKey {
@@ -150,19 +150,6 @@ export async function startApiGatewayStandIn(
   const server = createServer((request, response) => {
     void handle(request, response);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    apiKeys,
-    usagePlans,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  const { endpoint, close } = await listenOnFreePort(server);
+  return { endpoint, apiKeys, usagePlans, requests, close };
 }

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnFreePort } from './free-port.ts';
 
 /** A stack as DescribeStacks reports it: its name and outputs (key to value). */
 export interface StandInStack {
@@ -102,17 +102,6 @@ export async function startCloudFormationStandIn(
       send(response, 200, body, requestId);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  const { endpoint, close } = await listenOnFreePort(server);
+  return { endpoint, requests, close };
 }

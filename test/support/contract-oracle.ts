@@ -104,6 +104,18 @@ function contractInteger(source: string): bigint | undefined {
 }
 
 /**
+ * `body` as text, or undefined when it is not UTF-8 and so not JSON (RFC 8259 §8.1; docs/contract.md
+ * "InventoryUpdate": a body that is not JSON is 400). A byte-order mark is kept, so JSON.parse refuses it.
+ */
+function contractText(body: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The quantity of a PATCH body valid by the contract, or undefined when the body is not valid: UTF-8 text
  * (no byte-order mark) holding one JSON value (RFC 8259), an object with exactly one member `quantity`
  * whose value is an integer from 0 to 2147483647, judged on its source text ({@link contractInteger}): `5.0`
@@ -111,12 +123,8 @@ function contractInteger(source: string): bigint | undefined {
  * named `__proto__` is an unknown member like any other, so such a body is never valid.
  */
 export function contractQuantity(body: Uint8Array): number | undefined {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
-  } catch {
-    return undefined;
-  }
+  const text = contractText(body);
+  if (text === undefined) return undefined;
   const sources = new Map<object, string>();
   let value: unknown;
   try {
@@ -259,12 +267,8 @@ export interface ContractOrder {
  * @returns the order, or every problem's Error message (the service names one of them).
  */
 export function contractNewOrder(body: Uint8Array): { order: ContractOrder } | { problems: string[] } {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
-  } catch {
-    return { problems: ['request body must be valid JSON'] };
-  }
+  const text = contractText(body);
+  if (text === undefined) return { problems: ['request body must be valid JSON'] };
   const example = '{"petId": 7, "quantity": 1}';
   if (text === '') return { problems: [`request body is required: a JSON object such as ${example}`] };
   const sources = new Map<string, string>();
@@ -319,23 +323,24 @@ export function contractNewOrder(body: Uint8Array): { order: ContractOrder } | {
 
 /** True when `date` is an RFC 3339 date-time (§5.6) naming a real calendar date (leap second 60 allowed). */
 function isContractDateTime(date: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(
-    date,
-  );
+  const match =
+    /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/.exec(date);
   if (!match) return false;
-  const [, y, mo, d, h, mi, s, , , oh = '0', om = '0'] = match.map((part) => part ?? '');
-  const lastDay = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
-  return (
-    Number(mo) >= 1 &&
-    Number(mo) <= 12 &&
-    Number(d) >= 1 &&
-    Number(d) <= lastDay &&
-    Number(h) <= 23 &&
-    Number(mi) <= 59 &&
-    Number(s) <= 60 &&
-    Number(oh) <= 23 &&
-    Number(om) <= 59
-  );
+  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = match
+    .slice(1)
+    .map((part) => Number(part ?? '0'));
+  const lastDay = new Date(Date.UTC(year as number, month as number, 0)).getUTCDate();
+  // Each field of RFC 3339 §5.6 with its inclusive range (§5.7: the day by month and leap year).
+  const ranges: [number | undefined, number, number][] = [
+    [month, 1, 12],
+    [day, 1, lastDay],
+    [hour, 0, 23],
+    [minute, 0, 59],
+    [second, 0, 60],
+    [offsetHour, 0, 23],
+    [offsetMinute, 0, 59],
+  ];
+  return ranges.every(([value = Number.NaN, min, max]) => value >= min && value <= max);
 }
 
 /**
@@ -381,12 +386,8 @@ export function contractListedNames(names: readonly string[]): string {
  * contract does not say).
  */
 export function contractNewPet(body: Uint8Array): { pet: ContractPet } | { problems: string[] } {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
-  } catch {
-    return { problems: ['request body must be valid JSON'] };
-  }
+  const text = contractText(body);
+  if (text === undefined) return { problems: ['request body must be valid JSON'] };
   if (text === '') return { problems: ['request body is required: a JSON object such as {"name": "Rex"}'] };
   const sources = new Map<object, string>();
   let value: unknown;

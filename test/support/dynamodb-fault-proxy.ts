@@ -7,7 +7,7 @@
  * stored.
  */
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnFreePort } from './free-port.ts';
 
 /**
  * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
@@ -100,12 +100,6 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     forwarded.on('error', () => outgoing.destroy());
     incoming.pipe(forwarded);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  ({ endpoint: proxy.endpoint, close: proxy.close } = await listenOnFreePort(server));
   return proxy;
 }

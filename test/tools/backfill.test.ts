@@ -7,7 +7,7 @@
  */
 
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { createTable } from '#infra/local/dynamodb.ts';
 import { backfillListIndex } from '#infra/tools/list-index-backfill.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -90,46 +90,41 @@ test('brings a data folder written before the list index into the layout, and a 
   );
 
   const reopened = await startTestDynamoDb({ dataDir, tables: false });
-  try {
-    const { Table } = await reopened.client.send(
-      new DescribeTableCommand({ TableName: testTableNames.inventory }),
-    );
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toStrictEqual([listIndex.name]);
-    await expectListIndexLayout(reopened);
-  } finally {
-    await reopened.close();
-  }
+  onTestFinished(() => reopened.close());
+  const { Table } = await reopened.client.send(
+    new DescribeTableCommand({ TableName: testTableNames.inventory }),
+  );
+  expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toStrictEqual([listIndex.name]);
+  await expectListIndexLayout(reopened);
 });
 
-describe('in a table of an in-memory store', () => {
-  test('sets the shard of entries written without one into a table that has the index', async () => {
-    const db = await startTestDynamoDb({ tables: false });
-    onTestFinished(() => db.close());
-    await createTable(db.client, 'inventory', testTableNames.inventory);
-    await putItems(db.client, testTableNames.inventory, [
-      ...legacyItems.slice(0, 4),
-      ...expectedItems.slice(4),
-    ]);
-    expect(await sortedList(db.endpoint)).toStrictEqual(expectedList.slice(4));
+test('sets the shard of entries written without one into a table that has the index', async () => {
+  const db = await startTestDynamoDb({ tables: false });
+  onTestFinished(() => db.close());
+  await createTable(db.client, 'inventory', testTableNames.inventory);
+  await putItems(db.client, testTableNames.inventory, [
+    ...legacyItems.slice(0, 4),
+    ...expectedItems.slice(4),
+  ]);
+  expect(await sortedList(db.endpoint)).toStrictEqual(expectedList.slice(4));
 
-    expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
-      index: 'present',
-      updated: 4,
-    });
-    await expectListIndexLayout(db);
+  expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
+    index: 'present',
+    updated: 4,
   });
+  await expectListIndexLayout(db);
+});
 
-  test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
-    const db = await startTestDynamoDb({ tables: false });
-    onTestFinished(() => db.close());
-    // The state a run leaves when it stops between dropping the table and copying the entries back.
-    await createTable(db.client, 'inventory', `${testTableNames.inventory}-backfill`);
-    await putItems(db.client, `${testTableNames.inventory}-backfill`, expectedItems);
+test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
+  const db = await startTestDynamoDb({ tables: false });
+  onTestFinished(() => db.close());
+  // The state a run leaves when it stops between dropping the table and copying the entries back.
+  await createTable(db.client, 'inventory', `${testTableNames.inventory}-backfill`);
+  await putItems(db.client, `${testTableNames.inventory}-backfill`, expectedItems);
 
-    expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
-      index: 'rebuilt',
-      updated: 0,
-    });
-    await expectListIndexLayout(db);
+  expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
+    index: 'rebuilt',
+    updated: 0,
   });
+  await expectListIndexLayout(db);
 });

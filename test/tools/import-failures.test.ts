@@ -70,31 +70,47 @@ function stored() {
 const everyRow = () => rows.map((r) => inventoryRecord(r.petId, r.quantity, r.status));
 const resume = 'Importing is idempotent: run the same command again to complete it.';
 
+/**
+ * Runs the import through the faulty proxy and asserts that it stopped: exit 1, nothing on stdout, `stderr`
+ * exactly (or matching), no stack trace, within a bound, after `batchWrites` BatchWriteItem requests, with the
+ * first `written` entries stored. Then, with the proxy passing everything, asserts that a rerun completes it.
+ */
+async function expectStoppedThenCompleted(expected: {
+  stderr: string | RegExp;
+  batchWrites: number;
+  written: number;
+}): Promise<void> {
+  const failed = await importThroughProxy();
+
+  expect(failed.code).toBe(1);
+  expect(failed.signal).toBeNull();
+  expect(failed.stdout).toBe('');
+  if (typeof expected.stderr === 'string') expect(failed.stderr).toBe(expected.stderr);
+  else expect(failed.stderr).toMatch(expected.stderr);
+  expect(failed.stderr).not.toMatch(/^\s+at /m);
+  // Bounded: the backoff of one batch (about 5 s) and process start-up, far from the 60 s of the old tool.
+  expect(failed.ms).toBeLessThan(20_000);
+  expect(proxy.operations.filter((o) => o === 'BatchWriteItem')).toHaveLength(expected.batchWrites);
+  expect(await stored()).toStrictEqual(everyRow().slice(0, expected.written));
+
+  proxy.fault = () => 'pass';
+  const rerun = await importThroughProxy();
+
+  expect(rerun).toMatchObject({ code: 0, stderr: '\rimported 120/120\n' });
+  expect(await stored()).toStrictEqual(everyRow());
+}
+
 describe('a store that keeps returning UnprocessedItems', () => {
   test(`exits 1 after ${maxBatchAttempts} attempts of the stuck batch, reports the 50 entries written, and a rerun completes it`, async () => {
     // The first two batches are written; from the third on, DynamoDB leaves every item unprocessed.
     proxy.fault = (operation, batchWrites) =>
       operation === 'BatchWriteItem' && batchWrites > 2 ? 'unprocessed' : 'pass';
 
-    const failed = await importThroughProxy();
-
-    expect(failed.code).toBe(1);
-    expect(failed.signal).toBeNull();
-    expect(failed.stdout).toBe('');
-    expect(failed.stderr).toBe(
-      `import: stopped after writing 50 of 120 entries: DynamoDB left 25 item(s) unprocessed after ${maxBatchAttempts} attempts (throttled). ${resume}\n`,
-    );
-    expect(failed.stderr).not.toMatch(/^\s+at /m);
-    // Bounded: the backoff of one batch (about 5 s) and process start-up, far from the 60 s of the old tool.
-    expect(failed.ms).toBeLessThan(20_000);
-    expect(proxy.operations.filter((o) => o === 'BatchWriteItem')).toHaveLength(2 + maxBatchAttempts);
-    expect(await stored()).toStrictEqual(everyRow().slice(0, 50));
-
-    proxy.fault = () => 'pass';
-    const rerun = await importThroughProxy();
-
-    expect(rerun).toMatchObject({ code: 0, stderr: '\rimported 120/120\n' });
-    expect(await stored()).toStrictEqual(everyRow());
+    await expectStoppedThenCompleted({
+      stderr: `import: stopped after writing 50 of 120 entries: DynamoDB left 25 item(s) unprocessed after ${maxBatchAttempts} attempts (throttled). ${resume}\n`,
+      batchWrites: 2 + maxBatchAttempts,
+      written: 50,
+    });
   }, 60_000);
 });
 
@@ -104,26 +120,14 @@ describe('a store that fails mid-way', () => {
     proxy.fault = (operation, batchWrites) =>
       operation === 'BatchWriteItem' && batchWrites > 3 ? 'down' : 'pass';
 
-    const failed = await importThroughProxy();
-
-    expect(failed.code).toBe(1);
-    expect(failed.stdout).toBe('');
-    expect(failed.stderr).toMatch(
-      new RegExp(
+    await expectStoppedThenCompleted({
+      stderr: new RegExp(
         `^import: stopped after writing 75 of 120 entries: DynamoDB failed: [^\\n]+\\. ${resume}\\n$`,
       ),
-    );
-    expect(failed.stderr).not.toMatch(/^\s+at /m);
-    expect(failed.ms).toBeLessThan(20_000);
-    // The client's own bounded retries of the failing request, then the tool stops.
-    expect(proxy.operations.filter((o) => o === 'BatchWriteItem')).toHaveLength(3 + maxAttempts);
-    expect(await stored()).toStrictEqual(everyRow().slice(0, 75));
-
-    proxy.fault = () => 'pass';
-    const rerun = await importThroughProxy();
-
-    expect(rerun).toMatchObject({ code: 0, stderr: '\rimported 120/120\n' });
-    expect(await stored()).toStrictEqual(everyRow());
+      // The client's own bounded retries of the failing request, then the tool stops.
+      batchWrites: 3 + maxAttempts,
+      written: 75,
+    });
   }, 60_000);
 
   test('running the same file twice converges to the same table (idempotent)', async () => {

@@ -81,29 +81,22 @@ describe('import --help', () => {
 
 describe('import of a valid file writes exactly its entries', () => {
   test('CSV, including int64 extremes and petIds beyond 2^53', async () => {
+    const rows: [string, number, string][] = [
+      ['-9223372036854775808', 0, 'available'],
+      ['0', 2147483647, 'pending'],
+      ['42', 7, 'sold'],
+      ['9007199254740993', 1, 'available'],
+      ['9223372036854775807', 3, 'pending'],
+    ];
     const path = await file(
       'valid.csv',
-      [
-        'petId,quantity,status',
-        '-9223372036854775808,0,available',
-        '0,2147483647,pending',
-        '42,7,sold',
-        '9007199254740993,1,available',
-        '9223372036854775807,3,pending',
-        '',
-      ].join('\n'),
+      `petId,quantity,status\n${rows.map((row) => `${row.join(',')}\n`).join('')}`,
     );
 
     const result = await importFile(path);
 
     expectImportedLocally(result, 5);
-    expect(await inventoryTable()).toStrictEqual([
-      inventoryRecord('-9223372036854775808', 0, 'available'),
-      inventoryRecord('0', 2147483647, 'pending'),
-      inventoryRecord('42', 7, 'sold'),
-      inventoryRecord('9007199254740993', 1, 'available'),
-      inventoryRecord('9223372036854775807', 3, 'pending'),
-    ]);
+    expect(await inventoryTable()).toStrictEqual(rows.map((row) => inventoryRecord(...row)));
   });
 
   test('CSV with the columns in another order', async () => {

@@ -37,25 +37,18 @@ describe('JSON inventory files judge integers on the source text', () => {
     ]);
   });
 
-  test('a petId that is not an integer by its source text (9007199254740993.5, 1e-400) is refused', async () => {
-    expect(
-      await read(
-        '{"petId":9007199254740993.5,"quantity":1,"status":"sold"},{"petId":1e-400,"quantity":1,"status":"sold"}',
-      ),
-    ).toStrictEqual([
-      'row 1: petId must be an integer from -9223372036854775808 to 9223372036854775807',
-      'row 2: petId must be an integer from -9223372036854775808 to 9223372036854775807',
-    ]);
-  });
-
-  test('a quantity of 4.9999999999999999 or 1e-400 is refused, not rounded to 5 or 0', async () => {
-    expect(
-      await read(
-        '{"petId":1,"quantity":4.9999999999999999,"status":"sold"},{"petId":2,"quantity":1e-400,"status":"sold"}',
-      ),
-    ).toStrictEqual([
-      'row 1: quantity must be an integer from 0 to 2147483647',
-      'row 2: quantity must be an integer from 0 to 2147483647',
-    ]);
+  test.each([
+    {
+      rule: 'a petId that is not an integer by its source text (9007199254740993.5, 1e-400) is refused',
+      rows: '{"petId":9007199254740993.5,"quantity":1,"status":"sold"},{"petId":1e-400,"quantity":1,"status":"sold"}',
+      problem: 'petId must be an integer from -9223372036854775808 to 9223372036854775807',
+    },
+    {
+      rule: 'a quantity of 4.9999999999999999 or 1e-400 is refused, not rounded to 5 or 0',
+      rows: '{"petId":1,"quantity":4.9999999999999999,"status":"sold"},{"petId":2,"quantity":1e-400,"status":"sold"}',
+      problem: 'quantity must be an integer from 0 to 2147483647',
+    },
+  ])('$rule', async ({ rows, problem }) => {
+    expect(await read(rows)).toStrictEqual([`row 1: ${problem}`, `row 2: ${problem}`]);
   });
 });
