@@ -1,15 +1,4 @@
-/**
- * A protocol-level stand-in for API Gateway's control plane, which has no local emulator: an HTTP server
- * speaking the API Gateway REST API's JSON protocol (restJson1) for the API key and usage plan operations the
- * key tool uses (CreateApiKey, GetApiKeys, DeleteApiKey, CreateUsagePlan, GetUsagePlans, CreateUsagePlanKey),
- * so that its `--env` path runs offline through the real SDK client (`@aws-sdk/client-api-gateway`), its
- * request serializer and its response and error parsers. Written in the style of cloudformation-stand-in.ts.
- *
- * It keeps the rules of the real service that the tool depends on: an API key value is unique (409
- * ConflictException), lists are `{"item": [...]}`, an unknown id is 404 NotFoundException, and an API key can be
- * in only one usage plan per API stage (409). Errors carry `x-amzn-ErrorType` and `{"message"}`, as AWS sends
- * them. Every request is recorded as `METHOD path`.
- */
+/** Starts a stand-in for API Gateway's key and usage plan API (docs/contract.md "Operator tooling"). */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOnFreePort } from './free-port.ts';
@@ -64,7 +53,20 @@ async function jsonOf(request: IncomingMessage): Promise<Record<string, unknown>
   return body === '' ? {} : (JSON.parse(body) as Record<string, unknown>);
 }
 
-/** Starts the stand-in on a free port of 127.0.0.1 with the usage plans `plans` (no API keys). */
+/**
+ * Starts the stand-in on a free port of 127.0.0.1 with the usage plans `plans` (no API keys).
+ *
+ * A protocol-level stand-in for API Gateway's control plane, which has no local emulator: an HTTP server
+ * speaking the API Gateway REST API's JSON protocol (restJson1) for the API key and usage plan operations the
+ * key tool uses (CreateApiKey, GetApiKeys, DeleteApiKey, CreateUsagePlan, GetUsagePlans, CreateUsagePlanKey),
+ * so that its `--env` path runs offline through the real SDK client (`@aws-sdk/client-api-gateway`), its
+ * request serializer and its response and error parsers. Written in the style of cloudformation-stand-in.ts.
+ *
+ * It keeps the rules of the real service that the tool depends on: an API key value is unique (409
+ * ConflictException), lists are `{"item": [...]}`, an unknown id is 404 NotFoundException, and an API key can be
+ * in only one usage plan per API stage (409). Errors carry `x-amzn-ErrorType` and `{"message"}`, as AWS sends
+ * them. Every request is recorded as `METHOD path`.
+ */
 export async function startApiGatewayStandIn(
   plans: readonly Omit<StandInUsagePlan, 'keyIds'>[],
 ): Promise<ApiGatewayStandIn> {

@@ -1,7 +1,4 @@
-/**
- * Runs the project's scripts (`npm run keys`, `npm run import`, ...) as real child processes, as an operator
- * runs them, with the environment a test states (docs/contract.md "Operator tooling").
- */
+/** Runs the project's scripts (`npm run keys`, ...) as child processes (docs/contract.md "Operator tooling"). */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

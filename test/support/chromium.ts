@@ -1,8 +1,4 @@
-/**
- * Headless Chromium for the page tests: Debian's `chromium` package (`/usr/bin/chromium`, or
- * `CHROMIUM_PATH`), driven by playwright-core, with no first-run, background networking, component update
- * or sync, and an empty profile folder.
- */
+/** Starts headless Chromium (Debian's `chromium`) for the API reference page tests (README "Tests"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +10,13 @@ export interface Chromium {
   close(): Promise<void>;
 }
 
-/** Starts headless Chromium with an empty `--user-data-dir`. */
+/**
+ * Starts headless Chromium with an empty `--user-data-dir`.
+ *
+ * Headless Chromium for the page tests: Debian's `chromium` package (`/usr/bin/chromium`, or
+ * `CHROMIUM_PATH`), driven by playwright-core, with no first-run, background networking, component update
+ * or sync, and an empty profile folder.
+ */
 export async function startChromium(): Promise<Chromium> {
   const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(profile, {

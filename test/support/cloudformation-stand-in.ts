@@ -1,14 +1,4 @@
-/**
- * A protocol-level stand-in for CloudFormation, which has no local emulator: an HTTP server speaking the
- * CloudFormation Query API (form-encoded POST, XML answers, API version 2010-05-15) for `DescribeStacks`
- * only, so that the operator tools' `--env` path runs offline through the real SDK client, its request
- * serializer and its XML parser. It is not a fake of DynamoDB: the tables the resolved names point at live in
- * a real DynamoDB API (dynalite).
- *
- * It answers as CloudFormation does: a known stack with its outputs; an unknown one with HTTP 400 and the
- * `ValidationError` "Stack with id <name> does not exist"; any other action with HTTP 400 `InvalidAction`.
- * Every request's form parameters are recorded.
- */
+/** Starts a stand-in for CloudFormation's DescribeStacks (docs/contract.md "Operator tooling"). */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOnFreePort } from './free-port.ts';
@@ -73,7 +63,19 @@ async function formOf(request: IncomingMessage): Promise<Record<string, string>>
   return Object.fromEntries(new URLSearchParams(body));
 }
 
-/** Starts the stand-in on a free port of 127.0.0.1, knowing `stacks`. */
+/**
+ * Starts the stand-in on a free port of 127.0.0.1, knowing `stacks`.
+ *
+ * A protocol-level stand-in for CloudFormation, which has no local emulator: an HTTP server speaking the
+ * CloudFormation Query API (form-encoded POST, XML answers, API version 2010-05-15) for `DescribeStacks`
+ * only, so that the operator tools' `--env` path runs offline through the real SDK client, its request
+ * serializer and its XML parser. It is not a fake of DynamoDB: the tables the resolved names point at live in
+ * a real DynamoDB API (dynalite).
+ *
+ * It answers as CloudFormation does: a known stack with its outputs; an unknown one with HTTP 400 and the
+ * `ValidationError` "Stack with id <name> does not exist"; any other action with HTTP 400 `InvalidAction`.
+ * Every request's form parameters are recorded.
+ */
 export async function startCloudFormationStandIn(
   stacks: readonly StandInStack[],
 ): Promise<CloudFormationStandIn> {

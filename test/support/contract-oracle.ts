@@ -1,11 +1,4 @@
-/**
- * An independent reading of docs/contract.md, for the property-based suites: predicates that say
- * whether a request is valid by the contract, and the response the contract then requires.
- *
- * Written from the contract and the RFCs it relies on, never from the service's code: nothing here imports
- * lib/ (a bug copied into the oracle could not be found). Where the contract leaves a case open, the
- * decision is stated at the predicate.
- */
+/** docs/contract.md read independently (nothing from lib/; docs/style.md): what is valid, what it answers. */
 import type { IncomingHttpHeaders } from 'node:http';
 import { expect } from 'vitest';
 

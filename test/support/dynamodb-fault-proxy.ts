@@ -1,11 +1,4 @@
-/**
- * A DynamoDB endpoint in front of a real DynamoDB API that forwards every request until a test chooses a fault,
- * and then produces the faults real DynamoDB shows and the local APIs cannot: an internal error on the wire
- * (HTTP 500, `x-amzn-ErrorType: InternalServerError`, JSON 1.0 error body), a BatchWriteItem answered with
- * every item unprocessed (HTTP 200, nothing written, as DynamoDB answers a throttled batch), or a dropped
- * connection (DynamoDB lost mid-way). It stores and reads nothing itself: what is stored is what the real API
- * stored.
- */
+/** Starts a proxy to a real DynamoDB that injects the faults a test chooses (docs/contract.md "Errors"). */
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { listenOnFreePort } from './free-port.ts';
 
@@ -44,7 +37,16 @@ const internalError = JSON.stringify({
   message: 'fault',
 });
 
-/** Starts a {@link FaultProxy} in front of the DynamoDB API at `target`. */
+/**
+ * Starts a {@link FaultProxy} in front of the DynamoDB API at `target`.
+ *
+ * A DynamoDB endpoint in front of a real DynamoDB API that forwards every request until a test chooses a fault,
+ * and then produces the faults real DynamoDB shows and the local APIs cannot: an internal error on the wire
+ * (HTTP 500, `x-amzn-ErrorType: InternalServerError`, JSON 1.0 error body), a BatchWriteItem answered with
+ * every item unprocessed (HTTP 200, nothing written, as DynamoDB answers a throttled batch), or a dropped
+ * connection (DynamoDB lost mid-way). It stores and reads nothing itself: what is stored is what the real API
+ * stored.
+ */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const proxy: FaultProxy = {
     endpoint: '',

@@ -1,8 +1,4 @@
-/**
- * AWS's own DynamoDB Local (a Java program) as a DynamoDB endpoint for tests. Its jar comes from the npm
- * package `amplify-dynamodb-simulator` (a devDependency), which ships `DynamoDBLocal.jar` and its native
- * SQLite libraries; Java must be on PATH.
- */
+/** Starts AWS's DynamoDB Local (Java) as a second real DynamoDB API for the tests (README "Tests"). */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

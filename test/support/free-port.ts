@@ -1,7 +1,4 @@
-/**
- * Free TCP ports of 127.0.0.1 for test servers: a port to restart a server on, or a server listening on one
- * (docs/architecture.md "Principles": endpoints are passed in, never fixed).
- */
+/** Free TCP ports of 127.0.0.1 for test servers (docs/architecture.md "Principles"). */
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 

@@ -1,9 +1,4 @@
-/**
- * Generators of hostile identifier path segments for the property-based suites (docs/contract.md
- * "Identifiers", "Requests as API Gateway delivers them"): texts near and beyond the int64 range, canonical or
- * not (signs, leading zeros, dots, exponents, whitespace, unicode digits, random graphemes), percent-encoded as
- * a client might send them.
- */
+/** Generators of hostile identifier path segments (docs/contract.md "Identifiers"). */
 import fc from 'fast-check';
 
 const int64Min = -(2n ** 63n);

@@ -1,7 +1,4 @@
-/**
- * The expected state of the inventory table, kept beside the service under test: a request the contract says
- * succeeds changes the model, any other leaves it (docs/contract.md "Inventory semantics"); see InventoryModel.
- */
+/** The expected inventory table kept beside the service under test (docs/contract.md "Inventory semantics"). */
 import { expect } from 'vitest';
 import { expectContractError, inventoryItemJson, type ObservedResponse } from './contract-oracle.ts';
 import { type RawClient, rawClient } from './raw-http.ts';

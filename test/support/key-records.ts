@@ -1,7 +1,4 @@
-/**
- * Asserts an API key record as the key tool stores it, read raw from the keys table (docs/contract.md
- * "Authentication and authorization", "Operator tooling").
- */
+/** Asserts an API key record as the key tool stores it (docs/contract.md "Authentication and authorization"). */
 import { expect } from 'vitest';
 import { type RawItem, sha256Hex } from './raw-tables.ts';
 

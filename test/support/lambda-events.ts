@@ -1,8 +1,4 @@
-/**
- * API Gateway events and a Lambda context for invoking handler modules directly, built here from the AWS
- * documentation of the payloads rather than from the local server's own event builder, so the handler tests
- * do not inherit a mistake of the code under test.
- */
+/** API Gateway events and a Lambda context from AWS's documentation (docs/api-gateway-behaviour.md). */
 import { randomUUID } from 'node:crypto';
 import type {
   APIGatewayAuthorizerResult,

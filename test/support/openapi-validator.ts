@@ -1,18 +1,4 @@
-/**
- * Validates an HTTP response against `openapi.yaml`, the API description at the project root.
- *
- * For a request `method path` (the path as the client sees it under the server URL, e.g. `/inventory/123`,
- * matched to the description's path templates), the response must have a status the operation declares, a
- * content type the response declares (`application/json`) and a body valid against the declared JSON Schema
- * (OpenAPI 3.1: JSON Schema 2020-12, checked with Ajv's 2020 dialect; `$ref`s to `#/components/schemas` are
- * resolved).
- *
- * int64 exactness (docs/contract.md "petId"): the body is parsed with {@link parseJsonExact}, which keeps an
- * integer beyond ±2^53 as a `bigint` read from its source text, and every `type: integer, format: int64`
- * schema is checked by an exact keyword (`int64Exact`) that accepts a safe-integer `number` or a `bigint`
- * within the schema's bounds. The description itself is read with `yaml`'s `intAsBigInt`, so the bound
- * `9223372036854775807` is exact too.
- */
+/** Validates an HTTP response against `openapi.yaml`, int64 values exactly (docs/contract.md "Identifiers"). */
 import { readFileSync } from 'node:fs';
 import Ajv2020Module, {
   type ErrorObject,

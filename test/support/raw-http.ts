@@ -1,9 +1,4 @@
-/**
- * HTTP requests with full control over what goes on the wire, for the hostile and contract suites: header
- * names in any case, the same header several times, in order, a body of arbitrary bytes (invalid UTF-8
- * included) and a path sent exactly as written (no dot-segment or percent-encoding normalisation, unlike
- * `fetch`, which also merges duplicated headers into one).
- */
+/** HTTP requests sent exactly as written (docs/contract.md "Requests as API Gateway delivers them"). */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 /** One request: headers as ordered `[name, value]` pairs, sent as given (duplicates kept). */

@@ -1,7 +1,4 @@
-/**
- * Raw table access for tests, independent of the code under test: items written and read as DynamoDB
- * attribute values, so a test sees exactly what is stored (docs/contract.md "Inventory semantics").
- */
+/** Raw table reads and writes, independent of the code under test (docs/contract.md "Inventory semantics"). */
 import { createHash } from 'node:crypto';
 import {
   type AttributeValue,

@@ -1,7 +1,4 @@
-/**
- * The operation table (lib/api.ts) rendered as requests to probe: for each operation, a valid request
- * against an entry that exists, so every route can be tried with every credential case.
- */
+/** One valid request per operation of lib/api.ts (docs/contract.md "Authentication and authorization"). */
 import { type Operation, operations } from '#lib/api.ts';
 
 /** A request to send with `TestApi.request`. */

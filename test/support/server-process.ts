@@ -1,7 +1,4 @@
-/**
- * Starts `npm start` (`node infra/local/server.ts`) as a real child process serving this run's synthesized
- * staging stack, as a developer runs it (README "Local server settings").
- */
+/** Starts `npm start` as a child process on this run's staging stack (README "Local server settings"). */
 
 import { type ChildResult, childEnv, projectRoot, scripts, spawnNode } from './child-process.ts';
 import { assemblyDir } from './synthesized-assembly.ts';

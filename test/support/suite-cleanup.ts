@@ -1,7 +1,4 @@
-/**
- * The end of a suite that runs child processes or uses temporary folders: one `afterAll` that leaves nothing
- * running and nothing on disk (docs/architecture.md "Principles").
- */
+/** One `afterAll` that leaves no child process or temporary folder behind (README "Tests"). */
 import { afterAll } from 'vitest';
 import { killChildren } from './child-process.ts';
 import { removeTemporaryDirs } from './temporary-dirs.ts';

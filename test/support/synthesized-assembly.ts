@@ -1,8 +1,4 @@
-/**
- * Vitest global setup: one `cdk synth` per test run (infra/local/assembly.ts `synthesize`) into a temporary
- * cloud assembly, removed after the run. Test files serve its staging stack through the local API
- * ({@link servedStagingStack}), so the HTTP suites prove what deploys.
- */
+/** Vitest global setup: one `cdk synth` per run (docs/architecture.md "One table, three renderings"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

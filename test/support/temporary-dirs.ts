@@ -1,7 +1,4 @@
-/**
- * Temporary folders for the suites that run the local server and the operator tools on a data folder: each
- * made empty under the OS temp folder, all removed together after the file's tests.
- */
+/** Temporary folders, removed together after a file's tests (README "Tests"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

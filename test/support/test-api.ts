@@ -1,7 +1,4 @@
-/**
- * Starts the service under test in this process: the local API serving this run's synthesized staging stack on a
- * free port, with a fresh key, and raw access to its tables (docs/architecture.md "One table, three renderings").
- */
+/** Starts the service under test in this process (docs/architecture.md "One table, three renderings"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

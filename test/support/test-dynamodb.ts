@@ -1,7 +1,4 @@
-/**
- * Starts the tests' DynamoDB: a real DynamoDB API (dynalite) with the service's tables, in memory or
- * restartable; and points a handler module imported in this process at it (docs/architecture.md "Principles").
- */
+/** Starts the tests' DynamoDB (dynalite) and points handler modules at it (docs/architecture.md "Principles"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,8 +1,4 @@
-/**
- * A stand-in TOKEN authorizer for test/http/api-gateway-behaviour.test.ts: the bearer token picks the outcome
- * (`allow`, `deny`, `unauthorized` throws `Unauthorized`, `malformed` returns no policy, `slow` times out) and
- * every call appends the token to the file named by `BEHAVIOUR_CALLS`, so a test sees what was cached.
- */
+/** A stand-in TOKEN authorizer whose token picks the outcome (docs/api-gateway-behaviour.md). */
 import { appendFileSync } from 'node:fs';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 

@@ -1,7 +1,4 @@
-/**
- * A stand-in operation function for test/http/api-gateway-behaviour.test.ts: the `{petId}` segment picks what it
- * does (`echo` returns what the event carried, `throw`, `huge` returns a result over Lambda's 6 MB, `slow` sleeps).
- */
+/** A stand-in function whose `{petId}` picks what it does (docs/api-gateway-behaviour.md). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 /** The Lambda handler (`index.handler`). @throws Error for `throw` */
