@@ -1,8 +1,4 @@
-/**
- * Setup of the handler suites, which invoke functions/<name>/handler.ts in this process (docs/architecture.md
- * "Principles"): a handler module imported on its own test DynamoDB, the three inventory handler modules, and
- * the REST proxy events of the inventory operations as API Gateway delivers them.
- */
+/** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
 import { afterAll, beforeAll } from 'vitest';
 import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import {

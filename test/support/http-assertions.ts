@@ -1,7 +1,4 @@
-/**
- * Assertions on the service's HTTP answers that many suites share: an exact Error response, and a refused request
- * that leaves the inventory table as it found it (docs/contract.md "Errors": bad input changes nothing).
- */
+/** Shared assertions: an exact Error response, and a refusal that changes nothing (docs/contract.md "Errors"). */
 import { expect } from 'vitest';
 import { observe } from './contract-oracle.ts';
 import { expectDeclared } from './openapi-validator.ts';

@@ -1,7 +1,4 @@
-/**
- * Inventories the suites seed (docs/contract.md "petId", "Inventory semantics"): one that spans the int64 range,
- * the exact list body a client must receive for any set of entries, and entries crowded into one list shard.
- */
+/** Inventories the suites seed, and the exact list body a client must receive (docs/contract.md "Inventory semantics"). */
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryItemJson } from './contract-oracle.ts';
 import { petIdsInShard } from './raw-tables.ts';

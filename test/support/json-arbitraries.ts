@@ -1,7 +1,4 @@
-/**
- * fast-check arbitraries of JSON request bodies for the hostile suites: objects whose members are drawn from a
- * table of names and value texts, so that a body can hold any mix of valid and invalid members.
- */
+/** fast-check arbitraries of JSON request bodies mixing valid and invalid members (docs/contract.md "InventoryUpdate"). */
 import fc from 'fast-check';
 
 /**
