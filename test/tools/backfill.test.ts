@@ -6,7 +6,7 @@
  * run has nothing left to do; a rebuild stopped after its copy resumes from the copy.
  */
 
-import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { expect, onTestFinished, test } from 'vitest';
 import { createTable } from '#infra/local/dynamodb.ts';
 import { backfillListIndex } from '#infra/tools/list-index-backfill.ts';
@@ -45,6 +45,11 @@ async function writeLegacyStore(db: TestDynamoDb, items: readonly RawItem[]): Pr
       AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
       KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
     }),
+  );
+  // dynalite answers CreateTable before the table is ACTIVE, even with createTableMs 0: wait, as createTable does.
+  await waitUntilTableExists(
+    { client: db.client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 },
+    { TableName: testTableNames.inventory },
   );
   await putItems(db.client, testTableNames.inventory, items);
 }
