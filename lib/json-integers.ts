@@ -3,6 +3,9 @@
 /** `-`, integer digits, fraction digits, exponent: the parts of an RFC 8259 number literal. */
 const numberLiteral = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 
+/** An integer literal without fraction or exponent, of at most 15 digits (below 2^53). */
+const plainSafeInteger = /^-?(?:0|[1-9][0-9]{0,14})$/;
+
 /** Most significant digits plus exponent {@link jsonInteger} computes: beyond any integer field of the service (int64 has 19). */
 const maxDigits = 40;
 
@@ -44,6 +47,8 @@ export class InexactNumber {
  */
 export function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
+  // A plain literal of at most 15 digits is always an exact safe integer: no need for the exact reading below.
+  if (plainSafeInteger.test(context.source)) return value;
   const integer = jsonInteger(context.source);
   return integer !== undefined && Number.isSafeInteger(value) ? value : new InexactNumber(context.source);
 }
