@@ -66,16 +66,11 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
 
-  test.each([
-    ['a petId with a leading zero', '09', '{"quantity":1}'],
-    ['a petId beyond int64', '9223372036854775808', '{"quantity":1}'],
-    ['quantity above 2147483647', '9', '{"quantity":2147483648}'],
-    ['a negative quantity', '9', '{"quantity":-1}'],
-    ['an unknown member', '9', '{"quantity":1,"status":"sold"}'],
-    ['malformed JSON', '9', '{"quantity":'],
-  ])('rejects %s with 400 invalid_request and leaves the table unchanged', async (_name, petId, body) => {
-    const response = await api.patch(petId, body);
-    expectContractError(observe(response), 400);
+  // Every refused petId and body is proven in test/contract/responses.test.ts; they are refused before any
+  // DynamoDB request, so one of them here shows the wiring on this database.
+  test('rejects a quantity above 2147483647 with 400 invalid_request and leaves the table unchanged', async () => {
+    const response = await api.patch('9', '{"quantity":2147483648}');
+    expectContractError(observe(response), 400, 'quantity must be an integer from 0 to 2147483647');
     expect(await api.tableItems()).toEqual(tableOf(items));
   });
 
