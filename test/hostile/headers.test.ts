@@ -20,7 +20,7 @@
  *   Error body (infra/local/http-server.ts). The test pins that it reaches nothing and changes nothing.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import {
@@ -30,18 +30,14 @@ import {
   isContractJsonContentType,
   observe,
 } from '#test/support/contract-oracle.ts';
-import { type InventoryModel, type ModelItem, modelledApi } from '#test/support/inventory-model.ts';
-import type { RawClient } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
+import { type ModelItem, modelledSuite } from '#test/support/inventory-model.ts';
+import { unthrottled } from '#test/support/test-api.ts';
 
 const existing: InventoryItem[] = [{ petId: '7', quantity: 1, status: 'available' }];
+const hostile = modelledSuite(existing);
 const unauthorizedMessage = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
 const contentTypeMessage = 'Content-Type must be application/json';
 
-let api: TestApi;
-let client: RawClient;
-let model: InventoryModel;
-let close: () => Promise<void>;
 /** A second valid key, with an expiry in the future. */
 const futureKey = generateApiKey();
 const revokedKey = generateApiKey();
@@ -50,9 +46,8 @@ const expiredKey = generateApiKey();
 const unknownKey = generateApiKey();
 
 beforeAll(async () => {
-  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
   const createdAt = '2026-01-01T00:00:00.000Z';
-  await api.keys.put({
+  await hostile.api.keys.put({
     keyDigest: apiKeyDigest(futureKey),
     name: 'future',
     createdAt,
@@ -60,18 +55,17 @@ beforeAll(async () => {
     // Never throttled: the suite sends hundreds of requests with this key in a few seconds.
     ...unthrottled,
   });
-  await api.keys.put({ keyDigest: apiKeyDigest(revokedKey), name: 'revoked', createdAt });
-  await api.keys.revoke(apiKeyDigest(revokedKey), new Date());
-  await api.keys.put({
+  await hostile.api.keys.put({ keyDigest: apiKeyDigest(revokedKey), name: 'revoked', createdAt });
+  await hostile.api.keys.revoke(apiKeyDigest(revokedKey), new Date());
+  await hostile.api.keys.put({
     keyDigest: apiKeyDigest(expiredKey),
     name: 'expired',
     createdAt,
     expiresAt: '2026-01-02T00:00:00.000Z',
   });
 });
-afterAll(() => close?.());
 
-const validKeys = () => [api.apiKey, futureKey];
+const validKeys = () => [hostile.api.apiKey, futureKey];
 
 /** The possible outcomes of a set of header values: each value valid or not. */
 function outcomes(values: readonly string[], valid: (value: string) => boolean): Set<boolean> {
@@ -96,7 +90,7 @@ async function checkHeaders(
   if (auth.has(true) && method === 'GET') allowed.add(200);
   if (auth.has(true) && method === 'PATCH') for (const ok of json) allowed.add(ok ? 200 : 400);
 
-  const response = await client.send(
+  const response = await hostile.client.send(
     method === 'PATCH'
       ? { method, path: '/inventory/7', headers, body: JSON.stringify({ quantity }) }
       : { method, path: '/inventory', headers },
@@ -108,12 +102,12 @@ async function checkHeaders(
   else if (response.status === 400) expectContractError(observed, 400, contentTypeMessage);
   else if (method === 'GET') {
     expect(observed.contentType).toBe('application/json');
-    expect(response.text).toBe(`[${inventoryItemJson(model.get('7') as ModelItem)}]`);
+    expect(response.text).toBe(`[${inventoryItemJson(hostile.model.get('7') as ModelItem)}]`);
   } else {
     expect(observed.contentType).toBe('application/json');
-    expect(response.text).toBe(inventoryItemJson(model.setQuantity('7', quantity)));
+    expect(response.text).toBe(inventoryItemJson(hostile.model.setQuantity('7', quantity)));
   }
-  await model.expectTable(api, context);
+  await hostile.model.expectTable(hostile.api, context);
   return response.status;
 }
 
@@ -141,7 +135,7 @@ const credential = fc.oneof(
 
 /** Resolves a generated credential description to its text (the keys exist only once the service runs). */
 function credentialText(kind: string): string {
-  const key = api.apiKey;
+  const key = hostile.api.apiKey;
   if (kind.startsWith('token:')) return kind.slice('token:'.length);
   if (kind.startsWith('long:')) return `psk_${'A'.repeat(Number(kind.slice('long:'.length)))}`;
   const texts: Record<string, string> = {
@@ -278,7 +272,7 @@ const validAuthorization = fc
   )
   .map(
     ([lead, scheme, spaces, future, trail]) =>
-      `${lead}${scheme}${spaces}${future ? futureKey : api.apiKey}${trail}`,
+      `${lead}${scheme}${spaces}${future ? futureKey : hostile.api.apiKey}${trail}`,
   );
 
 /** `application/json` or a `+json` type in any case, with or without parameters. */
@@ -342,7 +336,7 @@ describe('header examples', () => {
     ['Bearer <key>=', (key: string) => `Bearer ${key}=`, 401],
     ['Bearer <8 KB unknown key>', () => `Bearer psk_${'B'.repeat(8 * 1024)}`, 401],
   ])('answers Authorization: %s with %i', async (_name, value, status) => {
-    expect(await checkHeaders([['Authorization', value(api.apiKey)], json], 5)).toBe(status);
+    expect(await checkHeaders([['Authorization', value(hostile.api.apiKey)], json], 5)).toBe(status);
   });
 
   test.each([
@@ -364,7 +358,7 @@ describe('header examples', () => {
     expect(
       await checkHeaders(
         [
-          ['Authorization', api.authorization],
+          ['Authorization', hostile.api.authorization],
           ['Content-Type', value],
         ],
         6,
@@ -373,11 +367,11 @@ describe('header examples', () => {
   });
 
   test('answers a PATCH without Content-Type with 400 invalid_request', async () => {
-    expect(await checkHeaders([['Authorization', api.authorization]], 7)).toBe(400);
+    expect(await checkHeaders([['Authorization', hostile.api.authorization]], 7)).toBe(400);
   });
 
   test('answers a header block beyond the server limit (20 KB Authorization) with 413 and the Error body, reaching nothing', async () => {
-    const response = await client.send({
+    const response = await hostile.client.send({
       method: 'PATCH',
       path: '/inventory/7',
       headers: [['Authorization', `Bearer ${'C'.repeat(20 * 1024)}`], json],
@@ -389,14 +383,14 @@ describe('header examples', () => {
       message: 'request too large: at most 6 MB of body and 10,240 bytes of headers',
       status: 413,
     });
-    await model.expectTable(api);
-    expect(await checkHeaders([['Authorization', api.authorization], json], 9)).toBe(200);
+    await hostile.model.expectTable(hostile.api);
+    expect(await checkHeaders([['Authorization', hostile.api.authorization], json], 9)).toBe(200);
   });
 
   test('refuses a 100 KB header with 413 or by closing the connection, reaching nothing, and serves the next request', async () => {
     // The server answers 413 and closes the socket as soon as Node's 16 KB limit is passed; a client still
     // writing the rest of its 100 KB headers may see the reset before it reads the 413.
-    const outcome = await client
+    const outcome = await hostile.client
       .send({
         method: 'PATCH',
         path: '/inventory/7',
@@ -408,7 +402,7 @@ describe('header examples', () => {
         (error: NodeJS.ErrnoException) => error.code,
       );
     expect([413, 'ECONNRESET', 'EPIPE']).toContain(outcome);
-    await model.expectTable(api);
-    expect(await checkHeaders([['Authorization', api.authorization], json], 11)).toBe(200);
+    await hostile.model.expectTable(hostile.api);
+    expect(await checkHeaders([['Authorization', hostile.api.authorization], json], 11)).toBe(200);
   });
 });

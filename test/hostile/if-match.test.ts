@@ -11,26 +11,16 @@
  * every request), and each 200 carries the new ETag.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { contractIfMatch, expectContractError, observe } from '#test/support/contract-oracle.ts';
-import { type InventoryModel, modelledApi } from '#test/support/inventory-model.ts';
-import { type RawClient, sendJson } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { modelledSuite } from '#test/support/inventory-model.ts';
+import { sendJson } from '#test/support/raw-http.ts';
 
-let api: TestApi;
-let client: RawClient;
-let model: InventoryModel;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  const existing = [{ petId: '7', quantity: 1, status: 'available' } as const];
-  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
-});
-afterAll(() => close?.());
+const hostile = modelledSuite([{ petId: '7', quantity: 1, status: 'available' }]);
 
 /** The strong tag the contract gives the entry's current state. */
 function currentTag(): string {
-  const item = model.get('7');
+  const item = hostile.model.get('7');
   return `"${item?.quantity}-${item?.status}"`;
 }
 
@@ -96,8 +86,8 @@ describe('hostile If-Match headers', () => {
           const expected = contractIfMatch(values);
           const response = observe(
             await sendJson(
-              client,
-              api.authorization,
+              hostile.client,
+              hostile.api.authorization,
               'PATCH',
               '/inventory/7',
               `{"quantity":${quantity}}`,
@@ -113,12 +103,12 @@ describe('hostile If-Match headers', () => {
             expected.strongTags.includes(currentTag())
           ) {
             expect(response.status, context).toBe(200);
-            model.expectUpdateAnswer(response, '7', quantity);
+            hostile.model.expectUpdateAnswer(response, '7', quantity);
             expect(response.headers.etag, context).toBe(currentTag());
           } else {
             expectContractError(response, 412, 'If-Match does not match the current entry of petId 7');
           }
-          await model.expectTable(api, context);
+          await hostile.model.expectTable(hostile.api, context);
         },
       ),
       { numRuns: 400 },
@@ -152,13 +142,13 @@ describe('If-Match examples at the edges: length 0 and 256, invisible characters
           : 200;
     expect(oracleStatus).toBe(status);
     const response = observe(
-      await sendJson(client, api.authorization, 'PATCH', '/inventory/7', '{"quantity":5}', [
+      await sendJson(hostile.client, hostile.api.authorization, 'PATCH', '/inventory/7', '{"quantity":5}', [
         ['If-Match', ifMatch],
       ]),
     );
     if (status === 200) {
       expect(response.status, response.text).toBe(200);
-      model.expectUpdateAnswer(response, '7', 5);
+      hostile.model.expectUpdateAnswer(response, '7', 5);
       expect(response.headers.etag).toBe(currentTag());
     } else if (status === 412) {
       expectContractError(response, 412, 'If-Match does not match the current entry of petId 7');
@@ -169,6 +159,6 @@ describe('If-Match examples at the edges: length 0 and 256, invisible characters
         'If-Match must be * or a comma-separated list of entity tags such as "12-available"',
       );
     }
-    await model.expectTable(api);
+    await hostile.model.expectTable(hostile.api);
   });
 });

@@ -10,26 +10,17 @@
  * quantity it names.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { contractQuantity, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { int64Inventory } from '#test/support/inventory-fixtures.ts';
-import { type InventoryModel, modelledApi } from '#test/support/inventory-model.ts';
-import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { modelledSuite } from '#test/support/inventory-model.ts';
+import { sendJsonPatch } from '#test/support/raw-http.ts';
 
 const existing = int64Inventory;
 /** Well-formed petIds with no entry: a valid body for them is 404. */
 const missing = ['8', '11', '-7', '9223372036854775806'];
 
-let api: TestApi;
-let client: RawClient;
-let model: InventoryModel;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
-});
-afterAll(() => close?.());
+const hostile = modelledSuite(existing);
 
 const encoder = new TextEncoder();
 const targetPet = fc.constantFrom(...existing.map((item) => item.petId), ...missing);
@@ -37,16 +28,24 @@ const targetPet = fc.constantFrom(...existing.map((item) => item.petId), ...miss
 /** Sends `body` to `petId` and checks the response and the table against the oracle and the model. */
 async function checkPatch(petId: string, body: string | Uint8Array): Promise<void> {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const response = await sendJsonPatch(client, api.authorization, `/inventory/${petId}`, bytes);
+  const response = await sendJsonPatch(
+    hostile.client,
+    hostile.api.authorization,
+    `/inventory/${petId}`,
+    bytes,
+  );
   const observed = observe(response);
   const quantity = contractQuantity(bytes);
   if (quantity === undefined) {
     const error = expectContractError(observed, 400);
     expectUnknownMembersNamed(bytes, error.message);
   } else {
-    model.expectUpdateAnswer(observed, petId, quantity);
+    hostile.model.expectUpdateAnswer(observed, petId, quantity);
   }
-  await model.expectTable(api, `after PATCH /inventory/${petId} with ${Buffer.from(bytes).toString('hex')}`);
+  await hostile.model.expectTable(
+    hostile.api,
+    `after PATCH /inventory/${petId} with ${Buffer.from(bytes).toString('hex')}`,
+  );
 }
 
 /**
@@ -280,7 +279,7 @@ describe('body size limit (Lambda 6 MB invocation payload, API Gateway 10 MB; do
   test('accepts a valid body whose invocation payload stays under 6 MB with 200', async () => {
     const body = paddedBody(99, underLambdaLimit);
     await checkPatch('7', body);
-    expect(model.get('7')?.quantity).toBe(99);
+    expect(hostile.model.get('7')?.quantity).toBe(99);
   });
 
   test.each([
@@ -291,13 +290,13 @@ describe('body size limit (Lambda 6 MB invocation payload, API Gateway 10 MB; do
     async (_name, quantity, size) => {
       const body = paddedBody(quantity, size);
       expect(Buffer.byteLength(body)).toBe(size);
-      const response = await sendJsonPatch(client, api.authorization, '/inventory/7', body);
+      const response = await sendJsonPatch(hostile.client, hostile.api.authorization, '/inventory/7', body);
       expectContractError(
         observe(response),
         413,
         'request too large: at most 6 MB of body and 10,240 bytes of headers',
       );
-      await model.expectTable(api);
+      await hostile.model.expectTable(hostile.api);
     },
   );
 });

@@ -14,31 +14,22 @@
  * `invalid_request`, and a doubly encoded one (`%2537`) is the text `%37`, not a petId (tested with examples).
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { contractPetId, expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { idSegment } from '#test/support/hostile-ids.ts';
 import { int64Inventory } from '#test/support/inventory-fixtures.ts';
-import { type InventoryModel, modelledApi } from '#test/support/inventory-model.ts';
-import { type RawClient, sendJsonPatch } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { modelledSuite } from '#test/support/inventory-model.ts';
+import { sendJsonPatch } from '#test/support/raw-http.ts';
 
 const existing = int64Inventory;
 
-let api: TestApi;
-let client: RawClient;
-let model: InventoryModel;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ api, client, model, close } = modelledApi(await startTestApi({ inventory: existing }), existing));
-});
-afterAll(() => close?.());
+const hostile = modelledSuite(existing);
 
 /** Sends a valid update of `quantity` to the raw path segment `segment` and checks the oracle's answer. */
 async function checkSegment(segment: string, quantity: number): Promise<number> {
   const response = await sendJsonPatch(
-    client,
-    api.authorization,
+    hostile.client,
+    hostile.api.authorization,
     `/inventory/${segment}`,
     JSON.stringify({ quantity }),
   );
@@ -51,9 +42,9 @@ async function checkSegment(segment: string, quantity: number): Promise<number> 
   } else if (petId === undefined) {
     expect(expectContractError(observed, 400).message).toContain('petId');
   } else {
-    model.expectUpdateAnswer(observed, petId, quantity);
+    hostile.model.expectUpdateAnswer(observed, petId, quantity);
   }
-  await model.expectTable(api, `after PATCH /inventory/${segment}`);
+  await hostile.model.expectTable(hostile.api, `after PATCH /inventory/${segment}`);
   return response.status;
 }
 
@@ -93,9 +84,14 @@ describe('petId examples at the edges of the rule', () => {
   test.each(['%ZZ', '%FF', '7%', '%E2%82'])(
     'answers a segment that is not percent-encoded UTF-8 (%s) with 400 invalid_request and changes nothing',
     async (raw) => {
-      const response = await sendJsonPatch(client, api.authorization, `/inventory/${raw}`, '{"quantity":79}');
+      const response = await sendJsonPatch(
+        hostile.client,
+        hostile.api.authorization,
+        `/inventory/${raw}`,
+        '{"quantity":79}',
+      );
       expectContractError(observe(response), 400, 'path parameter petId is not valid percent-encoded UTF-8');
-      await model.expectTable(api);
+      await hostile.model.expectTable(hostile.api);
     },
   );
 

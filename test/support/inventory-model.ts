@@ -1,8 +1,9 @@
 /** The expected inventory table kept beside the service under test (docs/contract.md "Inventory semantics"). */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, type ObservedResponse } from './contract-oracle.ts';
 import { type RawClient, rawClient } from './raw-http.ts';
-import { storedEntry, type TestApi } from './test-api.ts';
+import { startTestApi, storedEntry, type TestApi } from './test-api.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */
 export interface ModelItem {
@@ -84,4 +85,18 @@ export function modelledApi(api: TestApi, items: readonly ModelItem[]): Modelled
       await api.close();
     },
   };
+}
+
+/**
+ * Registers the file's hooks: before its tests, starts the service under test with `items`
+ * (`startTestApi({ inventory: items })`) and models it ({@link modelledApi}); after them, closes it. The
+ * members of the returned object are set once the first hook has run.
+ */
+export function modelledSuite(items: readonly InventoryItem[]): ModelledApi {
+  const suite = {} as ModelledApi;
+  beforeAll(async () => {
+    Object.assign(suite, modelledApi(await startTestApi({ inventory: items }), items));
+  });
+  afterAll(() => suite.close?.());
+  return suite;
 }
