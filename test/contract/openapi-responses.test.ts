@@ -3,21 +3,18 @@
  * (API Gateway stand-in, real handlers, in-process DynamoDB) and its response must be declared by the
  * description (status, content type, body schema), checked by test/support/openapi-validator.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { rawClient } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { testApiSuite } from '#test/support/test-api.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-  await api.inventory.putMany([
+const api = testApiSuite({
+  inventory: [
     { petId: '-9223372036854775808', quantity: 0, status: 'sold' },
     { petId: '7', quantity: 3, status: 'available' },
     { petId: '9223372036854775807', quantity: 2, status: 'pending' },
-  ]);
+  ],
 });
-afterAll(() => api.close());
 
 const json = { 'Content-Type': 'application/json' };
 

@@ -5,7 +5,7 @@
  * concurrent conditional PATCHes carrying the same ETag of which exactly one wins. Every response is checked
  * against openapi.yaml.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import {
   badPetIdMessage,
@@ -14,13 +14,9 @@ import {
   expectRefused,
 } from '#test/support/http-assertions.ts';
 import { type RawResponse, rawClient, sendJson } from '#test/support/raw-http.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
+import { storedEntry, testApiSuite } from '#test/support/test-api.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.close());
+const api = testApiSuite();
 
 beforeEach(async () => {
   await api.inventory.putMany([

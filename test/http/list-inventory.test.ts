@@ -4,15 +4,11 @@
  * pages followed by their `Link` headers; the status filter.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { crowdedShard, int64Inventory, listBody } from '#test/support/inventory-fixtures.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { testApiSuite } from '#test/support/test-api.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.close());
+const api = testApiSuite();
 
 /** `GET <url>` with the test key: status, headers as the HTTP client received them, body. */
 function get(url: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {

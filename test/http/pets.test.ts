@@ -6,21 +6,16 @@
  * test/handlers/get-pet-by-id.test.ts: a moved clock of this process cannot reach the functions, which run in
  * worker threads as a deployed Lambda runs in its own environment. Every response is checked against openapi.yaml.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   badPetIdMessage,
   declaredRequest,
   expectError,
   expectRefused,
 } from '#test/support/http-assertions.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/test-api.ts';
+import { type TestResponse, testApiSuite } from '#test/support/test-api.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-  await api.inventory.putMany([{ petId: '5', quantity: 2, status: 'sold' }]);
-});
-afterAll(() => api.close());
+const api = testApiSuite({ inventory: [{ petId: '5', quantity: 2, status: 'sold' }] });
 
 const deprecationHeaders = { deprecation: '@1795392000', sunset: 'Wed, 30 Jun 2027 23:59:59 GMT' };
 

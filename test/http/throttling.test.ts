@@ -4,21 +4,15 @@
  * own rate or the environment's default (infra/settings.ts `apiKeys.throttle`), and answers the THROTTLED
  * gateway response: 429 `too_many_requests` with the Error body. A throttled request reaches no function.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { localEnvironment } from '#infra/local/settings.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { startTestApi, type TestApi, type TestResponse } from '#test/support/test-api.ts';
+import { type TestResponse, testApiSuite } from '#test/support/test-api.ts';
 
-let api: TestApi;
 const petId = '5';
-
-beforeAll(async () => {
-  api = await startTestApi();
-  await api.inventory.putMany([{ petId, quantity: 1, status: 'available' }]);
-});
-afterAll(() => api.close());
+const api = testApiSuite({ inventory: [{ petId, quantity: 1, status: 'available' }] });
 
 /** Stores a new key with every scope and, when given, its own throttle; returns the key. */
 async function newKey(name: string, throttle?: { rateLimit: number; burstLimit: number }): Promise<string> {

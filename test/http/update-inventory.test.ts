@@ -3,15 +3,11 @@
  * content type, exact body, and the table's state afterwards. Every refused petId, body and content type is proven
  * in test/contract/responses.test.ts; here, the updates and the requests as API Gateway delivers them.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { badPetIdMessage, expectRefused } from '#test/support/http-assertions.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
+import { storedEntry, testApiSuite } from '#test/support/test-api.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.close());
+const api = testApiSuite();
 
 const entries = [
   { petId: '-9223372036854775808', quantity: 1, status: 'pending' },

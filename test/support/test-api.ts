@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import type { ServedStack } from '#infra/local/assembly.ts';
 import { inMemory, localTableNames } from '#infra/local/dynamodb.ts';
 import { startLocalService } from '#infra/local/service.ts';
@@ -100,6 +101,19 @@ export interface TestApiOptions {
   onDisk?: boolean;
   /** Use the DynamoDB at this endpoint (for example a restartable test DynamoDB) instead of an embedded one. */
   dynamoDbEndpoint?: string;
+}
+
+/**
+ * Registers the file's hooks: before its tests, starts the service under test with `options`; after them, closes
+ * it. The members of the returned {@link TestApi} are set once the first hook has run.
+ */
+export function testApiSuite(options: TestApiOptions = {}): TestApi {
+  const suite = {} as TestApi;
+  beforeAll(async () => {
+    Object.assign(suite, await startTestApi(options));
+  });
+  afterAll(() => suite.close?.());
+  return suite;
 }
 
 /** Starts the service under test (see {@link TestApiOptions}). */
