@@ -1,8 +1,16 @@
 /** The service's stack, one class per environment (docs/service-spec.md §9.2), everything from lib/api.ts. */
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { authorizer, type FunctionDefinition, type Operation, operations, tablesOf } from '#lib/api.ts';
+import {
+  authorizer,
+  type FunctionDefinition,
+  type Operation,
+  operationNamed,
+  operations,
+  tablesOf,
+} from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
@@ -128,6 +136,20 @@ export class InventoryStack extends Stack {
       functions.set(definition, fn);
     }
     this.functions = functions;
+    // InventoryUpdated (README "Metrics") counts updateInventory's audit lines (lib/http/completion-log.ts), so a
+    // write logs one line, not a second EMF line for its metric.
+    functions
+      .get(operationNamed('updateInventory'))
+      ?.logGroup.addMetricFilter('InventoryUpdatedMetricFilter', {
+        filterPattern: FilterPattern.all(
+          FilterPattern.stringValue('$.message', '=', 'write completed'),
+          FilterPattern.numberValue('$.status', '=', 200),
+        ),
+        metricNamespace: settings.metricsNamespace,
+        metricName: 'InventoryUpdated',
+        metricValue: '1',
+        dimensions: { service: '$.service' },
+      });
     const functionOf = (definition: FunctionDefinition) => functions.get(definition) as ServiceFunction;
 
     this.api = new InventoryApi(this, 'Api', {

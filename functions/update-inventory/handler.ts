@@ -1,5 +1,4 @@
 /** updateInventory, `PATCH /v1/inventory/{petId}` (proxy 1.0): docs/contract.md "Inventory semantics". */
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
@@ -13,7 +12,6 @@ import { inventoryJson } from '#lib/inventory/inventory-item.ts';
 import { parseInventoryUpdate } from '#lib/inventory/inventory-update.ts';
 import { parsePetId } from '#lib/inventory/pet-id.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
-import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
 
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
@@ -33,7 +31,5 @@ export const handler = httpFunction(operationNamed('updateInventory'))
         `If-Match does not match the current entry of petId ${petId}`,
       );
     }
-    metrics.addMetric('InventoryUpdated', MetricUnit.Count, 1);
-    metrics.publishStoredMetrics();
     return jsonResponse(200, inventoryJson(result), { ETag: entityTag(result) });
   });

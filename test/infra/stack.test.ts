@@ -270,6 +270,24 @@ describe.each(environmentNames)('%s stack', (name) => {
     );
   });
 
+  it('counts InventoryUpdated from updateInventory audit lines: a metric filter on its log group', () => {
+    const filters = Object.values(resourcesOfType(json(), 'AWS::Logs::MetricFilter'));
+    expect(filters.map((filter) => filter.Properties)).toEqual([
+      {
+        LogGroupName: { Ref: 'UpdateInventoryFunctionLogGroup' },
+        FilterPattern: '{ ($.message = "write completed") && ($.status = 200) }',
+        MetricTransformations: [
+          {
+            MetricName: 'InventoryUpdated',
+            MetricNamespace: settings.metricsNamespace,
+            MetricValue: '1',
+            Dimensions: [{ Key: 'service', Value: '$.service' }],
+          },
+        ],
+      },
+    ]);
+  });
+
   describe('API', () => {
     it('names the REST API after its stack, so staging and production metrics (dimension ApiName) never mix', () => {
       const restApi = resource(json(), onlyOfType(json(), 'AWS::ApiGateway::RestApi'));
