@@ -115,25 +115,33 @@ export function storedItem({ petId, quantity, status }: InventoryItem): Record<s
   return { petId: NumberValue.from(petId), quantity, status, [listIndex.shardAttribute]: listShardOf(petId) };
 }
 
+/** Attributes to read, each through a placeholder (`status` and `name` are DynamoDB reserved words). */
+export type Projection = { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> };
+
+/** The {@link Projection} of `attributes`: built once per reader, not per request. */
+export function projection(attributes: readonly string[]): Projection {
+  return {
+    ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name])),
+  };
+}
+
+/** The attributes of an InventoryItem. */
+const entryProjection = projection(['petId', 'quantity', 'status']);
+
 /**
- * The item of `petId` in the inventory table `tableName` with only `attributes`, read with one strongly
- * consistent GetItem; undefined when there is none. Every attribute name goes through a placeholder (`status`
- * and `name` are DynamoDB reserved words).
+ * The item of `petId` in the inventory table `tableName` with only the attributes of `projected`, read with one
+ * strongly consistent GetItem; undefined when there is none.
  */
 export async function getEntry(
   client: DynamoDBDocumentClient,
   tableName: string,
   petId: string,
-  attributes: readonly string[],
+  projected: Projection,
 ): Promise<Record<string, unknown> | undefined> {
+  const key = { petId: NumberValue.from(petId) };
   const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: { petId: NumberValue.from(petId) },
-      ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name])),
-      ConsistentRead: true,
-    }),
+    new GetCommand({ TableName: tableName, Key: key, ...projected, ConsistentRead: true }),
   );
   return Item;
 }
@@ -263,7 +271,7 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
     },
 
     async get(petId) {
-      const item = await getEntry(client, tableName, petId, ['petId', 'quantity', 'status']);
+      const item = await getEntry(client, tableName, petId, entryProjection);
       return item && fromStored(item);
     },
 

@@ -4,7 +4,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
-import { getEntry, storedItem } from '../inventory/store.ts';
+import { getEntry, projection, storedItem } from '../inventory/store.ts';
 import type { NewPet, Pet } from './pet.ts';
 
 /** What the pet handlers need from the inventory table. */
@@ -47,7 +47,7 @@ function fromStored(item: Record<string, unknown>): Pet {
 }
 
 /** The attributes of a Pet on its item. */
-const petAttributes = ['petId', 'status', 'name', 'category', 'photoUrls', 'tags'] as const;
+const petProjection = projection(['petId', 'status', 'name', 'category', 'photoUrls', 'tags']);
 
 /** Attempts to find a free identifier for a pet without `id`. */
 const assignAttempts = 3;
@@ -85,7 +85,7 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
     },
 
     async get(petId) {
-      const item = await getEntry(client, tableName, petId, petAttributes);
+      const item = await getEntry(client, tableName, petId, petProjection);
       return item && fromStored(item);
     },
   };
