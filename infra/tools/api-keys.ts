@@ -1,6 +1,6 @@
 /** The key tool, `npm run keys -- <command> [--env staging|production]`: README "Operator tools". */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isScope, type Scope, scopes } from '#lib/api.ts';
+import { authorizerCacheTtlSeconds, isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from '../admin/keys.ts';
@@ -40,6 +40,14 @@ function collectScopes(value: string, previous: Scope[]): Scope[] {
     );
   }
   return [...new Set([...previous, ...(names as Scope[])])];
+}
+
+/**
+ * How long after it stops a key may still be accepted: API Gateway answers from the authorizer's cached result
+ * for up to its TTL (lib/api.ts `authorizerCacheTtlSeconds`) without asking the keys table.
+ */
+function cacheLag(them: string, after = ''): string {
+  return `API Gateway may keep accepting ${them} for up to ${authorizerCacheTtlSeconds} s${after} (authorizer cache)`;
 }
 
 function describeExpiry(expiresAt: Date | undefined): string {
@@ -155,7 +163,9 @@ program
         gateway: target.gatewayKeys(),
       }),
     );
-    console.log(`Revoked ${ids.length} key(s): ${ids.join(', ')}.`);
+    console.log(
+      `Revoked ${ids.length} key(s): ${ids.join(', ')}; ${cacheLag(ids.length === 1 ? 'it' : 'them')}.`,
+    );
   });
 
 program
@@ -178,7 +188,7 @@ program
       });
     });
     console.error(
-      `Rotated key ${id}: it keeps working until ${rotation.oldExpiresAt.toISOString()}. The new key ${rotation.newId} is shown once:`,
+      `Rotated key ${id}: it keeps working until ${rotation.oldExpiresAt.toISOString()}; ${cacheLag('it', ' more')}. The new key ${rotation.newId} is shown once:`,
     );
     console.log(rotation.apiKey);
   });

@@ -272,7 +272,10 @@ describe('keys revoke', () => {
 
     const result = await keys('revoke', id);
 
-    expect(result).toMatchObject({ code: 0, stdout: `Revoked 1 key(s): ${id}.\n` });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: `Revoked 1 key(s): ${id}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\n`,
+    });
     expect(await getInventory(api.baseUrl, revoked)).toStrictEqual({
       status: 401,
       text: unauthorizedBody,
@@ -307,7 +310,9 @@ describe('keys revoke', () => {
     const result = await keys('revoke', 'fleet', '--all');
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Revoked 2 key\(s\): [0-9a-f]{12}, [0-9a-f]{12}\.\n$/);
+    expect(result.stdout).toMatch(
+      /^Revoked 2 key\(s\): [0-9a-f]{12}, [0-9a-f]{12}; API Gateway may keep accepting them for up to 300 s \(authorizer cache\)\.\n$/,
+    );
     expect((await listed(first))?.state).toBe('revoked');
     expect((await listed(second))?.state).toBe('revoked');
   });
@@ -317,7 +322,10 @@ describe('keys revoke', () => {
 
     const result = await keys('revoke', 'unique-name');
 
-    expect(result).toMatchObject({ code: 0, stdout: `Revoked 1 key(s): ${sha256Hex(key).slice(0, 12)}.\n` });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: `Revoked 1 key(s): ${sha256Hex(key).slice(0, 12)}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\n`,
+    });
     expect(await getInventory(api.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
   });
 
@@ -372,6 +380,21 @@ describe('keys rotate', () => {
     const grace = localEnvironment.apiKeys.rotationGraceHours * 3_600_000;
     expect(oldExpiry).toBeGreaterThanOrEqual(before + grace - 1000);
     expect(oldExpiry).toBeLessThanOrEqual(Date.now() + grace);
+    expect(result.stderr).toBe(
+      `Rotated key ${oldId}: it keeps working until ${new Date(oldExpiry).toISOString()}; API Gateway may keep accepting it for up to 300 s more (authorizer cache). The new key ${sha256Hex(rotated).slice(0, 12)} is shown once:\n`,
+    );
+  });
+
+  test("the new key joins the old key's rotation chain: its record holds the id of the chain's first key", async () => {
+    const first = await createKey('chained');
+    const firstId = sha256Hex(first).slice(0, 12);
+
+    const once = (await keys('rotate', firstId)).stdout.trim();
+    const twice = (await keys('rotate', sha256Hex(once).slice(0, 12))).stdout.trim();
+
+    expect((await storedKey(sha256Hex(first)))?.firstKeyId).toBeUndefined();
+    expect((await storedKey(sha256Hex(once)))?.firstKeyId).toStrictEqual({ S: firstId });
+    expect((await storedKey(sha256Hex(twice)))?.firstKeyId).toStrictEqual({ S: firstId });
   });
 
   test('an id that is not an active key exits 1 and creates nothing', async () => {
