@@ -49,12 +49,14 @@ function keyStoreUnavailable(): Error {
 /**
  * The authorizer's `context`, which API Gateway hands to the function as `requestContext.authorizer` (values
  * are strings, numbers or booleans only): `scope` is the key's scopes separated by spaces (as OAuth's `scope`);
- * `rateLimit` / `burstLimit` only when the key has its own throttle.
+ * `firstKeyId` the id that scopes its Idempotency-Keys (lib/auth/authorize.ts `Principal`); `rateLimit` /
+ * `burstLimit` only when the key has its own throttle.
  */
 export interface AuthorizerContext {
   [name: string]: string | number;
   keyName: string;
   keyId: string;
+  firstKeyId: string;
   scope: string;
 }
 
@@ -63,6 +65,7 @@ export function authorizerContext(principal: Principal): AuthorizerContext {
   return {
     keyName: principal.keyName,
     keyId: principal.keyId,
+    firstKeyId: principal.firstKeyId,
     scope: principal.scopes.join(' '),
     ...principal.throttle,
   };

@@ -6,11 +6,14 @@ import { headerValues } from '#lib/http/headers.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
+import { orderClaim } from '#lib/orders/claim.ts';
 import {
   idempotencyKeyHeader,
   idempotentPlacement,
+  keyReused,
   parseIdempotencyKey,
   type Refusal,
+  scopedKey,
 } from '#lib/orders/idempotency.ts';
 import { type NewOrder, type Order, orderJson, parseNewOrder } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
@@ -20,11 +23,17 @@ const placement = orderPlacement(
   documentClient,
   requiredEnv(tables.inventory.env),
   requiredEnv(tables.orders.env),
+  requiredEnv(tables.idempotency.env),
 );
 
-/** Reserves the stock of `order`: the order, or the contract's 404 or 409 `insufficient_stock` refusal. */
-async function place(order: NewOrder): Promise<Order | Refusal> {
-  const result = await placement(order);
+/**
+ * Reserves the stock of `order`, claiming the scoped Idempotency-Key `key` when there is one: the order (the
+ * one the key placed before, if it did), or the contract's 404 or 409 `insufficient_stock` refusal.
+ * @throws HttpError 422 `idempotency_key_reused` when the key placed another order (not remembered as a result)
+ */
+async function place(order: NewOrder, key?: string): Promise<Order | Refusal> {
+  const result = await placement(order, key === undefined ? undefined : orderClaim(key, order));
+  if (result === 'key_reused') throw keyReused();
   if (result === 'no_entry')
     return { code: 'not_found', message: `no inventory entry for petId ${order.petId}` };
   if (result === 'insufficient_stock') {
@@ -44,9 +53,8 @@ export const handler = httpFunction(operationNamed('placeOrder'))
   .handler(async (event, context) => {
     const order = parseNewOrder(event.body);
     const key = parseIdempotencyKey(headerValues(event, idempotencyKeyHeader));
-    const principal = String(event.requestContext.authorizer?.principalId ?? '');
     const placed = await placeOnce(
-      { ...(key === undefined ? {} : { key: `${principal} ${key}` }), order },
+      { ...(key === undefined ? {} : { key: scopedKey(event.requestContext.authorizer, key) }), order },
       context,
     );
     return jsonResponse(201, orderJson(placed), { Location: `/${stageName}/store/orders/${placed.id}` });

@@ -50,6 +50,8 @@ function stateAt(record: ApiKeyRecord, now: Date): KeyState {
 /** What a new key is: its name, creation time, optional expiry, scopes and own throttle. */
 export interface NewKey {
   name: string;
+  /** The id of the first key of the rotation chain it joins (a key made by {@link rotateKey}). */
+  firstKeyId?: string;
   now: Date;
   expiresAt?: Date;
   scopes: readonly Scope[];
@@ -73,6 +75,7 @@ export async function createKey(keys: KeyStore, key: NewKey, gateway?: GatewayKe
     await keys.put({
       keyDigest,
       name: key.name,
+      ...(key.firstKeyId === undefined ? {} : { firstKeyId: key.firstKeyId }),
       createdAt: key.now.toISOString(),
       ...(key.expiresAt ? { expiresAt: key.expiresAt.toISOString() } : {}),
       scopes: [...key.scopes],
@@ -164,9 +167,9 @@ export interface Rotation {
 }
 
 /**
- * Rotates the active key with id `id`: a new key with the same name, scopes and throttle, valid until
- * `expiresAt` (none when the old key had none), and the old key made to expire at `graceEnd` (or earlier, if it
- * already expires before).
+ * Rotates the active key with id `id`: a new key with the same name, scopes and throttle, in the old key's
+ * rotation chain (the chain's first key id, which scopes Idempotency-Keys), valid until `expiresAt` (none when
+ * the old key had none), and the old key made to expire at `graceEnd` (or earlier, if it already expires before).
  * @throws KeyToolError when no active key has that id.
  */
 export async function rotateKey(
@@ -188,6 +191,7 @@ export async function rotateKey(
     keys,
     {
       name: old.name,
+      firstKeyId: old.firstKeyId ?? keyIdOf(old.keyDigest),
       now: options.now,
       ...(old.expiresAt !== undefined && options.expiresAt ? { expiresAt: options.expiresAt } : {}),
       scopes: old.scopes ?? options.allScopes,

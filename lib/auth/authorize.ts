@@ -29,6 +29,11 @@ export interface Principal {
   keyName: string;
   /** The key's id (lib/auth/api-key.ts `keyIdOf`), as `keys list` shows it. */
   keyId: string;
+  /**
+   * The id of the first key of its rotation chain: the key's own id unless `keys rotate` made it. It scopes the
+   * key's Idempotency-Keys, so a rotated key shares its predecessor's (docs/contract.md "Store orders").
+   */
+  firstKeyId: string;
   /** The scopes the key holds; every scope for a key stored before scopes existed. */
   scopes: readonly Scope[];
   /** The value of the key's API Gateway API key (lib/auth/api-key.ts `usageIdentifierOf`). */
@@ -47,6 +52,7 @@ function principalOf(record: ApiKeyRecord): Principal {
   return {
     keyName: record.name,
     keyId: keyIdOf(record.keyDigest),
+    firstKeyId: record.firstKeyId ?? keyIdOf(record.keyDigest),
     scopes: record.scopes ?? scopes,
     usageIdentifier: usageIdentifierOf(record.keyDigest),
     ...(record.rateLimit !== undefined && record.burstLimit !== undefined

@@ -11,11 +11,14 @@ import type { Scope } from '../api.ts';
 
 /**
  * One stored key. Times are ISO 8601 UTC strings. `scopes` absent: a key stored before scopes existed, which
- * holds every scope; `rateLimit` absent: the environment's default throttle applies.
+ * holds every scope; `rateLimit` absent: the environment's default throttle applies; `firstKeyId` absent: the
+ * key is the first of its rotation chain.
  */
 export interface ApiKeyRecord {
   keyDigest: string;
   name: string;
+  /** The id of the first key of its rotation chain (a key made by `rotate`): what scopes its Idempotency-Keys. */
+  firstKeyId?: string;
   createdAt: string;
   expiresAt?: string;
   revokedAt?: string;

@@ -10,13 +10,11 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { Context } from 'aws-lambda';
 import { dynamoDbClientConfig } from '../clients/dynamodb.ts';
 import { type ErrorCode, HttpError, invalidRequest } from '../http/errors.ts';
+import { idempotencyWindowSeconds } from './claim.ts';
 import type { NewOrder, Order } from './order.ts';
 
 /** The request header carrying the key. */
 export const idempotencyKeyHeader = 'Idempotency-Key';
-
-/** How long a key keeps its first order, in seconds (docs/contract.md: 24 hours). */
-export const idempotencyWindowSeconds = 24 * 60 * 60;
 
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
 
@@ -45,9 +43,30 @@ function orderOf(result: Order | Refusal): Order {
   return result;
 }
 
-/** What one reservation is asked: the caller's key (absent: not idempotent) and the validated order. */
+/**
+ * The Idempotency-Key `key` in the scope of the API key that sent it: `<scope> <key>`, so that two API keys'
+ * equal Idempotency-Keys never meet. The scope is the authorizer's `firstKeyId` (the first key of the rotation
+ * chain, functions/authorizer/handler.ts), else its `keyId`: a result cached by an authorizer older than
+ * `firstKeyId` carries only the key's own id, which is the first key's for every key not made by `rotate`.
+ * @throws Error when the authorizer gave neither (a wiring mistake: no request reaches placeOrder without it)
+ */
+export function scopedKey(authorizer: Record<string, unknown> | null | undefined, key: string): string {
+  const scope = authorizer?.firstKeyId ?? authorizer?.keyId;
+  if (typeof scope !== 'string' || scope === '') throw new Error('no API key id in the authorizer context');
+  return `${scope} ${key}`;
+}
+
+/** The 422 of an Idempotency-Key sent before with another order (docs/contract.md "Store orders"). */
+export function keyReused(): HttpError {
+  return new HttpError(
+    'idempotency_key_reused',
+    `this ${idempotencyKeyHeader} was used with another order in the last 24 hours`,
+  );
+}
+
+/** What one reservation is asked: the caller's scoped key (absent: not idempotent) and the validated order. */
 export interface Reservation {
-  /** `<principal> <key>`, so that two callers' equal keys never meet. */
+  /** The Idempotency-Key in its API key's scope ({@link scopedKey}). */
   key?: string;
   order: NewOrder;
 }
@@ -60,27 +79,26 @@ function contractError(error: unknown): unknown {
       `a request with this ${idempotencyKeyHeader} is still running; retry later`,
     );
   }
-  if (error instanceof IdempotencyValidationError) {
-    return new HttpError(
-      'idempotency_key_reused',
-      `this ${idempotencyKeyHeader} was used with another order in the last 24 hours`,
-    );
-  }
+  if (error instanceof IdempotencyValidationError) return keyReused();
   if (error instanceof IdempotencyPersistenceLayerError && error.cause instanceof Error) return error.cause;
   return error;
 }
 
 /**
  * `place` made idempotent by {@link Reservation.key} over the table `tableName` (Powertools' DynamoDB
- * persistence layer: key `id`, TTL attribute `expiration`); a reservation without a key calls `place`
- * directly. @returns a function of the reservation and the invocation's Lambda context (it bounds the
+ * persistence layer: key `id`, TTL attribute `expiration`): a concurrent repeat is 409 `conflict`, a repeat
+ * answers the first result again (an order or a remembered refusal), and a result thrown is not remembered. A
+ * reservation without a key calls `place` directly. `place` is given the scoped key too: the order's own
+ * transaction claims it (lib/orders/claim.ts), which keeps the order single when the utility's record does not
+ * (its in-progress lock expires with the invocation that died after the commit; docs/architecture.md "Orders
+ * exactly once"). @returns a function of the reservation and the invocation's Lambda context (it bounds the
  * in-progress lock). Not the utility's middy middleware: in 2.35.0 its `onError` deletes the record even when
  * its own `before` refused the request, so a repeat answered 409 or 422 frees the first one's lock and a
  * further repeat reserves stock again (aws-powertools/powertools-lambda-typescript#5675, fixed by #5676,
  * unreleased). This wrapper deletes only a record it acquired, when `place` fails.
  */
 export function idempotentPlacement(
-  place: (order: NewOrder) => Promise<Order | Refusal>,
+  place: (order: NewOrder, key?: string) => Promise<Order | Refusal>,
   tableName: string,
 ): (reservation: Reservation, context: Context) => Promise<Order> {
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName, clientConfig: dynamoDbClientConfig });
@@ -89,7 +107,7 @@ export function idempotentPlacement(
     payloadValidationJmesPath: 'order',
     expiresAfterSeconds: idempotencyWindowSeconds,
   });
-  const idempotent = makeIdempotent(async ({ order }: Reservation) => place(order), {
+  const idempotent = makeIdempotent(async ({ order, key }: Reservation) => place(order, key), {
     persistenceStore,
     config,
     keyPrefix: 'placeOrder',

@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '../http/errors.ts';
 import { tables } from '../tables.ts';
+import { claimedOrderId, claimPut, type OrderClaim } from './claim.ts';
 import type { NewOrder, Order, OrderStatus } from './order.ts';
 
 /** The one value of the index partition key: every order is listed from it (see README "Store orders"). */
@@ -28,8 +29,11 @@ export function newOrderId(now: number = Date.now()): string {
   return ((BigInt(now) << BigInt(randomBits)) | BigInt(randomInt(2 ** randomBits))).toString();
 }
 
-/** The outcome of {@link OrderStore.place}: the stored order, or why nothing changed. */
-export type PlaceResult = Order | 'no_entry' | 'insufficient_stock';
+/**
+ * The outcome of a placement: the stored order (or the one its key's claim placed before), or why nothing
+ * changed: no entry, short stock, or the key's claim holds another order.
+ */
+export type PlaceResult = Order | 'no_entry' | 'insufficient_stock' | 'key_reused';
 
 /** One page of the newest-first list: the orders, and the last one's id when more follow. */
 export interface OrderPage {
@@ -71,22 +75,28 @@ function fromStored(item: Record<string, unknown>): Order {
 const placeAttempts = 5;
 
 /**
- * placeOrder's write: one TransactWriteItems that decrements the item's `quantity` only if it holds enough
- * and puts the order under a new id. The decrement's old item tells `no_entry` from `insufficient_stock`; a
- * `TransactionConflict` is retried, {@link placeAttempts} times in all, then 503 `service_unavailable`.
+ * placeOrder's write: one TransactWriteItems that puts the key's claim when there is one (lib/orders/claim.ts,
+ * into `claimsTable`), decrements the item's `quantity` only if it holds enough and puts the order under a new
+ * id. A claim that refuses returns the order it placed before, as placed (`key_reused` for another order); the
+ * decrement's old item tells `no_entry` from `insufficient_stock`; a `TransactionConflict` is retried,
+ * {@link placeAttempts} times in all, then 503 `service_unavailable`.
  */
 export function orderPlacement(
   client: DynamoDBDocumentClient,
   inventoryTable: string,
   ordersTable: string,
-): (order: NewOrder) => Promise<PlaceResult> {
-  return async (newOrder) => {
+  claimsTable: string,
+): (order: NewOrder, claim?: OrderClaim) => Promise<PlaceResult> {
+  return async (newOrder, claim) => {
     for (let attempt = 1; ; attempt++) {
       const order: Order = { id: newOrderId(), ...newOrder, status: 'placed', complete: false };
+      // The claim goes first: its refusal is the one that counts, whatever else would refuse.
+      const claimed = claim ? [{ Put: claimPut(claimsTable, claim, order.id, Date.now()) }] : [];
       try {
         await client.send(
           new TransactWriteCommand({
             TransactItems: [
+              ...claimed,
               {
                 Update: {
                   TableName: inventoryTable,
@@ -119,9 +129,14 @@ export function orderPlacement(
         return order;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
-        const [stock, put] = error.CancellationReasons ?? [];
+        const reasons = error.CancellationReasons ?? [];
+        const [stock, put] = reasons.slice(claimed.length);
+        if (claim && reasons[0]?.Code === 'ConditionalCheckFailed') {
+          const orderId = claimedOrderId(reasons[0].Item, claim);
+          return orderId === 'key_reused' ? orderId : { ...order, id: orderId };
+        }
         if (stock?.Code === 'ConditionalCheckFailed') return stock.Item ? 'insufficient_stock' : 'no_entry';
-        const conflict = [stock, put].some((reason) => reason?.Code === 'TransactionConflict');
+        const conflict = reasons.some((reason) => reason?.Code === 'TransactionConflict');
         const idTaken = put?.Code === 'ConditionalCheckFailed';
         if (!(conflict || idTaken)) throw error;
         if (attempt === placeAttempts) {

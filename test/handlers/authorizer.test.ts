@@ -47,7 +47,8 @@ const everyScope = 'inventory:read inventory:write orders:read orders:write';
 
 /**
  * The Allow result for `key` named `name` on every method of stage v1 of the calling API: its usage identifier
- * (SHA-256 of `usage-identifier:` + digest, computed here), its id (12 hex digits of the digest) and scopes.
+ * (SHA-256 of `usage-identifier:` + digest, computed here), its id (12 hex digits of the digest), which is also
+ * its rotation chain's first key id unless `context` says otherwise, and scopes.
  */
 function allowPolicy(
   name: string,
@@ -61,7 +62,12 @@ function allowPolicy(
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiArn}/v1/*` }],
     },
     usageIdentifierKey: sha256Hex(`usage-identifier:${sha256Hex(key)}`),
-    context: { keyName: name, keyId: sha256Hex(key).slice(0, 12), ...context },
+    context: {
+      keyName: name,
+      keyId: sha256Hex(key).slice(0, 12),
+      firstKeyId: sha256Hex(key).slice(0, 12),
+      ...context,
+    },
   };
 }
 
@@ -118,6 +124,14 @@ describe('authorizer allows', () => {
 
     expect(await authorize(`Bearer ${key}`)).toStrictEqual(
       allowPolicy('dashboard', key, { scope: 'inventory:read orders:read' }),
+    );
+  });
+
+  test('a key made by rotate carries the first key id of its rotation chain in context.firstKeyId', async () => {
+    const key = await storeKey('rotated', { firstKeyId: { S: '0123456789ab' } });
+
+    expect(await authorize(`Bearer ${key}`)).toStrictEqual(
+      allowPolicy('rotated', key, { firstKeyId: '0123456789ab', scope: everyScope }),
     );
   });
 

@@ -3,13 +3,17 @@
  * (201 with Location, the stock decremented; 404 without an entry; 409 `insufficient_stock` changing nothing),
  * 500 concurrent orders of 1 against a stock of 100 (exactly 100 201s, 400 409s, stock 0, exactly those 100
  * orders listed), the same run with every Idempotency-Key sent 3 times concurrently (each key's stock reserved
- * once), Idempotency-Key replays, 422 for a reused key and 400 for a malformed one, listOrders newest first in
+ * once), Idempotency-Key replays, scoped by the API key's id (two keys of one name place two orders; a rotated
+ * key shares its predecessor's), 422 for a reused key and 400 for a malformed one, listOrders newest first in
  * pages linked by `Link` rel="next", getOrderById. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { rotateKey } from '#infra/admin/keys.ts';
+import { scopes } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey, keyIdOf } from '#lib/auth/api-key.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
 /**
  * Connections of the raw client: enough for every request of a concurrency run to be in flight at once, each on
@@ -57,6 +61,22 @@ async function listAll(limit: number): Promise<{ id: string; petId: string; quan
     if (link) expect(path).toBeDefined();
   }
   return orders;
+}
+
+/**
+ * Stores a new key named `name` with every scope and no throttle of its own beyond the suites' (the keys tool's
+ * record, lib/auth/key-store.ts) and returns the key.
+ */
+async function storedKey(name: string): Promise<string> {
+  const key = generateApiKey();
+  await api.keys.put({
+    keyDigest: apiKeyDigest(key),
+    name,
+    createdAt: new Date().toISOString(),
+    scopes: [...scopes],
+    ...unthrottled,
+  });
+  return key;
 }
 
 function stockOf(items: Record<string, string>[], petId: string): string | undefined {
@@ -179,6 +199,44 @@ describe('Idempotency-Key', () => {
     });
     expect(placed.status, placed.text).toBe(201);
     expect(stockOf(await api.tableItems(), '24')).toBe('3');
+  });
+
+  test('two API keys that share a name have their own Idempotency-Keys: the same key and order from each places two orders', async () => {
+    await api.inventory.putMany([{ petId: '25', quantity: 10, status: 'available' }]);
+    const [first, second] = [await storedKey('twin-client'), await storedKey('twin-client')];
+    const body = '{"petId": 25, "quantity": 2}';
+    const key = { 'Idempotency-Key': 'order-25' };
+    const answers = [
+      await placeOrder(body, { ...key, Authorization: `Bearer ${first}` }),
+      await placeOrder(body, { ...key, Authorization: `Bearer ${second}` }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
+    const ids = answers.map((answer) => /^\{"id":(\d+),/.exec(answer.text)?.[1]);
+    expect(new Set(ids).size).toBe(2);
+    expect(stockOf(await api.tableItems(), '25')).toBe('6');
+    const orders = (await api.tableItems('orders')).filter((order) => order.petId === '25');
+    expect(orders.map((order) => order.orderId).sort()).toEqual([...ids].sort());
+  });
+
+  test("a key made by rotate shares the scope of the key it replaces: it gets the old key's order back for the same Idempotency-Key", async () => {
+    await api.inventory.putMany([{ petId: '26', quantity: 10, status: 'available' }]);
+    const old = await storedKey('rotating-client');
+    const body = '{"petId": 26, "quantity": 3}';
+    const key = { 'Idempotency-Key': 'order-26' };
+    const first = await placeOrder(body, { ...key, Authorization: `Bearer ${old}` });
+    expect(first.status, first.text).toBe(201);
+    const now = new Date();
+    const options = { now, graceEnd: new Date(now.getTime() + 3_600_000), allScopes: scopes };
+    const once = await rotateKey(api.keys, keyIdOf(apiKeyDigest(old)), options);
+    // A rotation of the rotated key stays in the same scope: it is the first key's id that scopes.
+    const twice = await rotateKey(api.keys, once.newId, options);
+    for (const rotated of [once.apiKey, twice.apiKey]) {
+      const again = await placeOrder(body, { ...key, Authorization: `Bearer ${rotated}` });
+      expect([again.status, again.text]).toEqual([201, first.text]);
+      expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    }
+    expect(stockOf(await api.tableItems(), '26')).toBe('7');
+    expect((await api.tableItems('orders')).filter((order) => order.petId === '26')).toHaveLength(1);
   });
 
   test.each(['', 'a'.repeat(256), 'with space', 'ümlaut'])('rejects the key %j with 400', async (key) => {

@@ -4,9 +4,10 @@ import { listenOnFreePort } from './free-port.ts';
 
 /**
  * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
- * with every item unprocessed (other operations are forwarded), or drop the connection.
+ * with every item unprocessed (other operations are forwarded), drop the connection, or forward it and
+ * withhold the answer (`unanswered`: the write lands, and its caller waits until its own timeout).
  */
-export type Fault = 'pass' | 'error' | 'unprocessed' | 'down';
+export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered';
 
 /** A running fault proxy. */
 export interface FaultProxy {
@@ -43,8 +44,9 @@ const internalError = JSON.stringify({
  * A DynamoDB endpoint in front of a real DynamoDB API that forwards every request until a test chooses a fault,
  * and then produces the faults real DynamoDB shows and the local APIs cannot: an internal error on the wire
  * (HTTP 500, `x-amzn-ErrorType: InternalServerError`, JSON 1.0 error body), a BatchWriteItem answered with
- * every item unprocessed (HTTP 200, nothing written, as DynamoDB answers a throttled batch), or a dropped
- * connection (DynamoDB lost mid-way). It stores and reads nothing itself: what is stored is what the real API
+ * every item unprocessed (HTTP 200, nothing written, as DynamoDB answers a throttled batch), a dropped
+ * connection (DynamoDB lost mid-way), or a write applied whose answer never comes (the caller dies or times out
+ * between the commit and its answer). It stores and reads nothing itself: what is stored is what the real API
  * stored.
  */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
@@ -95,6 +97,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       new URL(incoming.url ?? '/', target),
       { method: incoming.method, headers: incoming.headers },
       (answer) => {
+        // The request was applied; its caller never hears of it (the connection stays open until it leaves).
+        if (fault === 'unanswered') return void answer.resume();
         outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
         answer.pipe(outgoing);
       },
