@@ -72,7 +72,8 @@ export const tables = {
   },
   /**
    * placeOrder's idempotency records (Powertools for AWS Lambda's DynamoDB persistence layer: partition key
-   * `id`, expiry in `expiration`, removed by DynamoDB's TTL after it).
+   * `id`, expiry in `expiration`, removed by DynamoDB's TTL after it) and its orders' claims, written in the
+   * orders' transactions (lib/orders/claim.ts; docs/architecture.md "Orders exactly once").
    */
   idempotency: {
     env: 'IDEMPOTENCY_TABLE_NAME',

@@ -10,8 +10,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { rotateKey } from '#infra/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
-import { apiKeyDigest, generateApiKey, keyIdOf } from '#lib/auth/api-key.ts';
+import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
+import { storeNewKey } from '#test/support/key-records.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
@@ -61,22 +62,6 @@ async function listAll(limit: number): Promise<{ id: string; petId: string; quan
     if (link) expect(path).toBeDefined();
   }
   return orders;
-}
-
-/**
- * Stores a new key named `name` with every scope and no throttle of its own beyond the suites' (the keys tool's
- * record, lib/auth/key-store.ts) and returns the key.
- */
-async function storedKey(name: string): Promise<string> {
-  const key = generateApiKey();
-  await api.keys.put({
-    keyDigest: apiKeyDigest(key),
-    name,
-    createdAt: new Date().toISOString(),
-    scopes: [...scopes],
-    ...unthrottled,
-  });
-  return key;
 }
 
 function stockOf(items: Record<string, string>[], petId: string): string | undefined {
@@ -203,7 +188,10 @@ describe('Idempotency-Key', () => {
 
   test('two API keys that share a name have their own Idempotency-Keys: the same key and order from each places two orders', async () => {
     await api.inventory.putMany([{ petId: '25', quantity: 10, status: 'available' }]);
-    const [first, second] = [await storedKey('twin-client'), await storedKey('twin-client')];
+    const [first, second] = [
+      await storeNewKey(api.keys, 'twin-client', unthrottled),
+      await storeNewKey(api.keys, 'twin-client', unthrottled),
+    ];
     const body = '{"petId": 25, "quantity": 2}';
     const key = { 'Idempotency-Key': 'order-25' };
     const answers = [
@@ -220,7 +208,7 @@ describe('Idempotency-Key', () => {
 
   test("a key made by rotate shares the scope of the key it replaces: it gets the old key's order back for the same Idempotency-Key", async () => {
     await api.inventory.putMany([{ petId: '26', quantity: 10, status: 'available' }]);
-    const old = await storedKey('rotating-client');
+    const old = await storeNewKey(api.keys, 'rotating-client', unthrottled);
     const body = '{"petId": 26, "quantity": 3}';
     const key = { 'Idempotency-Key': 'order-26' };
     const first = await placeOrder(body, { ...key, Authorization: `Bearer ${old}` });

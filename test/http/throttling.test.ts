@@ -7,24 +7,16 @@
 import { describe, expect, test } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { localEnvironment } from '#infra/local/settings.ts';
-import { scopes } from '#lib/api.ts';
-import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { generateApiKey } from '#lib/auth/api-key.ts';
+import { storeNewKey } from '#test/support/key-records.ts';
 import { type TestResponse, testApiSuite } from '#test/support/test-api.ts';
 
 const petId = '5';
 const api = testApiSuite({ inventory: [{ petId, quantity: 1, status: 'available' }] });
 
 /** Stores a new key with every scope and, when given, its own throttle; returns the key. */
-async function newKey(name: string, throttle?: { rateLimit: number; burstLimit: number }): Promise<string> {
-  const key = generateApiKey();
-  await api.keys.put({
-    keyDigest: apiKeyDigest(key),
-    name,
-    createdAt: new Date().toISOString(),
-    scopes: [...scopes],
-    ...throttle,
-  });
-  return key;
+function newKey(name: string, throttle?: { rateLimit: number; burstLimit: number }): Promise<string> {
+  return storeNewKey(api.keys, name, throttle);
 }
 
 function list(key: string): Promise<TestResponse> {

@@ -1,6 +1,26 @@
-/** Asserts an API key record as the key tool stores it (docs/contract.md "Authentication and authorization"). */
+/**
+ * API key records in tests: stores new ones, asserts one as the key tool stores it (docs/contract.md
+ * "Authentication and authorization").
+ */
 import { expect } from 'vitest';
+import { scopes } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import type { Throttle } from '#lib/auth/authorize.ts';
+import type { KeyStore } from '#lib/auth/key-store.ts';
 import { type RawItem, sha256Hex } from './raw-tables.ts';
+
+/** Stores a new key named `name` in `keys` with every scope and, when given, its own throttle; returns the key. */
+export async function storeNewKey(keys: KeyStore, name: string, throttle?: Throttle): Promise<string> {
+  const key = generateApiKey();
+  await keys.put({
+    keyDigest: apiKeyDigest(key),
+    name,
+    createdAt: new Date().toISOString(),
+    scopes: [...scopes],
+    ...throttle,
+  });
+  return key;
+}
 
 /**
  * Asserts that `record` stores `key` of a fresh `keys create <name>` as only its SHA-256 digest, with exactly
