@@ -175,6 +175,7 @@ const cases: EventCase[] = [
     context: {
       keyName: samApiKeyName,
       keyId: sha256Hex(samApiKey).slice(0, 12),
+      firstKeyId: sha256Hex(samApiKey).slice(0, 12),
       scope: 'inventory:read inventory:write orders:read orders:write',
     },
   }),

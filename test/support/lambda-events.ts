@@ -85,6 +85,7 @@ export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
         principalId: 'test-client',
         keyName: 'test-client',
         keyId: '0123456789ab',
+        firstKeyId: '0123456789ab',
         scope: 'inventory:read inventory:write orders:read orders:write',
         integrationLatency: 12,
       },
