@@ -98,7 +98,10 @@ describe('placeOrder killed by its timeout between the commit and the answer', (
     const orderId = await crashAfterCommit('41', body, 'crash-41');
     expect((await tablesOf('41')).stock).toBe('7');
 
-    const retry = await retried(() => send(body, { 'Idempotency-Key': 'crash-41' }));
+    // The same order, its members in another order: the claim compares the validated order, not the text.
+    const retry = await retried(() =>
+      send('{"quantity": 3, "petId": 41}', { 'Idempotency-Key': 'crash-41' }),
+    );
 
     expect(retry.status, retry.text).toBe(201);
     expect(retry.text).toBe(`{"id":${orderId},"petId":41,"quantity":3,"status":"placed","complete":false}`);
