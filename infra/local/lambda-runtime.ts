@@ -56,9 +56,12 @@ class Environment {
   dead = false;
   private nextId = 0;
   private readonly config: LambdaFunctionConfig;
+  private readonly onExit: (environment: Environment) => void;
 
+  /** `onExit` runs once the environment can take no further invocation (timed out, crashed or exited). */
   constructor(config: LambdaFunctionConfig, onExit: (environment: Environment) => void) {
     this.config = config;
+    this.onExit = onExit;
     const data: WorkerData = {
       module: config.module,
       exportName: config.exportName,
@@ -88,12 +91,12 @@ class Environment {
     this.worker.on('error', (error: Error & { code?: string }) => {
       const errorType =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'Runtime.OutOfMemory' : 'Runtime.ImportModuleError';
+      this.retire();
       this.fail({ type: 'error', errorType, errorMessage: error.message });
     });
     this.worker.on('exit', () => {
+      this.retire();
       this.fail({ type: 'error', errorType: 'Runtime.ExitError', errorMessage: 'Runtime exited' });
-      this.dead = true;
-      onExit(this);
     });
   }
 
@@ -107,12 +110,13 @@ class Environment {
         process.stdout.write(
           `${new Date().toISOString()} ${requestId} Task timed out after ${this.config.timeoutSeconds.toFixed(2)} seconds\n`,
         );
+        this.retire();
+        void this.worker.terminate();
         this.fail({
           type: 'error',
           errorType: 'Sandbox.Timedout',
           errorMessage: `Task timed out after ${this.config.timeoutSeconds.toFixed(2)} seconds`,
         });
-        void this.worker.terminate();
       }, timeoutMs);
       let settled = false;
       this.pending = {
@@ -127,6 +131,17 @@ class Environment {
       const message: InvokeMessage = { id, event, requestId, deadline: Date.now() + timeoutMs };
       this.worker.postMessage(message);
     });
+  }
+
+  /**
+   * Takes this environment out of service before its invocation is settled, so that a timed-out or crashed
+   * environment is never handed to another invocation: the next one gets a fresh environment (a cold start), as
+   * Lambda does after `Sandbox.Timedout` or a runtime exit (docs/api-gateway-behaviour.md S5).
+   */
+  private retire(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.onExit(this);
   }
 
   private done(): void {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
@@ -184,6 +185,27 @@ describe('sizes and time limits', () => {
     async (_row, _what, action) => {
       const answer = await send('GET', `/v1/inventory/${action}`, [allow]);
       expect([answer.status, answer.text]).toEqual([500, internal]);
+    },
+    15_000,
+  );
+
+  test.each([
+    ['S5', 'a timeout', 'slow'],
+    ['S4', 'a crash', 'crash'],
+  ])(
+    '%s: after %s the waiting invocation gets a fresh execution environment and succeeds',
+    async (_row, _what, action) => {
+      // The authorizer's answer cached first; then every environment of the pool (4) fails while a fifth
+      // request waits for one of them.
+      expect((await send('GET', '/v1/inventory/echo', [allow])).status).toBe(200);
+      const failing = Array.from({ length: 4 }, () => send('GET', `/v1/inventory/${action}`, [allow]));
+      await sleep(500);
+      const next = await send('GET', '/v1/inventory/echo', [allow]);
+      expect(next.status, next.text).toBe(200);
+      expect(JSON.parse(next.text).pathParameters).toEqual({ petId: 'echo' });
+      for (const failed of await Promise.all(failing)) {
+        expect([failed.status, failed.text]).toEqual([500, internal]);
+      }
     },
     15_000,
   );

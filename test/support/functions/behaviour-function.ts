@@ -1,12 +1,19 @@
 /** A stand-in function whose `{petId}` picks what it does (docs/api-gateway-behaviour.md). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
-/** The Lambda handler (`index.handler`). @throws Error for `throw` */
+/** The Lambda handler (`index.handler`). @throws Error for `throw`; crashes its runtime for `crash` */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const action = event.pathParameters?.petId ?? event.pathParameters?.orderId;
   if (action === 'throw') throw new Error('boom');
   if (action === 'huge') return { statusCode: 200, body: 'x'.repeat(6_300_000) };
   if (action === 'slow') await new Promise((resolve) => setTimeout(resolve, 40_000));
+  if (action === 'crash') {
+    // An uncaught exception outside the handler's promise, after 1 s: the runtime crashes mid-invocation.
+    setTimeout(() => {
+      throw new Error('crash');
+    }, 1000);
+    await new Promise(() => {});
+  }
   const {
     headers,
     multiValueHeaders,
