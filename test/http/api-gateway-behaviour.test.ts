@@ -294,12 +294,38 @@ describe('responses API Gateway writes', () => {
     expect(bodyOf(raw)).toBe(errorBody('invalid_request', 'malformed HTTP request', 400));
   });
 
-  test('G2: an HTTP/1.1 request without Host gets 400 with the Error body', async () => {
-    const raw = await rawExchange('GET /v1/inventory/echo HTTP/1.1\r\nAuthorization: Bearer allow\r\n\r\n');
+  const request = (hostLines: string, version = '1.1') =>
+    `GET /v1/inventory/echo HTTP/${version}\r\n${hostLines}Authorization: Bearer allow\r\nConnection: keep-alive\r\n\r\n`;
+
+  test.each([
+    ['an HTTP/1.1 request without Host', request('')],
+    ['two Host headers', request('Host: localhost\r\nHost: localhost\r\n')],
+    ['two different Host headers', request('Host: localhost\r\nHost: example.com\r\n')],
+    ['an empty Host', request('Host: \r\n')],
+    ['an empty Host in HTTP/1.0', request('Host:\r\n', '1.0')],
+    ['a Host that is no host', request('Host: local host\r\n')],
+    ['a Host with a path', request('Host: localhost/v1\r\n')],
+  ])('G2: %s gets 400 with the Error body and closes the connection', async (_what, text) => {
+    const raw = await rawExchange(text);
     expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(raw).toMatch(/\r\nConnection: close\r\n/i);
     expect(bodyOf(raw)).toBe(
-      errorBody('invalid_request', 'malformed HTTP request: the Host header is required', 400),
+      errorBody(
+        'invalid_request',
+        'malformed HTTP request: exactly one Host header with a valid host is required',
+        400,
+      ),
     );
+  });
+
+  test.each([
+    ['a host and port', request('Host: localhost:3000\r\n')],
+    ['an IPv6 literal', request('Host: [::1]:3000\r\n')],
+    ['an HTTP/1.0 request without Host', request('', '1.0')],
+  ])('G2: %s is served', async (_what, text) => {
+    // Connection: close, so that the server ends the exchange after its answer.
+    const raw = await rawExchange(text.replace('Connection: keep-alive', 'Connection: close'));
+    expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 
   test('G2: headers past the HTTP parser limit get 413 with the Error body', async () => {
