@@ -207,7 +207,10 @@ export class LambdaFunction {
   private readonly environments = new Set<Environment>();
   private readonly claimed = new Set<Environment>();
   private readonly retired = new Set<Environment>();
-  private readonly waiting: ((environment: Environment) => void)[] = [];
+  private readonly waiting: {
+    resolve: (environment: Environment) => void;
+    reject: (error: Error) => void;
+  }[] = [];
   private closed = false;
 
   readonly config: LambdaFunctionConfig;
@@ -248,7 +251,7 @@ export class LambdaFunction {
       environment = new Environment(this.config, (exited) => this.environments.delete(exited));
       this.environments.add(environment);
     }
-    if (!environment) return new Promise((resolve) => this.waiting.push(resolve));
+    if (!environment) return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
     this.claimed.add(environment);
     return Promise.resolve(environment);
   }
@@ -257,7 +260,7 @@ export class LambdaFunction {
     this.claimed.delete(environment);
     if (this.retired.delete(environment)) void environment.worker.terminate();
     const next = this.waiting.shift();
-    if (next) void this.acquire().then(next);
+    if (next) void this.acquire().then(next.resolve, next.reject);
   }
 
   /**
@@ -272,9 +275,10 @@ export class LambdaFunction {
     }
   }
 
-  /** Terminates every execution environment. */
+  /** Terminates every execution environment; invocations still waiting for one fail. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error(`${this.config.name} is closed`));
     await Promise.all([...this.environments].map((environment) => environment.worker.terminate()));
     this.environments.clear();
   }
