@@ -61,9 +61,16 @@ if (watch) {
   });
 }
 
+/** The longest a shutdown may take (docs/contract.md "Bounded cost, clean shutdown"): the 29 s drain, then 1 s. */
+const shutdownLimitMs = 30_000;
+
 // Before the lines below: a supervisor may send a signal as soon as it reads them.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    setTimeout(() => {
+      console.error('npm start: the shutdown took 30 s; exiting without waiting further');
+      process.exit(1);
+    }, shutdownLimitMs).unref();
     await service.close();
     console.log('Stopped.');
     process.exit(0);

@@ -56,8 +56,9 @@ export interface LocalService {
   /** Entries seeded on this start. */
   seeded: number;
   /**
-   * Stops accepting connections, answers the requests in flight (for at most API Gateway's 29 s integration
-   * timeout), closes the connections, then flushes and closes the embedded DynamoDB.
+   * Stops accepting connections and closes the idle ones, answers the requests in flight (for at most API
+   * Gateway's 29 s integration timeout) with `Connection: close`, closes the connections, then flushes and
+   * closes the embedded DynamoDB (docs/contract.md "Bounded cost, clean shutdown").
    */
   close(): Promise<void>;
   /** Retires every function's execution environments: the next invocations import the code afresh. */
@@ -186,8 +187,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     seeded,
     recycle: () => engine.recycle(),
     async close() {
+      // The drain starts first, so that the connections still open get `Connection: close` on their answers;
+      // then the server stops accepting and closes the idle ones.
+      const drained = gate.drain(integrationTimeoutMs);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await gate.drain(integrationTimeoutMs);
+      await drained;
       server.closeAllConnections();
       await closed;
       await engine.close();

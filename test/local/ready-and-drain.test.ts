@@ -1,8 +1,10 @@
 /**
- * `npm start` ready before its first answer and drained on its way out (README "Local API"): a first start
- * answers its very first request with the seeded list; SIGINT under PATCH load answers every request it took
- * before closing the store, so every stored quantity is one a client was told about; a data folder first used
- * by `npm run sam:dynamodb` still gets the demo data and a key, and the SAM events' published key is refused.
+ * `npm start` ready before its first answer and drained on its way out (README "Local API"; docs/contract.md
+ * "Bounded cost, clean shutdown"): a first start answers its very first request with the seeded list; SIGINT
+ * under PATCH load answers every request it took before closing the store, so every stored quantity is one a
+ * client was told about; SIGTERM under keep-alive PATCH and order load ends every connection after its answer,
+ * so the tables hold exactly the writes the clients were told about, within 30 s; a data folder first used by
+ * `npm run sam:dynamodb` still gets the demo data and a key, and the SAM events' published key is refused.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +13,7 @@ import { samApiKey } from '#infra/local/sam-fixtures.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
+import { type RawResponse, rawClient, sendJson, sendJsonPatch } from '#test/support/raw-http.ts';
 import { getInventory, serverArgs, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -85,6 +88,134 @@ describe('SIGINT under load', () => {
     });
     expect(answers.filter(Boolean).length).toBeGreaterThan(0);
   }, 90_000);
+});
+
+/** Every order id of listOrders at `baseUrl`, following `Link` rel="next". */
+async function orderIds(baseUrl: string, apiKey: string): Promise<string[]> {
+  const ids: string[] = [];
+  let url: string | undefined = `${baseUrl}/store/orders?limit=1000`;
+  while (url) {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${apiKey}` } });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    ids.push(...[...text.matchAll(/"id":(\d+)/g)].map(([, id]) => id as string));
+    const next = /^<\/v1([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+    url = next ? `${baseUrl}${next}` : undefined;
+  }
+  return ids;
+}
+
+describe('SIGTERM under keep-alive write load', () => {
+  test('every write that landed was answered, every answered write landed; exit within 30 s', async () => {
+    const dataDir = await temporaryDir('ready-drain-');
+    const apiKey = generateApiKey();
+    const authorization = `Bearer ${apiKey}`;
+    const server = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey, API_KEY_RATE: '100000' });
+    const before = quantities((await getInventory(server.baseUrl, apiKey)).text);
+    const petIds = [...before.keys()];
+    const patched = petIds.slice(0, 16);
+    const ordered = petIds.slice(16, 24);
+    const stock = 1_000_000;
+    const setup = rawClient(server.baseUrl);
+    for (const petId of ordered) {
+      const answer = await sendJsonPatch(
+        setup,
+        authorization,
+        `/inventory/${petId}`,
+        `{"quantity": ${stock}}`,
+      );
+      expect(answer.status, answer.text).toBe(200);
+    }
+    setup.close();
+
+    /** One write as a client sent it, and its answer when one came. */
+    interface Write {
+      petId: string;
+      /** A PATCH's quantity, unique across the run; undefined for an order. */
+      quantity?: number;
+      answer?: RawResponse;
+    }
+    const writes: Write[] = [];
+    let nextQuantity = 1;
+    let signalled = false;
+    const failedBeforeSignal: unknown[] = [];
+
+    /** Writes to `pets` in turn over one keep-alive connection until the server stops answering. */
+    async function writer(kind: 'patch' | 'order', pets: readonly string[], index: number): Promise<void> {
+      const client = rawClient(server.baseUrl, { maxSockets: 1 });
+      for (let n = 0; ; n++) {
+        const petId = pets[n % pets.length] as string;
+        const write: Write = kind === 'patch' ? { petId, quantity: nextQuantity++ } : { petId };
+        writes.push(write);
+        try {
+          write.answer =
+            kind === 'patch'
+              ? await sendJsonPatch(
+                  client,
+                  authorization,
+                  `/inventory/${petId}`,
+                  `{"quantity": ${write.quantity}}`,
+                )
+              : await sendJson(
+                  client,
+                  authorization,
+                  'POST',
+                  '/store/orders',
+                  `{"petId": ${petId}, "quantity": 1}`,
+                  [['Idempotency-Key', `drain-${index}-${n}`]],
+                );
+        } catch (error) {
+          // The connection refused or reset: this client is done.
+          if (!signalled) failedBeforeSignal.push(error);
+          client.close();
+          return;
+        }
+      }
+    }
+    // One client per pet, 16 PATCHing and 8 placing orders: enough that some request is always in flight.
+    const writers = [
+      ...patched.map((petId, i) => writer('patch', [petId], i)),
+      ...ordered.map((petId, i) => writer('order', [petId], i)),
+    ];
+    // The signal once every function is warm and the writes come fast.
+    while (writes.filter((write) => write.answer).length < 200) await sleep(20);
+    signalled = true;
+    const stopped = await server.stop('SIGTERM', 60_000);
+    await Promise.all(writers);
+    console.log(
+      'DEBUG',
+      stopped.ms,
+      writes.length,
+      writes.filter((w) => w.answer).length,
+      writes.filter((w) => w.answer?.headers.connection === 'close').length,
+    );
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.ms).toBeLessThan(30_000);
+    expect(failedBeforeSignal).toEqual([]);
+    const answered = writes.filter((write) => write.answer !== undefined);
+    expect(answered.length).toBeGreaterThan(0);
+    for (const { answer, quantity } of answered) {
+      expect(answer?.status, answer?.text).toBe(quantity === undefined ? 201 : 200);
+    }
+
+    const restarted = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey });
+    const after = quantities((await getInventory(restarted.baseUrl, apiKey)).text);
+    const listed = await orderIds(restarted.baseUrl, apiKey);
+    await restarted.stop('SIGTERM');
+    for (const petId of patched) {
+      const told = answered.filter((write) => write.petId === petId).at(-1)?.quantity ?? before.get(petId);
+      expect(after.get(petId), `pet ${petId}: the last quantity answered`).toBe(told);
+    }
+    const placed = answered.filter((write) => write.quantity === undefined);
+    const placedIds = placed.map(({ answer }) => /"id":(\d+)/.exec(answer?.text ?? '')?.[1]);
+    expect(listed.sort()).toEqual(placedIds.sort());
+    for (const petId of ordered) {
+      const orders = placed.filter((write) => write.petId === petId).length;
+      expect(after.get(petId), `pet ${petId}: stock less the orders answered`).toBe(stock - orders);
+    }
+    // The answers after the signal told their clients that the connection closes.
+    expect(answered.some(({ answer }) => answer?.headers.connection === 'close')).toBe(true);
+  }, 150_000);
 });
 
 describe('a data folder first used by npm run sam:dynamodb', () => {

@@ -13,8 +13,11 @@ export interface ServerProcess {
   stdout(): string;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
-  /** Sends `signal` and waits for the exit (SIGKILL after 10 s); `ms` is the time from signal to exit. */
-  stop(signal?: NodeJS.Signals): Promise<ChildResult & { ms: number }>;
+  /**
+   * Sends `signal` and waits for the exit (SIGKILL after `killAfterMs`, default 10 s); `ms` is the time from
+   * signal to exit.
+   */
+  stop(signal?: NodeJS.Signals, killAfterMs?: number): Promise<ChildResult & { ms: number }>;
 }
 
 /** The first line of server output naming the base URL: `Pet store inventory API at <url> (...)`. */
@@ -69,9 +72,9 @@ export async function startServerProcess(
     pid: child.pid as number,
     stdout: () => output.stdout,
     stderr: () => output.stderr,
-    async stop(signal = 'SIGTERM') {
+    async stop(signal = 'SIGTERM', killAfterMs = 10_000) {
       const start = performance.now();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
       child.kill(signal);
       const result = await exited;
       clearTimeout(timer);
