@@ -1,4 +1,5 @@
-/** A TOKEN authorizer as API Gateway REST runs it: docs/api-gateway-behaviour.md A1-A9. */
+/** A TOKEN authorizer as API Gateway REST runs it: docs/api-gateway-behaviour.md A1-A10. */
+import { LRUCache } from 'lru-cache';
 import type { AuthorizerModel } from './api-model.ts';
 import type { GatewayResponseType } from './gateway-response.ts';
 import type { LambdaFunction } from './lambda-runtime.ts';
@@ -76,26 +77,47 @@ function covers(statement: Statement, methodArn: string): boolean {
   );
 }
 
-/** Runs `authorizer` (its function `fn`) for requests, caching each token's valid result for its TTL. */
-export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction) {
-  const cache = new Map<string, { expires: number; decision: Decision }>();
+/**
+ * Most tokens whose result the cache holds at once; past it the least recently used is evicted
+ * (docs/api-gateway-behaviour.md A10: the bound and its reasoning).
+ */
+export const authorizerCacheEntries = 1_000;
+
+/** A clock in milliseconds (`performance` by default); a test passes its own. */
+export interface Clock {
+  now(): number;
+}
+
+/**
+ * Runs `authorizer` (its function `fn`) for requests, caching each token's valid result for its TTL, at most
+ * {@link authorizerCacheEntries} tokens, the TTL measured on `clock`.
+ */
+export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, clock: Clock = performance) {
+  const cache =
+    authorizer.ttlSeconds > 0
+      ? new LRUCache<string, Decision>({
+          max: authorizerCacheEntries,
+          ttl: authorizer.ttlSeconds * 1000,
+          // Every read asks the clock (the library's default reuses a reading for 1 ms of real time).
+          ttlResolution: 0,
+          perf: clock,
+        })
+      : undefined;
   const validation = authorizer.validationExpression
     ? new RegExp(`^(?:${authorizer.validationExpression})$`)
     : undefined;
   const headerName = authorizer.identityHeader.toLowerCase();
 
   async function decide(token: string, methodArn: string): Promise<Decision | GatewayResponseType> {
-    const cached = cache.get(token);
-    if (cached && cached.expires > Date.now()) return cached.decision;
+    const cached = cache?.get(token);
+    if (cached) return cached;
     const outcome = await fn.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
     if (outcome.type === 'error') {
       return outcome.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_CONFIGURATION_ERROR';
     }
     const decided = outcome.type === 'result' ? decision(outcome.payload) : undefined;
     if (!decided) return 'AUTHORIZER_CONFIGURATION_ERROR';
-    if (authorizer.ttlSeconds > 0) {
-      cache.set(token, { expires: Date.now() + authorizer.ttlSeconds * 1000, decision: decided });
-    }
+    cache?.set(token, decided);
     return decided;
   }
 
