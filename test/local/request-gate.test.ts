@@ -1,0 +1,77 @@
+/**
+ * The drain of the local server's request gate, on raw connections (docs/contract.md "Bounded cost, clean
+ * shutdown"): once the drain starts, each connection closes after its last answer, and a request pipelined
+ * behind one in flight is answered before the connection closes.
+ */
+import type { Server, ServerResponse } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, expect, test } from 'vitest';
+import { createApiServer } from '#infra/local/http-server.ts';
+import { type RequestGate, requestGate } from '#infra/local/request-gate.ts';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+/** A server whose listener hands each response to the test, which answers it. */
+async function serve(): Promise<{ gate: RequestGate; responses: ServerResponse[]; port: number }> {
+  const responses: ServerResponse[] = [];
+  const gate = requestGate((request, response) => {
+    request.resume();
+    responses.push(response);
+  });
+  gate.open();
+  server = createApiServer(gate.listener);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return { gate, responses, port: (server.address() as AddressInfo).port };
+}
+
+/** Writes `text` on a new connection; resolves with all the server sent once it closes the connection. */
+function exchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('end', () => resolve(received)).on('error', reject);
+  });
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await sleep(5);
+}
+
+const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+
+test('a request pipelined behind one in flight is answered, and only the last answer closes', async () => {
+  const { gate, responses, port } = await serve();
+  const received = exchange(port, get('/first') + get('/second'));
+  await until(() => responses.length === 2);
+  const drained = gate.drain(5_000);
+  for (const [index, response] of responses.entries()) response.end(`answer ${index}`);
+  await drained;
+  const text = await received;
+  const answers = text.split('HTTP/1.1 200 OK\r\n').slice(1);
+  expect(answers).toHaveLength(2);
+  expect(answers[0]).toMatch(/(?:^|\r\n)Connection: keep-alive\r\n[^]*answer 0$/);
+  expect(answers[1]).toMatch(/(?:^|\r\n)Connection: close\r\n[^]*answer 1$/);
+});
+
+test('a response already streaming when the drain starts closes its connection once sent', async () => {
+  const { gate, responses, port } = await serve();
+  const received = exchange(port, get('/stream'));
+  await until(() => responses.length === 1);
+  const response = responses[0] as ServerResponse;
+  response.writeHead(200, { 'Content-Type': 'text/plain' }).write('part 1, ');
+  const drained = gate.drain(5_000);
+  response.end('part 2');
+  await drained;
+  // The connection ends at once, not after the keep-alive timeout.
+  const text = await Promise.race([received, sleep(1_000, 'still open')]);
+  expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Connection: keep-alive\r\n[^]*part 1, [^]*part 2/);
+});
