@@ -1,7 +1,8 @@
 /**
  * The drain of the local server's request gate, on raw connections (docs/contract.md "Bounded cost, clean
- * shutdown"): once the drain starts, each connection closes after its last answer, and a request pipelined
- * behind one in flight is answered before the connection closes.
+ * shutdown"): once the drain starts, each connection closes after its last answer, a request pipelined
+ * behind one in flight is answered before the connection closes, and a request behind an answer already sent
+ * as the connection's last never runs.
  */
 import type { Server, ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
@@ -74,4 +75,32 @@ test('a response already streaming when the drain starts closes its connection o
   // The connection ends at once, not after the keep-alive timeout.
   const text = await Promise.race([received, sleep(1_000, 'still open')]);
   expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: keep-alive\r\n[\s\S]*part 1, [\s\S]*part 2/);
+});
+
+test('a request arriving behind an answer already sent with Connection: close is not run', async () => {
+  const { gate, responses, port } = await serve();
+  const received = new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(get('/first')));
+    let text = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+      // The answer's head is out: now a second request follows on the same connection.
+      if (text.includes('\r\n\r\n') && !text.includes('second sent')) {
+        text += 'second sent';
+        socket.write(get('/second'));
+      }
+    });
+    socket.on('end', () => resolve(text)).on('error', reject);
+  });
+  await until(() => responses.length === 1);
+  const drained = gate.drain(5_000);
+  const first = responses[0] as ServerResponse;
+  first.writeHead(200, { 'Content-Type': 'text/plain' }).write('part 1, ');
+  await sleep(200);
+  first.end('part 2');
+  await drained;
+  const text = await received;
+  expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n[\s\S]*part 2/);
+  expect(text.match(/HTTP\/1\.1/g)).toHaveLength(1);
+  expect(responses).toHaveLength(1);
 });
