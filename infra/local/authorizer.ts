@@ -1,5 +1,5 @@
 /** A TOKEN authorizer as API Gateway REST runs it: docs/api-gateway-behaviour.md A1-A10. */
-import { LRUCache } from 'lru-cache';
+import { LRUCache, type Perf } from 'lru-cache';
 import type { AuthorizerModel } from './api-model.ts';
 import type { GatewayResponseType } from './gateway-response.ts';
 import type { LambdaFunction } from './lambda-runtime.ts';
@@ -83,16 +83,11 @@ function covers(statement: Statement, methodArn: string): boolean {
  */
 export const authorizerCacheEntries = 1_000;
 
-/** A clock in milliseconds (`performance` by default); a test passes its own. */
-export interface Clock {
-  now(): number;
-}
-
 /**
  * Runs `authorizer` (its function `fn`) for requests, caching each token's valid result for its TTL, at most
- * {@link authorizerCacheEntries} tokens, the TTL measured on `clock`.
+ * {@link authorizerCacheEntries} tokens, the TTL measured on `clock` (milliseconds; a test passes its own).
  */
-export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, clock: Clock = performance) {
+export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, clock: Perf = performance) {
   const cache =
     authorizer.ttlSeconds > 0
       ? new LRUCache<string, Decision>({
