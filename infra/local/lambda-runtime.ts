@@ -1,4 +1,4 @@
-/** Local Lambda functions, a pool of worker threads each: README; docs/api-gateway-behaviour.md S2-S7. */
+/** Local Lambda functions, a pool of worker threads each: README; docs/api-gateway-behaviour.md S2-S7, S12. */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
@@ -136,7 +136,7 @@ class Environment {
   /**
    * Takes this environment out of service before its invocation is settled, so that a timed-out or crashed
    * environment is never handed to another invocation: the next one gets a fresh environment (a cold start), as
-   * Lambda does after `Sandbox.Timedout` or a runtime exit (docs/api-gateway-behaviour.md S5).
+   * Lambda does after `Sandbox.Timedout` or a runtime exit (docs/api-gateway-behaviour.md S12).
    */
   private retire(): void {
     if (this.dead) return;
