@@ -6,11 +6,14 @@ const numberLiteral = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 /** An integer literal without fraction or exponent, of at most 15 digits (below 2^53). */
 const plainSafeInteger = /^-?(?:0|[1-9][0-9]{0,14})$/;
 
+/** The character code of `0`. */
+const zero = 0x30;
+
 /** Most significant digits plus exponent {@link jsonInteger} computes: beyond any integer field of the service (int64 has 19). */
 const maxDigits = 40;
 
 /**
- * The integer the JSON number literal `source` denotes, exactly.
+ * The integer the JSON number literal `source` denotes, exactly, in time linear in its length.
  * @returns undefined when `source` denotes a non-integer, is not a number literal, or has more than 40 digits
  *   once written without exponent (larger than any integer the service accepts).
  */
@@ -18,13 +21,18 @@ export function jsonInteger(source: string): bigint | undefined {
   const match = numberLiteral.exec(source);
   if (!match) return undefined;
   const [, sign, whole = '', fraction = '', exponentText = '0'] = match;
-  const significant = `${whole}${fraction}`.replace(/^0+/, '');
-  const digits = significant.replace(/0+$/, '');
-  if (digits === '') return 0n;
+  const significant = `${whole}${fraction}`;
+  // Leading and trailing zeros found by one walk each, not by an unanchored regex: `/0+$/` retries from every
+  // zero and is quadratic in a long run of zeros (docs/contract.md "Bounded cost, clean shutdown").
+  let first = 0;
+  while (first < significant.length && significant.charCodeAt(first) === zero) first++;
+  if (first === significant.length) return 0n;
+  let end = significant.length;
+  while (significant.charCodeAt(end - 1) === zero) end--;
   // The value is digits x 10^exponent, with digits ending in a non-zero digit.
-  const exponent = Number(exponentText) - fraction.length + (significant.length - digits.length);
-  if (exponent < 0 || digits.length + exponent > maxDigits) return undefined;
-  const value = BigInt(digits) * 10n ** BigInt(exponent);
+  const exponent = Number(exponentText) - fraction.length + (significant.length - end);
+  if (exponent < 0 || end - first + exponent > maxDigits) return undefined;
+  const value = BigInt(significant.slice(first, end)) * 10n ** BigInt(exponent);
   return sign === '-' ? -value : value;
 }
 

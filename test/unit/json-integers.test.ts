@@ -60,6 +60,31 @@ describe('jsonInteger: the integer a number literal denotes, exactly', () => {
   });
 });
 
+describe('jsonInteger on literals of 100,000 digits (docs/contract.md "Bounded cost, clean shutdown")', () => {
+  const run = '0'.repeat(100_000);
+  test.each([
+    [`5.${run}`, 5n],
+    [`-5${run}e-100000`, -5n],
+    [`0.${run}`, 0n],
+    [`${run.slice(1)}0`, 0n],
+    [`0.${run}1e100001`, 1n],
+    [`1e${run}1`, 10n],
+  ])('%#: a long integer-valued form is judged exactly', (literal, value) => {
+    expect(jsonInteger(literal)).toBe(value);
+  });
+
+  test.each([
+    [`1${run}`],
+    [`1${run}1`],
+    [`0.${run}1`],
+    [`5.${run}1`],
+    ['1e-100000'],
+    [`1e-${run}1`],
+  ])('%#: a long non-integer or one beyond 40 digits is undefined', (literal) => {
+    expect(jsonInteger(literal)).toBeUndefined();
+  });
+});
+
 describe('exactIntegers: a JSON.parse reviver', () => {
   test('5, 5.0 and 5e0 are the number 5', () => {
     expect(parse('[5, 5.0, 5e0, -0]')).toStrictEqual([5, 5, 5, -0]);
