@@ -3,6 +3,7 @@ import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
+import { ownValue } from '#lib/http/request-parameters.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { cursorAfter, parseCursor, parseLimit } from '#lib/orders/cursor.ts';
 import { orderJson } from '#lib/orders/order.ts';
@@ -13,9 +14,9 @@ const store = orderStore(documentClient, requiredEnv(tables.orders.env));
 
 /** The Lambda handler. */
 export const handler = httpFunction(operationNamed('listOrders')).handler(async (event) => {
-  const query = event.queryStringParameters ?? {};
-  const limit = parseLimit(query.limit);
-  const page = await store.list(limit, parseCursor(query.cursor));
+  const query = event.queryStringParameters;
+  const limit = parseLimit(ownValue(query, 'limit'));
+  const page = await store.list(limit, parseCursor(ownValue(query, 'cursor')));
   const link: Record<string, string> =
     page.next === undefined
       ? {}

@@ -2,33 +2,46 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
-/** `headers` (last value wins) and `multiValueHeaders` (every value), names in the client's own case. */
+/**
+ * `headers` (last value wins) and `multiValueHeaders` (every value), names in the client's own case. Both maps
+ * have no prototype: a name such as `__proto__` or `constructor` is a member like any other (docs/contract.md
+ * "Bounded cost, clean shutdown"), as in the JSON event Lambda hands a function.
+ */
 export interface EventHeaders {
   headers: Record<string, string>;
   multiValueHeaders: Record<string, string[]>;
 }
 
+/**
+ * A name's last value and all its values, in maps without a prototype, from `[name, value]` pairs in order;
+ * linear in their number.
+ */
+function valueMaps(pairs: Iterable<[string, string]>): [Record<string, string>, Record<string, string[]>] {
+  const last: Record<string, string> = Object.create(null);
+  const all: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of pairs) {
+    last[name] = value;
+    const values = all[name];
+    if (values) values.push(value);
+    else all[name] = [value];
+  }
+  return [last, all];
+}
+
 /** The headers of a request's raw header list (`IncomingMessage.rawHeaders`). */
 export function eventHeaders(rawHeaders: readonly string[]): EventHeaders {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] as string;
-    const value = rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    pairs.push([rawHeaders[i] as string, rawHeaders[i + 1] as string]);
   }
+  const [headers, multiValueHeaders] = valueMaps(pairs);
   return { headers, multiValueHeaders };
 }
 
+/** The query maps of the event (E1-E3), without a prototype; null for both when there is no query. */
 function queryParameters(query: string | undefined) {
   if (!query) return { queryStringParameters: null, multiValueQueryStringParameters: null };
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [name, value] of new URLSearchParams(query)) {
-    single[name] = value;
-    multi[name] = [...(multi[name] ?? []), value];
-  }
+  const [single, multi] = valueMaps(new URLSearchParams(query));
   return { queryStringParameters: single, multiValueQueryStringParameters: multi };
 }
 

@@ -13,7 +13,7 @@ export function decodePathParameters(): MiddlewareObj<APIGatewayProxyEvent> {
     before: ({ event }) => {
       const parameters = event.pathParameters;
       if (!parameters) return;
-      const decoded: Record<string, string> = {};
+      const decoded: Record<string, string> = Object.create(null);
       for (const [name, value] of Object.entries(parameters)) {
         if (value === undefined) continue;
         try {
@@ -25,6 +25,17 @@ export function decodePathParameters(): MiddlewareObj<APIGatewayProxyEvent> {
       event.pathParameters = decoded;
     },
   };
+}
+
+/**
+ * The member `name` of a header, query or path parameter map when the map holds it as its own, else undefined:
+ * never a member of `Object.prototype` (names are data: docs/contract.md "Bounded cost, clean shutdown").
+ */
+export function ownValue<T>(
+  map: Readonly<Record<string, T>> | null | undefined,
+  name: string,
+): T | undefined {
+  return map && Object.hasOwn(map, name) ? map[name] : undefined;
 }
 
 /**

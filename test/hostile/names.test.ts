@@ -1,0 +1,130 @@
+/**
+ * Header and query parameter names are data (docs/contract.md "Bounded cost, clean shutdown"): names that are
+ * members of `Object.prototype` (`__proto__`, `constructor`, `toString`, `hasOwnProperty`, `valueOf`) sent over
+ * HTTP to every operation of each family (inventory, pets, orders). An unknown header is ignored, so the answer
+ * is exactly the one without it; an unknown query parameter is 400 `invalid_request` naming it, like any other
+ * unknown one, and changes no table.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { TableId } from '#lib/tables.ts';
+import { expectContractError, observe } from '#test/support/contract-oracle.ts';
+import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
+import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+
+const prototypeNames = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+const checkedTables: TableId[] = ['inventory', 'orders', 'idempotency'];
+
+let api: TestApi;
+let client: RawClient;
+
+beforeAll(async () => {
+  api = await startTestApi({ inventory: [{ petId: '7', quantity: 1_000, status: 'available' }] });
+  client = rawClient(api.baseUrl);
+});
+afterAll(async () => {
+  client?.close();
+  await api?.close();
+});
+
+/** An operation's request: method, path (under /v1), JSON body, and the query parameters it declares. */
+interface Route {
+  operation: string;
+  method: string;
+  path: string;
+  body?: () => string;
+  takes: string;
+}
+
+let nextPetId = 100;
+const routes: Route[] = [
+  { operation: 'listInventory', method: 'GET', path: '/inventory', takes: 'limit, cursor, status' },
+  { operation: 'getInventoryItem', method: 'GET', path: '/inventory/7', takes: 'none' },
+  {
+    operation: 'updateInventory',
+    method: 'PATCH',
+    path: '/inventory/7',
+    body: () => '{"quantity": 900}',
+    takes: 'none',
+  },
+  {
+    operation: 'addPet',
+    method: 'POST',
+    path: '/pets',
+    body: () => `{"id": ${nextPetId++}, "name": "Rex"}`,
+    takes: 'none',
+  },
+  { operation: 'getPetById', method: 'GET', path: '/pets/7', takes: 'none' },
+  {
+    operation: 'placeOrder',
+    method: 'POST',
+    path: '/store/orders',
+    body: () => '{"petId": 7, "quantity": 1}',
+    takes: 'none',
+  },
+  { operation: 'listOrders', method: 'GET', path: '/store/orders', takes: 'limit, cursor' },
+  { operation: 'getOrderById', method: 'GET', path: '/store/orders/1', takes: 'none' },
+];
+
+/** Sends `route` with a valid key, a JSON content type when it has a body, then `extra` headers. */
+function send(route: Route, query = '', extra: readonly (readonly [string, string])[] = []) {
+  const json = route.body ? ([['Content-Type', 'application/json']] as const) : [];
+  return client.send({
+    method: route.method,
+    path: `${route.path}${query}`,
+    headers: [['Authorization', api.authorization], ...json, ...extra],
+    ...(route.body ? { body: route.body() } : {}),
+  });
+}
+
+/** The answer without the request-specific parts: ids the service assigns and per-request headers. */
+function comparable(response: RawResponse) {
+  const { date: _date, 'x-amzn-requestid': _id, 'x-amz-apigw-id': _gw, ...headers } = response.headers;
+  const location = headers.location?.replace(/[0-9]+$/, '<id>');
+  return {
+    status: response.status,
+    headers: location === undefined ? headers : { ...headers, location },
+    text: response.text.replace(/"id":(?!7,)-?[0-9]+/, '"id":<id>'),
+  };
+}
+
+const tableState = () => Promise.all(checkedTables.map((table) => api.tableItems(table)));
+
+describe.each(routes)('$operation ($method $path)', (route) => {
+  test('ignores headers named __proto__, constructor, toString, hasOwnProperty, valueOf (once and twice)', async () => {
+    const plain = comparable(await send(route));
+    expect(plain.status, plain.text).toBeLessThan(500);
+    const hostile = prototypeNames.flatMap((name) => [
+      [name, 'x'],
+      [name, '1'],
+    ]) as [string, string][];
+    expect(comparable(await send(route, '', hostile))).toEqual(plain);
+    for (const name of prototypeNames) {
+      expect(comparable(await send(route, '', [[name, 'x']])), name).toEqual(plain);
+    }
+  });
+
+  test.each(prototypeNames)(
+    'answers a query parameter named %s with 400 naming it, changing nothing',
+    async (name) => {
+      const before = await tableState();
+      const response = observe(await send(route, `?${encodeURIComponent(name)}=1&${name}=2`));
+      expectContractError(
+        response,
+        400,
+        `query parameters not allowed: ${JSON.stringify(name)} (this operation takes ${route.takes})`,
+      );
+      expect(await tableState()).toEqual(before);
+    },
+  );
+
+  test('names every prototype-named query parameter among the unknown ones', async () => {
+    const query = prototypeNames.map((name) => `${name}=1`).join('&');
+    const response = observe(await send(route, `?${query}`));
+    const listed = prototypeNames.map((name) => JSON.stringify(name)).join(', ');
+    expectContractError(
+      response,
+      400,
+      `query parameters not allowed: ${listed} (this operation takes ${route.takes})`,
+    );
+  });
+});
