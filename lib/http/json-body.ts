@@ -3,7 +3,8 @@ import type { MiddlewareObj } from '@middy/core';
 import { decodeBody } from '@middy/util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { exactIntegers, InexactNumber } from '../json-integers.ts';
-import { HttpError, invalidRequest } from './errors.ts';
+import { duplicateMember } from '../json-members.ts';
+import { HttpError, invalidRequest, listedNames } from './errors.ts';
 
 /** Rejects a missing or empty body with 400 before any content-type or JSON check; `example` shows one. */
 function requireBody(example: string): MiddlewareObj<APIGatewayProxyEvent> {
@@ -25,11 +26,13 @@ const jsonMediaType = /^application\/(?:[a-z0-9][a-z0-9!#$&^_.+-]*\+)?json[ \t]*
 
 /**
  * The request's `Content-Type`, whatever the case of its name (API Gateway passes names as sent): looked up
- * directly rather than normalising every header (`@middy/http-header-normalizer`).
+ * among the map's own members (names are data: docs/contract.md "Bounded cost, clean shutdown") rather than
+ * normalising every header (`@middy/http-header-normalizer`).
  */
 function contentType(headers: APIGatewayProxyEvent['headers'] | null | undefined): string | undefined {
+  if (!headers) return undefined;
   let value: string | undefined;
-  for (const name in headers) {
+  for (const name of Object.keys(headers)) {
     // The last one wins when a client sent the name twice in different cases, as with the normaliser.
     if (name.length === 12 && name.toLowerCase() === 'content-type') value = headers[name];
   }
@@ -65,7 +68,7 @@ function requestReviver(key: string, value: unknown, context?: { source?: string
  * each number among its top-level members an `InexactNumber`, so that validation still names its members.
  * @throws SyntaxError when `text` is not JSON; HttpError 400 from the reviver.
  */
-function parseRequestJson(text: string): unknown {
+function parseWithReviver(text: string): unknown {
   try {
     return JSON.parse(text, requestReviver);
   } catch (error) {
@@ -79,6 +82,20 @@ function parseRequestJson(text: string): unknown {
       ]),
     );
   }
+}
+
+/**
+ * The JSON value of `text` ({@link parseWithReviver}), once no object in it names a member twice.
+ * @throws SyntaxError when `text` is not JSON; HttpError 400 from the reviver, or naming a member that appears
+ *   twice in one object (docs/contract.md "InventoryUpdate", RFC 7493 §2.3).
+ */
+function parseRequestJson(text: string): unknown {
+  const value = parseWithReviver(text);
+  const duplicate = duplicateMember(text);
+  if (duplicate !== undefined) {
+    throw invalidRequest(`request body member ${listedNames([duplicate])} appears twice in one object`);
+  }
+  return value;
 }
 
 /**

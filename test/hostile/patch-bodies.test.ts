@@ -11,7 +11,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { contractQuantity, expectContractError, observe } from '#test/support/contract-oracle.ts';
+import {
+  contractDuplicateMember,
+  contractDuplicateMessage,
+  contractQuantity,
+  expectContractError,
+  observe,
+} from '#test/support/contract-oracle.ts';
 import { int64Inventory } from '#test/support/inventory-fixtures.ts';
 import { modelledSuite } from '#test/support/inventory-model.ts';
 import { sendJsonPatch } from '#test/support/raw-http.ts';
@@ -52,6 +58,7 @@ async function checkPatch(petId: string, body: string | Uint8Array): Promise<voi
  * docs/contract.md "InventoryUpdate": any other member is 400 and named in the message, at most five names,
  * each cut to 64 characters. Checked for object bodies with no `__proto__` or `constructor` key anywhere
  * (those are refused by the JSON parser's prototype-pollution guard, whose message names that key instead):
+ * a name twice in one object is named by the duplicate rule's message alone; else
  * with five unknown members or fewer each is named; with more, the message says how many more, and its length
  * stays bounded whatever the body holds.
  */
@@ -65,6 +72,12 @@ function expectUnknownMembersNamed(bytes: Uint8Array, message: string): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
   const text = Buffer.from(bytes).toString('utf8');
   if (text.includes('__proto__') || text.includes('constructor')) return;
+  // A name twice in one object is refused while parsing, before any member is looked at.
+  const duplicate = contractDuplicateMember(text);
+  if (duplicate !== undefined) {
+    expect(message).toBe(contractDuplicateMessage(duplicate));
+    return;
+  }
   const unknown = Object.keys(value).filter((name) => name !== 'quantity');
   expect(message.length, message).toBeLessThanOrEqual(5 * (64 * 6 + 4) + 100);
   if (unknown.length > 5) {

@@ -109,6 +109,37 @@ function contractText(body: Uint8Array): string | undefined {
 }
 
 /**
+ * The first member name, in text order, that repeats a name of the same object, at any depth, compared once
+ * escapes are decoded; undefined when there is none (docs/contract.md "InventoryUpdate": a name twice in one
+ * object is 400 in every request body, RFC 7493 §2.3). `text` must be JSON. Tokens by regular expression
+ * (strings whole, then the structural characters), an explicit stack for any depth.
+ */
+export function contractDuplicateMember(text: string): string | undefined {
+  const objects: (Set<string> | undefined)[] = [];
+  let nameNext = false;
+  for (const [token] of text.matchAll(/"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\],]/g)) {
+    if (token === '{') objects.push(new Set());
+    else if (token === '[') objects.push(undefined);
+    else if (token === '}' || token === ']') objects.pop();
+    else if (token !== ',') {
+      const names = objects.at(-1);
+      if (nameNext && names) {
+        const name = JSON.parse(token) as string;
+        if (names.has(name)) return name;
+        names.add(name);
+      }
+    }
+    nameNext = token === '{' || (token === ',' && objects.at(-1) !== undefined);
+  }
+  return undefined;
+}
+
+/** The 400 message naming a member that appears twice ({@link contractDuplicateMember}). */
+export function contractDuplicateMessage(name: string): string {
+  return `request body member ${contractListedNames([name])} appears twice in one object`;
+}
+
+/**
  * The quantity of a PATCH body valid by the contract, or undefined when the body is not valid: UTF-8 text
  * (no byte-order mark) holding one JSON value (RFC 8259), an object with exactly one member `quantity`
  * whose value is an integer from 0 to 2147483647, judged on its source text ({@link contractInteger}): `5.0`
@@ -130,6 +161,7 @@ export function contractQuantity(body: Uint8Array): number | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (contractDuplicateMember(text) !== undefined) return undefined;
   const members = Object.getOwnPropertyNames(value);
   if (members.length !== 1 || members[0] !== 'quantity') return undefined;
   const source = sources.get(value);
@@ -279,6 +311,8 @@ export function contractNewOrder(body: Uint8Array): { order: ContractOrder } | {
     return { problems: ['request body must be valid JSON'] };
   }
   const problems = proto ? ['request body member "__proto__" is not allowed'] : [];
+  const duplicate = contractDuplicateMember(text);
+  if (duplicate !== undefined) return { problems: [...problems, contractDuplicateMessage(duplicate)] };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { problems: [...problems, `request body must be a JSON object such as ${example}`] };
   }
@@ -392,6 +426,8 @@ export function contractNewPet(body: Uint8Array): { pet: ContractPet } | { probl
   } catch {
     return { problems: ['request body must be valid JSON'] };
   }
+  const duplicate = contractDuplicateMember(text);
+  if (duplicate !== undefined) return { problems: [contractDuplicateMessage(duplicate)] };
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(value)) {
