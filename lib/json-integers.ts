@@ -60,3 +60,12 @@ export function exactIntegers(_key: string, value: unknown, context?: { source?:
   const integer = jsonInteger(context.source);
   return integer !== undefined && Number.isSafeInteger(value) ? value : new InexactNumber(context.source);
 }
+
+/**
+ * The exact integer a parsed JSON number denotes ({@link exactIntegers}: a safe integer arrives as a number,
+ * anything else as an {@link InexactNumber} of its source text), or undefined for a non-integer or another type.
+ */
+export function exactInteger(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  return value instanceof InexactNumber ? jsonInteger(value.source) : undefined;
+}

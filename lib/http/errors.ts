@@ -73,7 +73,8 @@ const nameLength = 64;
 export function listedNames(names: readonly string[]): string {
   const shown = names
     .slice(0, namesShown)
-    .map((name) => JSON.stringify([...name].slice(0, nameLength).join('')))
+    // The first 64 code points lie within the first 128 UTF-16 units: a long name is never spread whole.
+    .map((name) => JSON.stringify([...name.slice(0, 2 * nameLength)].slice(0, nameLength).join('')))
     .join(', ');
   return names.length > namesShown ? `${shown} and ${names.length - namesShown} more` : shown;
 }

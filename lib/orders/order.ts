@@ -2,7 +2,7 @@
 import { invalidRequest } from '../http/errors.ts';
 import { toPetId } from '../inventory/pet-id.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
-import { InexactNumber, jsonInteger } from '../json-integers.ts';
+import { exactInteger } from '../json-integers.ts';
 import { unknownMembers } from '../pets/pet.ts';
 
 /** The status of an order; every order is `placed` until transitions exist. */
@@ -47,12 +47,6 @@ function isDateTime(text: string): boolean {
   );
 }
 
-/** The exact integer of a parsed JSON number (lib/json-integers.ts), or undefined. */
-function integerOf(value: unknown): bigint | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-  return value instanceof InexactNumber ? jsonInteger(value.source) : undefined;
-}
-
 /**
  * Validates a parsed placeOrder body: an object with `petId` (int64) and `quantity` (1 to 2147483647), and
  * optionally `shipDate` (an RFC 3339 date-time); no other member (`id`, `status`, `complete` are the service's).
@@ -66,11 +60,11 @@ export function parseNewOrder(body: unknown): NewOrder {
   const unknown = unknownMembers(record, orderMembers);
   if (unknown)
     throw invalidRequest(`an order may only contain petId, quantity, shipDate; not allowed: ${unknown}`);
-  const petId = integerOf(record.petId);
+  const petId = exactInteger(record.petId);
   if (petId === undefined || petId < int64Min || petId > int64Max) {
     throw invalidRequest('petId must be an integer from -9223372036854775808 to 9223372036854775807');
   }
-  const quantity = integerOf(record.quantity);
+  const quantity = exactInteger(record.quantity);
   if (quantity === undefined || quantity < 1n || quantity > BigInt(maxQuantity)) {
     throw invalidRequest(`quantity must be an integer from 1 to ${maxQuantity}`);
   }

@@ -2,7 +2,7 @@
 import { HttpError, invalidRequest, listedNames } from '../http/errors.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
 import type { Label, PetDetails } from '../inventory/pet-details.ts';
-import { InexactNumber, jsonInteger } from '../json-integers.ts';
+import { exactInteger } from '../json-integers.ts';
 
 /** A pet. `name` is absent only for entries imported without pet details. Ids are canonical decimal strings. */
 export interface Pet {
@@ -38,22 +38,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A string of 1 to `max` characters (code points), well-formed Unicode. */
-function isText(value: unknown, max: number): value is string {
-  return typeof value === 'string' && value.isWellFormed() && value.length > 0 && [...value].length <= max;
-}
-
 /**
- * The exact integer a parsed JSON number denotes (lib/json-integers.ts: a safe integer arrives as a number,
- * anything else as an InexactNumber of its source text), or undefined for a non-integer or another type.
+ * A string of 1 to `max` characters (code points), well-formed Unicode. A code point is at most two UTF-16
+ * units, so a longer string is refused before its code points are counted.
  */
-function jsonIntegerOf(value: unknown): bigint | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-  return value instanceof InexactNumber ? jsonInteger(value.source) : undefined;
+function isText(value: unknown, max: number): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= 2 * max &&
+    value.isWellFormed() &&
+    [...value].length <= max
+  );
 }
 
 function int64(value: unknown, what: string): string {
-  const id = jsonIntegerOf(value);
+  const id = exactInteger(value);
   if (id === undefined || id < int64Min || id > int64Max) {
     throw invalidRequest(`${what} must be an integer from -9223372036854775808 to 9223372036854775807`);
   }
