@@ -11,7 +11,7 @@
  * lib/): each body has exactly one problem.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { TableId } from '#lib/tables.ts';
 import {
   contractDuplicateMessage,
@@ -19,23 +19,14 @@ import {
   expectContractError,
   observe,
 } from '#test/support/contract-oracle.ts';
-import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { modelledSuite } from '#test/support/inventory-model.ts';
+import { sendJson } from '#test/support/raw-http.ts';
 
 const checkedTables: TableId[] = ['inventory', 'orders', 'idempotency'];
 const int64Rule = (what: string) =>
   `${what} must be an integer from -9223372036854775808 to 9223372036854775807`;
 
-let api: TestApi;
-let client: RawClient;
-beforeAll(async () => {
-  api = await startTestApi({ inventory: [{ petId: '7', quantity: 1_000_000, status: 'available' }] });
-  client = rawClient(api.baseUrl);
-});
-afterAll(async () => {
-  client?.close();
-  await api?.close();
-});
+const suite = modelledSuite([{ petId: '7', quantity: 1_000_000, status: 'available' }]);
 
 /**
  * A write operation: where its body goes, the members of a valid body around the one under test, its integer
@@ -157,13 +148,13 @@ const hostileKinds: Record<string, Hostile> = {
   },
 };
 
-const tableState = () => Promise.all(checkedTables.map((table) => api.tableItems(table)));
+const tableState = () => Promise.all(checkedTables.map((table) => suite.api.tableItems(table)));
 
 /** Sends `body` to `write` and asserts the 400 with exactly `message`, and that no table changed. */
 async function expectRefused(write: Write, body: string, message: string): Promise<void> {
   expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1024 * 1024 + 64);
   const before = await tableState();
-  const response = await sendJson(client, api.authorization, write.method, write.path, body);
+  const response = await sendJson(suite.client, suite.api.authorization, write.method, write.path, body);
   const context = `${write.operation} ${body.slice(0, 120)}... (${body.length} characters)`;
   expect(response.status, context).toBe(400);
   expectContractError(observe(response), 400, message);
@@ -222,22 +213,22 @@ describe('integer-valued long forms are judged exactly', () => {
     'updateInventory takes %s... as the quantity 5',
     async (_shown, literal) => {
       const response = await sendJson(
-        client,
-        api.authorization,
+        suite.client,
+        suite.api.authorization,
         'PATCH',
         '/inventory/7',
         `{"quantity":${literal}}`,
       );
       expect(response.status, response.text).toBe(200);
       expect(response.text).toBe('{"petId":7,"quantity":5,"status":"available"}');
-      expect((await api.tableItems()).find((item) => item.petId === '7')?.quantity).toBe('5');
+      expect((await suite.api.tableItems()).find((item) => item.petId === '7')?.quantity).toBe('5');
     },
   );
 
   test('addPet takes a 100,000-digit form of 9 as the id 9', async () => {
     const response = await sendJson(
-      client,
-      api.authorization,
+      suite.client,
+      suite.api.authorization,
       'POST',
       '/pets',
       `{"id":9.${zeros(100_000)},"name":"Rex"}`,

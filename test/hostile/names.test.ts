@@ -5,26 +5,16 @@
  * is exactly the one without it; an unknown query parameter is 400 `invalid_request` naming it, like any other
  * unknown one, and changes no table.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { TableId } from '#lib/tables.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
-import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { modelledSuite } from '#test/support/inventory-model.ts';
+import type { RawResponse } from '#test/support/raw-http.ts';
 
 const prototypeNames = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 const checkedTables: TableId[] = ['inventory', 'orders', 'idempotency'];
 
-let api: TestApi;
-let client: RawClient;
-
-beforeAll(async () => {
-  api = await startTestApi({ inventory: [{ petId: '7', quantity: 1_000, status: 'available' }] });
-  client = rawClient(api.baseUrl);
-});
-afterAll(async () => {
-  client?.close();
-  await api?.close();
-});
+const suite = modelledSuite([{ petId: '7', quantity: 1_000, status: 'available' }]);
 
 /** An operation's request: method, path (under /v1), JSON body, and the query parameters it declares. */
 interface Route {
@@ -68,10 +58,10 @@ const routes: Route[] = [
 /** Sends `route` with a valid key, a JSON content type when it has a body, then `extra` headers. */
 function send(route: Route, query = '', extra: readonly (readonly [string, string])[] = []) {
   const json = route.body ? ([['Content-Type', 'application/json']] as const) : [];
-  return client.send({
+  return suite.client.send({
     method: route.method,
     path: `${route.path}${query}`,
-    headers: [['Authorization', api.authorization], ...json, ...extra],
+    headers: [['Authorization', suite.api.authorization], ...json, ...extra],
     ...(route.body ? { body: route.body() } : {}),
   });
 }
@@ -87,7 +77,7 @@ function comparable(response: RawResponse) {
   };
 }
 
-const tableState = () => Promise.all(checkedTables.map((table) => api.tableItems(table)));
+const tableState = () => Promise.all(checkedTables.map((table) => suite.api.tableItems(table)));
 
 describe.each(routes)('$operation ($method $path)', (route) => {
   test('ignores headers named __proto__, constructor, toString, hasOwnProperty, valueOf (once and twice)', async () => {
