@@ -1,5 +1,6 @@
 /** The budgets of README "Performance", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
+import type { BodyResult } from './bodies.ts';
 import type { ListResult } from './list-http.ts';
 import type { WarmResult } from './warm.ts';
 
@@ -12,6 +13,7 @@ export const budgets = {
   growthSlack: 1.5,
   listMemoryGrowthMb: 64,
   firstByteShare: 0.05,
+  bodyCostGrowth: 5,
 } as const;
 
 /** One checked budget: the measured figure and the limit in words. */
@@ -27,12 +29,13 @@ export interface RunFigures {
   loads: { name: string; cpuMs: number; wallMs: number }[];
   warm: WarmResult[];
   lists: ListResult[];
+  bodies: BodyResult[];
 }
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
 /** Checks every budget against `run`. */
-export function checkBudgets({ bundles, loads, warm, lists }: RunFigures): BudgetCheck[] {
+export function checkBudgets({ bundles, loads, warm, lists, bodies }: RunFigures): BudgetCheck[] {
   const checks: BudgetCheck[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
   for (const { name, kb } of bundles)
@@ -81,6 +84,12 @@ export function checkBudgets({ bundles, loads, warm, lists }: RunFigures): Budge
       timeGrowth <= entriesGrowth * budgets.growthSlack,
       `x${fixed(entriesGrowth, 0)} entries: time x${fixed(timeGrowth, 1)} <= x${fixed(entriesGrowth * budgets.growthSlack, 1)}`,
     );
+  }
+  // Linear: CPU per KB from 64 KB to 5.9 MB grows by memory effects only (a quadratic step would grow x94).
+  for (const { operation, kind, usPerKb } of bodies) {
+    const growth = (usPerKb.at(-1) ?? Number.NaN) / (usPerKb[1] ?? Number.NaN);
+    const detail = `CPU per KB at 5.9 MB / at 64 KB = ${fixed(growth)} <= ${budgets.bodyCostGrowth}`;
+    check(`${operation} ${kind} body linear`, growth <= budgets.bodyCostGrowth, detail);
   }
   const [smallest, largest] = [lists[0], lists.at(-1)];
   if (smallest && largest && largest !== smallest) {

@@ -1,4 +1,4 @@
-/** `npm run bench [-- --sizes 1000,10000] [--quick]`: the budgets of README "Performance", PASS/FAIL. */
+/** `npm run bench [-- --sizes 1000,10000] [--quick] [--bodies-only]`: the budgets of README "Performance", PASS/FAIL. */
 
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -12,7 +12,8 @@ import { apiModel } from '#infra/local/api-model.ts';
 import { localTableName, readStack, synthesize } from '#infra/local/assembly.ts';
 import { localTableNames } from '#infra/local/dynamodb.ts';
 import { authorizer, operations } from '#lib/api.ts';
-import { checkBudgets } from './budgets.ts';
+import { bodySizes, measureBodies } from './bodies.ts';
+import { type BudgetCheck, checkBudgets } from './budgets.ts';
 import { measureListOverHttp } from './list-http.ts';
 import { measureLoadTimes } from './load-time.ts';
 import { startBenchDynamoDb } from './processes.ts';
@@ -21,8 +22,9 @@ import { measureWarm } from './warm.ts';
 const options = new Command('npm run bench')
   .option('--sizes <entries>', 'list sizes, comma-separated (up to 1000000)', '1000,10000,100000')
   .option('--quick', 'fewer samples (for trying a change; not figures to quote)')
+  .option('--bodies-only', 'only the CPU per KB of hostile write bodies, 1 KB to 5.9 MB')
   .parse()
-  .opts<{ sizes: string; quick?: boolean }>();
+  .opts<{ sizes: string; quick?: boolean; bodiesOnly?: boolean }>();
 const quick = options.quick === true;
 const sizes = options.sizes.split(',').map(Number);
 if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--sizes: ${options.sizes}`);
@@ -30,6 +32,20 @@ if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const started = performance.now();
 log(`${new Date().toISOString()}  ${cpus().length} x ${cpus()[0]?.model}  Node ${process.versions.node}`);
+const report = (checks: BudgetCheck[]) => {
+  for (const { name, pass, detail } of checks) log(`${pass ? 'PASS' : 'FAIL'}  ${name}: ${detail}`);
+};
+
+log(
+  `Hostile write bodies, µs of CPU per KB at ${bodySizes.map((size) => `${Math.round(size / 1024)} KB`).join(', ')}:`,
+);
+const bodies = await measureBodies(quick);
+for (const { operation, kind, usPerKb } of bodies)
+  log(`  ${`${operation} ${kind}`.padEnd(28)}${usPerKb.map((us) => us.toFixed(1).padStart(9)).join('')}`);
+if (options.bodiesOnly) {
+  report(checkBudgets({ bundles: [], loads: [], warm: [], lists: [], bodies }));
+  process.exit();
+}
 
 const scratch = join(tmpdir(), 'pet-store-bench');
 const assemblyDir = join(scratch, 'cdk.out');
@@ -71,10 +87,11 @@ const lists = await measureListOverHttp({ assemblyDir, sizes, runs: quick ? 2 : 
 );
 
 log('\n## Budgets');
-const checks = checkBudgets({ bundles, loads, warm, lists });
-for (const { name, pass, detail } of checks) log(`${pass ? 'PASS' : 'FAIL'}  ${name}: ${detail}`);
+const figures = { bundles, loads, warm, lists, bodies };
+const checks = checkBudgets(figures);
+report(checks);
 const seconds = Math.round((performance.now() - started) / 1000);
 log(`\nTotal ${seconds} s. Figures in bench/results.json.`);
-const results = { takenAt: new Date().toISOString(), quick, bundles, loads, warm, lists, checks, seconds };
+const results = { takenAt: new Date().toISOString(), quick, ...figures, checks, seconds };
 await writeFile(new URL('results.json', import.meta.url), `${JSON.stringify(results)}\n`);
 process.exitCode = checks.every((check) => check.pass) ? 0 : 1;

@@ -1,8 +1,7 @@
 /** Warm overhead of three handlers against the store call each wraps: README "Performance". */
-import { fork } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { fileURLToPath } from 'node:url';
 import type { StreamingHandler } from '../test/support/lambda-events.ts';
+import { childMain, inChild } from './child.ts';
 import type { Loadable } from './load-time.ts';
 import { quantile } from './stats.ts';
 
@@ -22,13 +21,7 @@ export interface WarmResult {
 
 /** Forks this module and returns its measurements. */
 export function measureWarm(options: WarmOptions): Promise<WarmResult[]> {
-  const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(options)], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve(message as WarmResult[]));
-    child.once('exit', (code) => reject(new Error(`warm measurements failed (exit ${code})`)));
-  });
+  return inChild(import.meta.url, options);
 }
 
 /** Runs in the child: sets the stack's environment, seeds the demo inventory and a key, measures. */
@@ -160,7 +153,4 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
   return results;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.send) {
-  const results = await run(JSON.parse(process.argv[2] ?? '{}') as WarmOptions);
-  process.send(results, () => process.exit(0));
-}
+await childMain(import.meta.url, run);

@@ -43,7 +43,7 @@ export type AuthorizerHandler = (
 
 /** What varies between REST proxy requests in the handler tests. */
 export interface ProxyRequest {
-  method: 'GET' | 'PATCH';
+  method: 'GET' | 'PATCH' | 'POST';
   /** The resource path as configured in API Gateway, e.g. `/inventory/{petId}`. */
   resource: string;
   /** The request path under the stage, e.g. `/inventory/42`. */
