@@ -3,7 +3,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { decodeBody } from '@middy/util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { exactIntegers, InexactNumber } from '../json-integers.ts';
-import { duplicateMember } from '../json-members.ts';
+import { scanMembers } from '../json-members.ts';
 import { HttpError, invalidRequest, listedNames } from './errors.ts';
 
 /** Rejects a missing or empty body with 400 before any content-type or JSON check; `example` shows one. */
@@ -63,39 +63,40 @@ function requestReviver(key: string, value: unknown, context?: { source?: string
 }
 
 /**
- * The JSON value of `text`, by {@link requestReviver}. A reviver walks the value recursively, so a body nested
- * thousands of levels deep exhausts the stack: such a body (never a valid one) is parsed without it, with
- * each number among its top-level members an `InexactNumber`, so that validation still names its members.
- * @throws SyntaxError when `text` is not JSON; HttpError 400 from the reviver.
+ * Nesting beyond which a body is parsed without the reviver: deeper than any valid body (a Pet's tags are three
+ * levels), and far below the depth at which the reviver's recursion would exhaust the stack.
  */
-function parseWithReviver(text: string): unknown {
-  try {
-    return JSON.parse(text, requestReviver);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([name, member]) => [
-        name,
-        typeof member === 'number' ? new InexactNumber(String(member)) : member,
-      ]),
-    );
-  }
+const maxReviverDepth = 64;
+
+/**
+ * The JSON value of a body too deep for the reviver (never a valid one), each number among its top-level
+ * members an `InexactNumber`, so that validation still names its members.
+ */
+function parseDeepJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, member]) => [
+      name,
+      typeof member === 'number' ? new InexactNumber(String(member)) : member,
+    ]),
+  );
 }
 
 /**
- * The JSON value of `text` ({@link parseWithReviver}), once no object in it names a member twice.
+ * The JSON value of `text`, by {@link requestReviver} (or {@link parseDeepJson} when nested deeper than
+ * {@link maxReviverDepth}), in time linear in its length: one scan for names twice in an object
+ * (lib/json-members.ts), then one parse.
  * @throws SyntaxError when `text` is not JSON; HttpError 400 from the reviver, or naming a member that appears
  *   twice in one object (docs/contract.md "InventoryUpdate", RFC 7493 §2.3).
  */
 function parseRequestJson(text: string): unknown {
-  const value = parseWithReviver(text);
-  const duplicate = duplicateMember(text);
-  if (duplicate !== undefined) {
-    throw invalidRequest(`request body member ${listedNames([duplicate])} appears twice in one object`);
+  const scan = scanMembers(text);
+  if ('duplicate' in scan) {
+    JSON.parse(text); // A text that is not JSON is refused as such, whatever the scan found in it.
+    throw invalidRequest(`request body member ${listedNames([scan.duplicate])} appears twice in one object`);
   }
-  return value;
+  return scan.depth > maxReviverDepth ? parseDeepJson(text) : JSON.parse(text, requestReviver);
 }
 
 /**

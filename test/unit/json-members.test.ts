@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { duplicateMember } from '#lib/json-members.ts';
+import { scanMembers } from '#lib/json-members.ts';
 import { contractDuplicateMember } from '#test/support/contract-oracle.ts';
 
 /** A JSON value as written: a leaf's text, an array, or an object's members in order (names may repeat). */
@@ -21,10 +21,14 @@ const { tree } = fc.letrec<{ tree: Tree }>((self) => ({
   ),
 }));
 
-/** Writes `tree` as JSON, a name escaped (`\uXXXX` throughout) when `escaped` says so; returns the first repeat. */
-function write(tree: Tree, escaped: () => boolean): { text: string; repeat?: string } {
-  if ('leaf' in tree) return { text: tree.leaf };
+/**
+ * Writes `tree` as JSON, a name escaped (`\uXXXX` throughout) when `escaped` says so; returns the first repeat
+ * and the depth.
+ */
+function write(tree: Tree, escaped: () => boolean): { text: string; repeat?: string; depth: number } {
+  if ('leaf' in tree) return { text: tree.leaf, depth: 0 };
   let repeat: string | undefined;
+  let depth = 1;
   const parts: string[] = [];
   const seen = new Set<string>();
   const entries = 'array' in tree ? tree.array.map((value) => [undefined, value] as const) : tree.members;
@@ -38,19 +42,24 @@ function write(tree: Tree, escaped: () => boolean): { text: string; repeat?: str
     }
     const inner = write(value, escaped);
     repeat ??= inner.repeat;
+    depth = Math.max(depth, inner.depth + 1);
     parts.push(text + inner.text);
   }
   const [open, close] = 'array' in tree ? ['[', ']'] : ['{', '}'];
-  return { text: `${open} ${parts.join(' ,\n')} ${close}`, ...(repeat === undefined ? {} : { repeat }) };
+  return {
+    text: `${open} ${parts.join(' ,\n')} ${close}`,
+    depth,
+    ...(repeat === undefined ? {} : { repeat }),
+  };
 }
 
-describe('duplicateMember', () => {
-  test('finds the first name repeated within one object, at any depth, escapes decoded; none otherwise', () => {
+describe('scanMembers', () => {
+  test('finds the first name repeated within one object, at any depth, escapes decoded; else the depth', () => {
     fc.assert(
       fc.property(tree, fc.infiniteStream(fc.boolean()), (value, coin) => {
-        const { text, repeat } = write(value, () => coin.next().value);
+        const { text, repeat, depth } = write(value, () => coin.next().value);
         JSON.parse(text);
-        expect(duplicateMember(text)).toBe(repeat);
+        expect(scanMembers(text)).toEqual(repeat === undefined ? { depth } : { duplicate: repeat });
         // The suites' oracle, another reading of the same rule, agrees.
         expect(contractDuplicateMember(text)).toBe(repeat);
       }),
@@ -69,6 +78,24 @@ describe('duplicateMember', () => {
     ['{"": 1, "": 2}', ''],
     [`${'['.repeat(100_000)}{"x": 1, "x": 2}${']'.repeat(100_000)}`, 'x'],
   ])('%s -> %s', (text, name) => {
-    expect(duplicateMember(text)).toBe(name);
+    const scan = scanMembers(text);
+    expect('duplicate' in scan ? scan.duplicate : undefined).toBe(name);
   });
+
+  test.each([
+    ['5', 0],
+    ['{}', 1],
+    ['[[], {"a": [{"b": "[[[["}]}]', 4],
+    [`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, 100_000],
+  ])('%s has depth %i', (text, depth) => {
+    expect(scanMembers(text)).toEqual({ depth });
+  });
+
+  test.each(['{"a": "no closing quote', '"\\', '}}]]{', '{"a\\": 1, "b'])(
+    'ends on text that is not JSON (%s)',
+    (text) => {
+      expect(() => JSON.parse(text)).toThrow(SyntaxError);
+      expect(typeof scanMembers(text)).toBe('object');
+    },
+  );
 });
