@@ -22,7 +22,8 @@ export function parseInventoryUpdate(body: unknown): InventoryUpdate {
       `request body may only contain quantity; not allowed: ${listedNames(unknownMembers)}`,
     );
   }
-  if (!('quantity' in body)) throw invalidRequest('quantity is required');
-  if (!isQuantity(body.quantity)) throw invalidRequest(quantityRule);
-  return { quantity: body.quantity };
+  if (!Object.hasOwn(body, 'quantity')) throw invalidRequest('quantity is required');
+  const { quantity } = body as { quantity: unknown };
+  if (!isQuantity(quantity)) throw invalidRequest(quantityRule);
+  return { quantity };
 }
