@@ -1,65 +1,266 @@
-/** `TransactWriteItems` and `ALL_OLD` added to dynalite: README "The embedded store's gaps". */
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+/**
+ * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems`, `ALL_OLD` on refusals, and every
+ * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB").
+ */
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import dynalite, { type DynaliteOptions } from 'dynalite';
 
+const require = createRequire(import.meta.url);
 const targetPrefix = 'DynamoDB_20120810.';
-const singleWrites = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 const conditionFailed = 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException';
 
 type Json = Record<string, unknown>;
+type AttributeMap = Record<string, unknown>;
+type Callback<T = unknown> = (
+  error: (Error & { statusCode?: number; body?: Json }) | null,
+  value?: T,
+) => void;
+
+/** One operation of a LevelDB batch, on the store's main database (dynalite prefixes each sub-store's keys). */
+type LevelOperation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
+
+/** A table as dynalite describes it. */
+interface Table {
+  TableName: string;
+  KeySchema: { AttributeName: string }[];
+}
+
+/** dynalite's store (`dynalite/db/index.js` `create`): its LevelDB, sub-stores and tables. */
+interface Store {
+  db: { batch(operations: LevelOperation[], callback: Callback): void };
+  getItemDb(tableName: string): SubStore;
+  getTable(tableName: string, callback: Callback<Table>): void;
+}
+
+/** One of dynalite's sub-stores: the keys of one table's items or of one index, prefixed in the main database. */
+interface SubStore {
+  get(key: string, callback: Callback): void;
+  put(key: string, value: unknown, callback: Callback): void;
+  del(key: string, callback: Callback): void;
+  /** dynalite's per-key lock (`lock` package): `exec` gets `release`, which wraps a callback to release first. */
+  lock(key: string, exec: (release: (done: Callback) => Callback) => void): void;
+}
+
+/** The parts of `dynalite/db/index.js` used and replaced here. */
+interface DynaliteDb {
+  create(options: DynaliteOptions): Store;
+  createKey(item: AttributeMap, table: Table): string;
+  getIndexActions(
+    indexes: unknown[],
+    existing: AttributeMap | undefined,
+    item: AttributeMap | null | undefined,
+    table: Table,
+  ): {
+    puts: { index: string; key: string; item: AttributeMap }[];
+    deletes: { index: string; key: string }[];
+  };
+  checkConditional: ((data: Json, existing?: AttributeMap) => { body?: Json } | null | undefined) & {
+    patched?: true;
+  };
+  updateIndexes(
+    store: Store,
+    table: Table,
+    existing: AttributeMap | undefined,
+    item: AttributeMap | null,
+    callback: Callback,
+  ): void;
+}
+
+const dynaliteDb = require('dynalite/db/index.js') as DynaliteDb;
 
 /**
- * Adds `ReturnValuesOnConditionCheckFailure: ALL_OLD` to dynalite, once per process: its condition check
- * (`db.checkConditional`, called by PutItem, UpdateItem and DeleteItem with the stored item) puts that item
- * in the refusal, and the three actions accept the parameter (dynalite drops unknown ones).
+ * The LevelDB key of an item or an index entry, as dynalite's sub-stores prefix them (`getItemDb`, `getIndexDb`
+ * and `createPrefixedDbWrapper` in dynalite/db/index.js).
  */
-function patchReturnValuesOnConditionCheckFailure(): void {
-  const require = createRequire(import.meta.url);
-  type Check = (data: Json, existing?: Json) => { body?: Json } | null | undefined;
-  const db = require('dynalite/db/index.js') as { checkConditional: Check & { patched?: true } };
-  if (db.checkConditional.patched) return;
+const levelKey = {
+  item: (table: Table, key: string) => `item-${table.TableName}~${key}`,
+  index: (kind: 'Local' | 'Global', table: Table, indexName: string, key: string) =>
+    `index-${kind.toLowerCase()}~${table.TableName}~${indexName}~${key}`,
+};
+
+/**
+ * The LevelDB operations that replace `existing` by `item` (null: deletes it): the item and every index entry
+ * (dynalite's own `getIndexActions`), old index entries removed before new ones are written.
+ */
+function writeOperations(
+  table: Table,
+  existing: AttributeMap | undefined,
+  item: AttributeMap | null,
+): LevelOperation[] {
+  const deletes: LevelOperation[] = [];
+  const puts: LevelOperation[] = [];
+  for (const kind of ['Local', 'Global'] as const) {
+    const indexes =
+      (table as unknown as Record<string, unknown[] | undefined>)[`${kind}SecondaryIndexes`] ?? [];
+    const actions = dynaliteDb.getIndexActions(indexes, existing, item, table);
+    for (const { index, key } of actions.deletes) {
+      deletes.push({ type: 'del', key: levelKey.index(kind, table, index, key) });
+    }
+    for (const { index, key, item: projected } of actions.puts) {
+      puts.push({ type: 'put', key: levelKey.index(kind, table, index, key), value: projected });
+    }
+  }
+  const key = levelKey.item(table, dynaliteDb.createKey((item ?? existing) as AttributeMap, table));
+  const write: LevelOperation = item ? { type: 'put', key, value: item } : { type: 'del', key };
+  return [...deletes, ...puts, write];
+}
+
+/** The write sets of staging stores (see {@link stagingStore}): what their writes would do, not yet done. */
+const stagedWrites = new WeakMap<Store, LevelOperation[]>();
+
+/**
+ * Patches dynalite's module once per process. `checkConditional` (called by PutItem, UpdateItem and DeleteItem
+ * with the stored item) puts that item in a refusal asked with `ReturnValuesOnConditionCheckFailure: ALL_OLD`,
+ * and the three actions accept the parameter (dynalite drops unknown ones). `updateIndexes` (called by the
+ * same three with the old and the new item, before they write the item itself) writes the index entries and
+ * the item in one LevelDB batch, so that no crash can leave an index disagreeing with its table (the action's
+ * own write of the item that follows rewrites the same value); for a staging store it only records them.
+ */
+function patchDynalite(): void {
+  if (dynaliteDb.checkConditional.patched) return;
   for (const action of ['putItem', 'updateItem', 'deleteItem']) {
     const { types } = require(`dynalite/validations/${action}.js`) as { types: Json };
     types.ReturnValuesOnConditionCheckFailure = { type: 'String', enum: ['ALL_OLD', 'NONE'] };
   }
-  const original = db.checkConditional;
-  const patched: Check & { patched?: true } = (data, existing) => {
+  const original = dynaliteDb.checkConditional;
+  const checkConditional: DynaliteDb['checkConditional'] = (data, existing) => {
     const refusal = original(data, existing);
     if (refusal?.body && existing && data.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
       refusal.body.Item = existing;
     }
     return refusal;
   };
-  patched.patched = true;
-  db.checkConditional = patched;
+  checkConditional.patched = true;
+  dynaliteDb.checkConditional = checkConditional;
+  dynaliteDb.updateIndexes = (store, table, existing, item, callback) => {
+    if (!existing && !item) return callback(null);
+    const operations = writeOperations(table, existing, item);
+    const staged = stagedWrites.get(store);
+    if (!staged) return store.db.batch(operations, callback);
+    staged.push(...operations);
+    setImmediate(() => callback(null));
+  };
 }
-type AttributeMap = Record<string, unknown>;
 
+/**
+ * A view of `store` on which dynalite's PutItem, UpdateItem and DeleteItem decide as usual (conditions checked
+ * on the stored item, under dynalite's lock of that item) but write nothing: what they would write is added to
+ * `writes`, and each item lock is kept until `releases` are called, so that no other write slips in between
+ * the decision and the transaction's batch.
+ */
+function stagingStore(store: Store, writes: LevelOperation[], releases: (() => void)[]): Store {
+  const staging: Store = Object.create(store);
+  staging.getItemDb = (tableName) => {
+    const items = store.getItemDb(tableName);
+    return {
+      get: items.get,
+      put: (_key, _value, callback) => setImmediate(() => callback(null)),
+      del: (_key, callback) => setImmediate(() => callback(null)),
+      lock: (key, exec) =>
+        items.lock(key, (release) => {
+          const done = release(() => {});
+          releases.push(() => done(null));
+          exec((done) => done);
+        }),
+    };
+  };
+  stagedWrites.set(staging, writes);
+  return staging;
+}
+
+/** dynalite's single-item action of each kind of `TransactItems` entry (a ConditionCheck: a DeleteItem staged and dropped). */
+const actionOf = {
+  Put: 'putItem',
+  Update: 'updateItem',
+  Delete: 'deleteItem',
+  ConditionCheck: 'deleteItem',
+} as const;
+type TransactKind = keyof typeof actionOf;
+
+/** A DynamoDB answer: HTTP status and JSON body. */
 interface DynamoAnswer {
   status: number;
   body: Json;
 }
 
-/** One request to dynalite with the client's signing headers and another target. */
-type Call = (action: string, body: Json) => Promise<DynamoAnswer>;
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
+/** An error answer of dynalite (`statusCode` and `body`), thrown by its validations and actions. */
+class Refusal extends Error {
+  readonly answer: DynamoAnswer;
+  constructor(answer: DynamoAnswer) {
+    super(String(answer.body.message ?? answer.body.__type));
+    this.answer = answer;
+  }
 }
 
-function send(response: ServerResponse, { status, body }: DynamoAnswer): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'Content-Type': 'application/x-amz-json-1.0',
-    'Content-Length': Buffer.byteLength(text),
-    // The SDK checks the body against this checksum.
-    'x-amz-crc32': String(crc32(text)),
-  });
-  response.end(text);
+/** Turns dynalite's error (`statusCode`, `body`) into a {@link Refusal}; rethrows any other. */
+function refusal(error: Error & { statusCode?: number; body?: Json }): Refusal {
+  if (error.statusCode && error.body) return new Refusal({ status: error.statusCode, body: error.body });
+  throw error;
+}
+
+/** One `TransactItems` entry, validated as dynalite validates the single-item request it stands for. */
+interface TransactAction {
+  kind: TransactKind;
+  data: Json;
+  table: Table;
+  /** The item's key attributes. */
+  key: AttributeMap;
+}
+
+async function tableOf(store: Store, tableName: string): Promise<Table> {
+  return new Promise((resolve, reject) =>
+    store.getTable(tableName, (error, table) => (error ? reject(refusal(error)) : resolve(table as Table))),
+  );
+}
+
+/**
+ * The entry as dynalite's own request validation reads it (`checkTypes`, `checkValidations`: expressions parsed).
+ * @throws Refusal with dynalite's validation error
+ */
+async function transactAction(store: Store, entry: Json): Promise<TransactAction> {
+  const [kind, operation] = Object.entries(entry)[0] as [TransactKind, Json];
+  const validations = require('dynalite/validations/index.js') as {
+    checkTypes(data: Json, types: Json): Json;
+    checkValidations(data: Json, types: Json, custom: unknown, store: Store): void;
+  };
+  const { types, custom } = require(`dynalite/validations/${actionOf[kind]}.js`) as {
+    types: Json;
+    custom: unknown;
+  };
+  let data: Json;
+  try {
+    data = validations.checkTypes(operation, types);
+    validations.checkValidations(data, types, custom, store);
+  } catch (error) {
+    throw refusal(error as Error);
+  }
+  const table = await tableOf(store, data.TableName as string);
+  const item = (kind === 'Put' ? data.Item : data.Key) as AttributeMap;
+  const key = Object.fromEntries(
+    table.KeySchema.map(({ AttributeName }) => [AttributeName, item[AttributeName]]),
+  );
+  return { kind, data, table, key };
+}
+
+/** Runs dynalite's single-item `action` on `store`. @throws Refusal with its error answer */
+function runAction(store: Store, action: string, data: Json): Promise<void> {
+  const run = require(`dynalite/actions/${action}.js`) as (
+    store: Store,
+    data: Json,
+    callback: Callback,
+  ) => void;
+  return new Promise((resolve, reject) =>
+    run(store, data, (error) => {
+      if (!error) return resolve();
+      try {
+        reject(refusal(error));
+      } catch (other) {
+        reject(other);
+      }
+    }),
+  );
 }
 
 /** Locks by name: `run(names, task)` runs `task` once it holds every named lock, in arrival order per name. */
@@ -89,198 +290,137 @@ function itemLocks() {
     }
   };
 }
+type Locks = ReturnType<typeof itemLocks>;
 
 /** The lock name of one item. */
-function itemName(tableName: string, key: AttributeMap): string {
-  return `${tableName} ${JSON.stringify(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
+function itemName({ table, key }: TransactAction): string {
+  return `${table.TableName} ${JSON.stringify(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
 }
 
-/** The key attributes of `item` for a table whose key attributes are `keyNames`. */
-function keyOf(item: AttributeMap, keyNames: readonly string[]): AttributeMap {
-  return Object.fromEntries(keyNames.map((name) => [name, item[name]]));
-}
-
-/** The key attribute names of a table, read once per table name. */
-function keySchemas() {
-  const known = new Map<string, string[]>();
-  return async (call: Call, tableName: string): Promise<string[]> => {
-    const cached = known.get(tableName);
-    if (cached) return cached;
-    const { body } = await call('DescribeTable', { TableName: tableName });
-    const table = body.Table as { KeySchema?: { AttributeName: string }[] } | undefined;
-    const names = (table?.KeySchema ?? []).map((key) => key.AttributeName);
-    known.set(tableName, names);
-    return names;
+/** DynamoDB's answer to a transaction whose action `index` was refused (`refused`: dynalite's refusal body). */
+function cancellation(count: number, index: number, refused: Json): DynamoAnswer {
+  const reason = {
+    Code: 'ConditionalCheckFailed',
+    Message: 'The conditional request failed',
+    // With ReturnValuesOnConditionCheckFailure ALL_OLD the refusal carries the item.
+    ...(refused.Item ? { Item: refused.Item } : {}),
+  };
+  const reasons = Array.from({ length: count }, (_, at) => (at === index ? reason : { Code: 'None' }));
+  return {
+    status: 400,
+    body: {
+      __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+      message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+      CancellationReasons: reasons,
+    },
   };
 }
 
-async function currentItem(
-  call: Call,
-  tableName: string,
-  key: AttributeMap,
-): Promise<AttributeMap | undefined> {
-  const { body } = await call('GetItem', { TableName: tableName, Key: key, ConsistentRead: true });
-  return body.Item as AttributeMap | undefined;
-}
-
-/** The single-item request that applies one `TransactItems` entry, and the item it touches. */
-async function transactAction(
-  entry: Json,
-  keyNamesOf: (tableName: string) => Promise<string[]>,
-): Promise<{ action: string; request: Json; tableName: string; key: AttributeMap }> {
-  const [kind, operation] = Object.entries(entry)[0] as [string, Json];
-  const tableName = operation.TableName as string;
-  if (kind === 'Put') {
-    const key = keyOf(operation.Item as AttributeMap, await keyNamesOf(tableName));
-    return { action: 'PutItem', request: operation, tableName, key };
+/**
+ * Decides every action in order on a staging store (each item's dynalite lock held from its decision on), then
+ * writes all they would write in one LevelDB batch: all or nothing, for readers and across a crash alike. The
+ * first refused action cancels the transaction with nothing written.
+ */
+async function applyTransaction(store: Store, actions: TransactAction[]): Promise<DynamoAnswer> {
+  const writes: LevelOperation[] = [];
+  const releases: (() => void)[] = [];
+  try {
+    for (const [index, { kind, data }] of actions.entries()) {
+      // A ConditionCheck's DeleteItem is decided like the others, and what it would write is dropped.
+      const staging = stagingStore(store, kind === 'ConditionCheck' ? [] : writes, releases);
+      try {
+        await runAction(staging, actionOf[kind], data);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        if (error.answer.body.__type !== conditionFailed) return error.answer;
+        return cancellation(actions.length, index, error.answer.body);
+      }
+    }
+    await new Promise((resolve, reject) =>
+      store.db.batch(writes, (error) => (error ? reject(error) : resolve(undefined))),
+    );
+    return { status: 200, body: {} };
+  } finally {
+    for (const release of releases) release();
   }
-  const key = operation.Key as AttributeMap;
-  if (kind === 'Update') return { action: 'UpdateItem', request: operation, tableName, key };
-  if (kind === 'Delete') return { action: 'DeleteItem', request: operation, tableName, key };
-  // ConditionCheck: a conditional write that leaves the item as it is, filled in once the item is read.
-  return { action: 'ConditionCheck', request: operation, tableName, key };
 }
 
-/** Restores `item` (or its absence) at `key` of `tableName`. */
-async function restore(call: Call, tableName: string, key: AttributeMap, item: AttributeMap | undefined) {
-  if (item) await call('PutItem', { TableName: tableName, Item: item });
-  else await call('DeleteItem', { TableName: tableName, Key: key });
-}
-
-async function transactWriteItems(
-  call: Call,
-  body: Json,
-  keyNamesOf: (t: string) => Promise<string[]>,
-  locked: Locks,
-): Promise<DynamoAnswer> {
+/** `TransactWriteItems`: validated, each item locked (in one order: no deadlock between transactions), applied. */
+async function transactWriteItems(store: Store, locked: Locks, body: Json): Promise<DynamoAnswer> {
   const entries = (body.TransactItems ?? []) as Json[];
-  const actions = await Promise.all(entries.map((entry) => transactAction(entry, keyNamesOf)));
-  const names = actions.map(({ tableName, key }) => itemName(tableName, key));
+  let actions: TransactAction[];
+  try {
+    actions = await Promise.all(entries.map((entry) => transactAction(store, entry)));
+  } catch (error) {
+    if (error instanceof Refusal) return error.answer;
+    throw error;
+  }
+  const names = actions.map(itemName);
   if (new Set(names).size !== actions.length) {
     const message = 'Transaction request cannot include multiple operations on one item';
     return { status: 400, body: { __type: 'com.amazon.coral.validate#ValidationException', message } };
   }
-  return locked(names, () => applyTransaction(call, actions));
+  return locked(names, () => applyTransaction(store, actions));
 }
 
-type Locks = ReturnType<typeof itemLocks>;
-type TransactAction = Awaited<ReturnType<typeof transactAction>>;
-
-/**
- * Applies the actions in order, each write asking for the item it replaced (`ReturnValues: ALL_OLD`, so no
- * read is needed to undo it; a `ConditionCheck` reads its item first). On a refusal, restores what was written
- * and answers the cancellation.
- */
-async function applyTransaction(call: Call, actions: TransactAction[]): Promise<DynamoAnswer> {
-  const replaced: (AttributeMap | undefined)[] = [];
-  for (const [index, { action, request, tableName, key }] of actions.entries()) {
-    let single = { action, request: { ...request, ReturnValues: 'ALL_OLD' } as Json };
-    if (action === 'ConditionCheck') {
-      const old = await currentItem(call, tableName, key);
-      single = old
-        ? { action: 'PutItem', request: { ...request, Key: undefined, Item: old } }
-        : { action: 'DeleteItem', request };
-    }
-    const answer = await call(single.action, single.request);
-    replaced.push(answer.body.Attributes as AttributeMap | undefined);
-    if (answer.status === 200) continue;
-    for (let undo = index - 1; undo >= 0; undo--) {
-      const done = actions[undo] as TransactAction;
-      await restore(call, done.tableName, done.key, replaced[undo]);
-    }
-    if (answer.body.__type !== conditionFailed) return answer;
-    // With ReturnValuesOnConditionCheckFailure ALL_OLD the refused action's reason carries the item.
-    const refused = {
-      Code: 'ConditionalCheckFailed',
-      Message: 'The conditional request failed',
-      ...(answer.body.Item ? { Item: answer.body.Item } : {}),
-    };
-    const reasons = actions.map((_, at) => (at === index ? refused : { Code: 'None' }));
-    const codes = reasons.map((reason) => reason.Code).join(', ');
-    return {
-      status: 400,
-      body: {
-        __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-        message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`,
-        CancellationReasons: reasons,
-      },
-    };
-  }
-  return { status: 200, body: {} };
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * Runs one DynamoDB request through dynalite's own listener in-process: a readable request carrying `body`
- * and a response that collects what dynalite writes.
- */
-function dispatch(
-  listener: RequestListener,
-  headers: Record<string, string>,
-  action: string,
-  body: Json,
-): Promise<DynamoAnswer> {
-  const request = Object.assign(Readable.from([Buffer.from(JSON.stringify(body))]), {
-    method: 'POST',
-    url: '/',
-    headers: { ...headers, 'x-amz-target': `${targetPrefix}${action}` },
+function send(response: ServerResponse, { status, body }: DynamoAnswer): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/x-amz-json-1.0',
+    'Content-Length': Buffer.byteLength(text),
+    // The SDK checks the body against this checksum.
+    'x-amz-crc32': String(crc32(text)),
   });
-  return new Promise((resolve) => {
-    const response = {
-      statusCode: 200,
-      setHeader: () => {},
-      end: (text?: string) =>
-        resolve({ status: response.statusCode, body: text ? (JSON.parse(text) as Json) : {} }),
-    };
-    listener(request as unknown as IncomingMessage, response as unknown as ServerResponse);
-  });
+  response.end(text);
 }
 
 /**
- * The front for dynalite's request listener `dynalite`: every request passes unchanged except a transaction
- * and, while one runs, single-item writes. Each holds a lock on every item it touches (taken in one order: no
- * deadlock); a transaction's actions are applied in order with dynalite's own single-item requests and, when
- * one is refused, the items already written get their old values back (`TransactionCanceledException`).
- * Readers are not isolated from a transaction in progress (the service never reads across items that way);
- * `BatchWriteItem` has no conditions and takes no lock.
+ * A dynalite server (`options` as dynalite's) whose every write is one atomic LevelDB batch and which serves
+ * `TransactWriteItems`: a transaction's actions are decided in order by dynalite's own single-item actions on a
+ * staging store, then written in one batch (docs/architecture.md "The embedded DynamoDB": why a batch rather
+ * than a journal). Other requests reach dynalite unchanged. Readers never see half a transaction.
  */
-export function dynaliteFront(dynalite: RequestListener): RequestListener {
-  patchReturnValuesOnConditionCheckFailure();
-  const locked = itemLocks();
-  const keySchema = keySchemas();
-  /** Transactions in progress: while there are none, plain single-item writes need no lock. */
-  let transactions = 0;
-  return async (request, response) => {
-    const action = (request.headers['x-amz-target'] ?? '').toString().replace(targetPrefix, '');
-    const lockedWrite = singleWrites.has(action) && transactions > 0;
-    if (action !== 'TransactWriteItems' && !lockedWrite) {
-      dynalite(request, response);
-      return;
-    }
-    const text = await readBody(request);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string' && name !== 'content-length') headers[name] = value;
-    }
-    const call: Call = (target, body) => dispatch(dynalite, headers, target, body);
-    const keyNamesOf = (tableName: string) => keySchema(call, tableName);
-    try {
-      const body = JSON.parse(text) as Json;
-      if (action === 'TransactWriteItems') {
-        transactions++;
-        try {
-          return send(response, await transactWriteItems(call, body, keyNamesOf, locked));
-        } finally {
-          transactions--;
-        }
-      }
-      const tableName = body.TableName as string;
-      const key =
-        (body.Key as AttributeMap | undefined) ??
-        keyOf((body.Item ?? {}) as AttributeMap, await keyNamesOf(tableName));
-      send(response, await locked([itemName(tableName, key)], () => call(action, body)));
-    } catch {
-      const type = 'com.amazon.coral.service#SerializationException';
-      send(response, { status: 400, body: { __type: type } });
-    }
+export function embeddedDynalite(options: DynaliteOptions): Server {
+  patchDynalite();
+  // dynalite keeps its store private: it is taken here as dynalite creates it (synchronously, in `dynalite()`).
+  const create = dynaliteDb.create;
+  let store: Store | undefined;
+  dynaliteDb.create = (createOptions) => {
+    store = create(createOptions);
+    return store;
   };
+  let server: Server;
+  try {
+    server = dynalite(options);
+  } finally {
+    dynaliteDb.create = create;
+  }
+  const own = store as Store;
+  const locked = itemLocks();
+  const [dynaliteListener] = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', async (request, response) => {
+    const action = (request.headers['x-amz-target'] ?? '').toString().replace(targetPrefix, '');
+    if (action !== 'TransactWriteItems') return dynaliteListener?.(request, response);
+    try {
+      send(response, await transactWriteItems(own, locked, JSON.parse(await readBody(request)) as Json));
+    } catch (error) {
+      const serialization = error instanceof SyntaxError;
+      send(response, {
+        status: serialization ? 400 : 500,
+        body: {
+          __type: serialization
+            ? 'com.amazon.coral.service#SerializationException'
+            : 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+        },
+      });
+    }
+  });
+  return server;
 }

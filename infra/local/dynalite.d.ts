@@ -3,7 +3,7 @@ declare module 'dynalite' {
   import type { Server } from 'node:http';
 
   /** dynalite's options; `path` omitted keeps the store in memory. Durations in milliseconds. */
-  interface DynaliteOptions {
+  export interface DynaliteOptions {
     path?: string;
     createTableMs?: number;
     deleteTableMs?: number;

@@ -10,9 +10,8 @@ import {
   ListTablesCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { dynaliteFront } from './dynalite-front.ts';
+import { embeddedDynalite } from './dynalite-front.ts';
 
 /** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
 export const inMemory = ':memory:';
@@ -114,17 +113,13 @@ export async function startDynamoDb(options: {
     );
   }
   if (persistent) await makePrivate(dataDir);
-  const server = dynalite({
+  const server = embeddedDynalite({
     ...(persistent ? { path: paths.levelDb } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  // What dynalite lacks of the DynamoDB API the service uses is added in front of its own listener.
-  const [ownListener] = server.listeners('request') as RequestListener[];
-  server.removeAllListeners('request');
-  server.on('request', dynaliteFront(ownListener as RequestListener));
-  // Outermost: a browser's request reaches neither.
+  // Outermost: a browser's request reaches nothing.
   refuseBrowsers(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
