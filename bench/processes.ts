@@ -40,15 +40,17 @@ export function stop(child: ChildProcess): Promise<void> {
  */
 export async function startBenchDynamoDb() {
   const args = ['--port', '0', '--data-dir', inMemory];
-  const ready = /DynamoDB for the SAM CLI at (\S+)/;
+  // It prints its endpoint, then the credentials of its store in memory (the only ones it accepts).
+  const ready =
+    /DynamoDB for the SAM CLI at (\S+)[\s\S]*AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+)\n/;
   const { child, match } = await startScript('infra/local/sam-dynamodb.ts', args, {}, ready);
-  const endpoint = match[1] as string;
-  const credentials = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' };
-  const config = {
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  const [, endpoint, accessKeyId, secretAccessKey] = match as unknown as [string, string, string, string];
+  const credentials = {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
   };
+  const config = { endpoint, region: 'us-east-1', credentials: { accessKeyId, secretAccessKey } };
   const documentClient = () => toDocumentClient(new DynamoDBClient(config));
   const client = documentClient();
   await ensureTables(client, localTableNames());

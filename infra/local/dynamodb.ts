@@ -12,6 +12,12 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { embeddedDynalite } from './dynalite-front.ts';
+import {
+  dataFolderCredentials,
+  newStoreCredentials,
+  requireSignature,
+  type StoreCredentials,
+} from './store-credentials.ts';
 
 /** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
 export const inMemory = ':memory:';
@@ -20,6 +26,8 @@ export const inMemory = ':memory:';
 export interface LocalDynamoDb {
   /** `http://host:port` of its DynamoDB API. */
   endpoint: string;
+  /** The only credentials it accepts requests signed with (store-credentials.ts). */
+  credentials: StoreCredentials;
   /** Stops serving and flushes the store to disk; removes the endpoint file. */
   close(): Promise<void>;
 }
@@ -94,7 +102,8 @@ export function refuseBrowsers(server: Server): void {
 
 /**
  * Starts dynalite on `host:port` (port 0: any free port), storing under `<dataDir>/dynamodb`, or in memory
- * when `dataDir` is {@link inMemory}.
+ * when `dataDir` is {@link inMemory}. It accepts only requests signed with the store's own credentials: those
+ * of `<dataDir>/credentials` (generated on a first start), or fresh ones for a store in memory.
  * @throws when the port is taken, the folder cannot be created, or another process serves the folder (its
  *   LevelDB is locked; starting anyway would also overwrite that process's endpoint file).
  */
@@ -113,13 +122,15 @@ export async function startDynamoDb(options: {
     );
   }
   if (persistent) await makePrivate(dataDir);
+  const credentials = persistent ? await dataFolderCredentials(dataDir) : newStoreCredentials();
   const server = embeddedDynalite({
     ...(persistent ? { path: paths.levelDb } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  // Outermost: a browser's request reaches nothing.
+  requireSignature(server, credentials);
+  // Outermost: a browser's request is refused before its signature is read.
   refuseBrowsers(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -129,6 +140,7 @@ export async function startDynamoDb(options: {
   if (persistent) await writeFile(paths.endpointFile, `${endpoint}\n`, { mode: privateFileMode });
   return {
     endpoint,
+    credentials,
     async close() {
       if (persistent) await rm(paths.endpointFile, { force: true });
       await new Promise<void>((resolve, reject) =>
@@ -139,12 +151,12 @@ export async function startDynamoDb(options: {
 }
 
 /**
- * The DynamoDB endpoint serving `dataDir`: the running process that advertises it in `<dataDir>/endpoint`
- * when it answers, else a new embedded server started here (close it when done).
+ * The DynamoDB endpoint serving `dataDir` and its credentials: the running process that advertises it in
+ * `<dataDir>/endpoint` when it answers, else a new embedded server started here (close it when done).
  */
 export async function connectLocalDynamoDb(dataDir: string): Promise<LocalDynamoDb> {
   const endpoint = await runningEndpoint(dataDir);
-  if (endpoint) return { endpoint, close: async () => {} };
+  if (endpoint) return { endpoint, credentials: await dataFolderCredentials(dataDir), close: async () => {} };
   return startDynamoDb({ dataDir });
 }
 

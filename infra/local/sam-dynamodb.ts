@@ -3,9 +3,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTables, startDynamoDb } from './dynamodb.ts';
+import { ensureTables, inMemory, startDynamoDb } from './dynamodb.ts';
 import { samTableNames, seedSamFixtures } from './sam-fixtures.ts';
 import { localAwsDefaults, localDataDir } from './settings.ts';
+import { credentialsFile, credentialVariables } from './store-credentials.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,7 +22,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535)
 
 localAwsDefaults();
 const db = await startDynamoDb({ dataDir: values['data-dir'], port, host: values.host });
-const client = new DynamoDBClient({ endpoint: db.endpoint });
+const client = new DynamoDBClient({ endpoint: db.endpoint, credentials: db.credentials });
 const names = samTableNames();
 await ensureTables(client, names);
 await seedSamFixtures(DynamoDBDocumentClient.from(client), names);
@@ -42,6 +43,18 @@ const listening = new URL(db.endpoint).port;
 
 console.log(`DynamoDB for the SAM CLI at ${db.endpoint} (data in ${values['data-dir']})`);
 console.log(`Tables: ${Object.values(names).join(', ')}; SAM event fixtures seeded.`);
+// The SAM CLI gives its functions the host's credentials (its --env-vars cannot set them): run sam with the
+// store's own, the only ones it accepts.
+if (values['data-dir'] === inMemory) {
+  const variables = Object.entries(credentialVariables(db.credentials)).map(
+    ([name, value]) => `${name}=${value}`,
+  );
+  console.log(`Credentials (this process only): run sam with ${variables.join(' ')}`);
+} else {
+  console.log(
+    `Credentials: pass the store's own to sam: env $(cat ${credentialsFile(values['data-dir'])}) sam local invoke ...`,
+  );
+}
 if (values['env-vars']) {
   // events/env-vars.json with every function's endpoint on the port this server listens on.
   const envVars = JSON.parse(await readFile(new URL('../../events/env-vars.json', import.meta.url), 'utf8'));

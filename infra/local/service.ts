@@ -21,6 +21,7 @@ import { createEngine, integrationTimeoutMs } from './gateway.ts';
 import { createApiServer } from './http-server.ts';
 import { requestGate } from './request-gate.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
+import { credentialVariables } from './store-credentials.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
 export const demoInventoryFile = fileURLToPath(new URL('demo-inventory.csv', import.meta.url));
@@ -114,8 +115,8 @@ const hostVariables = [
 ];
 
 /**
- * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` and table-name variables (the
- * operator tools and tests read them): one local service per process.
+ * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB`, credential and table-name variables
+ * (the operator tools and tests read them): one local service per process.
  * @throws when the ports are taken or DynamoDB cannot be reached.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
@@ -125,6 +126,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {
     db = await startDynamoDb({ dataDir: options.dataDir });
     process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+    // The functions (hostVariables below) and this process sign with the only credentials the store accepts.
+    Object.assign(process.env, credentialVariables(db.credentials));
+    delete process.env.AWS_SESSION_TOKEN;
   }
   const names = localTableNames();
   for (const id of Object.keys(tables) as TableId[]) process.env[tables[id].env] = names[id];

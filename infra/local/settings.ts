@@ -13,9 +13,9 @@ export function localDataDir(): string {
 }
 
 /**
- * Gives the AWS SDK a region and credentials when none are set, so local runs need no AWS account: a local
- * DynamoDB accepts any signature; and turns metrics off. Values already set (a real profile, for instance)
- * are kept.
+ * Gives the AWS SDK a region and credentials when none are set, so local runs need no AWS account (a DynamoDB
+ * named by `AWS_ENDPOINT_URL_DYNAMODB`, such as DynamoDB Local, accepts any signature; the embedded one only its
+ * own, set where it starts); and turns metrics off. Values already set (a real profile, for instance) are kept.
  */
 export function localAwsDefaults(): void {
   process.env.AWS_REGION ||= 'us-east-1';

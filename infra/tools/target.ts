@@ -90,7 +90,10 @@ async function localTarget(): Promise<Target> {
   localAwsDefaults();
   const dataDir = localDataDir();
   const db = process.env.AWS_ENDPOINT_URL_DYNAMODB ? undefined : await connectLocalDynamoDb(dataDir);
-  const raw = new DynamoDBClient({ ...dynamoDbClientConfig, ...(db ? { endpoint: db.endpoint } : {}) });
+  const raw = new DynamoDBClient({
+    ...dynamoDbClientConfig,
+    ...(db ? { endpoint: db.endpoint, credentials: db.credentials } : {}),
+  });
   const tables = localTableNames();
   const description = db ? `local store ${dataDir}` : `DynamoDB at ${process.env.AWS_ENDPOINT_URL_DYNAMODB}`;
   try {

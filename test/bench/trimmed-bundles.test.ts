@@ -102,7 +102,7 @@ const tokenEvent = (key: string) =>
 
 beforeAll(async () => {
   db = await startTestDynamoDb();
-  setFunctionEnvironment(db.endpoint);
+  setFunctionEnvironment(db.endpoint, db.credentials);
   functionEnv = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => /^(AWS_|POWERTOOLS_)|_TABLE_NAME$/.test(name)),
   ) as Record<string, string>;

@@ -40,7 +40,7 @@ let client: RawClient;
 
 beforeAll(async () => {
   db = await startTestDynamoDb({ restartable: true, tables: false });
-  api = await startTestApi({ dynamoDbEndpoint: db.endpoint });
+  api = await startTestApi({ dynamoDb: db });
   await api.inventory.putMany(items);
   client = rawClient(api.baseUrl);
 });

@@ -49,7 +49,7 @@ let freshAuthorization: string;
 beforeAll(async () => {
   db = await startTestDynamoDb({ restartable: true, tables: false });
   port = db.port;
-  api = await startTestApi({ dynamoDbEndpoint: db.endpoint });
+  api = await startTestApi({ dynamoDb: db });
   await api.inventory.putMany(items);
   cachedAuthorization = api.authorization;
   const freshKey = generateApiKey();

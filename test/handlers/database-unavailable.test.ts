@@ -4,6 +4,7 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 import { beforeAll, expect, test } from 'vitest';
+import { newStoreCredentials } from '#infra/local/store-credentials.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
   type InventoryHandlers,
@@ -18,7 +19,7 @@ let handlers: InventoryHandlers;
 
 beforeAll(async () => {
   // An endpoint on which nothing listens: a port taken from the OS, then released.
-  setFunctionEnvironment(`http://127.0.0.1:${await freePort()}`);
+  setFunctionEnvironment(`http://127.0.0.1:${await freePort()}`, newStoreCredentials());
   handlers = await importInventoryHandlers();
 });
 

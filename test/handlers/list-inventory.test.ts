@@ -38,7 +38,7 @@ beforeAll(async () => {
   db = await startTestDynamoDb();
   // The function reaches DynamoDB through a proxy that a test can make fail in the middle of a list.
   proxy = await startFaultProxy(db.endpoint);
-  setFunctionEnvironment(proxy.endpoint);
+  setFunctionEnvironment(proxy.endpoint, db.credentials);
   handler = (await importInventoryHandlers()).listInventory;
 });
 afterAll(async () => {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LocalDynamoDb } from '#infra/local/dynamodb.ts';
 import type { TestApi, TestResponse } from '#test/support/test-api.ts';
+import { storeVariables } from '#test/support/test-dynamodb.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
@@ -80,7 +81,7 @@ beforeAll(async () => {
   process.env.INVENTORY_TABLE_NAME = 'log-hygiene-inventory-table';
   process.env.API_KEYS_TABLE_NAME = 'log-hygiene-api-keys-table';
   db = await startDynamoDb({ dataDir, port: await freePort() });
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  Object.assign(process.env, storeVariables(db));
   api = await startTestApi();
   tableNames = Object.values(localTableNames());
   await api.inventory.putMany([{ petId: '9223372036854775807', quantity: 1, status: 'available' }]);

@@ -26,6 +26,7 @@ import {
 } from '#infra/local/sam-fixtures.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
+import { storeVariables } from '#test/support/test-dynamodb.ts';
 
 /** What one invocation gave: the handler's return value, or the message of what it threw. */
 type Outcome = { result: Record<string, unknown> } | { error: string };
@@ -200,7 +201,7 @@ beforeAll(async () => {
   client = new DynamoDBClient({
     endpoint: db.endpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'sam-local', secretAccessKey: 'sam-local' },
+    credentials: db.credentials,
   });
   await ensureTables(client, tableNames);
   await Promise.all(
@@ -269,10 +270,8 @@ async function invoke(logicalId: string, file: string): Promise<Outcome> {
       env: {
         PATH: process.env.PATH,
         ...envVars[logicalId],
-        AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
         AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'sam-local',
-        AWS_SECRET_ACCESS_KEY: 'sam-local',
+        ...storeVariables(db),
         POWERTOOLS_LOG_LEVEL: 'ERROR',
       },
     },

@@ -10,6 +10,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { newStoreCredentials } from '#infra/local/store-credentials.ts';
 import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -21,7 +22,10 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
   const server = dynalite({ createTableMs: 300 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const client = dynamoDbClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const client = dynamoDbClient(
+    `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    newStoreCredentials(),
+  );
   cleanups.push(async () => client.destroy());
 
   const start = performance.now();

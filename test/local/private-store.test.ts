@@ -14,6 +14,7 @@ import dynalite from 'dynalite';
 import { describe, expect, test } from 'vitest';
 import { ensureTables, startDynamoDb } from '#infra/local/dynamodb.ts';
 import { samTableNames } from '#infra/local/sam-fixtures.ts';
+import { dataFolderCredentials } from '#infra/local/store-credentials.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -45,7 +46,7 @@ describe('the data folder', () => {
   test('a new data folder is 0700, its folders 0700 and its files (LevelDB, endpoint) 0600', async () => {
     const dataDir = join(await temporaryDir('private-store-'), 'data');
     const db = await startDynamoDb({ dataDir });
-    const client = dynamoDbClient(db.endpoint);
+    const client = dynamoDbClient(db.endpoint, db.credentials);
     await ensureTables(client, testTableNames);
     await client.send(
       new PutItemCommand({
@@ -66,6 +67,7 @@ describe('the data folder', () => {
       }
     }
     expect(running.endpoint).toBe('f600');
+    expect(running.credentials).toBe('f600');
   });
 
   test('a folder an older version left world-readable (0755, files 0644) is made private on the next start', async () => {
@@ -163,7 +165,7 @@ describe('npm run sam:dynamodb', () => {
     });
 
     expect(output.stdout).toContain(`DynamoDB for the SAM CLI at http://127.0.0.1:${port} `);
-    const client = dynamoDbClient(`http://127.0.0.1:${port}`);
+    const client = dynamoDbClient(`http://127.0.0.1:${port}`, await dataFolderCredentials(join(dir, 'data')));
     cleanups.push(async () => client.destroy());
     const { TableNames } = await client.send(new ListTablesCommand({}));
     expect(TableNames?.sort()).toStrictEqual(Object.values(samTableNames()).sort());

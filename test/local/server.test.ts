@@ -21,7 +21,7 @@ import {
 } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 cleanUpAfterAll();
 
@@ -329,7 +329,7 @@ describe('npm start with AWS_ENDPOINT_URL_DYNAMODB', () => {
     const dataDir = join(await temporaryDir('server-external-'), 'unused');
     expect(await tableNames(db.client)).toStrictEqual([]);
 
-    const server = await startServerProcess({ DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint });
+    const server = await startServerProcess({ DATA_DIR: dataDir, ...storeVariables(db) });
     try {
       const apiKey = printedKey(server.stdout()) ?? '';
       expect(server.stdout().split('\n')[0]).toBe(

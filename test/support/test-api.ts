@@ -15,6 +15,7 @@ import { listShardOf } from '#lib/inventory/list-index.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
+import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
 import { putItem, type RawItem } from './raw-tables.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
 
@@ -99,8 +100,8 @@ export interface TestApiOptions {
    * `DATA_DIR` alone; default in memory.
    */
   onDisk?: boolean;
-  /** Use the DynamoDB at this endpoint (for example a restartable test DynamoDB) instead of an embedded one. */
-  dynamoDbEndpoint?: string;
+  /** Use this DynamoDB (for example a restartable test DynamoDB) instead of an embedded one. */
+  dynamoDb?: StoreAddress;
 }
 
 /**
@@ -120,7 +121,7 @@ export function testApiSuite(options: TestApiOptions = {}): TestApi {
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const apiKey = generateApiKey();
   const dataDir = options.onDisk ? await mkdtemp(join(tmpdir(), 'test-api-')) : inMemory;
-  if (options.dynamoDbEndpoint) process.env.AWS_ENDPOINT_URL_DYNAMODB = options.dynamoDbEndpoint;
+  if (options.dynamoDb) Object.assign(process.env, storeVariables(options.dynamoDb));
   const service = await startLocalService({
     stack: options.stack ?? (await servedStagingStack()),
     dataDir,
@@ -187,7 +188,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     async close() {
       client.destroy();
       await service.close();
-      if (options.dynamoDbEndpoint) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      if (options.dynamoDb) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
       if (options.onDisk) await rm(dataDir, { recursive: true, force: true });
     },
   };

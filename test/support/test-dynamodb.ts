@@ -1,9 +1,14 @@
 /** Starts the tests' DynamoDB (dynalite) and points handler modules at it (docs/architecture.md "Principles"). */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
+import {
+  credentialVariables,
+  dataFolderCredentials,
+  type StoreCredentials,
+} from '#infra/local/store-credentials.ts';
 import type { TableId } from '#lib/tables.ts';
 import { freePort } from './free-port.ts';
 
@@ -21,7 +26,9 @@ export interface TestDynamoDb {
   endpoint: string;
   /** The port of {@link endpoint}. */
   port: number;
-  /** A low-level client on {@link endpoint}. */
+  /** The credentials it accepts (its store's own). */
+  credentials: StoreCredentials;
+  /** A low-level client on {@link endpoint}, signing with {@link credentials}. */
   client: DynamoDBClient;
   /** Stops it (nothing listens on {@link endpoint} afterwards); does nothing when it is stopped already. */
   stop(): Promise<void>;
@@ -34,13 +41,9 @@ export interface TestDynamoDb {
   close(): Promise<void>;
 }
 
-/** A low-level DynamoDB client on `endpoint` with dummy credentials (dynalite accepts any signature). */
-export function dynamoDbClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+/** A low-level DynamoDB client on `endpoint` signing with `credentials` (the embedded store's own). */
+export function dynamoDbClient(endpoint: string, credentials: StoreCredentials): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
 }
 
 /**
@@ -57,8 +60,8 @@ export async function startTestDynamoDb(
   const dataDir = options.dataDir ?? (temporary ? await mkdtemp(join(tmpdir(), 'test-dynamodb-')) : inMemory);
   const port = options.restartable ? await freePort() : 0;
   let db: LocalDynamoDb | undefined = await startDynamoDb({ dataDir, port });
-  const { endpoint } = db;
-  const client = dynamoDbClient(endpoint);
+  const { endpoint, credentials } = db;
+  const client = dynamoDbClient(endpoint, credentials);
   if (options.tables !== false) await ensureTables(client, testTableNames);
   const stop = async () => {
     await db?.close();
@@ -67,6 +70,7 @@ export async function startTestDynamoDb(
   return {
     endpoint,
     port: Number(new URL(endpoint).port),
+    credentials,
     client,
     stop,
     async start() {
@@ -81,17 +85,35 @@ export async function startTestDynamoDb(
   };
 }
 
+/** An embedded DynamoDB as a client reaches it: its endpoint and the credentials it accepts. */
+export interface StoreAddress {
+  endpoint: string;
+  credentials: StoreCredentials;
+}
+
+/** The variables that point a process (a tool, `npm start`) at `store`: its endpoint and its credentials. */
+export function storeVariables(store: StoreAddress): Record<string, string> {
+  return { AWS_ENDPOINT_URL_DYNAMODB: store.endpoint, ...credentialVariables(store.credentials) };
+}
+
+/** The embedded DynamoDB serving the data folder `dataDir`: the endpoint it advertises, its credentials. */
+export async function runningStore(dataDir: string): Promise<StoreAddress> {
+  const endpoint = (await readFile(join(dataDir, 'endpoint'), 'utf8')).trim();
+  return { endpoint, credentials: await dataFolderCredentials(dataDir) };
+}
+
 /**
- * Points the AWS SDK of this process at `endpoint` with the test table names, as the stack and the local
- * server configure a function. Call it before importing a handler module: the module reads it at import.
+ * Points the AWS SDK of this process at `endpoint` with `credentials` and the test table names, as the stack
+ * and the local server configure a function. Call it before importing a handler module: the module reads it
+ * at import.
  */
-export function setFunctionEnvironment(endpoint: string): void {
+export function setFunctionEnvironment(endpoint: string, credentials: StoreCredentials): void {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.INVENTORY_TABLE_NAME = testTableNames.inventory;
   process.env.API_KEYS_TABLE_NAME = testTableNames.apiKeys;
   process.env.AWS_REGION ||= 'us-east-1';
-  process.env.AWS_ACCESS_KEY_ID = 'test';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test';
+  Object.assign(process.env, credentialVariables(credentials));
+  delete process.env.AWS_SESSION_TOKEN;
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 }
 
@@ -106,7 +128,7 @@ export async function importHandlerOnTestDynamoDb<H>(
 ): Promise<{ db: TestDynamoDb; handler: H }> {
   const db = await startTestDynamoDb();
   try {
-    setFunctionEnvironment(db.endpoint);
+    setFunctionEnvironment(db.endpoint, db.credentials);
     const { handler } = await load();
     return { db, handler };
   } catch (error) {

@@ -1,12 +1,3 @@
-/**
- * The key tool (`npm run keys`, infra/tools/api-keys.ts) run as a real child process against the local store
- * of a running local service (docs/contract.md "Authentication", "Operator tooling"): the service runs in this
- * process on a temporary data folder and advertises its DynamoDB in `<dataDir>/endpoint`, which the tool finds
- * from `DATA_DIR` alone.
- */
-
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { localEnvironment } from '#infra/local/settings.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
@@ -17,7 +8,7 @@ import { getInventory, startServerProcess } from '#test/support/server-process.t
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
-import { testTableNames } from '#test/support/test-dynamodb.ts';
+import { runningStore, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let api: TestApi;
 
@@ -336,9 +327,9 @@ describe('keys revoke', () => {
     expect((await keys('revoke', sha256Hex(key).slice(0, 12))).code).toBe(0);
 
     // A second server on the same DynamoDB: its authorizer has cached nothing.
-    const endpoint = (await readFile(join(api.dataDir, 'endpoint'), 'utf8')).trim();
+    const store = await runningStore(api.dataDir);
     const otherDataDir = await temporaryDir('keys-tool-other-');
-    const fresh = await startServerProcess({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: otherDataDir });
+    const fresh = await startServerProcess({ ...storeVariables(store), DATA_DIR: otherDataDir });
     try {
       expect(await getInventory(fresh.baseUrl, key)).toStrictEqual({ status: 401, text: unauthorizedBody });
     } finally {

@@ -54,9 +54,9 @@ async function writeLegacyStore(db: TestDynamoDb, items: readonly RawItem[]): Pr
   await putItems(db.client, testTableNames.inventory, items);
 }
 
-/** The inventory as the service lists it, from the store at `endpoint`. */
-async function sortedList(endpoint: string): Promise<string[]> {
-  const client = toDocumentClient(dynamoDbClient(endpoint));
+/** The inventory as the service lists it, from the store of `db`. */
+async function sortedList(db: TestDynamoDb): Promise<string[]> {
+  const client = toDocumentClient(dynamoDbClient(db.endpoint, db.credentials));
   const petIds: string[] = [];
   for await (const batch of inventoryStore(client, testTableNames.inventory).listSorted()) {
     petIds.push(...batch.map((item) => `${item.petId}:${item.quantity}:${item.status}`));
@@ -71,7 +71,7 @@ const expectedItems = ids.map((id, i) => inventoryRecord(id, i, statuses[i % 3] 
 /** Asserts the layout of the list index: every entry stored with its shard, and the sorted list whole. */
 async function expectListIndexLayout(db: TestDynamoDb): Promise<void> {
   expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(expectedItems);
-  expect(await sortedList(db.endpoint)).toStrictEqual(expectedList);
+  expect(await sortedList(db)).toStrictEqual(expectedList);
 }
 
 test('brings a data folder written before the list index into the layout, and a second run does nothing', async () => {
@@ -111,7 +111,7 @@ test('sets the shard of entries written without one into a table that has the in
     ...legacyItems.slice(0, 4),
     ...expectedItems.slice(4),
   ]);
-  expect(await sortedList(db.endpoint)).toStrictEqual(expectedList.slice(4));
+  expect(await sortedList(db)).toStrictEqual(expectedList.slice(4));
 
   expect(await backfillListIndex(db.client, testTableNames.inventory, { local: true })).toStrictEqual({
     index: 'present',

@@ -28,7 +28,7 @@ import { expectNewKeyRecord } from '#test/support/key-records.ts';
 import { inventoryRecord, putItem, scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
+import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
 const stagingTables: Record<ToolTableId, string> = {
@@ -82,11 +82,10 @@ cleanUpAfterAll(
 function awsEnv(): NodeJS.ProcessEnv {
   const env = childEnv({
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    // The stand-ins accept any credentials; the test DynamoDB only its own.
+    ...storeVariables(db),
     // No profile or shared file of the machine running the tests takes part.
     AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
     AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),

@@ -19,7 +19,12 @@ import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-p
 import { clearInventory, inventoryRecord, scanTable } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import {
+  startTestDynamoDb,
+  storeVariables,
+  type TestDynamoDb,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
 
 let db: TestDynamoDb;
 let proxy: FaultProxy;
@@ -56,7 +61,7 @@ beforeEach(async () => {
 async function importThroughProxy(): Promise<ChildResult & { ms: number }> {
   const start = Date.now();
   const result = await runNode(scripts.import, [csv], {
-    env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint }),
+    env: childEnv(storeVariables({ endpoint: proxy.endpoint, credentials: db.credentials })),
     timeoutMs: 60_000,
   });
   return { ...result, ms: Date.now() - start };

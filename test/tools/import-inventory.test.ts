@@ -7,7 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
@@ -15,7 +15,7 @@ import { clearInventory, inventoryRecord, putItems, scanTable } from '#test/supp
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
-import { testTableNames } from '#test/support/test-dynamodb.ts';
+import { runningStore, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let filesDir: string;
 let api: TestApi;
@@ -431,12 +431,13 @@ describe('import of a file with an invalid row exits 1, names the row and writes
 
 describe('import with AWS_ENDPOINT_URL_DYNAMODB', () => {
   test('writes to that DynamoDB and leaves DATA_DIR alone', async () => {
-    const endpoint = (await readFile(join(api.dataDir, 'endpoint'), 'utf8')).trim();
+    const store = await runningStore(api.dataDir);
+    const { endpoint } = store;
     const unusedDir = join(filesDir, 'unused-data-dir');
     const path = await file('external.json', '[{"petId": 12, "quantity": 4, "status": "pending"}]');
 
     const result = await runNode(scripts.import, [path], {
-      env: childEnv({ AWS_ENDPOINT_URL_DYNAMODB: endpoint, DATA_DIR: unusedDir }),
+      env: childEnv({ ...storeVariables(store), DATA_DIR: unusedDir }),
     });
 
     expect(result).toStrictEqual({

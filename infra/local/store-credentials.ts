@@ -1,0 +1,209 @@
+/**
+ * The embedded DynamoDB's own credentials and its check of every request's SigV4 signature against them
+ * (docs/contract.md "Bounded cost, clean shutdown"; docs/architecture.md "The embedded DynamoDB").
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { parseEnv } from 'node:util';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+
+/** An access key id and its secret, as the AWS SDK takes them. */
+export interface StoreCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** Fresh random credentials: an access key id of 20 characters (as AWS's) and a secret of 240 random bits. */
+export function newStoreCredentials(): StoreCredentials {
+  return {
+    accessKeyId: `LOCAL${randomBytes(8).toString('hex').slice(0, 15).toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString('base64url'),
+  };
+}
+
+/** The AWS SDK's environment variables for `credentials` (what a process or a function signs with). */
+export function credentialVariables(credentials: StoreCredentials): Record<string, string> {
+  return { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey };
+}
+
+/** The file of a data folder that holds its store's credentials, as `NAME=value` lines (`env $(cat ...)`). */
+export function credentialsFile(dataDir: string): string {
+  return join(dataDir, 'credentials');
+}
+
+/**
+ * The credentials of the store in `dataDir`: read from its credentials file, or generated into it (mode 0600)
+ * when there is none (a first start).
+ * @throws when the file exists but lacks either variable, or cannot be read or written
+ */
+export async function dataFolderCredentials(dataDir: string): Promise<StoreCredentials> {
+  const file = credentialsFile(dataDir);
+  if (!existsSync(file)) {
+    const credentials = newStoreCredentials();
+    const lines = Object.entries(credentialVariables(credentials)).map(
+      ([name, value]) => `${name}=${value}\n`,
+    );
+    await writeFile(file, lines.join(''), { mode: 0o600, flag: 'wx' });
+    return credentials;
+  }
+  const variables = parseEnv(await readFile(file, 'utf8'));
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = variables;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new Error(
+      `${file} must hold AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: remove it to get new ones`,
+    );
+  }
+  return { accessKeyId, secretAccessKey };
+}
+
+/** A refusal in DynamoDB's error format: HTTP 400 and `{"__type", "message"}`. */
+interface Refusal {
+  type: string;
+  message: string;
+}
+
+/**
+ * DynamoDB's refusals of a request it cannot authenticate (HTTP 400; the messages are DynamoDB's own:
+ * docs/architecture.md "The embedded DynamoDB").
+ */
+const refusals = {
+  missing: {
+    type: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+    message: 'Request is missing Authentication Token',
+  },
+  incomplete: {
+    type: 'com.amazon.coral.service#IncompleteSignatureException',
+    message:
+      'Authorization header requires Credential, SignedHeaders and Signature, and an X-Amz-Date header',
+  },
+  unrecognized: {
+    type: 'com.amazon.coral.service#UnrecognizedClientException',
+    message: 'The security token included in the request is invalid.',
+  },
+  invalid: {
+    type: 'com.amazon.coral.service#InvalidSignatureException',
+    message:
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+  },
+} satisfies Record<string, Refusal>;
+
+/** A SigV4 `Authorization` header: `AWS4-HMAC-SHA256 Credential=<id>/<date>/<region>/<service>/aws4_request, ...`. */
+const authorizationPattern =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+
+/** `X-Amz-Date`, ISO 8601 basic format. */
+const amzDatePattern = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+
+/** How far a request's `X-Amz-Date` may be from now, as AWS allows: 15 minutes. */
+const maxClockSkewMs = 15 * 60 * 1000;
+
+/**
+ * Why `request` (with its body `body`) is not signed with `credentials`, or undefined when it is: the signature
+ * is computed again with the AWS SDK's own signer (`@smithy/signature-v4`) over the headers the request says it
+ * signed (the body's hash included: a declared `X-Amz-Content-SHA256` must be the body's), and compared in
+ * constant time. A session token is refused: the store issues none.
+ */
+export async function signatureRefusal(
+  request: IncomingMessage,
+  body: Buffer,
+  credentials: StoreCredentials,
+): Promise<Refusal | undefined> {
+  const authorization = request.headers.authorization;
+  if (authorization === undefined) return refusals.missing;
+  const match = authorizationPattern.exec(authorization);
+  const date = amzDatePattern.exec(String(request.headers['x-amz-date'] ?? ''));
+  if (!match || !date) return refusals.incomplete;
+  const [, accessKeyId, , region, service, signedHeaders, signature] = match as unknown as string[];
+  if (accessKeyId !== credentials.accessKeyId || request.headers['x-amz-security-token'] !== undefined) {
+    return refusals.unrecognized;
+  }
+  const [, year, month, day, hour, minute, second] = date.map(Number) as number[];
+  const signingDate = new Date(Date.UTC(year as number, (month as number) - 1, day, hour, minute, second));
+  if (Math.abs(Date.now() - signingDate.getTime()) > maxClockSkewMs) return refusals.invalid;
+  // The signer takes a signed `X-Amz-Content-SHA256` for the body's hash (the AWS SDK sends one): it must be.
+  const declaredHash = request.headers['x-amz-content-sha256'];
+  if (declaredHash !== undefined && declaredHash !== createHash('sha256').update(body).digest('hex')) {
+    return refusals.invalid;
+  }
+  const names = (signedHeaders as string).split(';');
+  const headers: Record<string, string> = {};
+  for (const name of names) {
+    const value = request.headers[name];
+    if (value === undefined) return refusals.invalid;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const signer = new SignatureV4({
+    credentials,
+    region: region as string,
+    service: service as string,
+    sha256: Sha256,
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
+    {
+      method: request.method ?? 'POST',
+      protocol: 'http:',
+      hostname: url.hostname,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      body,
+    },
+    { signingDate, signingRegion: region, signingService: service, signableHeaders: new Set(names) },
+  );
+  const expected = Buffer.from(
+    /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization))?.[1] ?? '',
+  );
+  const given = Buffer.from(signature as string);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? undefined : refusals.invalid;
+}
+
+/** Largest request body read before the check: dynalite's own limit (16 MB); a larger one is 413. */
+const maxBodyBytes = 16 * 1024 * 1024;
+
+/**
+ * Puts the signature check in front of `server`'s request listeners: a request not signed with `credentials`
+ * is answered with DynamoDB's refusal and reaches nothing; a signed one is passed on with its body replayed.
+ */
+export function requireSignature(server: Server, credentials: StoreCredentials): void {
+  const handlers = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', async (request, response) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        response.writeHead(413, { Connection: 'close' }).end();
+        request.socket.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks);
+    const refusal = await signatureRefusal(request, body, credentials);
+    if (refusal) {
+      const text = JSON.stringify({ __type: refusal.type, message: refusal.message });
+      response
+        .writeHead(400, {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'Content-Length': Buffer.byteLength(text),
+        })
+        .end(text);
+      return;
+    }
+    const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      socket: request.socket,
+    }) as unknown as IncomingMessage;
+    for (const handler of handlers) handler(replay, response);
+  });
+}

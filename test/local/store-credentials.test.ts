@@ -1,0 +1,149 @@
+/**
+ * The embedded DynamoDB accepts only requests signed with its store's own credentials (docs/contract.md
+ * "Bounded cost, clean shutdown"; infra/local/store-credentials.ts): kept 0600 in the data folder from the
+ * first start on, fresh for a store in memory; an unsigned request, one signed with other credentials and one
+ * whose signature does not match are refused in DynamoDB's error format and change nothing, so no one else on
+ * the machine can plant a key digest that the API would then accept.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { startDynamoDb } from '#infra/local/dynamodb.ts';
+import { credentialsFile, newStoreCredentials } from '#infra/local/store-credentials.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { startTestApi } from '#test/support/test-api.ts';
+import {
+  dynamoDbClient,
+  startTestDynamoDb,
+  type TestDynamoDb,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+cleanUpAfterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));
+
+/** A key record as the key tool stores it: every scope, for the API key `apiKey`. */
+const plantedKey = (apiKey: string) => ({
+  keyDigest: { S: apiKeyDigest(apiKey) },
+  name: { S: 'planted' },
+  createdAt: { S: '2026-01-01T00:00:00.000Z' },
+});
+
+describe('the store refuses requests not signed with its credentials', () => {
+  let db: TestDynamoDb;
+  beforeAll(async () => {
+    db = await startTestDynamoDb();
+    cleanups.push(() => db.close());
+  });
+  const item = { TableName: testTableNames.apiKeys, Item: plantedKey(generateApiKey()) };
+  const stored = async () =>
+    (
+      await db.client.send(
+        new GetItemCommand({ TableName: item.TableName, Key: { keyDigest: item.Item.keyDigest } }),
+      )
+    ).Item;
+
+  test('an unsigned request: 400 MissingAuthenticationTokenException, nothing written', async () => {
+    const response = await fetch(db.endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.PutItem' },
+      body: JSON.stringify(item),
+    });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toStrictEqual({
+      __type: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+      message: 'Request is missing Authentication Token',
+    });
+    expect(await stored()).toBeUndefined();
+  });
+
+  test('a request signed with other credentials: 400 UnrecognizedClientException, nothing written', async () => {
+    const other = dynamoDbClient(db.endpoint, newStoreCredentials());
+    cleanups.push(async () => other.destroy());
+
+    await expect(other.send(new PutItemCommand(item))).rejects.toMatchObject({
+      name: 'UnrecognizedClientException',
+      message: 'The security token included in the request is invalid.',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(await stored()).toBeUndefined();
+  });
+
+  test("the store's key id with another secret: 400 InvalidSignatureException, nothing written", async () => {
+    const guessed = { accessKeyId: db.credentials.accessKeyId, secretAccessKey: 'guessed' };
+    const other = dynamoDbClient(db.endpoint, guessed);
+    cleanups.push(async () => other.destroy());
+
+    await expect(other.send(new PutItemCommand(item))).rejects.toMatchObject({
+      name: 'InvalidSignatureException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(await stored()).toBeUndefined();
+  });
+
+  test('a signed request whose body was changed after signing: 400 InvalidSignatureException', async () => {
+    const tampering = dynamoDbClient(db.endpoint, db.credentials);
+    cleanups.push(async () => tampering.destroy());
+    tampering.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { body: string };
+        request.body = request.body.replace('"planted"', '"changed"');
+        return next(args);
+      },
+      { step: 'deserialize', priority: 'low', name: 'tamperAfterSigning' },
+    );
+
+    await expect(tampering.send(new PutItemCommand(item))).rejects.toMatchObject({
+      name: 'InvalidSignatureException',
+    });
+    expect(await stored()).toBeUndefined();
+  });
+
+  test('its own credentials: the write lands', async () => {
+    await db.client.send(new PutItemCommand(item));
+
+    expect(await stored()).toStrictEqual(item.Item);
+  });
+});
+
+describe('the credentials', () => {
+  test('a data folder gets its own on the first start (0600) and keeps them; a store in memory gets fresh ones', async () => {
+    const dataDir = join(await temporaryDir('store-credentials-'), 'data');
+    const first = await startDynamoDb({ dataDir });
+    await first.close();
+    const again = await startDynamoDb({ dataDir });
+    cleanups.push(() => again.close());
+    const inMemory = [
+      await startDynamoDb({ dataDir: ':memory:' }),
+      await startDynamoDb({ dataDir: ':memory:' }),
+    ];
+    cleanups.push(...inMemory.map((store) => () => store.close()));
+
+    expect(((await stat(credentialsFile(dataDir))).mode & 0o777).toString(8)).toBe('600');
+    expect(again.credentials).toStrictEqual(first.credentials);
+    expect(first.credentials.accessKeyId).toMatch(/^LOCAL[0-9A-F]{15}$/);
+    expect(first.credentials.secretAccessKey).toMatch(/^[\w-]{40}$/);
+    expect(new Set([first, ...inMemory].map((store) => store.credentials.secretAccessKey)).size).toBe(3);
+  });
+
+  test('a key digest planted with other credentials is refused, so the API never accepts its key', async () => {
+    const api = await startTestApi();
+    cleanups.push(() => api.close());
+    const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB as string;
+    const intruder = dynamoDbClient(endpoint, newStoreCredentials());
+    cleanups.push(async () => intruder.destroy());
+    const apiKey = generateApiKey();
+
+    await expect(
+      intruder.send(new PutItemCommand({ TableName: testTableNames.apiKeys, Item: plantedKey(apiKey) })),
+    ).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+    const response = await api.request('GET', '/inventory', {
+      headers: { Authorization: `Bearer ${apiKey}` },
+    });
+    expect(response.status).toBe(401);
+  });
+});
