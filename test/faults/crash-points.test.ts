@@ -1,0 +1,260 @@
+/**
+ * Crash points (docs/architecture.md "Crash points"; docs/contract.md "Store orders", "Bounded cost, clean
+ * shutdown"): each write operation is killed with SIGKILL at each step that matters (before the DynamoDB
+ * request, after it and before the answer, mid-transaction in the embedded store) by the preloaded
+ * test/support/crash-hook.ts; then the server restarts on the same data folder, the client retries as a client
+ * would, and the tables must hold exactly what the acknowledged requests say.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import { describe, expect, test } from 'vitest';
+import { samTableNames } from '#infra/local/sam-fixtures.ts';
+import { dataFolderCredentials } from '#infra/local/store-credentials.ts';
+import { generateApiKey } from '#lib/auth/api-key.ts';
+import {
+  type ChildResult,
+  childEnv,
+  projectRoot,
+  runNode,
+  scripts,
+  spawnNode,
+} from '#test/support/child-process.ts';
+import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
+import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, runningStore, testTableNames } from '#test/support/test-dynamodb.ts';
+
+const hook = pathToFileURL(join(import.meta.dirname, '../support/crash-hook.ts')).href;
+const apiKey = generateApiKey();
+const servers: ServerProcess[] = [];
+cleanUpAfterAll(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));
+
+/** A crash run: its data folder, and the variables that arm the hook at `crashAt` once `arm()` is called. */
+async function crashRun(crashAt: string) {
+  const dir = await temporaryDir('crash-points-');
+  const armedFile = join(dir, 'armed');
+  return {
+    dataDir: join(dir, 'data'),
+    hookVariables: { NODE_OPTIONS: `--import=${hook}`, CRASH_AT: crashAt, CRASH_ARMED: armedFile },
+    arm: () => writeFile(armedFile, ''),
+  };
+}
+
+/** `npm start` on `dataDir` with the test's key, and `variables` (the hook's, for the run that crashes). */
+async function startServer(dataDir: string, variables: Record<string, string> = {}): Promise<ServerProcess> {
+  const server = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey, ...variables });
+  servers.push(server);
+  return server;
+}
+
+/** One API request with the test's key: status and body as JSON (undefined when empty). */
+async function call(server: ServerProcess, method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(server.baseUrl + path, {
+    method,
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The items of a table of the store in `dataDir` (served by a running process), sorted by their text. */
+async function table(dataDir: string, id: keyof typeof testTableNames): Promise<RawItem[]> {
+  const store = await runningStore(dataDir);
+  const client = dynamoDbClient(store.endpoint, store.credentials);
+  try {
+    const items = await scanTable(client, testTableNames[id]);
+    return items.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  } finally {
+    client.destroy();
+  }
+}
+
+/** petId -> `quantity status` of the inventory table's items. */
+function stock(items: RawItem[]): Record<string, string> {
+  return Object.fromEntries(
+    items.map((item) => [item.petId?.N as string, `${item.quantity?.N} ${item.status?.S}`]),
+  );
+}
+
+/**
+ * Asserts that the list the API serves (the store's index) shows exactly the inventory table's stock: a crash
+ * left no index entry disagreeing with its item.
+ */
+async function expectListMatchesTable(server: ServerProcess, dataDir: string): Promise<void> {
+  const response = await fetch(`${server.baseUrl}/inventory`, {
+    headers: { Authorization: `Bearer ${apiKey}` },
+  });
+  // petIds as written (beyond 2^53 too): the reviver reads each from its source text.
+  const listed = JSON.parse(await response.text(), (key, value, context?: { source?: string }) =>
+    key === 'petId' ? context?.source : value,
+  ) as { petId: string; quantity: number; status: string }[];
+  const fromList = Object.fromEntries(
+    listed.map((entry) => [entry.petId, `${entry.quantity} ${entry.status}`]),
+  );
+  expect(fromList).toStrictEqual(stock(await table(dataDir, 'inventory')));
+}
+
+/**
+ * Starts a server armed to crash at `crashAt`, sends `request` (which must never be answered: the process dies
+ * with SIGKILL), restarts on the same data folder and returns the new server and the stock before the crash.
+ */
+async function crashDuring(crashAt: string, request: (server: ServerProcess) => Promise<unknown>) {
+  const run = await crashRun(crashAt);
+  const crashing = await startServer(run.dataDir, run.hookVariables);
+  const before = stock(await table(run.dataDir, 'inventory'));
+  await run.arm();
+  await expect(request(crashing)).rejects.toThrow('fetch failed');
+  expect((await crashing.stop()).signal).toBe('SIGKILL');
+  const server = await startServer(run.dataDir);
+  return { server, dataDir: run.dataDir, before };
+}
+
+describe('crash points', () => {
+  test.each([
+    ['before', 'before UpdateItem pet-store-inventory'],
+    ['after', 'after UpdateItem pet-store-inventory'],
+  ])(
+    'updateInventory killed %s its DynamoDB request: the repeated PATCH lands once, nothing else changes',
+    async (_, crashAt) => {
+      const patch = (server: ServerProcess) => call(server, 'PATCH', '/inventory/3', { quantity: 7 });
+      const { server, dataDir, before } = await crashDuring(crashAt, patch);
+
+      expect(await patch(server)).toStrictEqual({
+        status: 200,
+        body: { petId: 3, quantity: 7, status: 'available' },
+      });
+      expect(stock(await table(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '7 available' });
+      await expectListMatchesTable(server, dataDir);
+    },
+  );
+
+  test.each([
+    { when: 'before', crashAt: 'before PutItem pet-store-inventory', status: 201 },
+    { when: 'after', crashAt: 'after PutItem pet-store-inventory', status: 409 },
+  ])(
+    'addPet killed $when its DynamoDB request: the repeat answers $status and the pet exists once',
+    async ({ crashAt, status }) => {
+      const pet = { id: 500, name: 'Nemo', status: 'available' };
+      const addPet = (server: ServerProcess) => call(server, 'POST', '/pets', pet);
+      const { server, dataDir, before } = await crashDuring(crashAt, addPet);
+
+      expect((await addPet(server)).status).toBe(status);
+      expect(await call(server, 'GET', '/pets/500')).toStrictEqual({
+        status: 200,
+        body: { id: 500, name: 'Nemo', photoUrls: [], tags: [], status: 'available' },
+      });
+      expect(stock(await table(dataDir, 'inventory'))).toStrictEqual({ ...before, 500: '0 available' });
+      await expectListMatchesTable(server, dataDir);
+    },
+  );
+
+  test.each([
+    ['before the first batch', 'before BatchWriteItem pet-store-inventory'],
+    ['after the first batch', 'after BatchWriteItem pet-store-inventory'],
+  ])('the import tool killed %s: the re-run imports every row', async (_, crashAt) => {
+    const run = await crashRun(crashAt);
+    // A first start creates the tables; the tool then runs on the stopped server's store.
+    await (await startServer(run.dataDir)).stop();
+    const rows = Array.from({ length: 60 }, (_, i) => ({ petId: 1001 + i, quantity: i, status: 'pending' }));
+    const file = join(run.dataDir, '..', 'rows.json');
+    await writeFile(file, JSON.stringify(rows));
+    const importFile = (variables: Record<string, string>): Promise<ChildResult> =>
+      runNode(scripts.import, [file], { env: childEnv({ DATA_DIR: run.dataDir, ...variables }) });
+
+    await run.arm();
+    expect((await importFile(run.hookVariables)).signal).toBe('SIGKILL');
+    expect(await importFile({})).toMatchObject({
+      code: 0,
+      stdout: `Imported 60 entries into local store ${run.dataDir}.\n`,
+    });
+
+    const server = await startServer(run.dataDir);
+    const imported = Object.fromEntries(rows.map((row) => [String(row.petId), `${row.quantity} pending`]));
+    const inventory = stock(await table(run.dataDir, 'inventory'));
+    expect(inventory).toMatchObject(imported);
+    expect(Object.keys(inventory)).toHaveLength(24 + 60);
+    await expectListMatchesTable(server, run.dataDir);
+  });
+
+  test.each([
+    { when: 'after its first action is decided', crashAt: 'mid TransactWriteItems', lands: false },
+    { when: 'after its commit, before its answer', crashAt: 'after TransactWriteItems', lands: true },
+  ])(
+    'a TransactWriteItems killed $when: the restarted store holds all of it or none',
+    async ({ crashAt, lands }) => {
+      const run = await crashRun(crashAt);
+      const names = samTableNames();
+      const started = await startSamDynamoDb(run.dataDir, run.hookVariables);
+      const pet = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
+      const order = { orderId: { N: '1' }, petId: { N: '77' }, quantity: { N: '2' } };
+      await started.client.send(new PutItemCommand({ TableName: names.inventory, Item: pet }));
+      await run.arm();
+
+      await expect(
+        started.client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: names.inventory,
+                  Key: { petId: pet.petId },
+                  UpdateExpression: 'SET quantity = quantity - :n',
+                  ConditionExpression: 'quantity >= :n',
+                  ExpressionAttributeValues: { ':n': { N: '2' } },
+                },
+              },
+              { Put: { TableName: names.orders, Item: order } },
+            ],
+          }),
+        ),
+      ).rejects.toThrow();
+      expect((await started.exited).signal).toBe('SIGKILL');
+      const restarted = await startSamDynamoDb(run.dataDir);
+      const item = async (TableName: string, Key: RawItem) =>
+        (await restarted.client.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }))).Item;
+
+      expect(await item(names.inventory, { petId: pet.petId })).toStrictEqual({
+        ...pet,
+        quantity: { N: lands ? '3' : '5' },
+      });
+      expect(await item(names.orders, { orderId: order.orderId })).toStrictEqual(lands ? order : undefined);
+    },
+  );
+});
+
+/**
+ * `npm run sam:dynamodb` on `dataDir` (the embedded store alone) with `variables`, and a client on it with the
+ * store's credentials and no retries.
+ */
+async function startSamDynamoDb(dataDir: string, variables: Record<string, string> = {}) {
+  const args = ['--port', '0', '--data-dir', dataDir];
+  const { child, output, exited } = spawnNode(scripts.samDynamoDb, args, childEnv(variables), projectRoot);
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', () => {
+      const match = /DynamoDB for the SAM CLI at (\S+)[^\n]*\n[^\n]*seeded/.exec(output.stdout);
+      if (match) resolve(match[1] as string);
+    });
+    void exited.then(() => reject(new Error(`sam:dynamodb exited: ${output.stdout}${output.stderr}`)));
+  });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: await dataFolderCredentials(dataDir),
+    maxAttempts: 1,
+  });
+  cleanUpAfterAll(async () => {
+    client.destroy();
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return { client, exited };
+}

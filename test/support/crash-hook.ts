@@ -1,0 +1,97 @@
+/**
+ * Test-only crash points of the embedded DynamoDB, preloaded with `node --import` into a process that serves
+ * it (`npm start`, a tool on its own store): docs/architecture.md "Crash points". Production code has no hook.
+ *
+ * `CRASH_AT` = `<point> <Operation> [<TableName>]` picks the point; the hook is armed while the file named by
+ * `CRASH_ARMED` exists (so that the writes of a start, the tables and the demo data, pass), and then the
+ * process kills itself with SIGKILL:
+ * - `before`: a write request reached the store, nothing is decided or written;
+ * - `after`: the store committed the write, before its answer leaves (so no client sees it);
+ * - `mid`: a `TransactWriteItems` has decided its first action and not the second.
+ * Single-item writes and `BatchWriteItem` are matched in dynalite's actions (their table is known there), a
+ * transaction where it reaches the store's HTTP server.
+ */
+import { existsSync } from 'node:fs';
+import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+
+const [point, operation, tableName] = (process.env.CRASH_AT ?? '').split(' ');
+const armedFile = process.env.CRASH_ARMED ?? '';
+const require = createRequire(import.meta.url);
+
+/** Kills this process at once, as a power cut or an OOM kill would: no handler, no flush. */
+function crash(): never {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+}
+
+const armed = () => armedFile !== '' && existsSync(armedFile);
+
+type Callback = (error: unknown, result?: unknown) => void;
+type Action = (store: unknown, data: Record<string, unknown>, callback: Callback) => void;
+
+/** True when the request `data` of dynalite's action writes to the table named in `CRASH_AT` (or any). */
+function writesTable(data: Record<string, unknown>): boolean {
+  if (tableName === undefined) return true;
+  if (data.TableName !== undefined) return data.TableName === tableName;
+  return Object.hasOwn((data.RequestItems ?? {}) as object, tableName);
+}
+
+/** dynalite's module name of each single-request write. */
+const actionModules: Record<string, string> = {
+  PutItem: 'putItem',
+  UpdateItem: 'updateItem',
+  DeleteItem: 'deleteItem',
+  BatchWriteItem: 'batchWriteItem',
+};
+
+const actionModule = operation ? actionModules[operation] : undefined;
+if (actionModule && (point === 'before' || point === 'after')) {
+  // Replaced in the module cache before dynalite loads it: dynalite's own `require` then gets this one.
+  const path = require.resolve(`dynalite/actions/${actionModule}.js`);
+  const original = require(path) as Action;
+  const hooked: Action = (store, data, callback) => {
+    if (!armed() || !writesTable(data)) return original(store, data, callback);
+    if (point === 'before') crash();
+    original(store, data, (error, result) => {
+      if (!error) crash();
+      callback(error, result);
+    });
+  };
+  (require.cache[path] as NodeJS.Module).exports = hooked;
+}
+
+if (operation === 'TransactWriteItems') {
+  /** Write decisions (`updateIndexes` calls) of the transaction in progress; undefined outside one. */
+  let decisions: number | undefined;
+  const emit = Server.prototype.emit;
+  Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+    const [request, response] = args as [IncomingMessage, ServerResponse];
+    if (event === 'request' && String(request.headers['x-amz-target']).endsWith('.TransactWriteItems')) {
+      if (armed() && point === 'before') crash();
+      // The store has committed once it writes its answer's head: the process dies before any byte leaves.
+      if (armed() && point === 'after') response.writeHead = crash;
+      decisions = 0;
+      response.once('finish', () => {
+        decisions = undefined;
+      });
+    }
+    return (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
+  } as typeof Server.prototype.emit;
+  if (point === 'mid') {
+    // dynalite's write path calls `updateIndexes` once per item written, whoever replaces it later.
+    const db = require('dynalite/db/index.js') as { updateIndexes: (...args: unknown[]) => unknown };
+    let current = db.updateIndexes;
+    Object.defineProperty(db, 'updateIndexes', {
+      get:
+        () =>
+        (...args: unknown[]) => {
+          if (decisions !== undefined && ++decisions === 2 && armed()) crash();
+          return current(...args);
+        },
+      set: (next: typeof current) => {
+        current = next;
+      },
+    });
+  }
+}
