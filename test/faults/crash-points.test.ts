@@ -186,6 +186,29 @@ describe('crash points', () => {
   });
 
   test.each([
+    ['before its transaction', 'before TransactWriteItems'],
+    ['mid-transaction in the embedded store', 'mid TransactWriteItems'],
+    ['after its transaction, before the answer', 'after TransactWriteItems'],
+  ])(
+    'placeOrder killed %s: the retry with its Idempotency-Key gets one order, the stock fell by its quantity',
+    async (_, crashAt) => {
+      const order = { petId: 3, quantity: 2 };
+      const placeOrder = (server: ServerProcess) =>
+        call(server, 'POST', '/store/orders', order, { 'Idempotency-Key': 'crash-point-order' });
+      const { server, dataDir, before } = await crashDuring(crashAt, placeOrder);
+
+      const retry = await placeOrder(server);
+      expect(retry).toMatchObject({ status: 201, body: { ...order, status: 'placed', complete: false } });
+      const orders = await table(dataDir, 'orders');
+      expect(orders.map((item) => [item.orderId?.N, item.petId?.N, item.quantity?.N])).toStrictEqual([
+        [String(retry.body.id), '3', '2'],
+      ]);
+      expect(stock(await table(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '23 available' });
+      await expectListMatchesTable(server, dataDir);
+    },
+  );
+
+  test.each([
     { when: 'after its first action is decided', crashAt: 'mid TransactWriteItems', lands: false },
     { when: 'after its commit, before its answer', crashAt: 'after TransactWriteItems', lands: true },
   ])(
