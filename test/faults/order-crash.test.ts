@@ -36,7 +36,10 @@ beforeAll(async () => {
   const template = structuredClone(served.template) as Template;
   const placeOrder = template.Resources[functionLogicalId(operationNamed('placeOrder'))];
   (placeOrder?.Properties as Record<string, unknown>).Timeout = timeoutSeconds;
-  api = await startTestApi({ stack: { ...served, template }, dynamoDbEndpoint: proxy.endpoint });
+  api = await startTestApi({
+    stack: { ...served, template },
+    dynamoDb: { endpoint: proxy.endpoint, credentials: db.credentials },
+  });
   // A first order starts placeOrder's execution environment, so that the crash below is not a cold start's.
   await api.inventory.putMany([{ petId: '40', quantity: 1, status: 'available' }]);
   expect((await retried(() => placeOrder40())).status).toBe(201);
