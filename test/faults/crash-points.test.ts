@@ -13,6 +13,7 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test } from 'vitest';
@@ -280,6 +281,38 @@ describe('crash points', () => {
       expect(await item(names.orders, { orderId: order.orderId })).toStrictEqual(lands ? order : undefined);
     },
   );
+  test('a PutItem killed between its index entry and its item: the restarted store holds both', async () => {
+    const run = await crashRun('mid PutItem pet-store-sam-inventory');
+    const { inventory } = samTableNames();
+    const started = await startSamDynamoDb(run.dataDir, run.hookVariables);
+    const pet = {
+      petId: { N: '88' },
+      quantity: { N: '4' },
+      status: { S: 'available' },
+      listShard: { N: '0' },
+    };
+    await run.arm();
+
+    await expect(
+      started.client.send(new PutItemCommand({ TableName: inventory, Item: pet })),
+    ).rejects.toThrow();
+    expect((await started.exited).signal).toBe('SIGKILL');
+    const restarted = await startSamDynamoDb(run.dataDir);
+
+    const stored = await restarted.client.send(
+      new GetItemCommand({ TableName: inventory, Key: { petId: pet.petId }, ConsistentRead: true }),
+    );
+    const indexed = await restarted.client.send(
+      new QueryCommand({
+        TableName: inventory,
+        IndexName: 'byPetId',
+        KeyConditionExpression: 'listShard = :shard AND petId = :petId',
+        ExpressionAttributeValues: { ':shard': pet.listShard, ':petId': pet.petId },
+      }),
+    );
+    expect(stored.Item).toStrictEqual(pet);
+    expect(indexed.Items).toStrictEqual([pet]);
+  });
 });
 
 /**

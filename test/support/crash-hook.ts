@@ -7,7 +7,8 @@
  * process kills itself with SIGKILL:
  * - `before`: a write request reached the store, nothing is decided or written;
  * - `after`: the store committed the write, before its answer leaves (so no client sees it);
- * - `mid`: a `TransactWriteItems` has decided its first action and not the second.
+ * - `mid`: a `TransactWriteItems` has decided its first action and not the second; a single-item write has
+ *   written its index entries and not its item (dynalite alone writes them one by one).
  * Single-item writes and `BatchWriteItem` are matched in dynalite's actions (their table is known there), a
  * transaction where it reaches the store's HTTP server.
  */
@@ -61,9 +62,10 @@ if (actionModule && (point === 'before' || point === 'after')) {
   (require.cache[path] as NodeJS.Module).exports = hooked;
 }
 
+/** Write decisions (`updateIndexes` calls) of the transaction in progress; undefined outside one. */
+let decisions: number | undefined;
+
 if (operation === 'TransactWriteItems') {
-  /** Write decisions (`updateIndexes` calls) of the transaction in progress; undefined outside one. */
-  let decisions: number | undefined;
   const emit = Server.prototype.emit;
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
     const [request, response] = args as [IncomingMessage, ServerResponse];
@@ -78,20 +80,30 @@ if (operation === 'TransactWriteItems') {
     }
     return (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
   } as typeof Server.prototype.emit;
-  if (point === 'mid') {
-    // dynalite's write path calls `updateIndexes` once per item written, whoever replaces it later.
-    const db = require('dynalite/db/index.js') as { updateIndexes: (...args: unknown[]) => unknown };
-    let current = db.updateIndexes;
-    Object.defineProperty(db, 'updateIndexes', {
-      get:
-        () =>
-        (...args: unknown[]) => {
-          if (decisions !== undefined && ++decisions === 2 && armed()) crash();
-          return current(...args);
-        },
-      set: (next: typeof current) => {
-        current = next;
+}
+
+if (point === 'mid') {
+  // dynalite's write path calls `updateIndexes` (table, old item, new item, callback) before it writes the item
+  // itself, once per item written, whoever replaces the function later.
+  type UpdateIndexes = (store: unknown, table: { TableName: string }, ...rest: unknown[]) => unknown;
+  const db = require('dynalite/db/index.js') as { updateIndexes: UpdateIndexes };
+  let current = db.updateIndexes;
+  Object.defineProperty(db, 'updateIndexes', {
+    get:
+      (): UpdateIndexes =>
+      (store, table, ...rest) => {
+        if (!armed()) return current(store, table, ...rest);
+        if (operation === 'TransactWriteItems') {
+          if (decisions !== undefined && ++decisions === 2) crash();
+          return current(store, table, ...rest);
+        }
+        if (tableName !== undefined && table.TableName !== tableName) return current(store, table, ...rest);
+        // A single-item write: killed once its index entries are written and before its item is.
+        rest.pop(); // its callback: the process dies instead
+        return current(store, table, ...rest, crash);
       },
-    });
-  }
+    set: (next: UpdateIndexes) => {
+      current = next;
+    },
+  });
 }
