@@ -87,7 +87,10 @@ const validInteger = '5';
 type Hostile = (write: Write, size: number) => { body: string; message: string };
 
 const zeros = (size: number) => '0'.repeat(size);
-/** Number literals of about `size` characters that are not integers of any rule: too large, or fractions. */
+/**
+ * Number literals of about `size` characters (at least 20 digits, so that no size makes one valid) that are not
+ * integers of any rule: too large, or fractions.
+ */
 const longNumbers = [
   (size: number) => `1${zeros(size)}1`,
   (size: number) => `-9${'9'.repeat(size)}`,
@@ -99,7 +102,7 @@ const longNumbers = [
 
 const hostileKinds: Record<string, Hostile> = {
   longNumber: (write, size) => ({
-    body: `{${write.valid}"${write.integer}":${longNumbers[size % longNumbers.length]?.(size)}}`,
+    body: `{${write.valid}"${write.integer}":${longNumbers[size % longNumbers.length]?.(Math.max(size, 20))}}`,
     message: write.integerRule,
   }),
   deepArray: (write, size) => {

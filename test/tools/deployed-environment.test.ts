@@ -222,7 +222,7 @@ describe('keys --env staging works on the tables named by the stack outputs and 
     const newKey = result.stdout.trim();
     expect(result.stderr).toMatch(
       new RegExp(
-        `^Rotated key ${oldId}: it keeps working until \\S+Z\\. The new key ${sha256Hex(newKey).slice(0, 12)} is shown once:\\n$`,
+        `^Rotated key ${oldId}: it keeps working until \\S+Z; API Gateway may keep accepting it for up to 300 s more \\(authorizer cache\\)\\. The new key ${sha256Hex(newKey).slice(0, 12)} is shown once:\\n$`,
       ),
     );
     const records = await scanTable(db.client, stagingTables.apiKeys);
@@ -251,7 +251,7 @@ describe('keys --env staging works on the tables named by the stack outputs and 
     expect(result).toStrictEqual({
       code: 0,
       signal: null,
-      stdout: `Revoked 1 key(s): ${id}.\n`,
+      stdout: `Revoked 1 key(s): ${id}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\n`,
       stderr: '',
     });
     const record = (await scanTable(db.client, stagingTables.apiKeys)).find(
