@@ -2,15 +2,18 @@
 import type { RequestListener } from 'node:http';
 import { apiReferenceHtml } from '../docs/api-reference.ts';
 
-/** Wraps the API's request listener with the `/docs` page (also `/docs/`, GET and HEAD). */
-export function withApiReference(api: RequestListener): RequestListener {
+/**
+ * Wraps the API's request listener with the `/docs` page (also `/docs/`, GET and HEAD).
+ * @param apiBasePath the API's path on this server (`/v1`), the page's first and preselected server.
+ */
+export function withApiReference(api: RequestListener, apiBasePath: string): RequestListener {
   return (request, response) => {
     const { pathname } = new URL(request.url ?? '/', 'http://localhost');
     const isPage =
       (pathname === '/docs' || pathname === '/docs/') && ['GET', 'HEAD'].includes(request.method ?? '');
     if (!isPage) return api(request, response);
     request.resume();
-    apiReferenceHtml().then(
+    apiReferenceHtml({ apiBasePath }).then(
       (html) => {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
         response.end(request.method === 'HEAD' ? undefined : html);

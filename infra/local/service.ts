@@ -150,7 +150,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.stack.sources ? { sourceOf } : {}),
   });
   const engine = createEngine(model);
-  const gate = requestGate(withApiReference((request, response) => void engine.listener(request, response)));
+  const gate = requestGate(
+    withApiReference((request, response) => void engine.listener(request, response), `/${model.stage}`),
+  );
   const server = createApiServer(gate.listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,9 +1,12 @@
 /**
- * The API reference page (infra/docs/api-reference.ts) in headless Chromium: served by the local server at
- * `/docs` and written by `npm run docs` as one file, it shows every operation of openapi.yaml (method, path and
- * operationId), and loads nothing from any other origin.
+ * The API reference page (infra/docs/api-reference.ts, docs/api-reference.md) in headless Chromium: served by
+ * the local server at `/docs` and written by `npm run docs` as one file, it shows every operation of
+ * openapi.yaml (method, path and operationId), and loads nothing from any other origin. Served on a port other
+ * than 3000, "Try it out" works with the page's defaults and shows int64 petIds digit for digit.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -12,6 +15,7 @@ import { parse } from 'yaml';
 import { openapiFile } from '#infra/docs/api-reference.ts';
 import { childEnv, runNode } from '#test/support/child-process.ts';
 import { type Chromium, startChromium } from '#test/support/chromium.ts';
+import { inventoryRecord } from '#test/support/raw-tables.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
@@ -82,6 +86,58 @@ describe('the API reference page', () => {
     expect(expected.length).toBeGreaterThan(0);
     expect(await shownOperations(page, `${origin}/docs`)).toEqual(expected);
     expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+    await page.close();
+  });
+
+  it('answers "Try it out" + "Execute" on listInventory with no field changed, and shows every int64 exactly', async () => {
+    const origin = new URL(api.baseUrl).origin;
+    expect(new URL(origin).port).not.toBe('3000');
+    const petIds = ['9007199254740993', '9223372036854775806', '9223372036854775807'];
+    await api.putRawItems(petIds.map((petId, index) => inventoryRecord(petId, index + 1, 'available')));
+
+    const page = await browser.context.newPage();
+    await page.goto(`${origin}/docs`);
+    await page.locator('.servers select').waitFor({ timeout: 60_000 });
+    expect(await page.locator('.servers select').inputValue()).toBe(`${origin}/v1`);
+
+    await page.getByRole('button', { name: 'Authorize' }).first().click();
+    await page.locator('.auth-container input').fill(api.apiKey);
+    await page.locator('.auth-btn-wrapper button.authorize').click();
+    await page.locator('.auth-btn-wrapper button.btn-done').click();
+
+    const operation = page.locator('#operations-inventory-listInventory');
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const response = operation.locator('.live-responses-table tbody .response');
+    await response.waitFor({ timeout: 30_000 });
+    expect(await response.locator('.response-col_status').textContent()).toBe('200');
+    const body = await response.locator('.response-col_description pre').first().textContent();
+    expect(body?.match(/"petId": *-?[0-9]+/g)).toEqual(petIds.map((petId) => `"petId": ${petId}`));
+
+    // The page's CSP still lets it reach its own origin only: another local server gets no request.
+    const other = createServer((_request, response) => response.end('[]'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1/inventory`;
+    let reached = 0;
+    other.on('request', () => {
+      reached += 1;
+    });
+    const attempts = await page.evaluate(
+      async (urls) =>
+        Promise.all(
+          urls.map((url) =>
+            fetch(url).then(
+              (answer) => String(answer.status),
+              () => 'blocked',
+            ),
+          ),
+        ),
+      [otherUrl, `${origin}/docs`],
+    );
+    await new Promise((resolve) => other.close(resolve));
+    expect(attempts).toEqual(['blocked', '200']);
+    expect(reached).toBe(0);
     await page.close();
   });
 
