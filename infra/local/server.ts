@@ -77,13 +77,25 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** `value` as one word of a POSIX shell: single-quoted, each `'` written as `'\\''`. */
+const shellWord = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
 const store = externalDynamoDb ? `DynamoDB at ${externalDynamoDb}` : `data in ${dataDir}`;
 console.log(`Pet store inventory API at ${service.baseUrl} (${store})`);
+console.log(`API reference: ${new URL('/docs', service.baseUrl).href}`);
 if (service.seeded > 0) console.log(`First start: seeded ${service.seeded} demo entries.`);
 if (service.apiKey && !process.env.API_KEY) {
   console.log(`First start: created the API key "local". It is shown once: ${service.apiKey}`);
+  console.log(`Try: curl -H 'Authorization: Bearer ${service.apiKey}' ${service.baseUrl}/inventory`);
+} else {
+  if (!process.env.API_KEY) {
+    // The key tool finds this store as the server did: the same DATA_DIR, or the same external DynamoDB.
+    const located = [
+      ...(process.env.DATA_DIR ? [`DATA_DIR=${shellWord(process.env.DATA_DIR)}`] : []),
+      ...(externalDynamoDb ? [`AWS_ENDPOINT_URL_DYNAMODB=${shellWord(externalDynamoDb)}`] : []),
+    ];
+    console.log('The key "local" was shown at the first start only. To make a key for the line below, run:');
+    console.log(`  export API_KEY=$(${[...located, 'npm run --silent keys -- create dev'].join(' ')})`);
+  }
+  console.log(`Try: curl -H "Authorization: Bearer $API_KEY" ${service.baseUrl}/inventory`);
 }
-const key = process.env.API_KEY
-  ? '$API_KEY'
-  : (service.apiKey ?? '<your key: npm run keys -- create <name>>');
-console.log(`Try: curl -H 'Authorization: Bearer ${key}' ${service.baseUrl}/inventory`);

@@ -11,7 +11,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
-import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { childEnv, projectRoot, runCommand, runNode, scripts } from '#test/support/child-process.ts';
 import { scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import {
   getInventory,
@@ -102,17 +102,18 @@ describe('npm start with a data folder', () => {
     apiKey = printedKey(server.stdout()) ?? '';
   });
 
-  test('first start prints the base URL, seeds the demo inventory and prints the new key once with a curl line', () => {
+  test('first start prints the base URL and the docs page, seeds the demo inventory and prints the new key once with a curl line', () => {
     const lines = server.stdout().split('\n');
 
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     expect(lines[0]).toBe(`Pet store inventory API at ${server.baseUrl} (data in ${dataDir})`);
     expect(server.baseUrl).toMatch(baseUrlPattern);
-    expect(lines[1]).toBe('First start: seeded 24 demo entries.');
-    expect(lines[2]).toBe(`First start: created the API key "local". It is shown once: ${apiKey}`);
+    expect(lines[1]).toBe(`API reference: ${new URL(server.baseUrl).origin}/docs`);
+    expect(lines[2]).toBe('First start: seeded 24 demo entries.');
+    expect(lines[3]).toBe(`First start: created the API key "local". It is shown once: ${apiKey}`);
     expect(apiKey).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
-    expect(lines[3]).toBe(`Try: curl -H 'Authorization: Bearer ${apiKey}' ${server.baseUrl}/inventory`);
-    expect(lines[4]).toBe('');
+    expect(lines[4]).toBe(`Try: curl -H 'Authorization: Bearer ${apiKey}' ${server.baseUrl}/inventory`);
+    expect(lines[5]).toBe('');
     expect(server.stderr()).toBe('');
   });
 
@@ -172,13 +173,27 @@ describe('npm start with a data folder', () => {
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
-        `Try: curl -H 'Authorization: Bearer <your key: npm run keys -- create <name>>' ${server.baseUrl}/inventory\n`,
+        `API reference: ${new URL(server.baseUrl).origin}/docs\n` +
+        'The key "local" was shown at the first start only. To make a key for the line below, run:\n' +
+        `  export API_KEY=$(DATA_DIR='${dataDir}' npm run --silent keys -- create dev)\n` +
+        `Try: curl -H "Authorization: Bearer $API_KEY" ${server.baseUrl}/inventory\n`,
     );
     const entries = await listEntries(server.baseUrl, apiKey);
     const expected = entriesAtFirstStart.map((entry) =>
       entry.petId === 9223372036854775807n ? { ...entry, quantity: 77 } : entry,
     );
     expect(entries).toStrictEqual(expected);
+  });
+
+  test('on a restart, the printed key line and curl line pasted into a shell list the inventory', async () => {
+    const lines = server.stdout().split('\n');
+    const pasted = [lines[3], lines[4]?.replace(/^Try: /, '')].join('\n');
+    const shell = await runCommand('bash', ['-c', pasted], { env: childEnv({}), cwd: projectRoot });
+
+    expect(shell.code, shell.stderr).toBe(0);
+    // stderr: the key tool's note, then curl's progress meter (shown when its output is not a terminal).
+    expect(shell.stderr).toMatch(/^Created key "dev", valid until \S+\. It is shown once:\n/);
+    expect(shell.stdout).toBe((await getInventory(server.baseUrl, apiKey)).text);
   });
 
   test('SIGINT also closes cleanly, and the data written before it is kept', async () => {
@@ -291,9 +306,13 @@ describe('npm start with API_KEY', () => {
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
+        `API reference: ${new URL(server.baseUrl).origin}/docs\n` +
         'First start: seeded 24 demo entries.\n' +
-        `Try: curl -H 'Authorization: Bearer $API_KEY' ${server.baseUrl}/inventory\n`,
+        `Try: curl -H "Authorization: Bearer $API_KEY" ${server.baseUrl}/inventory\n`,
     );
+    const pasted = `curl -H "Authorization: Bearer $API_KEY" ${server.baseUrl}/inventory`;
+    const shell = await runCommand('bash', ['-c', pasted], { env: childEnv({ API_KEY: apiKey }) });
+    expect(shell.stdout).toBe((await getInventory(server.baseUrl, apiKey)).text);
     expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
     const stopped = await server.stop();
     expect(stopped.code).toBe(0);

@@ -60,7 +60,12 @@ export interface ChildResult {
  * Spawns `node <script> ...args` (killed by {@link killChildren}): the child, its output so far, and its end.
  */
 export function spawnNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const child = spawn(process.execPath, [join(projectRoot, script), ...args], {
+  return spawnCommand(process.execPath, [join(projectRoot, script), ...args], env, cwd);
+}
+
+/** Spawns `command ...args` (killed by {@link killChildren}): the child, its output so far, and its end. */
+function spawnCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const child = spawn(command, args, {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -87,12 +92,24 @@ export function spawnNode(script: string, args: readonly string[], env: NodeJS.P
  * @param options.env the child's environment (see {@link childEnv}).
  * @param options.cwd working directory (default the project root).
  */
-export async function runNode(
+export function runNode(
   script: string,
   args: readonly string[],
   options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number },
 ): Promise<ChildResult> {
-  const { child, exited } = spawnNode(script, args, options.env, options.cwd ?? projectRoot);
+  return runCommand(process.execPath, [join(projectRoot, script), ...args], options);
+}
+
+/**
+ * Runs `command ...args` (a shell, `curl`, a given `node`) to completion (killed after `timeoutMs`, default
+ * 20 s), with the options of {@link runNode}.
+ */
+export async function runCommand(
+  command: string,
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number },
+): Promise<ChildResult> {
+  const { child, exited } = spawnCommand(command, args, options.env, options.cwd ?? projectRoot);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
   try {
     return await exited;

@@ -62,7 +62,10 @@ test('after a crash (SIGKILL) the stale endpoint file stops neither the tools no
   const restarted = await startServerProcess({ DATA_DIR: dataDir });
   expect(restarted.stdout()).toBe(
     `Pet store inventory API at ${restarted.baseUrl} (data in ${dataDir})\n` +
-      `Try: curl -H 'Authorization: Bearer <your key: npm run keys -- create <name>>' ${restarted.baseUrl}/inventory\n`,
+      `API reference: ${new URL(restarted.baseUrl).origin}/docs\n` +
+      'The key "local" was shown at the first start only. To make a key for the line below, run:\n' +
+      `  export API_KEY=$(DATA_DIR='${dataDir}' npm run --silent keys -- create dev)\n` +
+      `Try: curl -H "Authorization: Bearer $API_KEY" ${restarted.baseUrl}/inventory\n`,
   );
   expect((await restarted.stop()).code).toBe(0);
 });
