@@ -1,7 +1,6 @@
 /** How the local server loads handler modules: once, or afresh after a change (`npm run dev`). */
-import { watch } from 'node:fs';
 import { registerHooks } from 'node:module';
-import { join } from 'node:path';
+import { watch } from 'chokidar';
 
 /** The project root as a file URL (ends in `/`). */
 const projectUrl = new URL('../../', import.meta.url);
@@ -11,6 +10,9 @@ let generation: number | undefined;
 
 /** Whether the resolve hook is registered (once per process). */
 let hooked = false;
+
+/** Files that can be modules or data that modules import. */
+const moduleFile = /\.(ts|mts|cts|js|mjs|cjs|json)$/;
 
 /** Query parameter that carries the generation from a handler module to each project module it imports. */
 const generationParameter = 'generation';
@@ -48,25 +50,40 @@ export async function loadHandler<T extends (...args: never[]) => Promise<unknow
 
 /**
  * Turns on watch mode: from now on, handlers load per generation, and a change of a file under `folders`
- * (paths, recursive) starts the next one. Call before the handlers are loaded.
- * @param onChange called with the changed file after each new generation starts.
- * @returns a function that stops watching.
+ * (paths, recursive: written, added, removed, or replaced by an editor's rename-save) starts the next one.
+ * Call before the handlers are loaded. chokidar, because Node's recursive `fs.watch` on Linux loses a file
+ * once an editor has replaced it by renaming a temporary file over it.
+ * @param onChange called with the changed file (a path under one of `folders`) after each new generation starts.
+ * @returns once the folders are watched: a function that stops watching.
  */
-export function watchFunctionModules(
+export async function watchFunctionModules(
   folders: readonly string[],
   onChange: (file: string) => void,
-): () => void {
+): Promise<() => Promise<void>> {
   generation ??= 0;
   if (!hooked) registerGenerationHook();
-  const watchers = folders.map((folder) =>
-    watch(folder, { recursive: true }, (_event, file) => {
-      generation = (generation ?? 0) + 1;
-      onChange(file ? join(folder, file) : folder);
-    }),
-  );
-  return () => {
-    for (const watcher of watchers) watcher.close();
-  };
+  const watcher = watch([...folders], {
+    ignoreInitial: true,
+    // Only modules: an editor's temporary files (`x.ts.tmp`, `.x.swp`, `x~`) come and go at every save.
+    ignored: (file, stats) => stats?.isFile() === true && !moduleFile.test(file),
+  });
+  watcher.on('all', (_event, file) => {
+    generation = (generation ?? 0) + 1;
+    onChange(file);
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', resolve));
+  return () => watcher.close();
+}
+
+/**
+ * The line(s) the local server prints to its stderr when a function's execution environment fails, such as a
+ * module that cannot be loaded (a syntax error, a missing import): the time, the function, the Lambda error
+ * type, then the error's name and message after the source excerpt Node puts before them for a syntax error
+ * (file, line, caret). Never the stack frames; the client gets only the Error body of a 500.
+ */
+export function environmentErrorReport(functionName: string, errorType: string, error: Error): string {
+  const head = (error.stack ?? `${error.name}: ${error.message}`).split(/\n\s+at /)[0]?.trimEnd();
+  return `${new Date().toISOString()} ${functionName} ${errorType}: ${head}\n`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
+import { environmentErrorReport } from './function-modules.ts';
 import type { InvokeMessage, WorkerData, WorkerMessage } from './lambda-worker.ts';
 
 /** Lambda's synchronous invocation payload limit, in bytes (the event as JSON): 6 MB. */
@@ -91,6 +92,7 @@ class Environment {
     this.worker.on('error', (error: Error & { code?: string }) => {
       const errorType =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'Runtime.OutOfMemory' : 'Runtime.ImportModuleError';
+      process.stderr.write(environmentErrorReport(config.name, errorType, error));
       this.retire();
       this.fail({ type: 'error', errorType, errorMessage: error.message });
     });

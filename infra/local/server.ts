@@ -55,7 +55,7 @@ const service = await startLocalService({
 });
 
 if (watch) {
-  watchFunctionModules(['functions', 'lib'], (file) => {
+  await watchFunctionModules(['functions', 'lib'], (file) => {
     service.recycle();
     console.log(`Changed: ${file}; the next call loads it.`);
   });

@@ -5,11 +5,11 @@
  * folder, and the server's reload by touching a source file (its content unchanged).
  */
 
-import { utimes, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { childEnv, projectRoot, runNode } from '#test/support/child-process.ts';
+import { childEnv, projectRoot, runNode, spawnNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -41,20 +41,119 @@ describe('function modules in watch mode', () => {
       `import { writeFile } from 'node:fs/promises';
 import { loadHandler, watchFunctionModules } from '${modules}';
 let changes = 0;
-const stop = watchFunctionModules([${JSON.stringify(dir)}], () => { changes += 1; });
+const stop = await watchFunctionModules([${JSON.stringify(dir)}], () => { changes += 1; });
 const handler = await loadHandler<() => Promise<string>>(${JSON.stringify(join(dir, 'handler.ts'))});
 console.log(await handler());
 console.log(await handler());
 await writeFile(${JSON.stringify(join(dir, 'answer.ts'))}, "export const answer: string = 'second';\\n");
 while (changes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
 console.log(await handler());
-stop();
+await stop();
 `,
     );
     const result = await runNode(relative(projectRoot, script), [], { env: childEnv({}) });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('first\nfirst\nsecond\n');
   });
+});
+
+/** Saves `file` as editors do: writes a temporary file beside it, then renames it over the file. */
+async function renameSave(file: string, text: string): Promise<void> {
+  const temporary = `${file}.tmp-save`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
+
+describe('function modules in watch mode, saved by rename', () => {
+  it('answer with the code of each save, the third and later rename-saves included', async () => {
+    const dir = await temporaryDir('watch-rename-');
+    const answer = join(dir, 'answer.ts');
+    await writeFile(answer, "export const answer: string = 'v0';\n");
+    await writeFile(
+      join(dir, 'handler.ts'),
+      "import { answer } from './answer.ts';\nexport const handler = async () => answer;\n",
+    );
+    const script = join(dir, 'run.ts');
+    const modules = pathToFileURL(join(projectRoot, 'infra/local/function-modules.ts')).href;
+    await writeFile(
+      script,
+      `import { rename, writeFile } from 'node:fs/promises';
+import { loadHandler, watchFunctionModules } from '${modules}';
+const changed = new Set<string>();
+const stop = await watchFunctionModules([${JSON.stringify(dir)}], (file) => { changed.add(file); });
+const handler = await loadHandler<() => Promise<string>>(${JSON.stringify(join(dir, 'handler.ts'))});
+console.log(await handler());
+for (const version of ['v1', 'v2', 'v3']) {
+  // Saves a person makes: chokidar reports one change for saves of a file less than 50 ms apart.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  changed.clear();
+  await writeFile(${JSON.stringify(`${answer}.tmp-save`)}, \`export const answer: string = '\${version}';\\n\`);
+  await rename(${JSON.stringify(`${answer}.tmp-save`)}, ${JSON.stringify(answer)});
+  while (!changed.has(${JSON.stringify(answer)})) await new Promise((resolve) => setTimeout(resolve, 20));
+  console.log(await handler());
+}
+await stop();
+`,
+    );
+    const result = await runNode(relative(projectRoot, script), [], { env: childEnv({}), timeoutMs: 30_000 });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('v0\nv1\nv2\nv3\n');
+  });
+});
+
+describe('npm run dev in a copy of the project', () => {
+  const apiKey = 'watch-mode-copy-test-key-0123456789abcdef';
+
+  it('survives rename-saves, prints a handler syntax error to stderr, and answers the client a plain 500', async () => {
+    const copy = await temporaryDir('watch-project-');
+    await Promise.all(
+      ['infra', 'lib', 'functions', 'package.json', 'package-lock.json', 'openapi.yaml'].map((name) =>
+        cp(join(projectRoot, name), join(copy, name), { recursive: true }),
+      ),
+    );
+    await symlink(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
+    const { child, output, exited } = spawnNode(
+      relative(projectRoot, join(copy, 'infra/local/server.ts')),
+      ['--watch'],
+      childEnv({ DATA_DIR: ':memory:', API_KEY: apiKey, PORT: '0', HOST: '127.0.0.1' }),
+      copy,
+    );
+    try {
+      await until(() => /^Try: curl .*\n/m.test(output.stdout), 90_000);
+      const baseUrl = /^Pet store inventory API at (\S+) /m.exec(output.stdout)?.[1] as string;
+      const list = () =>
+        fetch(`${baseUrl}/inventory`, { headers: { authorization: `Bearer ${apiKey}` } }).then(
+          async (response) => ({ status: response.status, text: await response.text() }),
+        );
+      const before = await list();
+      expect(before.status).toBe(200);
+
+      const handler = join(copy, 'functions/list-inventory/handler.ts');
+      const source = await readFile(handler, 'utf8');
+      const changed = 'Changed: functions/list-inventory/handler.ts; the next call loads it.\n';
+      await renameSave(handler, `${source}\nexport const broken = (;\n`);
+      await until(() => output.stdout.split(changed).length === 2);
+      const failed = await list();
+      expect(failed).toEqual({
+        status: 500,
+        text: '{"code":"internal_error","message":"internal error","status":500}',
+      });
+      await until(() => output.stderr.includes('Runtime.ImportModuleError'));
+      expect(output.stderr).toMatch(
+        /Runtime\.ImportModuleError: \S*functions\/list-inventory\/handler\.ts:\d+\n/,
+      );
+      expect(output.stderr).toContain('export const broken = (;');
+      expect(output.stderr).toMatch(/SyntaxError \[ERR_INVALID_TYPESCRIPT_SYNTAX\]: .+\n/);
+      expect(output.stderr).not.toMatch(/^\s+at /m);
+
+      await renameSave(handler, source);
+      await until(() => output.stdout.split(changed).length === 3);
+      expect(await list()).toEqual(before);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 180_000);
 });
 
 describe('npm run dev', () => {
