@@ -25,17 +25,27 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
   }
 }
 
+/** function-modules.ts as a URL for the fixture scripts. */
+const modules = pathToFileURL(join(projectRoot, 'infra/local/function-modules.ts')).href;
+
+/**
+ * A fixture in a temporary folder: `handler.ts` answers what `answer.ts` exports (`first`), and the path of
+ * the script to write beside them. A script of its own: Node's module hooks (not vitest's module runner) load
+ * the generations.
+ */
+async function handlerFixture(prefix: string, first: string) {
+  const dir = await temporaryDir(prefix);
+  await writeFile(join(dir, 'answer.ts'), `export const answer: string = '${first}';\n`);
+  await writeFile(
+    join(dir, 'handler.ts'),
+    "import { answer } from './answer.ts';\nexport const handler = async () => answer;\n",
+  );
+  return { dir, answer: join(dir, 'answer.ts'), script: join(dir, 'run.ts') };
+}
+
 describe('function modules in watch mode', () => {
   it('answer with the changed code of a module the handler imports, after the change', async () => {
-    const dir = await temporaryDir('watch-fixture-');
-    await writeFile(join(dir, 'answer.ts'), "export const answer: string = 'first';\n");
-    await writeFile(
-      join(dir, 'handler.ts'),
-      "import { answer } from './answer.ts';\nexport const handler = async () => answer;\n",
-    );
-    // A script of its own: Node's module hooks (not vitest's module runner) load the generations.
-    const script = join(dir, 'run.ts');
-    const modules = pathToFileURL(join(projectRoot, 'infra/local/function-modules.ts')).href;
+    const { dir, script } = await handlerFixture('watch-fixture-', 'first');
     await writeFile(
       script,
       `import { writeFile } from 'node:fs/promises';
@@ -66,15 +76,7 @@ async function renameSave(file: string, text: string): Promise<void> {
 
 describe('function modules in watch mode, saved by rename', () => {
   it('answer with the code of each save, the third and later rename-saves included', async () => {
-    const dir = await temporaryDir('watch-rename-');
-    const answer = join(dir, 'answer.ts');
-    await writeFile(answer, "export const answer: string = 'v0';\n");
-    await writeFile(
-      join(dir, 'handler.ts'),
-      "import { answer } from './answer.ts';\nexport const handler = async () => answer;\n",
-    );
-    const script = join(dir, 'run.ts');
-    const modules = pathToFileURL(join(projectRoot, 'infra/local/function-modules.ts')).href;
+    const { dir, answer, script } = await handlerFixture('watch-rename-', 'v0');
     await writeFile(
       script,
       `import { rename, writeFile } from 'node:fs/promises';
