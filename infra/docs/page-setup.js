@@ -8,6 +8,53 @@ function embedded(id) {
   return JSON.parse(document.getElementById(id).textContent);
 }
 
+/** Prefix (a private-use character) of the string that stands for an integer beyond 2^53 in an example. */
+const int64Mark = '\uE000int64:';
+
+/**
+ * Parses the description with every integer beyond 2^53 of a response example (the int64 maximum in
+ * listInventory's) as a marked string of its digits, which Swagger UI's own spec parser and `$ref` resolver
+ * pass through intact and {@link ExactExamples} writes back as the number; elsewhere as a number.
+ */
+function parseDescription(text) {
+  const marked = JSON.parse(text, (_key, value, context) =>
+    typeof value === 'number' && !Number.isSafeInteger(value) && /^-?[0-9]+$/.test(context.source)
+      ? int64Mark + context.source
+      : value,
+  );
+  const restore = (node, inResponses, inExample) => {
+    if (typeof node === 'string' && node.startsWith(int64Mark)) {
+      return inResponses && inExample ? node : Number(node.slice(int64Mark.length));
+    }
+    if (Array.isArray(node)) return node.map((member) => restore(member, inResponses, inExample));
+    if (node === null || typeof node !== 'object') return node;
+    const entries = Object.entries(node).map(([key, member]) => [
+      key,
+      restore(
+        member,
+        inResponses || key === 'responses',
+        inExample || key === 'example' || key === 'examples',
+      ),
+    ]);
+    return Object.fromEntries(entries);
+  };
+  return restore(marked, false, false);
+}
+
+/** A Swagger UI plugin: code blocks (response examples) show each marked integer as its digits. */
+function ExactExamples() {
+  const marks = new RegExp(`"${int64Mark}(-?[0-9]+)"`, 'g');
+  return {
+    wrapComponents: {
+      HighlightCode: (Original, system) => (props) =>
+        system.React.createElement(Original, {
+          ...props,
+          children: typeof props.children === 'string' ? props.children.replace(marks, '$1') : props.children,
+        }),
+    },
+  };
+}
+
 /**
  * The servers to offer: when the page is served over HTTP by the API itself, the API at the page's own origin
  * comes first (Swagger UI preselects the first one, and the page's CSP lets it reach only its own origin),
@@ -61,7 +108,7 @@ function ExactJsonResponses() {
   };
 }
 
-const description = embedded('openapi');
+const description = parseDescription(document.getElementById('openapi').textContent);
 const { apiBasePath } = embedded('page-settings');
 SwaggerUIBundle({
   spec: { ...description, servers: servers(description.servers ?? [], apiBasePath) },
@@ -69,5 +116,5 @@ SwaggerUIBundle({
   deepLinking: true,
   displayOperationId: true,
   validatorUrl: null,
-  plugins: [ExactJsonResponses],
+  plugins: [ExactExamples, ExactJsonResponses],
 });

@@ -96,6 +96,8 @@ describe('the API reference page', () => {
     await api.putRawItems(petIds.map((petId, index) => inventoryRecord(petId, index + 1, 'available')));
 
     const page = await browser.context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(`${origin}/docs`);
     await page.locator('.servers select').waitFor({ timeout: 60_000 });
     expect(await page.locator('.servers select').inputValue()).toBe(`${origin}/v1`);
@@ -114,6 +116,9 @@ describe('the API reference page', () => {
     expect(await response.locator('.response-col_status').textContent()).toBe('200');
     const body = await response.locator('.response-col_description pre').first().textContent();
     expect(body?.match(/"petId": *-?[0-9]+/g)).toEqual(petIds.map((petId) => `"petId": ${petId}`));
+    // The operation's documented example response (the int64 maximum) too: no integer is shown rounded.
+    const shown = new Set((await operation.textContent())?.match(/-?[0-9]{16,}/g));
+    expect(shown).toEqual(new Set(petIds));
 
     // The page's CSP still lets it reach its own origin only: another local server gets no request.
     const other = createServer((_request, response) => response.end('[]'));
@@ -138,6 +143,7 @@ describe('the API reference page', () => {
     await new Promise((resolve) => other.close(resolve));
     expect(attempts).toEqual(['blocked', '200']);
     expect(reached).toBe(0);
+    expect(pageErrors).toEqual([]);
     await page.close();
   });
 
