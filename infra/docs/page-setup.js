@@ -1,6 +1,7 @@
 /**
  * @module The API reference page's own script (docs/api-reference.md): starts Swagger UI on the description
- * embedded in the page, with the page's own server first and int64 responses shown digit for digit.
+ * embedded in the page, with the page's own server first and int64 values of responses and response examples
+ * shown digit for digit.
  */
 
 /** Reads the JSON of the `<script type="application/json">` element with this id. */
@@ -69,7 +70,7 @@ function servers(described, apiBasePath) {
 
 /**
  * The JSON text pretty-printed with every number as written (`JSON.parse` source text access and
- * `JSON.rawJSON`: Chrome 114+, Firefox 135+, Safari 18.4+), or undefined when it is not JSON.
+ * `JSON.rawJSON`, Chrome 114+), or undefined when it is not JSON or the browser lacks them.
  */
 function exactJson(text) {
   try {
