@@ -70,7 +70,19 @@ describe('the pipeline', () => {
     expect(Object.keys(pipeline.on).sort()).toEqual(['pull_request', 'push']);
     expect(pipeline.on.push).toBeNull();
     expect(test?.if).toBeUndefined();
-    expect(runs(test)).toEqual(['npm ci --no-audit --no-fund', 'npm test']);
+    expect(runs(test)).toEqual([
+      'echo "OLD_NODE_PATH=$(command -v node)" >> "$GITHUB_ENV"',
+      'npm ci --no-audit --no-fund',
+      'npm test',
+    ]);
+  });
+
+  it("gives the tests a Node 20 as OLD_NODE_PATH before the project's Node (test/client/install.test.ts)", () => {
+    const nodes = test?.steps.filter((step) => step.uses?.startsWith('actions/setup-node@'));
+    expect(nodes?.map((step) => step.with)).toEqual([
+      { 'node-version': 20 },
+      { 'node-version-file': '.nvmrc', cache: 'npm' },
+    ]);
   });
 
   it('deploys staging only for a push to main, after the tests, then smoke-tests its BaseUrl', () => {
