@@ -227,6 +227,25 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
     },
   );
 
+  test('If-Match on two lines whose names differ in case: every value counts, in any order (E4)', async () => {
+    const event = updateInventoryEvent('5', '{"quantity":6}');
+    event.headers = { ...event.headers, 'If-Match': '"10-pending"', 'if-match': '"1-sold"' };
+    event.multiValueHeaders = {
+      ...event.multiValueHeaders,
+      'If-Match': ['"10-pending"'],
+      'if-match': ['"1-sold"'],
+    };
+
+    const result = await suite.handler(event, lambdaTestContext('updateInventory'));
+
+    expect(result).toStrictEqual({
+      statusCode: 200,
+      headers: { ...jsonContentType, ETag: '"6-pending"' },
+      body: '{"petId":5,"quantity":6,"status":"pending"}',
+    });
+    expect(await storedItems()).toStrictEqual([initial[0], inventoryRecord('5', 6, 'pending'), initial[2]]);
+  });
+
   test('?dryRun=true is 400 naming the parameter and writes nothing', async () => {
     const result = await updateInventory('5', '{"quantity":99}', { query: { dryRun: ['true'] } });
 
