@@ -60,6 +60,12 @@ describe('an exposed 4xx of a stock middleware', () => {
       errorResult(400, 'invalid_request', 'Unprocessable Entity'),
     );
   });
+
+  test('a 4xx with no reason phrase (499) and an unsafe message is 400 invalid_request "invalid request"', async () => {
+    expect(await answerWhenThrown(createError(499, 'x'.repeat(201), { expose: true }))).toEqual(
+      errorResult(400, 'invalid_request', 'invalid request'),
+    );
+  });
 });
 
 describe('an error that is not an exposed 4xx', () => {
