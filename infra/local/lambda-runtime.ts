@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { environmentErrorReport } from './function-modules.ts';
-import type { InvokeMessage, WorkerData, WorkerMessage } from './lambda-worker.ts';
+import type { AckMessage, InvokeMessage, WorkerData, WorkerMessage } from './lambda-worker.ts';
 
 /** Lambda's synchronous invocation payload limit, in bytes (the event as JSON): 6 MB. */
 export const maxRequestPayloadBytes = 6 * 1024 * 1024;
@@ -19,6 +19,12 @@ const poolSize = 4;
  * old generation stays capped by the function's MemorySize.
  */
 const youngGenerationMb = 8;
+
+/**
+ * Bytes of a streamed response a worker may have posted and not yet seen taken: past it the handler's writes
+ * wait, so a function produces no faster than the client reads (docs/architecture.md "Local API memory").
+ */
+export const streamWindowBytes = 64 * 1024;
 
 /** A function as the engine runs it (from the template: code, handler, environment, memory, timeout). */
 export interface LambdaFunctionConfig {
@@ -47,6 +53,8 @@ interface Pending {
   id: number;
   settle(outcome: InvokeOutcome): void;
   stream?: PassThrough;
+  /** Bytes written to `stream` and not yet acknowledged to the worker (they wait for its `drain`). */
+  unacknowledged: number;
   timer: NodeJS.Timeout;
 }
 
@@ -68,6 +76,7 @@ class Environment {
       exportName: config.exportName,
       functionName: config.name,
       memoryMb: config.memoryMb,
+      streamWindowBytes,
     };
     this.worker = new Worker(new URL('./lambda-worker.ts', import.meta.url), {
       workerData: data,
@@ -124,13 +133,20 @@ class Environment {
       this.pending = {
         id,
         timer,
+        unacknowledged: 0,
         settle: (outcome) => {
           if (settled) return;
           settled = true;
           resolve(outcome);
         },
       };
-      const message: InvokeMessage = { id, event, requestId, deadline: Date.now() + timeoutMs };
+      const message: InvokeMessage = {
+        type: 'invoke',
+        id,
+        event,
+        requestId,
+        deadline: Date.now() + timeoutMs,
+      };
       this.worker.postMessage(message);
     });
   }
@@ -144,6 +160,13 @@ class Environment {
     if (this.dead) return;
     this.dead = true;
     this.onExit(this);
+  }
+
+  /** Tells the worker that `pending`'s unacknowledged bytes have left. */
+  private acknowledge(pending: Pending): void {
+    const message: AckMessage = { type: 'ack', id: pending.id, bytes: pending.unacknowledged };
+    pending.unacknowledged = 0;
+    if (this.pending === pending) this.worker.postMessage(message);
   }
 
   private done(): void {
@@ -168,7 +191,12 @@ class Environment {
         pending.stream = new PassThrough();
         pending.settle({ type: 'stream', body: pending.stream });
       }
-      pending.stream.write(message.data);
+      // Acknowledged once the stream has room (at once, or at its next drain): the worker's window of
+      // unacknowledged bytes carries the client's pace back to the handler.
+      const waiting = pending.unacknowledged > 0;
+      pending.unacknowledged += message.data.byteLength;
+      if (pending.stream.write(message.data) && !waiting) this.acknowledge(pending);
+      else if (!waiting) pending.stream.once('drain', () => this.acknowledge(pending));
       return;
     }
     if (message.type === 'end') {

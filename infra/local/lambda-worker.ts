@@ -13,16 +13,29 @@ export interface WorkerData {
   exportName: string;
   functionName: string;
   memoryMb: number;
+  /** Bytes of a streamed response posted and not yet acknowledged, at most (lambda-runtime.ts). */
+  streamWindowBytes: number;
 }
 
 /** One invocation, sent by the parent. */
 export interface InvokeMessage {
+  type: 'invoke';
   id: number;
   event: unknown;
   requestId: string;
   /** Epoch milliseconds at which the function times out. */
   deadline: number;
 }
+
+/** Sent by the parent when `bytes` more of invocation `id`'s streamed response have left for the client. */
+export interface AckMessage {
+  type: 'ack';
+  id: number;
+  bytes: number;
+}
+
+/** What the parent sends. */
+export type ParentMessage = InvokeMessage | AckMessage;
 
 /** What the worker answers: a buffered result (JSON text), a function error, or a response stream's parts. */
 export type WorkerMessage =
@@ -35,10 +48,15 @@ export type WorkerMessage =
 const httpIntegrationContentType = 'application/vnd.awslambda.http-integration-response';
 const streaming = Symbol.for('aws.lambda.runtime.handler.streaming');
 
-/** A response stream as the runtime hands it to a streaming handler: writes go to the parent in order. */
+/**
+ * A response stream as the runtime hands it to a streaming handler: writes go to the parent in order, and
+ * complete only while less than `streamWindowBytes` await the parent's acknowledgement.
+ */
 class ResponseStream extends Writable {
   contentType = 'application/octet-stream';
-  private readonly id: number;
+  readonly id: number;
+  private unacknowledged = 0;
+  private blocked: (() => void) | undefined;
   constructor(id: number) {
     super();
     this.id = id;
@@ -48,7 +66,18 @@ class ResponseStream extends Writable {
   }
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
     post({ id: this.id, type: 'chunk', data: new Uint8Array(chunk) });
-    callback();
+    this.unacknowledged += chunk.length;
+    if (this.unacknowledged < data.streamWindowBytes) callback();
+    else this.blocked = callback;
+  }
+  /** Counts `bytes` as taken by the parent; resumes a waiting write once the window has room. */
+  acknowledge(bytes: number): void {
+    this.unacknowledged -= bytes;
+    const blocked = this.blocked;
+    if (blocked && this.unacknowledged < data.streamWindowBytes) {
+      this.blocked = undefined;
+      blocked();
+    }
   }
 }
 
@@ -77,6 +106,8 @@ const data = workerData as WorkerData;
 type Handler = (...args: unknown[]) => Promise<unknown>;
 const imported = (await import(pathToFileURL(data.module).href)) as Record<string, unknown>;
 const handler = imported[data.exportName] as (Handler & { [streaming]?: boolean }) | undefined;
+/** The response stream of the invocation running, if it streams. */
+let responding: ResponseStream | undefined;
 
 function context(message: InvokeMessage): Context {
   return {
@@ -112,6 +143,7 @@ async function invoke(message: InvokeMessage): Promise<void> {
   }
   if (handler[streaming]) {
     const stream = new ResponseStream(message.id);
+    responding = stream;
     const finished = new Promise<void>((resolve, reject) => {
       stream.once('finish', resolve);
       stream.once('error', reject);
@@ -134,4 +166,7 @@ async function invoke(message: InvokeMessage): Promise<void> {
   }
 }
 
-parentPort?.on('message', (message: InvokeMessage) => void invoke(message));
+parentPort?.on('message', (message: ParentMessage) => {
+  if (message.type === 'invoke') void invoke(message);
+  else if (responding?.id === message.id) responding.acknowledge(message.bytes);
+});
