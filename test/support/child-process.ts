@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverNodeFlags } from '#infra/local/heap-settings.ts';
 
 /** The project root. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,10 +58,12 @@ export interface ChildResult {
 }
 
 /**
- * Spawns `node <script> ...args` (killed by {@link killChildren}): the child, its output so far, and its end.
+ * Spawns `node <script> ...args` (killed by {@link killChildren}), the server with the V8 flags `npm start`
+ * gives it: the child, its output so far, and its end.
  */
 export function spawnNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
-  return spawnCommand(process.execPath, [join(projectRoot, script), ...args], env, cwd);
+  const flags = script === scripts.server ? serverNodeFlags : [];
+  return spawnCommand(process.execPath, [...flags, join(projectRoot, script), ...args], env, cwd);
 }
 
 /** Spawns `command ...args` (killed by {@link killChildren}): the child, its output so far, and its end. */
