@@ -11,7 +11,7 @@ export const budgets = {
   warmRatio: 1.1,
   listRatio: 1.3,
   growthSlack: 1.5,
-  listMemoryGrowthMb: 64,
+  listMemoryGrowthMb: 32,
   firstByteShare: 0.05,
   bodyCostGrowth: 5,
 } as const;
@@ -93,11 +93,11 @@ export function checkBudgets({ bundles, loads, warm, lists, bodies }: RunFigures
   }
   const [smallest, largest] = [lists[0], lists.at(-1)];
   if (smallest && largest && largest !== smallest) {
-    const growth = largest.peakMemoryMb - smallest.peakMemoryMb;
+    const growth = largest.peakRssMb - smallest.peakRssMb;
     check(
       `list memory ${smallest.entries} -> ${largest.entries}`,
       growth <= budgets.listMemoryGrowthMb,
-      `peak +${fixed(smallest.peakMemoryMb, 1)} MB -> +${fixed(largest.peakMemoryMb, 1)} MB: ${fixed(growth, 1)} MB <= ${budgets.listMemoryGrowthMb} MB`,
+      `server peak RSS +${fixed(smallest.peakRssMb, 1)} MB -> +${fixed(largest.peakRssMb, 1)} MB: ${fixed(growth, 1)} MB <= ${budgets.listMemoryGrowthMb} MB`,
     );
     const share = largest.firstByteMs / largest.totalMs;
     check(

@@ -1,22 +1,26 @@
 /** List scaling over HTTP through the local API serving the synthesized bundles: README "Performance". */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { localTableNames } from '#infra/local/dynamodb.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectLocalDynamoDb, ensureTables, localTableNames, startDynamoDb } from '#infra/local/dynamodb.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
 import { attachMeter } from './meter.ts';
-import { startBenchDynamoDb, startScript, stop } from './processes.ts';
+import { documentClientAt, startScript, stop } from './processes.ts';
 import { quantile } from './stats.ts';
 
-/** Figures at one size: medians in ms, memory growth in MB, read units of one list. */
+/** Figures at one size: medians in ms, the server's peak memory growth over one list in MB, read units. */
 export interface ListResult {
   entries: number;
   totalMs: number;
   firstByteMs: number;
   rawMs: number;
-  peakMemoryMb: number;
+  /** The server's peak resident set (VmHWM) and anonymous memory (RssAnon) over its first list, less before. */
+  peakRssMb: number;
+  peakAnonMb: number;
   readUnits: number;
 }
 
@@ -62,94 +66,123 @@ function timedList(url: string, apiKey: string, keep = false) {
   });
 }
 
-/** `VmRSS` or `VmHWM` of process `pid`, in MB. */
-function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
+/** Resident memory figures of process `pid` (Linux `/proc/<pid>/status`), in MB. */
+async function memoryMb(pid: number) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon') };
 }
 
-/** Grows the table through `sizes` and measures each (README "Performance"); a failed size ends the run. */
+/** The server's peak growth over `work`: VmHWM (reset by `clear_refs`) and RssAnon (every 10 ms), less before. */
+async function peakGrowth<T>(pid: number, work: () => Promise<T>) {
+  await writeFile(`/proc/${pid}/clear_refs`, '5');
+  const before = await memoryMb(pid);
+  let anon = before.anon;
+  const sampler = setInterval(async () => {
+    anon = Math.max(anon, (await memoryMb(pid).catch(() => before)).anon);
+  }, 10);
+  const result = await work().finally(() => clearInterval(sampler));
+  const after = await memoryMb(pid);
+  return { result, peakRssMb: after.peak - before.rss, peakAnonMb: Math.max(anon, after.anon) - before.anon };
+}
+
+/** Writes entries `from` to `to` of {@link generate} into the store of `dataDir` (its tables created first). */
+async function load(dataDir: string, from: number, to: number) {
+  const db = await startDynamoDb({ dataDir });
+  const client = documentClientAt(db.endpoint, db.credentials);
+  try {
+    await ensureTables(client, localTableNames());
+    const store = inventoryStore(client, localTableNames().inventory);
+    for (let start = from; start < to; start += 8000) {
+      const chunk = generate(start, Math.min(start + 8000, to));
+      await Promise.all(
+        [0, 1, 2, 3, 4, 5, 6, 7].map((i) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000))),
+      );
+    }
+  } finally {
+    client.destroy();
+    await db.close();
+  }
+}
+
+/**
+ * Grows the table through `sizes` in a data folder of the embedded DynamoDB, and at each size starts the
+ * server afresh on it, as `npm start` runs (README "Performance"); a failed size ends the run.
+ */
 export async function measureListOverHttp(
   options: { assemblyDir: string; sizes: readonly number[]; runs: number },
   log: (line: string) => void,
 ): Promise<ListResult[]> {
-  const db = await startBenchDynamoDb();
-  const [client, meteredClient] = [db.documentClient(), db.documentClient()];
-  const [meter, table] = [attachMeter(meteredClient), localTableNames().inventory];
-  const [store, metered] = [client, meteredClient].map((c) => inventoryStore(c, table)) as [S, S];
-  const rawRead = async (from: S) => {
-    for await (const _batch of from.listSorted());
-  };
+  const dataDir = await mkdtemp(join(tmpdir(), 'pet-store-bench-data-'));
   const apiKey = generateApiKey();
   // The key's rate (requests per second) is far above the lists', so the usage plan never answers 429 here.
-  const env = { ...db.credentials, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, API_KEY: apiKey, PORT: '0' };
   const rates = { API_KEY_RATE: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  const env = { DATA_DIR: dataDir, API_KEY: apiKey, PORT: '0', ...rates };
   const args = ['--stack', 'staging', '--assembly', options.assemblyDir];
   const ready = /^Pet store inventory API at (\S+) [\s\S]*^Try: curl /m;
-  const { child, match } = await startScript('infra/local/server.ts', args, { ...env, ...rates }, ready);
-  const baseUrl = match[1] as string;
-  const pid = child.pid as number;
   const results: ListResult[] = [];
+  let loaded = 0;
   try {
-    let loaded = 0;
     for (const entries of [...options.sizes].sort((a, b) => a - b)) {
       const loadStart = performance.now();
-      for (let from = loaded; from < entries; from += 8000) {
-        const chunk = generate(from, Math.min(from + 8000, entries));
-        await Promise.all(
-          [0, 1, 2, 3, 4, 5, 6, 7].map((i) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000))),
-        );
-      }
+      await load(dataDir, loaded, entries);
       const rate = (entries - loaded) / ((performance.now() - loadStart) / 1000);
       log(`${entries} entries loaded (${rate.toFixed(0)} per s)`);
       loaded = entries;
+      const { child, match } = await startScript('infra/local/server.ts', args, env, ready);
+      const [baseUrl, pid] = [match[1] as string, child.pid as number];
+      const { endpoint, credentials } = await connectLocalDynamoDb(dataDir);
+      const [client, meteredClient] = [
+        documentClientAt(endpoint, credentials),
+        documentClientAt(endpoint, credentials),
+      ];
+      const [meter, table] = [attachMeter(meteredClient), localTableNames().inventory];
+      const [store, metered] = [client, meteredClient].map((c) => inventoryStore(c, table)) as [S, S];
+      const rawRead = async (from: S) => {
+        for await (const _batch of from.listSorted());
+      };
       try {
-        const { body } = await timedList(`${baseUrl}/inventory`, apiKey, true);
+        // A one-entry page first starts the functions' execution environments, so the peak is the list's own.
+        await timedList(`${baseUrl}/inventory?limit=1`, apiKey);
+        const { result, peakRssMb, peakAnonMb } = await peakGrowth(pid, () =>
+          timedList(`${baseUrl}/inventory`, apiKey, true),
+        );
         const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
-        if (body !== inventoryJson(sorted))
+        if (result.body !== inventoryJson(sorted))
           throw new Error('not every entry in petId order, digit for digit');
         log(`${entries}: the list is the whole table, sorted and digit-exact`);
         meter.take();
         await rawRead(metered);
         const readUnits = meter.take().capacityUnits;
-        const runs: { firstByteMs: number; totalMs: number; rawMs: number; peakMemoryMb: number }[] = [];
+        const runs: { firstByteMs: number; totalMs: number; rawMs: number }[] = [];
         for (let run = 0; run < options.runs; run++) {
-          writeFileSync(`/proc/${pid}/clear_refs`, '5');
-          const before = memoryMb(pid, 'VmRSS');
           const list = await timedList(`${baseUrl}/inventory`, apiKey);
-          const peakMemoryMb = memoryMb(pid, 'VmHWM') - before;
           const start = performance.now();
           await rawRead(store);
-          runs.push({ ...list, peakMemoryMb, rawMs: performance.now() - start });
+          runs.push({ ...list, rawMs: performance.now() - start });
         }
-        const median = (key: keyof (typeof runs)[number]) =>
+        const [totalMs, firstByteMs, rawMs] = (['totalMs', 'firstByteMs', 'rawMs'] as const).map((key) =>
           quantile(
             runs.map((r) => r[key]),
             0.5,
-          );
-        const [totalMs, firstByteMs, rawMs] = [median('totalMs'), median('firstByteMs'), median('rawMs')];
-        results.push({
-          entries,
-          totalMs,
-          firstByteMs,
-          rawMs,
-          peakMemoryMb: median('peakMemoryMb'),
-          readUnits,
-        });
+          ),
+        ) as [number, number, number];
+        results.push({ entries, totalMs, firstByteMs, rawMs, peakRssMb, peakAnonMb, readUnits });
         log(
           `${entries}: list ${totalMs.toFixed(0)} ms (first byte ${firstByteMs.toFixed(1)} ms), raw ${rawMs.toFixed(0)} ms,` +
-            ` peak +${median('peakMemoryMb').toFixed(1)} MB, ${readUnits} RRU per list`,
+            ` server peak RSS +${peakRssMb.toFixed(1)} MB (anonymous +${peakAnonMb.toFixed(1)} MB), ${readUnits} RRU per list`,
         );
       } catch (error) {
         log(`${entries}: the list failed (${(error as Error).message}); larger sizes skipped`);
         break;
+      } finally {
+        await stop(child);
+        client.destroy();
+        meteredClient.destroy();
       }
     }
   } finally {
-    await stop(child);
-    client.destroy();
-    meteredClient.destroy();
-    await db.close();
+    await rm(dataDir, { recursive: true, force: true });
   }
   return results;
 }

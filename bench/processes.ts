@@ -2,6 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables, inMemory, localTableNames } from '#infra/local/dynamodb.ts';
+import { serverNodeFlags } from '#infra/local/heap-settings.ts';
+import type { StoreCredentials } from '#infra/local/store-credentials.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 
 /**
@@ -10,7 +12,8 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
  */
 export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp) {
   const path = new URL(`../${script}`, import.meta.url).pathname;
-  const child = spawn(process.execPath, [path, ...args], {
+  const flags = script === 'infra/local/server.ts' ? serverNodeFlags : [];
+  const child = spawn(process.execPath, [...flags, path, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -34,6 +37,11 @@ export function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** A document client of the DynamoDB at `endpoint`, signing with `credentials` (the store's own). */
+export function documentClientAt(endpoint: string, credentials: StoreCredentials) {
+  return toDocumentClient(new DynamoDBClient({ endpoint, region: 'us-east-1', credentials }));
+}
+
 /**
  * Starts the bench's DynamoDB and creates the tables (lib/api.ts schemas, local names).
  * @returns its endpoint, a client's variables, a document client factory, `close`. @throws when it fails to start
@@ -50,8 +58,7 @@ export async function startBenchDynamoDb() {
     AWS_ACCESS_KEY_ID: accessKeyId,
     AWS_SECRET_ACCESS_KEY: secretAccessKey,
   };
-  const config = { endpoint, region: 'us-east-1', credentials: { accessKeyId, secretAccessKey } };
-  const documentClient = () => toDocumentClient(new DynamoDBClient(config));
+  const documentClient = () => documentClientAt(endpoint, { accessKeyId, secretAccessKey });
   const client = documentClient();
   await ensureTables(client, localTableNames());
   client.destroy();
