@@ -4,9 +4,9 @@
  * body however large it is and however slowly it is read.
  */
 import { once } from 'node:events';
-import type { Duplex } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, test } from 'vitest';
 import { LambdaFunction, streamWindowBytes } from '#infra/local/lambda-runtime.ts';
