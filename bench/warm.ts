@@ -76,7 +76,7 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
     },
     {
       name: 'updateInventory',
-      bare: 'setQuantity',
+      bare: 'update',
       prepare: () => {
         const body = JSON.stringify({ quantity: ++quantity % 1000 });
         const headers = { 'Content-Type': 'application/json' };
@@ -84,7 +84,8 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
         const context = lambdaContext('updateInventory');
         return async () => expect((await update(event, context)).statusCode === 200, 'update');
       },
-      bareCall: () => store.setQuantity(petId, ++quantity % 1000),
+      bareCall: () =>
+        store.update(petId, { quantity: ++quantity % 1000, reason: 'adjustment', keyId: 'bench' }),
     },
     {
       name: 'authorizer',

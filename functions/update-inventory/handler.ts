@@ -2,6 +2,7 @@
 import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
+import { callerKeyId } from '#lib/http/caller.ts';
 import { HttpError, notFound } from '#lib/http/errors.ts';
 import { headerValues } from '#lib/http/headers.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
@@ -21,9 +22,14 @@ export const handler = httpFunction(operationNamed('updateInventory'))
   .use(jsonBody())
   .handler(async (event) => {
     const petId = parsePetId(event.pathParameters?.petId);
-    const { quantity } = parseInventoryUpdate(event.body);
+    const update = parseInventoryUpdate(event.body);
     const ifMatch = parseIfMatch(headerValues(event, 'If-Match'));
-    const result = await store.setQuantity(petId, quantity, ifMatch);
+    const keyId = callerKeyId(event);
+    const result = await store.update(
+      petId,
+      { ...update, ...(keyId === undefined ? {} : { keyId }) },
+      ifMatch,
+    );
     if (result === 'not_found') throw notFound(`no inventory entry for petId ${petId}`);
     if (result === 'precondition_failed') {
       throw new HttpError(

@@ -1,14 +1,30 @@
 /** InventoryUpdate, updateInventory's body: docs/service-spec.md §4.2; docs/contract.md "InventoryUpdate". */
 import { invalidRequest, listedNames } from '../http/errors.ts';
+import { isPetStatus, type PetStatus, petStatuses } from './inventory-item.ts';
 import { isQuantity, quantityRule } from './quantity.ts';
 
-/** The validated body: the new stock count. */
-export interface InventoryUpdate {
-  quantity: number;
-}
+/** Why a PATCH changes an entry (docs/service-spec.md §4.2: "new arrivals, returns or manual adjustments"). */
+export const inventoryReasons = ['arrival', 'return', 'adjustment'] as const;
+
+/** One of `arrival`, `return`, `adjustment`. */
+export type InventoryReason = (typeof inventoryReasons)[number];
+
+/** The reason of a PATCH that names none (docs/contract.md "InventoryUpdate"). */
+export const defaultReason: InventoryReason = 'adjustment';
+
+/** The validated body: the new stock count, the new status, or both, and why. */
+export type InventoryUpdate = (
+  | { quantity: number; status?: PetStatus }
+  | { quantity?: number; status: PetStatus }
+) & {
+  reason: InventoryReason;
+};
+
+const members = ['quantity', 'status', 'reason'];
 
 /**
- * Validates a parsed JSON body as an InventoryUpdate: an object whose one member is `quantity`.
+ * Validates a parsed JSON body as an InventoryUpdate: an object with `quantity`, `status` or both, and
+ * optionally `reason` (default {@link defaultReason}); no other member.
  * @throws HttpError 400 `invalid_request` naming the problem, unknown members by name (at most five, each cut
  *   to 64 characters).
  */
@@ -16,14 +32,31 @@ export function parseInventoryUpdate(body: unknown): InventoryUpdate {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest('request body must be a JSON object such as {"quantity": 5}');
   }
-  const unknownMembers = Object.keys(body).filter((member) => member !== 'quantity');
+  const unknownMembers = Object.keys(body).filter((member) => !members.includes(member));
   if (unknownMembers.length > 0) {
     throw invalidRequest(
-      `request body may only contain quantity; not allowed: ${listedNames(unknownMembers)}`,
+      `request body may only contain quantity, status, reason; not allowed: ${listedNames(unknownMembers)}`,
     );
   }
-  if (!Object.hasOwn(body, 'quantity')) throw invalidRequest('quantity is required');
-  const { quantity } = body as { quantity: unknown };
-  if (!isQuantity(quantity)) throw invalidRequest(quantityRule);
-  return { quantity };
+  const record = body as Record<string, unknown>;
+  // Members read only when the body has them as its own (never through the prototype).
+  const member = (name: string) => (Object.hasOwn(record, name) ? record[name] : undefined);
+  const quantity = member('quantity');
+  const status = member('status');
+  const reason = Object.hasOwn(record, 'reason') ? record.reason : defaultReason;
+  if (quantity === undefined && status === undefined) {
+    throw invalidRequest('request body must contain quantity, status or both');
+  }
+  if (quantity !== undefined && !isQuantity(quantity)) throw invalidRequest(quantityRule);
+  if (status !== undefined && !isPetStatus(status)) {
+    throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
+  }
+  if (!(inventoryReasons as readonly unknown[]).includes(reason)) {
+    throw invalidRequest(`reason must be one of ${inventoryReasons.join(', ')}`);
+  }
+  return {
+    ...(quantity === undefined ? {} : { quantity }),
+    ...(status === undefined ? {} : { status }),
+    reason,
+  } as InventoryUpdate;
 }

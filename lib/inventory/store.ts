@@ -15,6 +15,8 @@ import {
 import { listIndex } from '../tables.ts';
 import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
+import type { InventoryUpdate } from './inventory-update.ts';
+import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-index.ts';
 import { type PetDetails, storedPetDetails } from './pet-details.ts';
 import { comparePetIds } from './pet-id.ts';
@@ -39,10 +41,11 @@ export interface InventoryStore {
   /** One entry with a strongly consistent GetItem, or undefined when there is none. */
   get(petId: string): Promise<InventoryItem | undefined>;
   /**
-   * Sets the quantity (and list shard) of an existing entry with one conditional UpdateItem, never creating
-   * one; the old item of a failed condition (`ALL_OLD`) tells `not_found` from `precondition_failed`.
+   * Sets the quantity, the status or both (and the list shard) of an existing entry, with the change's reason
+   * and key id, in one conditional UpdateItem, never creating one; the old item of a failed condition
+   * (`ALL_OLD`) tells `not_found` from `precondition_failed`.
    */
-  setQuantity(petId: string, quantity: number, ifMatch?: IfMatch): Promise<SetQuantityResult>;
+  update(petId: string, change: EntryChange, ifMatch?: IfMatch): Promise<UpdateResult>;
   /**
    * Writes entries (create or replace: a rerun converges) with their pet details (none: stored ones go), in
    * BatchWriteItem requests of 25, resending unprocessed items, {@link maxBatchAttempts} times per request.
@@ -53,8 +56,10 @@ export interface InventoryStore {
 
 /** Items one index Query reads at most in a full list: two pages per shard stay a few MB of objects. */
 export const maxQueryItems = 1000;
-/** The outcome of {@link InventoryStore.setQuantity}: the updated entry, or why nothing changed. */
-export type SetQuantityResult = InventoryItem | 'not_found' | 'precondition_failed';
+/** A change updateInventory makes: the values to set, why, and the API key's id when known. */
+export type EntryChange = InventoryUpdate & Pick<LastChange, 'keyId'>;
+/** The outcome of {@link InventoryStore.update}: the updated entry, or why nothing changed. */
+export type UpdateResult = InventoryItem | 'not_found' | 'precondition_failed';
 /** Items of each shard's first Query: small, so the first bytes of a list go out after a short read. */
 export const firstQueryItems = 250;
 /** Entries the merge hands out at most in one batch. */
@@ -275,19 +280,34 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
       return item && fromStored(item);
     },
 
-    async setQuantity(petId, quantity, ifMatch) {
+    async update(petId, { quantity, status, reason, keyId }, ifMatch) {
       const condition = updateCondition(ifMatch);
+      const change = lastChangeUpdate({ reason, ...(keyId === undefined ? {} : { keyId }) });
+      const set = [
+        ...(quantity === undefined ? [] : ['quantity = :quantity']),
+        ...(status === undefined ? [] : ['#newStatus = :status']),
+        '#shard = :shard',
+        ...change.set,
+      ];
+      const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { petId: NumberValue.from(petId) },
-            UpdateExpression: 'SET quantity = :quantity, #shard = :shard',
+            UpdateExpression: `SET ${set.join(', ')}${remove}`,
             ConditionExpression: condition.expression,
-            ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, ...condition.names },
+            ExpressionAttributeNames: {
+              '#shard': listIndex.shardAttribute,
+              ...(status === undefined ? {} : { '#newStatus': 'status' }),
+              ...change.names,
+              ...condition.names,
+            },
             ExpressionAttributeValues: {
-              ':quantity': quantity,
+              ...(quantity === undefined ? {} : { ':quantity': quantity }),
+              ...(status === undefined ? {} : { ':status': status }),
               ':shard': listShardOf(petId),
+              ...change.values,
               ...condition.values,
             },
             ReturnValues: 'ALL_NEW',

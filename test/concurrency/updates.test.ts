@@ -74,7 +74,9 @@ describe('concurrent updates and lists', () => {
     expect(quantities).toContain(final);
     expect(table).toEqual(
       items.map((item) =>
-        storedEntry(item.petId, item.petId === target ? final : item.quantity, item.status),
+        item.petId === target
+          ? storedEntry(target, final, item.status, { reason: 'adjustment', keyId: api.keyId })
+          : storedEntry(item.petId, item.quantity, item.status),
       ),
     );
     const list = await api.list();

@@ -114,7 +114,7 @@ describe('200', () => {
       '{"petId":9007199254740993,"quantity":4,"status":"pending"}',
     );
     expect((await api.tableItems()).find((item) => item.petId === '9007199254740993')).toEqual(
-      storedEntry('9007199254740993', 4, 'pending'),
+      storedEntry('9007199254740993', 4, 'pending', { reason: 'adjustment', keyId: api.keyId }),
     );
   });
 });
@@ -171,11 +171,22 @@ describe('400 invalid_request, table unchanged', () => {
   const notObject = 'request body must be a JSON object such as {"quantity": 5}';
   const noBody = 'request body is required: a JSON object such as {"quantity": 5}';
   test.each([
-    ['a body without quantity', '{}', 'quantity is required'],
+    ['a body with neither quantity nor status', '{}', 'request body must contain quantity, status or both'],
     [
-      'a member besides quantity, naming it',
-      '{"quantity":1,"status":"sold"}',
-      'request body may only contain quantity; not allowed: "status"',
+      'a body with only a reason',
+      '{"reason":"return"}',
+      'request body must contain quantity, status or both',
+    ],
+    ['an unknown status', '{"status":"lost"}', 'status must be one of available, pending, sold'],
+    [
+      'an unknown reason',
+      '{"quantity":1,"reason":"theft"}',
+      'reason must be one of arrival, return, adjustment',
+    ],
+    [
+      'a member besides quantity, status and reason, naming it',
+      '{"quantity":1,"status":"sold","price":3}',
+      'request body may only contain quantity, status, reason; not allowed: "price"',
     ],
     ['a body that is not an object', '[1]', notObject],
     ['a JSON array of an update', '[{"quantity": 1}]', notObject],

@@ -20,6 +20,7 @@ import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
+import { sha256Hex } from '#test/support/raw-tables.ts';
 import { probeRequests } from '#test/support/routes.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
@@ -180,7 +181,10 @@ describe('DynamoDB stopped, then started again, under the running service', () =
     expect(update.status, update.text).toBe(200);
     expect(update.text).toBe(inventoryItemJson({ petId: '-3', quantity: 31, status: 'pending' }));
     expect(await api.tableItems()).toEqual([
-      storedEntry('-3', 31, 'pending'),
+      storedEntry('-3', 31, 'pending', {
+        reason: 'adjustment',
+        keyId: sha256Hex(freshAuthorization.slice('Bearer '.length)).slice(0, 12),
+      }),
       storedEntry('9223372036854775807', 7, 'available'),
     ]);
   });

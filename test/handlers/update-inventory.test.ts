@@ -30,6 +30,13 @@ beforeEach(async () => {
   await putItems(suite.db.client, testTableNames.inventory, initial);
 });
 
+/** The key id of the authorizer context of every test event (test/support/lambda-events.ts). */
+const keyId = '0123456789ab';
+
+/** An entry as a PATCH leaves it: its values and the change's reason (default adjustment) and key id. */
+const patched = (petId: string, quantity: number, status: string, reason = 'adjustment') =>
+  inventoryRecord(petId, quantity, status, { reason, keyId });
+
 /** Every item of the inventory table, read raw. */
 const storedItems = () => scanTable(suite.db.client, testTableNames.inventory);
 
@@ -66,7 +73,45 @@ describe('updateInventory success', () => {
       headers: { ...jsonContentType, ETag: '"42-pending"' },
       body: '{"petId":5,"quantity":42,"status":"pending"}',
     });
-    expect(await storedItems()).toStrictEqual([initial[0], inventoryRecord('5', 42, 'pending'), initial[2]]);
+    expect(await storedItems()).toStrictEqual([initial[0], patched('5', 42, 'pending'), initial[2]]);
+  });
+
+  test('{"status":"sold"} sets the status, leaves the quantity as it was and records the default reason', async () => {
+    const result = await updateInventory('5', '{"status":"sold"}');
+
+    expect(result).toStrictEqual({
+      statusCode: 200,
+      headers: { ...jsonContentType, ETag: '"10-sold"' },
+      body: '{"petId":5,"quantity":10,"status":"sold"}',
+    });
+    expect(await storedItems()).toStrictEqual([initial[0], patched('5', 10, 'sold'), initial[2]]);
+  });
+
+  test('{"quantity":4,"status":"pending","reason":"arrival"} sets both and records the arrival and the key id', async () => {
+    const result = await updateInventory('-7', '{"quantity":4,"status":"pending","reason":"arrival"}');
+
+    expect(result).toStrictEqual({
+      statusCode: 200,
+      headers: { ...jsonContentType, ETag: '"4-pending"' },
+      body: '{"petId":-7,"quantity":4,"status":"pending"}',
+    });
+    expect(await storedItems()).toStrictEqual([
+      patched('-7', 4, 'pending', 'arrival'),
+      initial[1],
+      initial[2],
+    ]);
+  });
+
+  test('each PATCH records its own reason: a return after an arrival leaves reason return', async () => {
+    await updateInventory('5', '{"quantity":12,"reason":"arrival"}');
+    const result = await updateInventory('5', '{"quantity":13,"reason":"return"}');
+
+    expect(result.body).toBe('{"petId":5,"quantity":13,"status":"pending"}');
+    expect(await storedItems()).toStrictEqual([
+      initial[0],
+      patched('5', 13, 'pending', 'return'),
+      initial[2],
+    ]);
   });
 
   test('is idempotent: the same update twice gives the same response and state', async () => {
@@ -75,7 +120,7 @@ describe('updateInventory success', () => {
 
     expect(second).toStrictEqual(first);
     expect(first.body).toBe('{"petId":-7,"quantity":0,"status":"sold"}');
-    expect(await storedItems()).toStrictEqual([inventoryRecord('-7', 0, 'sold'), initial[1], initial[2]]);
+    expect(await storedItems()).toStrictEqual([patched('-7', 0, 'sold'), initial[1], initial[2]]);
   });
 
   test('petId 9223372036854775807 is updated and written back digit for digit', async () => {
@@ -86,7 +131,7 @@ describe('updateInventory success', () => {
     expect(await storedItems()).toStrictEqual([
       initial[0],
       initial[1],
-      inventoryRecord('9223372036854775807', 2147483647, 'available'),
+      patched('9223372036854775807', 2147483647, 'available'),
     ]);
   });
 
@@ -100,7 +145,7 @@ describe('updateInventory success', () => {
       headers: { ...jsonContentType, ETag: '"8-pending"' },
       body: '{"petId":5,"quantity":8,"status":"pending"}',
     });
-    expect(await storedItems()).toContainEqual(inventoryRecord('5', 8, 'pending'));
+    expect(await storedItems()).toContainEqual(patched('5', 8, 'pending'));
   });
 
   test('the Content-Type header name is matched in any case (CONTENT-TYPE)', async () => {
@@ -155,12 +200,31 @@ describe('updateInventory refusals leave the table unchanged', () => {
     expect(await storedItems()).toStrictEqual(initial);
   });
 
-  test('a status member is 400 and the message names it; status is not changed', async () => {
-    const result = await updateInventory('5', '{"quantity":1,"status":"sold"}');
+  test('an unknown member is 400 and the message names it; nothing is changed', async () => {
+    const result = await updateInventory('5', '{"quantity":1,"status":"sold","price":3}');
 
     expect(result).toStrictEqual(
-      errorResult(400, 'invalid_request', 'request body may only contain quantity; not allowed: "status"'),
+      errorResult(
+        400,
+        'invalid_request',
+        'request body may only contain quantity, status, reason; not allowed: "price"',
+      ),
     );
+    expect(await storedItems()).toStrictEqual(initial);
+  });
+
+  test.each([
+    ['{"reason":"return"}', 'request body must contain quantity, status or both'],
+    ['{}', 'request body must contain quantity, status or both'],
+    ['{"status":"lost"}', 'status must be one of available, pending, sold'],
+    ['{"quantity":1,"status":null}', 'status must be one of available, pending, sold'],
+    ['{"quantity":1,"reason":"theft"}', 'reason must be one of arrival, return, adjustment'],
+    ['{"status":"sold","reason":null}', 'reason must be one of arrival, return, adjustment'],
+    ['{"status":"sold","quantity":"1"}', 'quantity must be an integer from 0 to 2147483647'],
+  ])('%s is 400 invalid_request and changes nothing', async (body, message) => {
+    const result = await updateInventory('5', body);
+
+    expect(result).toStrictEqual(errorResult(400, 'invalid_request', message));
     expect(await storedItems()).toStrictEqual(initial);
   });
 
@@ -199,8 +263,8 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
     expect(five.body).toBe('{"petId":5,"quantity":50,"status":"pending"}');
     expect(minusSeven.body).toBe('{"petId":-7,"quantity":70,"status":"sold"}');
     expect(await storedItems()).toStrictEqual([
-      inventoryRecord('-7', 70, 'sold'),
-      inventoryRecord('5', 50, 'pending'),
+      patched('-7', 70, 'sold'),
+      patched('5', 50, 'pending'),
       initial[2],
     ]);
   });
@@ -268,7 +332,7 @@ describe('updateInventory judges integers on the JSON source text (docs/contract
       const result = await updateInventory('5', `{"quantity":${literal}}`);
 
       expect(result.body).toBe('{"petId":5,"quantity":5,"status":"pending"}');
-      expect(await storedItems()).toContainEqual(inventoryRecord('5', 5, 'pending'));
+      expect(await storedItems()).toContainEqual(patched('5', 5, 'pending'));
     },
   );
 });
@@ -285,7 +349,7 @@ describe('a 400 message names at most five unknown members, each cut to 64 chara
       errorResult(
         400,
         'invalid_request',
-        `request body may only contain quantity; not allowed: ${shown.join(', ')} and 2 more`,
+        `request body may only contain quantity, status, reason; not allowed: ${shown.join(', ')} and 2 more`,
       ),
     );
     expect(await storedItems()).toStrictEqual(initial);
@@ -299,7 +363,11 @@ describe('bodies nested too deeply for a reviver (100,000 levels) are still judg
     const result = await updateInventory('5', `{"quantity":1,"a":${deep('[', ']')}}`);
 
     expect(result).toStrictEqual(
-      errorResult(400, 'invalid_request', 'request body may only contain quantity; not allowed: "a"'),
+      errorResult(
+        400,
+        'invalid_request',
+        'request body may only contain quantity, status, reason; not allowed: "a"',
+      ),
     );
     expect(await storedItems()).toStrictEqual(initial);
   });

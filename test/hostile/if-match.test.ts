@@ -103,7 +103,7 @@ describe('hostile If-Match headers', () => {
             expected.strongTags.includes(currentTag())
           ) {
             expect(response.status, context).toBe(200);
-            hostile.model.expectUpdateAnswer(response, '7', quantity);
+            hostile.model.expectUpdateAnswer(response, '7', { quantity });
             expect(response.headers.etag, context).toBe(currentTag());
           } else {
             expectContractError(response, 412, 'If-Match does not match the current entry of petId 7');
@@ -148,7 +148,7 @@ describe('If-Match examples at the edges: length 0 and 256, invisible characters
     );
     if (status === 200) {
       expect(response.status, response.text).toBe(200);
-      hostile.model.expectUpdateAnswer(response, '7', 5);
+      hostile.model.expectUpdateAnswer(response, '7', { quantity: 5 });
       expect(response.headers.etag).toBe(currentTag());
     } else if (status === 412) {
       expectContractError(response, 412, 'If-Match does not match the current entry of petId 7');

@@ -1,5 +1,5 @@
 /**
- * Hostile PATCH bodies (docs/contract.md "InventoryUpdate", "Errors"), property-based: 1,500 generated bodies per
+ * Hostile PATCH bodies (docs/contract.md "InventoryUpdate", "Errors"), property-based: 1,700 generated bodies per
  * run, each sent over HTTP to the local service with a valid key and `Content-Type: application/json`, to an
  * existing pet or to a well-formed petId with no entry.
  *
@@ -7,14 +7,14 @@
  * lib/). A body valid by the contract is answered 200 with the updated entry for an existing pet and 404
  * `not_found` otherwise; every other body 400 `invalid_request`; never anything else (no 5xx). After every
  * request the table must equal the model: a rejected request changes nothing, an accepted one only the
- * quantity it names.
+ * values it names, and records its reason and the key's id.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   contractDuplicateMember,
   contractDuplicateMessage,
-  contractQuantity,
+  contractInventoryUpdate,
   expectContractError,
   observe,
 } from '#test/support/contract-oracle.ts';
@@ -41,12 +41,12 @@ async function checkPatch(petId: string, body: string | Uint8Array): Promise<voi
     bytes,
   );
   const observed = observe(response);
-  const quantity = contractQuantity(bytes);
-  if (quantity === undefined) {
+  const update = contractInventoryUpdate(bytes);
+  if (update === undefined) {
     const error = expectContractError(observed, 400);
     expectUnknownMembersNamed(bytes, error.message);
   } else {
-    hostile.model.expectUpdateAnswer(observed, petId, quantity);
+    hostile.model.expectUpdateAnswer(observed, petId, update);
   }
   await hostile.model.expectTable(
     hostile.api,
@@ -78,7 +78,7 @@ function expectUnknownMembersNamed(bytes: Uint8Array, message: string): void {
     expect(message).toBe(contractDuplicateMessage(duplicate));
     return;
   }
-  const unknown = Object.keys(value).filter((name) => name !== 'quantity');
+  const unknown = Object.keys(value).filter((name) => !['quantity', 'status', 'reason'].includes(name));
   expect(message.length, message).toBeLessThanOrEqual(5 * (64 * 6 + 4) + 100);
   if (unknown.length > 5) {
     expect(message.endsWith(` and ${unknown.length - 5} more`), message).toBe(true);
@@ -154,7 +154,8 @@ const whitespace = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
 
 const unknownMemberName = fc.oneof(
   fc.constantFrom(
-    'status',
+    'Status',
+    'reasons',
     'petId',
     'Quantity',
     'QUANTITY',
@@ -173,7 +174,7 @@ const unknownMemberName = fc.oneof(
 );
 
 describe('PATCH bodies, property-based against the contract oracle', () => {
-  test('answers any JSON value as a body with 200 only when it is {"quantity": 0..2147483647}, else 400 invalid_request', async () => {
+  test('answers any JSON value as a body with 200 only when it is a valid InventoryUpdate, else 400 invalid_request', async () => {
     await fc.assert(
       fc.asyncProperty(targetPet, fc.jsonValue(), async (petId, value) => {
         await checkPatch(petId, JSON.stringify(value) ?? 'null');
@@ -209,7 +210,7 @@ describe('PATCH bodies, property-based against the contract oracle', () => {
     );
   });
 
-  test('rejects a body with any member besides quantity (status, __proto__, case variants, long names, many) with 400 naming at most five', async () => {
+  test('rejects a body with any member besides quantity, status, reason (__proto__, case variants, long names, many) with 400 naming at most five', async () => {
     await fc.assert(
       fc.asyncProperty(
         targetPet,
@@ -217,13 +218,45 @@ describe('PATCH bodies, property-based against the contract oracle', () => {
         fc.array(fc.tuple(unknownMemberName, fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 8 }),
         fc.boolean(),
         async (petId, quantity, extras, quantityFirst) => {
-          const members: [string, unknown][] = extras.filter(([name]) => name !== 'quantity');
-          if (members.length === 0) members.push(['status', 'sold']);
+          const members: [string, unknown][] = extras.filter(
+            ([name]) => !['quantity', 'status', 'reason'].includes(name),
+          );
+          if (members.length === 0) members.push(['price', 1]);
           if (quantity !== undefined) {
             if (quantityFirst) members.unshift(['quantity', quantity]);
             else members.push(['quantity', quantity]);
           }
           await checkPatch(petId, objectText(members));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  test('accepts quantity, status or both with an optional reason only when each is valid; {"reason": ...} alone is 400', async () => {
+    const member = <T>(values: fc.Arbitrary<T>) => fc.option(values, { nil: undefined });
+    const status = fc.oneof(
+      fc.constantFrom('available', 'pending', 'sold'),
+      fc.constantFrom('Sold', 'lost', '', null, 1, ['sold']),
+    );
+    const reason = fc.oneof(
+      fc.constantFrom('arrival', 'return', 'adjustment'),
+      fc.constantFrom('order_cancelled', 'Return', '', null, 0),
+    );
+    const quantity = fc.oneof(fc.integer({ min: 0, max: 2147483647 }), fc.constantFrom(-1, 1.5, '3', null));
+    await fc.assert(
+      fc.asyncProperty(
+        targetPet,
+        member(quantity),
+        member(status),
+        member(reason),
+        async (petId, quantityValue, statusValue, reasonValue) => {
+          const members: [string, unknown][] = [
+            ['quantity', quantityValue],
+            ['status', statusValue],
+            ['reason', reasonValue],
+          ];
+          await checkPatch(petId, objectText(members.filter(([, value]) => value !== undefined)));
         },
       ),
       { numRuns: 200 },

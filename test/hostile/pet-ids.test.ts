@@ -42,7 +42,7 @@ async function checkSegment(segment: string, quantity: number): Promise<number> 
   } else if (petId === undefined) {
     expect(expectContractError(observed, 400).message).toContain('petId');
   } else {
-    hostile.model.expectUpdateAnswer(observed, petId, quantity);
+    hostile.model.expectUpdateAnswer(observed, petId, { quantity });
   }
   await hostile.model.expectTable(hostile.api, `after PATCH /inventory/${segment}`);
   return response.status;

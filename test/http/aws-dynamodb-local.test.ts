@@ -26,9 +26,20 @@ const unauthorizedMessage = 'a valid API key is required: send Authorization: Be
 let dynamoDb: DynamoDbLocal;
 let api: TestApi;
 
-function tableOf(entries: readonly InventoryItem[]) {
-  return sortedByPetId(entries).map(({ petId, quantity, status }) => storedEntry(petId, quantity, status));
+/** The stored entries: those of `patched` (petIds) record the suite key's last PATCH (docs/contract.md). */
+function tableOf(entries: readonly InventoryItem[], patched: readonly string[] = []) {
+  return sortedByPetId(entries).map(({ petId, quantity, status }) =>
+    storedEntry(
+      petId,
+      quantity,
+      status,
+      patched.includes(petId) ? { reason: 'adjustment', keyId: api.keyId } : undefined,
+    ),
+  );
 }
+
+/** The pet the first update test changes and then restores: from then on it records that PATCH. */
+const updatedPet = '9223372036854775807';
 
 describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   beforeAll(async () => {
@@ -58,14 +69,14 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     const updated = items.map((item) =>
       item.petId === '9223372036854775807' ? { ...item, quantity: 17 } : item,
     );
-    expect(await api.tableItems()).toEqual(tableOf(updated));
+    expect(await api.tableItems()).toEqual(tableOf(updated, [updatedPet]));
     await api.patch('9223372036854775807', '{"quantity":2147483647}');
   });
 
   test('rejects a PATCH of a pet with no entry with 404 not_found and creates no entry', async () => {
     const response = await api.patch('9223372036854775806', '{"quantity":1}');
     expectContractError(observe(response), 404);
-    expect(await api.tableItems()).toEqual(tableOf(items));
+    expect(await api.tableItems()).toEqual(tableOf(items, [updatedPet]));
   });
 
   // Every refused petId and body is proven in test/contract/responses.test.ts; they are refused before any
@@ -73,7 +84,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   test('rejects a quantity above 2147483647 with 400 invalid_request and leaves the table unchanged', async () => {
     const response = await api.patch('9', '{"quantity":2147483648}');
     expectContractError(observe(response), 400, 'quantity must be an integer from 0 to 2147483647');
-    expect(await api.tableItems()).toEqual(tableOf(items));
+    expect(await api.tableItems()).toEqual(tableOf(items, [updatedPet]));
   });
 
   test('answers an unknown route with 404 not_found', async () => {
@@ -88,7 +99,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
   test('answers a request with an unknown key with 401 unauthorized and leaves the table unchanged', async () => {
     const response = await api.patch('9', '{"quantity":1}', { Authorization: 'Bearer psk_unknown' });
     expectContractError(observe(response), 401, unauthorizedMessage);
-    expect(await api.tableItems()).toEqual(tableOf(items));
+    expect(await api.tableItems()).toEqual(tableOf(items, [updatedPet]));
   });
 
   test('answers getInventoryItem with the entry and its ETag, and honours If-Match on PATCH (412 changes nothing, 404 first)', async () => {
@@ -109,7 +120,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     expect(current.headers.get('etag')).toBe('"7-sold"');
     const again = await api.patch('-10', '{"quantity":4}', { 'If-Match': '"7-sold"' });
     expect(again.headers.get('etag')).toBe('"4-sold"');
-    expect(await api.tableItems()).toEqual(before);
+    expect(await api.tableItems()).toEqual(tableOf(items, [updatedPet, '-10']));
   });
 
   test('lists every entry across several Query pages of one index shard, merged with the other shards', async () => {

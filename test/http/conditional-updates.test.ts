@@ -45,6 +45,20 @@ describe('getInventoryItem', () => {
     expectError(await get(petId), status, code, message);
   });
 
+  test('a status change alone changes the ETag: the old tag is then 412 and changes nothing', async () => {
+    const before = (await get('7')).headers.get('etag') as string;
+    const update = await patch('7', '{"status": "pending"}');
+    const after = update.headers.get('etag') as string;
+    expect(after).not.toBe(before);
+    expect((await get('7')).headers.get('etag')).toBe(after);
+    const table = await api.tableItems();
+    const stale = await patch('7', '{"status": "sold"}', { 'If-Match': before });
+    expectError(stale, 412, 'precondition_failed', 'If-Match does not match the current entry of petId 7');
+    expect(await api.tableItems()).toEqual(table);
+    const current = await patch('7', '{"status": "available"}', { 'If-Match': after });
+    expect(current.status).toBe(200);
+  });
+
   test('the ETag changes with the entry and is the one PATCH returns', async () => {
     const update = await patch('7', '{"quantity": 11}');
     expect(update.headers.get('etag')).toBe('"11-available"');
@@ -59,7 +73,9 @@ describe('updateInventory with If-Match', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('etag')).toBe('"2-available"');
     expect(response.text).toBe('{"petId":7,"quantity":2,"status":"available"}');
-    expect(await api.tableItems()).toContainEqual(storedEntry('7', 2, 'available'));
+    expect(await api.tableItems()).toContainEqual(
+      storedEntry('7', 2, 'available', { reason: 'adjustment', keyId: api.keyId }),
+    );
   });
 
   const stale = [412, 'precondition_failed', 'If-Match does not match the current entry of petId 7'] as const;
@@ -130,7 +146,7 @@ describe('updateInventory with If-Match', () => {
       expectContractError(observe(response), 412, 'If-Match does not match the current entry of petId 7');
     }
     expect(await api.tableItems()).toEqual([
-      storedEntry('7', written, 'available'),
+      storedEntry('7', written, 'available', { reason: 'adjustment', keyId: api.keyId }),
       storedEntry('9223372036854775807', 2, 'pending'),
     ]);
   });

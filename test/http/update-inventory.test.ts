@@ -31,6 +31,9 @@ function patch(
   });
 }
 
+/** The change a PATCH with the suite's key records (docs/contract.md "Inventory semantics"). */
+const patchedBy = (reason = 'adjustment') => ({ reason, keyId: api.keyId });
+
 /** Sends the request and asserts a 400 invalid_request with `message` that left the table unchanged. */
 const expectRejected = (request: () => ReturnType<typeof patch>, message: string) =>
   expectRefused(api, request, 400, 'invalid_request', message);
@@ -41,7 +44,34 @@ describe('a valid update (rule 4)', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.text).toBe('{"petId":7,"quantity":40,"status":"available"}');
-    expect(await api.tableItems()).toContainEqual(storedEntry('7', 40, 'available'));
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 40, 'available', patchedBy()));
+  });
+
+  test('{"status": "sold"} sets the status and leaves the quantity as it was', async () => {
+    const response = await patch('/inventory/7', '{"status": "sold"}');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).toBe('"3-sold"');
+    expect(response.text).toBe('{"petId":7,"quantity":3,"status":"sold"}');
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 3, 'sold', patchedBy()));
+  });
+
+  test('{"quantity": 4, "status": "pending", "reason": "arrival"} sets both and records the arrival and the key id', async () => {
+    const response = await patch(
+      '/inventory/9007199254740993',
+      '{"quantity": 4, "status": "pending", "reason": "arrival"}',
+    );
+    expect(response.status).toBe(200);
+    expect(response.text).toBe('{"petId":9007199254740993,"quantity":4,"status":"pending"}');
+    expect(await api.tableItems()).toContainEqual(
+      storedEntry('9007199254740993', 4, 'pending', patchedBy('arrival')),
+    );
+  });
+
+  test("a return then a count: the entry records the last change's reason", async () => {
+    expect((await patch('/inventory/7', '{"quantity": 5, "reason": "return"}')).status).toBe(200);
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 5, 'available', patchedBy('return')));
+    expect((await patch('/inventory/7', '{"quantity": 4}')).status).toBe(200);
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 4, 'available', patchedBy('adjustment')));
   });
 
   test('sets the value rather than adding to it, so repeating it changes nothing (idempotent)', async () => {
@@ -77,6 +107,20 @@ describe('a valid update (rule 4)', () => {
   });
 });
 
+describe('bodies the contract refuses are 400 and leave the entry unchanged', () => {
+  test.each([
+    ['{"reason": "return"}', 'request body must contain quantity, status or both'],
+    ['{"status": "lost"}', 'status must be one of available, pending, sold'],
+    ['{"quantity": 1, "reason": "theft"}', 'reason must be one of arrival, return, adjustment'],
+    [
+      '{"status": "sold", "note": "x"}',
+      'request body may only contain quantity, status, reason; not allowed: "note"',
+    ],
+  ])('%s', async (body, message) => {
+    await expectRejected(() => patch('/inventory/7', body), message);
+  });
+});
+
 describe('an unknown pet is 404 not_found (rule 2)', () => {
   test('names -0 as the pet 0 it is', async () => {
     const response = await patch('/inventory/-0', '{"quantity": 1}');
@@ -88,7 +132,7 @@ describe('requests as API Gateway delivers them (docs/contract.md; docs/api-gate
   test('a percent-encoded petId reaches the function encoded and is decoded once: %37 is pet 7', async () => {
     const response = await patch('/inventory/%37', '{"quantity": 17}');
     expect(response.text).toBe('{"petId":7,"quantity":17,"status":"available"}');
-    expect(await api.tableItems()).toContainEqual(storedEntry('7', 17, 'available'));
+    expect(await api.tableItems()).toContainEqual(storedEntry('7', 17, 'available', patchedBy()));
   });
 
   test('%2537 is decoded only once (the text %37): 400, nothing written', async () => {

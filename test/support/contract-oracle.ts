@@ -108,6 +108,14 @@ function contractText(body: Uint8Array): string | undefined {
   }
 }
 
+/** What a PATCH body valid by the contract asks (docs/contract.md "InventoryUpdate"). */
+export interface ContractInventoryUpdate {
+  quantity?: number;
+  status?: string;
+  /** `arrival`, `return` or `adjustment`; `adjustment` when the body names none. */
+  reason: string;
+}
+
 /**
  * The first member name, in text order, that repeats a name of the same object, at any depth, compared once
  * escapes are decoded; undefined when there is none (docs/contract.md "InventoryUpdate": a name twice in one
@@ -140,13 +148,15 @@ export function contractDuplicateMessage(name: string): string {
 }
 
 /**
- * The quantity of a PATCH body valid by the contract, or undefined when the body is not valid: UTF-8 text
- * (no byte-order mark) holding one JSON value (RFC 8259), an object with exactly one member `quantity`
- * whose value is an integer from 0 to 2147483647, judged on its source text ({@link contractInteger}): `5.0`
- * and `5e0` are the integer 5 (as JSON Schema), `4.9999999999999999` and `1e-400` are not integers. A member
- * named `__proto__` is an unknown member like any other, so such a body is never valid.
+ * The update a PATCH body valid by the contract asks, or undefined when the body is not valid: UTF-8 text (no
+ * byte-order mark) holding one JSON value (RFC 8259), an object whose members are `quantity`, `status` or both
+ * and optionally `reason`, and nothing else. `quantity` is an integer from 0 to 2147483647 judged on its source
+ * text ({@link contractInteger}): `5.0` and `5e0` are the integer 5 (as JSON Schema), `4.9999999999999999` and
+ * `1e-400` are not integers. `status` is `available`, `pending` or `sold`; `reason` is `arrival`, `return` or
+ * `adjustment` (default `adjustment`). A member named `__proto__` is an unknown member like any other, so such
+ * a body is never valid, nor one with a member name twice in one object.
  */
-export function contractQuantity(body: Uint8Array): number | undefined {
+export function contractInventoryUpdate(body: Uint8Array): ContractInventoryUpdate | undefined {
   const text = contractText(body);
   if (text === undefined) return undefined;
   const sources = new Map<object, string>();
@@ -163,11 +173,25 @@ export function contractQuantity(body: Uint8Array): number | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   if (contractDuplicateMember(text) !== undefined) return undefined;
   const members = Object.getOwnPropertyNames(value);
-  if (members.length !== 1 || members[0] !== 'quantity') return undefined;
-  const source = sources.get(value);
-  const quantity = source === undefined ? undefined : contractInteger(source);
-  if (quantity === undefined || quantity < 0n || quantity > 2147483647n) return undefined;
-  return Number(quantity);
+  if (members.some((member) => !['quantity', 'status', 'reason'].includes(member))) return undefined;
+  const record = value as Record<string, unknown>;
+  if (!members.includes('quantity') && !members.includes('status')) return undefined;
+  let quantity: bigint | undefined;
+  if (members.includes('quantity')) {
+    const source = sources.get(value);
+    quantity = source === undefined ? undefined : contractInteger(source);
+    if (quantity === undefined || quantity < 0n || quantity > 2147483647n) return undefined;
+  }
+  const { status, reason = 'adjustment' } = record;
+  if (members.includes('status') && !['available', 'pending', 'sold'].includes(status as string)) {
+    return undefined;
+  }
+  if (!['arrival', 'return', 'adjustment'].includes(reason as string)) return undefined;
+  return {
+    ...(quantity === undefined ? {} : { quantity: Number(quantity) }),
+    ...(status === undefined ? {} : { status: status as string }),
+    reason: reason as string,
+  };
 }
 
 /** A response reduced to what the contract speaks of. */

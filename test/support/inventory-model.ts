@@ -1,7 +1,12 @@
 /** The expected inventory table kept beside the service under test (docs/contract.md "Inventory semantics"). */
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { expectContractError, inventoryItemJson, type ObservedResponse } from './contract-oracle.ts';
+import {
+  type ContractInventoryUpdate,
+  expectContractError,
+  inventoryItemJson,
+  type ObservedResponse,
+} from './contract-oracle.ts';
 import { type RawClient, rawClient } from './raw-http.ts';
 import { startTestApi, storedEntry, type TestApi } from './test-api.ts';
 
@@ -10,6 +15,10 @@ export interface ModelItem {
   petId: string;
   quantity: number;
   status: string;
+  /** The reason of the last update the service accepted, if any. */
+  reason?: string;
+  /** The id of the API key that sent that update. */
+  keyId?: string;
 }
 
 /**
@@ -18,9 +27,12 @@ export interface ModelItem {
  */
 export class InventoryModel {
   readonly #items = new Map<string, ModelItem>();
+  /** The id of the API key modelled updates are sent with unless they name another. */
+  readonly #keyId: string;
 
-  constructor(items: readonly ModelItem[]) {
+  constructor(items: readonly ModelItem[], keyId: string) {
     for (const item of items) this.#items.set(item.petId, { ...item });
+    this.#keyId = keyId;
   }
 
   /** The entry for `petId`, or undefined when there is none. */
@@ -29,26 +41,38 @@ export class InventoryModel {
     return item && { ...item };
   }
 
-  /** Records a successful update: the quantity changes, the status stays (docs/contract.md "Semantics"). */
-  setQuantity(petId: string, quantity: number): ModelItem {
+  /**
+   * Records a successful update (docs/contract.md "Inventory semantics"): the values it names change, the
+   * others stay, and the entry records the update's reason (default `adjustment`) and the id of the key that
+   * sent it (default the suite's key).
+   */
+  applyUpdate(petId: string, update: Partial<ContractInventoryUpdate>, keyId = this.#keyId): ModelItem {
     const item = this.#items.get(petId);
     if (!item) throw new Error(`the model has no entry ${petId}`);
-    item.quantity = quantity;
+    if (update.quantity !== undefined) item.quantity = update.quantity;
+    if (update.status !== undefined) item.status = update.status;
+    item.reason = update.reason ?? 'adjustment';
+    item.keyId = keyId;
     return { ...item };
   }
 
   /**
-   * Asserts the contract's answer to an update of `petId` to `quantity` that is valid in every other respect:
-   * 404 `not_found` when the model has no entry for `petId`, else 200 with the updated entry as JSON (the
-   * update is then applied to the model).
+   * Asserts the contract's answer to `update` of `petId`, valid in every other respect: 404 `not_found` when
+   * the model has no entry for `petId`, else 200 with the updated entry as JSON (the update is then applied to
+   * the model).
    */
-  expectUpdateAnswer(response: ObservedResponse, petId: string, quantity: number): void {
+  expectUpdateAnswer(
+    response: ObservedResponse,
+    petId: string,
+    update: Partial<ContractInventoryUpdate>,
+  ): void {
     if (this.get(petId) === undefined) {
       expectContractError(response, 404);
     } else {
       expect(response.status, response.text).toBe(200);
       expect(response.contentType).toBe('application/json');
-      expect(response.text).toBe(inventoryItemJson(this.setQuantity(petId, quantity)));
+      const { petId: id, quantity, status } = this.applyUpdate(petId, update);
+      expect(response.text).toBe(inventoryItemJson({ petId: id, quantity, status }));
     }
   }
 
@@ -56,7 +80,9 @@ export class InventoryModel {
   async expectTable(api: TestApi, context?: string): Promise<void> {
     const expected = [...this.#items.values()]
       .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
-      .map(({ petId, quantity, status }) => storedEntry(petId, quantity, status));
+      .map(({ petId, quantity, status, reason, keyId }) =>
+        storedEntry(petId, quantity, status, reason === undefined ? undefined : { reason, keyId }),
+      );
     expect(await api.tableItems(), context).toEqual(expected);
   }
 }
@@ -79,7 +105,7 @@ export function modelledApi(api: TestApi, items: readonly ModelItem[]): Modelled
   return {
     api,
     client,
-    model: new InventoryModel(items),
+    model: new InventoryModel(items, api.keyId),
     async close() {
       client.close();
       await api.close();

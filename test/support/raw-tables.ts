@@ -13,12 +13,31 @@ import { listShardOf } from '#lib/inventory/list-index.ts';
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
 export type RawItem = Record<string, AttributeValue>;
 
+/** The last change an entry records (docs/architecture.md "Data layout"): why, by which key, for which order. */
+export interface RecordedChange {
+  reason: string;
+  keyId?: string;
+  orderId?: string;
+}
+
 /**
- * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, and the list
- * shard the service derives from petId (`listShard`, Number).
+ * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, the list
+ * shard the service derives from petId (`listShard`, Number) and, once updateInventory or updateOrder changed
+ * it, that last change (`reason`, `keyId` Strings, `orderId` Number).
  */
-export function inventoryRecord(petId: string, quantity: number, status: string): RawItem {
-  return { ...legacyInventoryRecord(petId, quantity, status), listShard: { N: String(listShardOf(petId)) } };
+export function inventoryRecord(
+  petId: string,
+  quantity: number,
+  status: string,
+  change?: RecordedChange,
+): RawItem {
+  return {
+    ...legacyInventoryRecord(petId, quantity, status),
+    listShard: { N: String(listShardOf(petId)) },
+    ...(change && { reason: { S: change.reason } }),
+    ...(change?.keyId && { keyId: { S: change.keyId } }),
+    ...(change?.orderId && { orderId: { N: change.orderId } }),
+  };
 }
 
 /** `count` petIds from `from` up whose list shard is `shard`: entries that all land in one index partition. */

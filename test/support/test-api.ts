@@ -16,7 +16,7 @@ import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
-import { putItem, type RawItem } from './raw-tables.ts';
+import { putItem, type RawItem, type RecordedChange, sha256Hex } from './raw-tables.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
 
 /**
@@ -27,8 +27,17 @@ export function storedEntry(
   petId: string,
   quantity: number | string,
   status: string,
+  change?: RecordedChange,
 ): Record<string, string> {
-  return { petId, quantity: String(quantity), status, listShard: String(listShardOf(petId)) };
+  return {
+    petId,
+    quantity: String(quantity),
+    status,
+    listShard: String(listShardOf(petId)),
+    ...(change && { reason: change.reason }),
+    ...(change?.keyId && { keyId: change.keyId }),
+    ...(change?.orderId && { orderId: change.orderId }),
+  };
 }
 
 /** A response as the client sees it. */
@@ -51,6 +60,8 @@ export interface TestApi {
   apiKey: string;
   /** `Authorization` header value carrying {@link apiKey}. */
   authorization: string;
+  /** The id of {@link apiKey} (the first 12 hex digits of its SHA-256, as `keys list` shows it). */
+  keyId: string;
   inventory: InventoryStore;
   keys: KeyStore;
   /** Sends a request to `baseUrl + path`. */
@@ -142,6 +153,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     dynamoDb: raw,
     apiKey,
     authorization: `Bearer ${apiKey}`,
+    keyId: sha256Hex(apiKey).slice(0, 12),
     inventory,
     keys: keyStore(client, names.apiKeys),
     async request(method, path, init = {}) {

@@ -24,7 +24,7 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
   test('accepts every integer quantity from 0 to 2147483647', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2147483647 }), (quantity) => {
-        expect(parseInventoryUpdate({ quantity })).toEqual({ quantity });
+        expect(parseInventoryUpdate({ quantity })).toEqual({ quantity, reason: 'adjustment' });
       }),
       { numRuns: 2000 },
     );
@@ -65,17 +65,61 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
   );
 
   test('accepts 5.0, which JSON reads as the integer 5', () => {
-    expect(parseInventoryUpdate(JSON.parse('{"quantity": 5.0}'))).toEqual({ quantity: 5 });
+    expect(parseInventoryUpdate(JSON.parse('{"quantity": 5.0}'))).toEqual({
+      quantity: 5,
+      reason: 'adjustment',
+    });
   });
 
-  test('rejects a body without quantity', () => {
-    expect(rejection({})).toEqual({ code: 'invalid_request', message: 'quantity is required', status: 400 });
+  test.each([[{}], [{ reason: 'return' }], [{ reason: 'adjustment' }]])(
+    'rejects %j, a body with neither quantity nor status',
+    (body) => {
+      expect(rejection(body)).toEqual({
+        code: 'invalid_request',
+        message: 'request body must contain quantity, status or both',
+        status: 400,
+      });
+    },
+  );
+
+  test.each([
+    [{ status: 'sold' }, { status: 'sold', reason: 'adjustment' }],
+    [
+      { status: 'available', reason: 'return' },
+      { status: 'available', reason: 'return' },
+    ],
+    [
+      { quantity: 4, status: 'pending', reason: 'arrival' },
+      { quantity: 4, status: 'pending', reason: 'arrival' },
+    ],
+    [
+      { quantity: 0, reason: 'adjustment' },
+      { quantity: 0, reason: 'adjustment' },
+    ],
+  ])('accepts %j as %j', (body, update) => {
+    expect(parseInventoryUpdate(body)).toEqual(update);
+  });
+
+  test.each([['lost'], ['Sold'], [''], [null], [1], [['sold']]])('rejects status %j', (status) => {
+    expect(rejection({ quantity: 1, status })).toEqual({
+      code: 'invalid_request',
+      message: 'status must be one of available, pending, sold',
+      status: 400,
+    });
+  });
+
+  test.each([['theft'], ['Arrival'], ['order_cancelled'], [null], [0]])('rejects reason %j', (reason) => {
+    expect(rejection({ status: 'sold', reason })).toEqual({
+      code: 'invalid_request',
+      message: 'reason must be one of arrival, return, adjustment',
+      status: 400,
+    });
   });
 
   test('rejects any other member and names it', () => {
-    expect(rejection({ quantity: 1, status: 'sold' })).toEqual({
+    expect(rejection({ quantity: 1, status: 'sold', price: 3 })).toEqual({
       code: 'invalid_request',
-      message: 'request body may only contain quantity; not allowed: "status"',
+      message: 'request body may only contain quantity, status, reason; not allowed: "price"',
       status: 400,
     });
   });
