@@ -136,6 +136,18 @@ export const operations: readonly Operation[] = [
     scope: 'orders:read',
     queryParameters: [],
   },
+  {
+    name: 'updateOrder',
+    method: 'PATCH',
+    path: '/store/orders/{orderId}',
+    entry: 'functions/update-order/handler.ts',
+    // GetItem reads the order; UpdateItem moves it, alone or, for a cancellation, in one TransactWriteItems with
+    // the restock, which IAM authorizes by its items' actions (DynamoDB Developer Guide, "Using IAM with
+    // DynamoDB transactions"), as for placeOrder.
+    access: { inventory: ['dynamodb:UpdateItem'], orders: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    scope: 'orders:write',
+    queryParameters: [],
+  },
 ];
 
 /**

@@ -5,8 +5,11 @@ import { maxQuantity } from '../inventory/quantity.ts';
 import { exactInteger } from '../json-integers.ts';
 import { unknownMembers } from '../pets/pet.ts';
 
-/** The status of an order; every order is `placed` until transitions exist. */
-export type OrderStatus = 'placed' | 'approved' | 'delivered';
+/** The statuses of an order, in lifecycle order (docs/contract.md "Store orders"; lib/orders/transitions.ts). */
+export const orderStatuses = ['placed', 'approved', 'delivered', 'cancelled'] as const;
+
+/** The status of an order: new orders are `placed`; updateOrder moves them. */
+export type OrderStatus = (typeof orderStatuses)[number];
 
 /** An order. Ids are canonical decimal strings of positive int64s; `shipDate` an RFC 3339 date-time. */
 export interface Order {

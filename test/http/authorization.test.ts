@@ -19,7 +19,7 @@ const scopeKeys = new Map<Scope, string>();
 /** A key stored as before scopes existed: no `scopes` attribute. */
 let legacyKey: string;
 const petId = '42';
-/** The order the getOrderById probes read (routes.ts probes order `1`). */
+/** The order the getOrderById and updateOrder probes read (routes.ts probes order `1`, `placed`). */
 const probeOrder = {
   orderId: { N: '1' },
   petId: { N: petId },
@@ -31,7 +31,7 @@ const probeOrder = {
 
 beforeAll(async () => {
   api = await startTestApi();
-  // Stock for every placeOrder probe, and an order for the getOrderById probes.
+  // Stock for every placeOrder probe, and an order for the getOrderById and updateOrder probes.
   await api.inventory.putMany([{ petId, quantity: 1000, status: 'available' }]);
   await api.putRawItems([probeOrder], 'orders');
   revokedKey = generateApiKey();

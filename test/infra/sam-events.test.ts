@@ -56,6 +56,7 @@ const getPetById = operation('getPetById');
 const placeOrder = operation('placeOrder');
 const listOrders = operation('listOrders');
 const getOrderById = operation('getOrderById');
+const updateOrder = operation('updateOrder');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -150,6 +151,11 @@ const cases: EventCase[] = [
   { ...httpEvent('place-order-idempotent.json', placeOrder, 201, placedOrder(1)), again: true },
   httpEvent('list-orders-ok.json', listOrders, 200, expect.any(Array)),
   httpEvent('get-order-by-id-unknown.json', getOrderById, 404, {
+    code: 'not_found',
+    message: 'no order with id 404404',
+    status: 404,
+  }),
+  httpEvent('update-order-unknown.json', updateOrder, 404, {
     code: 'not_found',
     message: 'no order with id 404404',
     status: 404,

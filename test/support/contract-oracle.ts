@@ -406,6 +406,25 @@ export function isContractIdempotencyKey(values: readonly string[]): boolean {
   );
 }
 
+/** The statuses of an order (docs/contract.md "Store orders"). */
+export const contractOrderStatuses = ['placed', 'approved', 'delivered', 'cancelled'] as const;
+
+/**
+ * What updateOrder does to an order in status `from` asked to move to `to`, by the contract (docs/contract.md
+ * "Store orders"): `unchanged` (200, the current status), `moved` (200: `placed` -> `approved` -> `delivered`,
+ * `placed` or `approved` -> `cancelled`) or `refused` (409 `invalid_transition`, nothing changed).
+ */
+export function contractOrderMove(from: string, to: string): 'unchanged' | 'moved' | 'refused' {
+  if (from === to) return 'unchanged';
+  const lifecycle = new Set([
+    'placed>approved',
+    'approved>delivered',
+    'placed>cancelled',
+    'approved>cancelled',
+  ]);
+  return lifecycle.has(`${from}>${to}`) ? 'moved' : 'refused';
+}
+
 /** The Pet an addPet body asks for, by the contract: ids as canonical decimal strings, `id` absent when to be assigned. */
 export interface ContractPet {
   id?: string;

@@ -18,11 +18,14 @@ const bodies: Readonly<Record<string, string>> = {
   updateInventory: '{"quantity": 11}',
   addPet: '{"name": "Probe"}',
   placeOrder: '{"petId": PET_ID, "quantity": 1}',
+  // The order's current status: 200 each time, changing nothing (docs/contract.md "Store orders").
+  updateOrder: '{"status": "placed"}',
 };
 
 /**
  * A valid request for every operation, with path parameters filled from `petId` (an existing entry with
- * stock) and `orderId` (an existing order, when given). A creation (POST) answers 201 each time it is sent.
+ * stock) and `orderId` (an existing `placed` order, when given). A creation (POST) answers 201 each time it is
+ * sent.
  */
 export function probeRequests(petId: string, orderId = '1'): ProbeRequest[] {
   return operations.map((operation): ProbeRequest => {

@@ -1,0 +1,158 @@
+/**
+ * updateOrder's lifecycle and its writes: docs/contract.md "Store orders". `placed` -> `approved` ->
+ * `delivered`; `placed` or `approved` -> `cancelled`, which returns the order's quantity to the pet's stock in
+ * the same TransactWriteItems as the status change.
+ */
+import { randomInt } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  NumberValue,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { HttpError, invalidRequest } from '../http/errors.ts';
+import { lastChangeUpdate } from '../inventory/last-change.ts';
+import { listShardOf } from '../inventory/list-index.ts';
+import { maxQuantity } from '../inventory/quantity.ts';
+import { unknownMembers } from '../pets/pet.ts';
+import { listIndex } from '../tables.ts';
+import { type Order, type OrderStatus, orderStatuses } from './order.ts';
+import type { OrderStore } from './store.ts';
+
+/** The moves allowed from each status (docs/contract.md "Store orders"). */
+const nextStatuses: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  placed: ['approved', 'cancelled'],
+  approved: ['delivered', 'cancelled'],
+  delivered: [],
+  cancelled: [],
+};
+
+/**
+ * Validates a parsed updateOrder body: an object whose one member is `status`, an order status.
+ * @throws HttpError 400 `invalid_request` naming the problem (unknown members by name, at most five).
+ */
+export function parseOrderUpdate(body: unknown): OrderStatus {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidRequest('request body must be a JSON object such as {"status": "approved"}');
+  }
+  const unknown = unknownMembers(body, ['status']);
+  if (unknown) throw invalidRequest(`request body may only contain status; not allowed: ${unknown}`);
+  const { status } = body as { status?: unknown };
+  if (!(orderStatuses as readonly unknown[]).includes(status)) {
+    throw invalidRequest(`status must be one of ${orderStatuses.join(', ')}`);
+  }
+  return status as OrderStatus;
+}
+
+/** 409 `invalid_transition`: the order cannot move from `from` to `to` (docs/contract.md "Errors"). */
+function invalidTransition(orderId: string, from: OrderStatus, to: OrderStatus, why = ''): HttpError {
+  return new HttpError('invalid_transition', `cannot move order ${orderId} from ${from} to ${to}${why}`);
+}
+
+/** Attempts of one transition: a conflict with another write of the same order or pet is retried. */
+const transitionAttempts = 8;
+
+/** The status change of `order` to `to` in the orders table `ordersTable`, conditioned on its status. */
+function statusUpdate(order: Order, to: OrderStatus, ordersTable: string) {
+  const delivered = to === 'delivered';
+  return {
+    TableName: ordersTable,
+    Key: { orderId: NumberValue.from(order.id) },
+    UpdateExpression: `SET #status = :to${delivered ? ', complete = :complete' : ''}`,
+    ConditionExpression: '#status = :from',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':to': to,
+      ':from': order.status,
+      ...(delivered ? { ':complete': true } : {}),
+    },
+  };
+}
+
+/**
+ * The return of `order`'s quantity to its pet's entry in `inventoryTable`, recorded as the entry's last
+ * change (`order_cancelled`, the order's id, the key's id). Only when the entry exists and has room for it:
+ * the stock never exceeds the largest quantity (docs/contract.md "InventoryUpdate").
+ */
+function restock(order: Order, inventoryTable: string, keyId: string | undefined) {
+  const change = lastChangeUpdate({
+    reason: 'order_cancelled',
+    orderId: order.id,
+    ...(keyId === undefined ? {} : { keyId }),
+  });
+  const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
+  return {
+    TableName: inventoryTable,
+    Key: { petId: NumberValue.from(order.petId) },
+    UpdateExpression: `SET quantity = quantity + :quantity, #shard = :shard, ${change.set.join(', ')}${remove}`,
+    ConditionExpression: 'attribute_exists(petId) AND quantity <= :room',
+    ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, ...change.names },
+    ExpressionAttributeValues: {
+      ':quantity': order.quantity,
+      ':room': maxQuantity - order.quantity,
+      ':shard': listShardOf(order.petId),
+      ...change.values,
+    },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+/**
+ * updateOrder's write: reads the order (strongly consistent), answers its current status with the order
+ * unchanged, refuses a move the lifecycle does not allow, else writes the move conditioned on the status just
+ * read (one UpdateItem; for `cancelled`, one TransactWriteItems that also adds the quantity back to the pet's
+ * stock and records the change on the entry, lib/inventory/last-change.ts). A condition that fails because
+ * another request moved the order first, or a `TransactionConflict`, starts again from the read, so a
+ * cancellation restocks exactly once whatever the concurrency.
+ * @returns the order as it now is, or `not_found`.
+ * @throws HttpError 409 `invalid_transition` naming both statuses (also when the pet has no entry or no room
+ *   for the returned quantity); 503 `service_unavailable` after {@link transitionAttempts} conflicts.
+ */
+export function orderTransition(
+  client: DynamoDBDocumentClient,
+  orders: Pick<OrderStore, 'get'>,
+  tables: { inventory: string; orders: string },
+): (orderId: string, to: OrderStatus, keyId?: string) => Promise<Order | 'not_found'> {
+  return async (orderId, to, keyId) => {
+    for (let attempt = 1; ; attempt++) {
+      const order = await orders.get(orderId);
+      if (!order) return 'not_found';
+      if (order.status === to) return order;
+      if (!nextStatuses[order.status].includes(to)) throw invalidTransition(orderId, order.status, to);
+      let conflict = false;
+      try {
+        const update = statusUpdate(order, to, tables.orders);
+        if (to === 'cancelled') {
+          const stock = restock(order, tables.inventory, keyId);
+          await client.send(
+            new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: stock }] }),
+          );
+        } else {
+          await client.send(new UpdateCommand(update));
+        }
+        return { ...order, status: to, complete: to === 'delivered' ? true : order.complete };
+      } catch (error) {
+        if (error instanceof TransactionCanceledException) {
+          const [orderReason, stockReason] = error.CancellationReasons ?? [];
+          if (stockReason?.Code === 'ConditionalCheckFailed') {
+            const why = stockReason.Item
+              ? `: returning ${order.quantity} would put more than ${maxQuantity} of petId ${order.petId} in stock`
+              : `: petId ${order.petId} has no inventory entry to return the stock to`;
+            throw invalidTransition(orderId, order.status, to, why);
+          }
+          conflict = [orderReason, stockReason].some((reason) => reason?.Code === 'TransactionConflict');
+          if (!conflict && orderReason?.Code !== 'ConditionalCheckFailed') throw error;
+        } else if (!(error instanceof ConditionalCheckFailedException)) {
+          throw error;
+        }
+      }
+      if (attempt === transitionAttempts) {
+        throw new HttpError('service_unavailable', `too many changes of order ${orderId} at once; retry`);
+      }
+      // DynamoDB cancels a transaction that meets another on the same item: retry after a jittered pause.
+      if (conflict) await setTimeout(randomInt(10, 50) * attempt);
+    }
+  };
+}
