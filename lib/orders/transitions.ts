@@ -136,14 +136,16 @@ export function orderTransition(
       } catch (error) {
         if (error instanceof TransactionCanceledException) {
           const [orderReason, stockReason] = error.CancellationReasons ?? [];
-          if (stockReason?.Code === 'ConditionalCheckFailed') {
+          // The order moved since the read: read it again (then it is unchanged, or the move is refused).
+          const moved = orderReason?.Code === 'ConditionalCheckFailed';
+          if (!moved && stockReason?.Code === 'ConditionalCheckFailed') {
             const why = stockReason.Item
               ? `: returning ${order.quantity} would put more than ${maxQuantity} of petId ${order.petId} in stock`
               : `: petId ${order.petId} has no inventory entry to return the stock to`;
             throw invalidTransition(orderId, order.status, to, why);
           }
           conflict = [orderReason, stockReason].some((reason) => reason?.Code === 'TransactionConflict');
-          if (!conflict && orderReason?.Code !== 'ConditionalCheckFailed') throw error;
+          if (!(moved || conflict)) throw error;
         } else if (!(error instanceof ConditionalCheckFailedException)) {
           throw error;
         }

@@ -134,6 +134,23 @@ describe('every move between two statuses, as the contract judges it', () => {
   });
 });
 
+describe('a cancellation with no room for its stock (docs/contract.md "Store orders", a decision)', () => {
+  test('returning the quantity would put the stock above 2147483647: 409 invalid_transition, nothing changed', async () => {
+    await api.inventory.putMany([{ petId: '14', quantity: 10, status: 'available' }]);
+    const orderId = await place('14', 3);
+    const full = await declaredRequest(api, 'PATCH', '/inventory/14', { body: '{"quantity": 2147483646}' });
+    expect(full.status).toBe(200);
+    const before = await tables();
+    expectError(
+      await patchOrder(orderId, '{"status": "cancelled"}'),
+      409,
+      'invalid_transition',
+      `cannot move order ${orderId} from placed to cancelled: returning 3 would put more than 2147483647 of petId 14 in stock`,
+    );
+    expect(await tables()).toEqual(before);
+  });
+});
+
 describe('refusals before the lifecycle change nothing', () => {
   test('an order that does not exist is 404 not_found', async () => {
     const before = await tables();
