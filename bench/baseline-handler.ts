@@ -1,4 +1,4 @@
-/** The load-time budget's baseline, the naive SDK client alone: README "Performance". */
+/** The load-time budget's baseline, the naive SDK client alone: docs/performance.md "How each figure is taken". */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 

@@ -1,4 +1,4 @@
-/** The budgets of README "Performance", each checked as one PASS/FAIL line. */
+/** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
 import type { BodyResult } from './bodies.ts';
 import type { ListResult } from './list-http.ts';

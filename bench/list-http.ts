@@ -1,4 +1,4 @@
-/** List scaling over HTTP through the local API serving the synthesized bundles: README "Performance". */
+/** List scaling over HTTP through the local API serving the synthesized bundles: docs/performance.md "How each figure is taken". */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -107,7 +107,7 @@ async function load(dataDir: string, from: number, to: number) {
 
 /**
  * Grows the table through `sizes` in a data folder of the embedded DynamoDB, and at each size starts the
- * server afresh on it, as `npm start` runs (README "Performance"); a failed size ends the run.
+ * server afresh on it, as `npm start` runs (docs/performance.md "How each figure is taken"); a failed size ends the run.
  */
 export async function measureListOverHttp(
   options: { assemblyDir: string; sizes: readonly number[]; runs: number },

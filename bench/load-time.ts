@@ -1,4 +1,4 @@
-/** Module load time of each bundle in fresh Node processes, as deployed: README "Performance". */
+/** Module load time of each bundle in fresh Node processes, as deployed: docs/performance.md "How each figure is taken". */
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { quantile } from './stats.ts';

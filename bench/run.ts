@@ -1,4 +1,4 @@
-/** `npm run bench [-- --sizes 1000,10000] [--quick] [--bodies-only]`: the budgets of README "Performance", PASS/FAIL. */
+/** `npm run bench [-- --sizes 1000,10000] [--quick] [--bodies-only]`: the budgets of docs/performance.md "The bench", PASS/FAIL. */
 
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-/** Warm overhead of three handlers against the store call each wraps: README "Performance". */
+/** Warm overhead of three handlers against the store call each wraps: docs/performance.md "How each figure is taken". */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { StreamingHandler } from '../test/support/lambda-events.ts';
 import { childMain, inChild } from './child.ts';

@@ -1,4 +1,4 @@
-/** The once-per-account stack, API Gateway's CloudWatch role: README "Once per account and region". */
+/** The once-per-account stack, API Gateway's CloudWatch role: docs/operating.md "Once per account and region". */
 import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';

@@ -1,4 +1,4 @@
-/** CodeDeploy traffic shifting of each function's alias `live`: README "Gradual deployments and rollback". */
+/** CodeDeploy traffic shifting of each function's alias `live`: docs/operating.md "Gradual deployments and rollback". */
 import { type CfnResource, Duration, Validations } from 'aws-cdk-lib';
 import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -55,7 +55,7 @@ export class GradualDeployment extends Construct {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
       reason:
-        'The service role of the gradual deployments (README "Gradual deployments and rollback"): AWSCodeDeployRoleForLambdaLimited is the AWS managed policy AWS documents for CodeDeploy Lambda deployments (read alarms, read and update aliases, as specified in the deployment groups).',
+        'The service role of the gradual deployments (docs/operating.md "Gradual deployments and rollback"): AWSCodeDeployRoleForLambdaLimited is the AWS managed policy AWS documents for CodeDeploy Lambda deployments (read alarms, read and update aliases, as specified in the deployment groups).',
     });
     const deploymentConfig = this.deploymentConfig(props);
     const groups: Record<string, LambdaDeploymentGroup> = {};

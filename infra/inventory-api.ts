@@ -202,7 +202,7 @@ export class InventoryApi extends Construct {
         statusCode: 204,
       });
       const reason =
-        'CORS preflight (README "CORS"): browsers send it without credentials (Fetch standard), so it cannot require the API key; a MOCK integration that answers with the CORS headers only and reaches no function or data.';
+        'CORS preflight (docs/operating.md "CORS"): browsers send it without credentials (Fetch standard), so it cannot require the API key; a MOCK integration that answers with the CORS headers only and reaches no function or data.';
       Validations.of(preflight).acknowledge(
         { id: 'AwsSolutions-APIG4', reason },
         { id: 'AwsSolutions-COG4', reason },

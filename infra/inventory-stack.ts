@@ -136,7 +136,7 @@ export class InventoryStack extends Stack {
       functions.set(definition, fn);
     }
     this.functions = functions;
-    // InventoryUpdated (README "Metrics") counts updateInventory's audit lines (lib/http/completion-log.ts), so a
+    // InventoryUpdated (docs/operating.md "Metrics") counts updateInventory's audit lines (lib/http/completion-log.ts), so a
     // write logs one line, not a second EMF line for its metric.
     functions
       .get(operationNamed('updateInventory'))
@@ -232,7 +232,7 @@ function acknowledgeNagFindings(stack: InventoryStack): void {
     {
       id: 'AwsSolutions-APIG6',
       reason:
-        'Execution logging stays off: at INFO it writes request headers, and the Authorization header carries the API key, which must never be logged (docs/contract.md "Authentication"). JSON access logs are on.',
+        'Execution logging stays off: at INFO it writes request headers, and the Authorization header carries the API key, which must never be logged (docs/contract.md "Authentication and authorization"). JSON access logs are on.',
     },
     {
       id: 'AwsSolutions-COG4',

@@ -1,4 +1,4 @@
-/** The alarms of an environment that has them, into one SNS topic (README "Gradual deployments"). */
+/** The alarms of an environment that has them, into one SNS topic (docs/operating.md "Gradual deployments and rollback"). */
 import { CfnCondition, CfnParameter, type CfnResource, Duration, Fn } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -98,7 +98,7 @@ export class ServiceAlarms extends Construct {
       alarm(`${name}ErrorsAlarm`, fn.metricErrors({ statistic: Stats.SUM, period }), 1, atLeast);
       alarm(`${name}ThrottlesAlarm`, fn.metricThrottles({ statistic: Stats.SUM, period }), 1, atLeast);
       // Errors of the version being deployed only (through the alias): errors of the old version, which the
-      // deployment may be fixing, do not stop it (README "Gradual deployments and rollback").
+      // deployment may be fixing, do not stop it (docs/operating.md "Gradual deployments and rollback").
       const newVersionErrors = new Metric({
         namespace: 'AWS/Lambda',
         metricName: 'Errors',

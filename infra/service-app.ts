@@ -1,4 +1,4 @@
-/** One App with both environments' stacks and cdk-nag registered: README "Checks on every synthesis". */
+/** One App with both environments' stacks and cdk-nag registered: docs/operating.md "Checks on every synthesis". */
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiGatewayAccountStack, accountStackName } from './account-stack.ts';

@@ -91,7 +91,7 @@ export class ServiceFunction extends NodejsFunction {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'Active X-Ray tracing (README "Tracing"): xray:PutTraceSegments and xray:PutTelemetryRecords accept no resource-level permission (AWS service authorization reference), so Resource * is their only grant; each trace id is in the access logs.',
+        'Active X-Ray tracing (docs/operating.md "Tracing"): xray:PutTraceSegments and xray:PutTelemetryRecords accept no resource-level permission (AWS service authorization reference), so Resource * is their only grant; each trace id is in the access logs.',
     });
     this.live = new Alias(scope, `${id}Alias`, { aliasName: liveAlias, version: this.currentVersion });
     // Fixed, readable logical ids, so `sam local invoke <LogicalId>` and events/env-vars.json can name them.

@@ -92,12 +92,12 @@ export interface EnvironmentSettings {
   alarms?: AlarmSettings;
   /**
    * How a deployment moves traffic to the new version of each function; with `alarms`, the API alarms and each
-   * function's new-version errors alarm stop it and roll it back (README "Gradual deployments and rollback").
+   * function's new-version errors alarm stop it and roll it back (docs/operating.md "Gradual deployments and rollback").
    */
   trafficShifting: TrafficShifting;
   /**
    * Origins (`https://host[:port]`, exactly as a browser sends `Origin`) whose pages may call the API: preflight,
-   * gateway responses and the functions' responses carry the CORS headers for them (README "CORS"). Empty: no
+   * gateway responses and the functions' responses carry the CORS headers for them (docs/operating.md "CORS"). Empty: no
    * CORS at all (no OPTIONS method, no CORS header).
    */
   corsAllowedOrigins: readonly string[];
@@ -105,7 +105,7 @@ export interface EnvironmentSettings {
   deprecation: DeprecationSettings;
 }
 
-/** Each setting side by side: `[staging, production]` (docs/service-spec.md §9.2; README "Deploying to AWS"). */
+/** Each setting side by side: `[staging, production]` (docs/service-spec.md §9.2; docs/operating.md "Environments"). */
 const sideBySide: {
   [Setting in keyof EnvironmentSettings]-?: readonly [
     EnvironmentSettings[Setting],

@@ -1,4 +1,4 @@
-/** The service's metrics (Powertools, EMF on stdout, published by their handler): README "Metrics". */
+/** The service's metrics (Powertools, EMF on stdout, published by their handler): docs/operating.md "Metrics". */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logger } from './logger.ts';
 import { serviceName } from './service-name.ts';

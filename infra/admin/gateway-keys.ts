@@ -1,4 +1,4 @@
-/** Each deployed key's API Gateway API key and usage plan: README "Operator tools". */
+/** Each deployed key's API Gateway API key and usage plan: docs/operating.md "API keys". */
 import {
   type APIGatewayClient,
   CreateApiKeyCommand,

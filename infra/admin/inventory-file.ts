@@ -1,4 +1,4 @@
-/** Inventory files, JSON or CSV, streamed, each row by the API's rules: README "Operator tools". */
+/** Inventory files, JSON or CSV, streamed, each row by the API's rules: docs/operating.md "Importing inventory". */
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';

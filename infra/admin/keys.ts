@@ -1,4 +1,4 @@
-/** The key tool's operations on a key store: docs/contract.md "Operator tooling"; README "Operator tools". */
+/** The key tool's operations on a key store: docs/contract.md "Operator tooling"; docs/operating.md "API keys". */
 
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey, isKeyId, keyIdOf } from '#lib/auth/api-key.ts';

@@ -1,4 +1,4 @@
-/** The cloud assembly the local API serves: `cdk synth`, or in-process without bundling (README). */
+/** The cloud assembly the local API serves: `cdk synth`, or in-process without bundling (docs/local-api.md "What it serves"). */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

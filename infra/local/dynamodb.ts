@@ -1,4 +1,4 @@
-/** The embedded DynamoDB (dynalite) of local runs, and the service's tables on any endpoint (README). */
+/** The embedded DynamoDB (dynalite) of local runs, and the service's tables on any endpoint (docs/local-api.md "Settings"). */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { RequestListener, Server } from 'node:http';
@@ -79,8 +79,8 @@ const browserRefusal = JSON.stringify({
 
 /**
  * Puts a guard in front of dynalite's request handler (its server's one `request` listener): a request with
- * an `Origin` header or an OPTIONS preflight is 403 without any `Access-Control-*` header (README "Quick
- * start").
+ * an `Origin` header or an OPTIONS preflight is 403 without any `Access-Control-*` header (docs/local-api.md
+ * "The data folder").
  */
 export function refuseBrowsers(server: Server): void {
   const handlers = server.listeners('request') as RequestListener[];

@@ -1,4 +1,7 @@
-/** Local Lambda functions, a pool of worker threads each: README; docs/api-gateway-behaviour.md S2-S7, S12. */
+/**
+ * Local Lambda functions, a pool of worker threads each: docs/local-api.md "Functions as Lambda runs them";
+ * docs/api-gateway-behaviour.md S2-S7, S12.
+ */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';

@@ -1,6 +1,6 @@
 /**
- * The local server's readiness and drain: README "Quick start" (a first start; Ctrl-C); docs/contract.md
- * "Bounded cost, clean shutdown".
+ * The local server's readiness and drain: docs/local-api.md "First start and stopping" (a first start; Ctrl-C);
+ * docs/contract.md "Bounded cost, clean shutdown".
  */
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,4 +1,4 @@
-/** `npm run sam:dynamodb`, the embedded DynamoDB alone: README "A local DynamoDB for the SAM CLI". */
+/** `npm run sam:dynamodb`, the embedded DynamoDB alone: docs/local-api.md "A local DynamoDB for the SAM CLI". */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,4 +1,4 @@
-/** The data the SAM CLI events expect: README "A local DynamoDB for the SAM CLI". */
+/** The data the SAM CLI events expect: docs/local-api.md "A local DynamoDB for the SAM CLI". */
 import { readFileSync } from 'node:fs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -1,4 +1,4 @@
-/** `npm start [-- --stack staging|production [--assembly <dir>]]`: README "Local server settings". */
+/** `npm start [-- --stack staging|production [--assembly <dir>]]`: docs/local-api.md "Settings". */
 import { Command, Option } from 'commander';
 import { environments } from '../settings.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';

@@ -1,4 +1,4 @@
-/** The whole service on one machine: store, tables, first-start data and the local API (README). */
+/** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,4 +1,4 @@
-/** Settings of local runs from environment variables: README "Local server settings". */
+/** Settings of local runs from environment variables: docs/local-api.md "Settings". */
 import { type EnvironmentSettings, environments } from '../settings.ts';
 
 /**

@@ -1,4 +1,4 @@
-/** The key tool, `npm run keys -- <command> [--env staging|production]`: README "Operator tools". */
+/** The key tool, `npm run keys -- <command> [--env staging|production]`: docs/operating.md "API keys". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { authorizerCacheTtlSeconds, isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';

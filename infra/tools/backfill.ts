@@ -1,4 +1,4 @@
-/** `npm run backfill [-- --env staging|production]`: README "Upgrading a store to the list index". */
+/** `npm run backfill [-- --env staging|production]`: docs/operating.md "Upgrading a store to the list index". */
 import { Command } from 'commander';
 import type { EnvironmentName } from '../settings.ts';
 import { backfillListIndex } from './list-index-backfill.ts';

@@ -1,4 +1,4 @@
-/** The import tool, `npm run import -- <file.json|file.csv> [--env ...]`: README "Operator tools". */
+/** The import tool, `npm run import -- <file.json|file.csv> [--env ...]`: docs/operating.md "Importing inventory". */
 import { Command } from 'commander';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { importInventoryFile } from '../admin/inventory-writer.ts';

@@ -1,4 +1,4 @@
-/** The resumable backfill into the list index layout: README "Upgrading a store to the list index". */
+/** The resumable backfill into the list index layout: docs/operating.md "Upgrading a store to the list index". */
 import {
   type AttributeValue,
   BatchWriteItemCommand,

@@ -1,4 +1,4 @@
-/** `npm run smoke -- <BaseUrl>`: the pipeline's smoke test of a deployed or local API (README). */
+/** `npm run smoke -- <BaseUrl>`: the pipeline's smoke test of a deployed or local API (docs/operating.md "Continuous delivery"). */
 import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { gatewayResponses } from '../gateway-responses.ts';

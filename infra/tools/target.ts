@@ -1,4 +1,4 @@
-/** Where an operator tool works, the local store or a deployed stack's tables: README "Operator tools". */
+/** Where an operator tool works, the local store or a deployed stack's tables: docs/operating.md "Operator tools". */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';

@@ -1,4 +1,4 @@
-/** One log line per successful request; a write's is the audit trail (README "Behaviour", Audit). */
+/** One log line per successful request; a write's is the audit trail (docs/implementation.md "Audit"). */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Operation } from '../api.ts';

@@ -1,4 +1,4 @@
-/** CORS headers on the functions' own responses for allowed origins: README "CORS". */
+/** CORS headers on the functions' own responses for allowed origins: docs/operating.md "CORS". */
 import type { MiddlewareObj } from '@middy/core';
 import httpCors from '@middy/http-cors';
 

@@ -24,7 +24,7 @@ export function isPetStatus(value: unknown): value is PetStatus {
 
 /**
  * The JSON text of `items` (one InventoryItem or an array of them) with each petId written as a JSON number
- * literal, digit for digit (docs/contract.md "petId": `9223372036854775807` comes back exactly). Each object has
+ * literal, digit for digit (docs/contract.md "Identifiers": `9223372036854775807` comes back exactly). Each object has
  * exactly the members `petId`, `quantity`, `status`, in that order.
  */
 export function inventoryJson(items: InventoryItem | readonly InventoryItem[]): string {

@@ -31,7 +31,7 @@ export function parsePetId(text: string | undefined): string {
 }
 
 /**
- * Orders two canonical petIds numerically (for sorting lists by petId ascending, docs/contract.md "Semantics")
+ * Orders two canonical petIds numerically (for sorting lists by petId ascending, docs/contract.md "Inventory semantics")
  * without converting them to BigInt: by sign, then length, then digits.
  */
 export function comparePetIds(a: string, b: string): number {

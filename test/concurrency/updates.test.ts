@@ -1,5 +1,5 @@
 /**
- * Concurrent requests (docs/contract.md "Semantics": PATCH sets the quantity with one conditional UpdateItem and
+ * Concurrent requests (docs/contract.md "Inventory semantics": PATCH sets the quantity with one conditional UpdateItem and
  * never creates an entry; GET returns every entry, sorted by petId).
  *
  * 200 PATCHes of one pet with 200 different quantities are in flight at once, with list requests running

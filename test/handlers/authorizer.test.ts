@@ -1,6 +1,6 @@
 /**
  * functions/authorizer invoked directly with TOKEN authorizer events against a real DynamoDB API (in-memory
- * dynalite): docs/service-spec.md §5, docs/contract.md "Authentication". Keys are arranged with raw PutItem calls, their digests
+ * dynalite): docs/service-spec.md §5, docs/contract.md "Authentication and authorization". Keys are arranged with raw PutItem calls, their digests
  * computed here, so the test does not rely on the key tool.
  */
 import { randomBytes } from 'node:crypto';

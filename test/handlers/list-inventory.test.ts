@@ -1,7 +1,7 @@
 /**
  * functions/list-inventory invoked directly with REST proxy events (payload 1.0) in Lambda's response
  * streaming mode, against a real DynamoDB API (in-memory dynalite): docs/service-spec.md §4.1,
- * docs/contract.md "Inventory semantics" and "petId". What a client receives is read from the response stream
+ * docs/contract.md "Inventory semantics" and "Identifiers". What a client receives is read from the response stream
  * as API Gateway reads it (prelude, delimiter, body).
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';

@@ -1,6 +1,6 @@
 /**
  * functions/update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
- * API (in-memory dynalite): docs/service-spec.md §4.2, docs/contract.md "InventoryUpdate", "Semantics" and "Errors".
+ * API (in-memory dynalite): docs/service-spec.md §4.2, docs/contract.md "InventoryUpdate", "Inventory semantics" and "Errors".
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeEach, describe, expect, test } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Hostile headers (docs/contract.md "Authentication", "InventoryUpdate" content type, "Errors"), property-based:
+ * Hostile headers (docs/contract.md "Authentication and authorization", "InventoryUpdate" content type, "Errors"), property-based:
  * 500 generated header sets per run, each on a valid update of an existing pet (or, one in four, a list
  * request) sent with 0 to 3 `Authorization` and 0 to 3 `Content-Type` headers, names in any case, values
  * from scheme, spacing, media-type and parameter variants, mutated, revoked, expired and unknown keys,

@@ -1,5 +1,5 @@
 /**
- * Hostile petId path segments (docs/contract.md "petId"), property-based: 1,000 generated segments per run, each
+ * Hostile petId path segments (docs/contract.md "Identifiers"), property-based: 1,000 generated segments per run, each
  * percent-encoded (every byte that is not an ASCII letter, digit, `-`, `_` or `~`, and at random some of
  * those too, in upper or lower case hex) and sent as `PATCH /v1/inventory/{segment}` with a valid key and a
  * valid body.

@@ -167,7 +167,7 @@ describe('a read-only key (docs/contract.md "Authentication and authorization")'
   });
 });
 
-describe('order of checks (docs/contract.md "Authentication")', () => {
+describe('order of checks (docs/contract.md "Authentication and authorization")', () => {
   const noRoute = {
     code: 'not_found',
     message: 'no such route or method: the operations are listed in the API description (openapi.yaml)',

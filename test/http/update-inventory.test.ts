@@ -1,5 +1,5 @@
 /**
- * updateInventory over HTTP (docs/service-spec.md §4.2; docs/contract.md "petId", "InventoryUpdate", "Semantics"): status,
+ * updateInventory over HTTP (docs/service-spec.md §4.2; docs/contract.md "Identifiers", "InventoryUpdate", "Inventory semantics"): status,
  * content type, exact body, and the table's state afterwards. Every refused petId, body and content type is proven
  * in test/contract/responses.test.ts; here, the updates and the requests as API Gateway delivers them.
  */

@@ -1,5 +1,5 @@
 /**
- * Log hygiene (docs/contract.md "Authentication": a key is never logged; "Errors": no stack, no table names;
+ * Log hygiene (docs/contract.md "Authentication and authorization": a key is never logged; "Errors": no stack, no table names;
  * lib/logger.ts: every line carries the Lambda request id).
  *
  * Logs are turned on for this file (`POWERTOOLS_LOG_LEVEL=DEBUG`, as in staging, set before the service's modules are

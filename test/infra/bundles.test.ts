@@ -26,6 +26,7 @@ import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, type FunctionDefinition, operations, tablesOf } from '#lib/api.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { tables } from '#lib/tables.ts';
+import { section, tableRows } from '#test/support/markdown.ts';
 import { removeSynthesized, resource, synthesized } from './synth.ts';
 
 const definitions = [...operations, authorizer];
@@ -183,9 +184,9 @@ describe('environment variables', () => {
     }
   });
 
-  it('every logical id README.md names is a function of both templates, and it names them all', () => {
-    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-    const named = new Set([...readme.matchAll(/`([A-Z][A-Za-z0-9]*Function)`/g)].map((m) => m[1] as string));
+  it('docs/local-api.md "Function logical ids" lists every function of both templates, and only those', () => {
+    const page = readFileSync(join(projectRoot, 'docs/local-api.md'), 'utf8');
+    const named = tableRows(section(page, 'Function logical ids')).map(([id = '']) => id.replaceAll('`', ''));
     expect([...named].sort()).toEqual(definitions.map(functionLogicalId).sort());
     for (const environment of Object.keys(environments) as EnvironmentName[]) {
       for (const logicalId of named) {

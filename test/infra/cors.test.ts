@@ -1,5 +1,5 @@
 /**
- * CORS in the synthesized template (README "CORS"): absent with the environments' default settings (no allowed
+ * CORS in the synthesized template (docs/operating.md "CORS"): absent with the environments' default settings (no allowed
  * origin); with allowed origins, an OPTIONS preflight (MOCK, no authorizer) on every resource of lib/api.ts
  * with the operations' methods and the request headers of lib/http/cors.ts, the CORS headers on every gateway
  * response, the origins in the operation functions' environment, cdk-nag and cfn-lint still clean. Stacks are

@@ -2,7 +2,8 @@
  * The SAM CLI events of `events/`, run as `sam local invoke` runs them, minus Docker: each function is bundled
  * with the stack's esbuild settings (infra/bundling.ts), loaded in a fresh Node process with the variables of
  * `events/env-vars.json` (the endpoint pointed at an embedded DynamoDB seeded like `npm run sam:dynamodb`),
- * and invoked with the event file. Each result is the one README.md documents for that event.
+ * and invoked with the event file. Each result is the one docs/local-api.md "Invoking one function" documents
+ * for that event.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -25,6 +26,7 @@ import {
   seedSamFixtures,
 } from '#infra/local/sam-fixtures.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
+import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
 
@@ -35,7 +37,7 @@ type Outcome = { result: Record<string, unknown> } | { error: string };
 interface EventCase {
   file: string;
   definition: FunctionDefinition;
-  /** The first word of the "Expected result" cell of README.md's table. */
+  /** The first word of the "Expected result" cell of the events table (docs/local-api.md). */
   documented: string;
   check(outcome: Outcome): void;
   /** Invoke a second time (a fresh process): the second outcome must equal the first (an idempotent replay). */
@@ -287,15 +289,18 @@ async function invoke(logicalId: string, file: string): Promise<Outcome> {
   return JSON.parse(line.slice('OUTCOME '.length)) as Outcome;
 }
 
-/** The rows of the events table of README.md: file -> [logical id, first word of the result]. */
+/** The rows of docs/local-api.md "Invoking one function": file -> [logical id, first word of the result]. */
 function documentedEvents(): Map<string, [string, string]> {
-  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-  const rows = readme.matchAll(/^\|\s*`events\/([\w-]+\.json)`\s*\|\s*`(\w+)`\s*\|\s*([^\s|,]+)/gm);
+  const page = section(
+    readFileSync(join(projectRoot, 'docs/local-api.md'), 'utf8'),
+    'Invoking one function',
+  ).join('\n');
+  const rows = page.matchAll(/^\|\s*`events\/([\w-]+\.json)`\s*\|\s*`(\w+)`\s*\|\s*([^\s|,]+)/gm);
   return new Map([...rows].map((row) => [row[1] as string, [row[2] as string, row[3] as string]]));
 }
 
 describe('SAM CLI events', () => {
-  it('every event file in events/ has a case here and a row in README.md', () => {
+  it('every event file in events/ has a case here and a row in docs/local-api.md', () => {
     const files = readdirSync(join(projectRoot, 'events')).filter(
       (f) => f.endsWith('.json') && f !== 'env-vars.json',
     );

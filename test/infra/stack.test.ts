@@ -1,6 +1,6 @@
 /**
- * The synthesized staging and production templates against docs/architecture.md and the README's
- * "Deploying to AWS": functions (runtime, architecture,
+ * The synthesized staging and production templates against docs/architecture.md and docs/operating.md
+ * "Environments": functions (runtime, architecture,
  * timeout, logging, environment, tracing, alias `live`), least-privilege IAM, tables, the API (stage, authorizer
  * on every method, both invoking aliases, throttling, tracing, access logs), gateway responses, alarms
  * (production only), gradual deployments (CodeDeploy) and outputs. Expected values come

@@ -1,10 +1,11 @@
 /**
- * `npm start` ready before its first answer and drained on its way out (README "Local API"; docs/contract.md
- * "Bounded cost, clean shutdown"): a first start answers its very first request with the seeded list; SIGINT
- * under PATCH load answers every request it took before closing the store, so every stored quantity is one a
- * client was told about; SIGTERM under keep-alive PATCH and order load ends every connection after its answer,
- * so the tables hold exactly the writes the clients were told about, within 30 s; a data folder first used by
- * `npm run sam:dynamodb` still gets the demo data and a key, and the SAM events' published key is refused.
+ * `npm start` ready before its first answer and drained on its way out (docs/local-api.md "First start and
+ * stopping"; docs/contract.md "Bounded cost, clean shutdown"): a first start answers its very first request
+ * with the seeded list; SIGINT under PATCH load answers every request it took before closing the store, so
+ * every stored quantity is one a client was told about; SIGTERM under keep-alive PATCH and order load ends
+ * every connection after its answer, so the tables hold exactly the writes the clients were told about, within
+ * 30 s; a data folder first used by `npm run sam:dynamodb` still gets the demo data and a key, and the SAM
+ * events' published key is refused.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-/** Starts headless Chromium (Debian's `chromium`) for the API reference page tests (README "Tests"). */
+/** Starts headless Chromium (Debian's `chromium`) for the API reference page tests (docs/testing.md "Test support"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

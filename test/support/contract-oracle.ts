@@ -239,7 +239,7 @@ export function expectContractError(
   return body;
 }
 
-/** The exact JSON text of one InventoryItem, petId written digit for digit (docs/contract.md "petId"). */
+/** The exact JSON text of one InventoryItem, petId written digit for digit (docs/contract.md "Identifiers"). */
 export function inventoryItemJson(item: { petId: string; quantity: number; status: string }): string {
   return `{"petId":${item.petId},"quantity":${item.quantity},"status":${JSON.stringify(item.status)}}`;
 }

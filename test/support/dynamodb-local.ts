@@ -1,4 +1,4 @@
-/** Starts AWS's DynamoDB Local (Java) as a second real DynamoDB API for the tests (README "Tests"). */
+/** Starts AWS's DynamoDB Local (Java) as a second real DynamoDB API for the tests (docs/testing.md "Test support"). */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

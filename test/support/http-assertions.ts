@@ -5,7 +5,7 @@ import { expectDeclared } from './openapi-validator.ts';
 import type { RawResponse } from './raw-http.ts';
 import type { TestApi, TestResponse } from './test-api.ts';
 
-/** The message of a path petId that is not an int64 written in decimal (docs/contract.md "petId"). */
+/** The message of a path petId that is not an int64 written in decimal (docs/contract.md "Identifiers"). */
 export const badPetIdMessage =
   "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'";
 

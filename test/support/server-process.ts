@@ -1,4 +1,4 @@
-/** Starts `npm start` as a child process on this run's staging stack (README "Local server settings"). */
+/** Starts `npm start` as a child process on this run's staging stack (docs/local-api.md "Settings"). */
 
 import { type ChildResult, childEnv, projectRoot, scripts, spawnNode } from './child-process.ts';
 import { assemblyDir } from './synthesized-assembly.ts';

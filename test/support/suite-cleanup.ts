@@ -1,4 +1,4 @@
-/** One `afterAll` that leaves no child process or temporary folder behind (README "Tests"). */
+/** One `afterAll` that leaves no child process or temporary folder behind (docs/testing.md "Test support"). */
 import { afterAll } from 'vitest';
 import { killChildren } from './child-process.ts';
 import { removeTemporaryDirs } from './temporary-dirs.ts';

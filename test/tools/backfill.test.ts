@@ -1,7 +1,7 @@
 /**
  * The backfill tool (`npm run backfill`, infra/tools/backfill.ts) run as a real child process on a local store
  * written by the code before the list index: a data folder whose inventory table has no index and whose entries
- * have no list shard (docs/contract.md "Inventory semantics"; README "Upgrading a store to the list index").
+ * have no list shard (docs/contract.md "Inventory semantics"; docs/operating.md "Upgrading a store to the list index").
  * Afterwards the table has the index, every entry its shard, and the sorted list holds every entry; a second
  * run has nothing left to do; a rebuild stopped after its copy resumes from the copy.
  */

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 
-describe('Authorization header (docs/service-spec.md §5, docs/contract.md "Authentication")', () => {
+describe('Authorization header (docs/service-spec.md §5, docs/contract.md "Authentication and authorization")', () => {
   test.each(['Bearer abc', 'bearer abc', 'BEARER abc', 'Bearer   abc', 'Bearer abc '])(
     'reads the token of %j',
     (header) => {

@@ -6,7 +6,7 @@ import { comparePetIds, parsePetId, toPetId } from '#lib/inventory/pet-id.ts';
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
 
-describe('petId (docs/contract.md "petId")', () => {
+describe('petId (docs/contract.md "Identifiers")', () => {
   test('accepts every int64 written canonically and returns it digit for digit', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: int64Min, max: int64Max }), (value) => {
