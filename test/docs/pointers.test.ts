@@ -21,9 +21,9 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
   .filter((file) => /\.(md|ts|ya?ml|json|sh)$|^\.ci\/run$/.test(file))
   .filter((file) => file !== 'package-lock.json' && existsSync(join(projectRoot, file)));
 
-/** A page name, then one quoted heading or more: `page "A"`, `page, "A"`, `page "A" and "B"`. */
+/** A page name, then one quoted heading or more: `page "A"`, `page, "A"`, `page's "A"`, `page "A" and "B"`. */
 const pointer =
-  /(?<![\w./-])`?(README(?:\.md)?|(?:[\w.-]+\/)*[\w.-]+\.md)`?,? "([^"]{1,120})"((?:(?:,| and| or)+ "[^"]{1,120}")*)/g;
+  /(?<![\w./-])`?(README(?:\.md)?|(?:[\w.-]+\/)*[\w.-]+\.md)`?(?:'s)?,? "([^"]{1,120})"((?:(?:,| and| or)+ "[^"]{1,120}")*)/g;
 
 /** `text` with comment continuations (`*`, `//`, `#` at the start of a line) joined into one line each. */
 function joined(text: string): string {
