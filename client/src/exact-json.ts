@@ -1,4 +1,4 @@
-/** JSON with exact int64 (`bigint`): docs/contract.md "Integers in request bodies"; client/README.md "Typed client". */
+/** JSON with exact int64 (`bigint`): docs/contract.md "Integers in request bodies"; client/README.md "@pet-store/client". */
 import { int64Properties } from './schema.ts';
 
 declare global {

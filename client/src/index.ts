@@ -1,4 +1,4 @@
-/** The typed client of the pet store API (openapi-fetch, int64 as `bigint`): client/README.md "Typed client". */
+/** The typed client of the pet store API (openapi-fetch, int64 as `bigint`): client/README.md "@pet-store/client". */
 import createClient, {
   type Client,
   type ClientPathsWithMethod,

@@ -1,4 +1,4 @@
-/** `npm run docs [-- <file>]`: writes the API reference page (docs/local-api.md "The API reference page"). */
+/** `npm run docs [-- <file>]`: writes the API reference page (docs/api-reference.md "The API reference page"). */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { apiReferenceHtml } from './api-reference.ts';
