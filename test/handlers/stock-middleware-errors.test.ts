@@ -1,7 +1,7 @@
 /**
  * An error of the http-errors convention (middy's `createError`: `statusCode`, `expose`), thrown by a middleware
  * on the chain every HTTP function starts from, becomes the contract's Error body (docs/contract.md "Errors";
- * docs/architecture.md "Errors"): an exposed 4xx keeps its status where the contract has a code for it (415
+ * docs/architecture.md "Errors of stock middlewares"): an exposed 4xx keeps its status where the contract has a code for it (415
  * and 422 become 400 `invalid_request`), an unexposed or 5xx one is 500 `internal_error` revealing nothing.
  */
 import { createError } from '@middy/util';
