@@ -307,7 +307,7 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
       headers: { ...jsonContentType, ETag: '"6-pending"' },
       body: '{"petId":5,"quantity":6,"status":"pending"}',
     });
-    expect(await storedItems()).toStrictEqual([initial[0], inventoryRecord('5', 6, 'pending'), initial[2]]);
+    expect(await storedItems()).toStrictEqual([initial[0], patched('5', 6, 'pending'), initial[2]]);
   });
 
   test('?dryRun=true is 400 naming the parameter and writes nothing', async () => {
