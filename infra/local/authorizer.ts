@@ -2,7 +2,7 @@
 import { LRUCache, type Perf } from 'lru-cache';
 import type { AuthorizerModel } from './api-model.ts';
 import type { GatewayResponseType } from './gateway-response.ts';
-import type { LambdaFunction } from './lambda-runtime.ts';
+import { type LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import type { EventHeaders } from './proxy-event.ts';
 
 /**
@@ -106,7 +106,14 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, 
   async function decide(token: string, methodArn: string): Promise<Decision | GatewayResponseType> {
     const cached = cache?.get(token);
     if (cached) return cached;
-    const outcome = await fn.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
+    const outcome = await fn
+      .invoke({ type: 'TOKEN', authorizationToken: token, methodArn })
+      .catch((error: unknown) => {
+        // A shutdown's drain that the authorizer could not finish before: refused as a failure (503), unrun.
+        if (error instanceof TooLateToStart) return undefined;
+        throw error;
+      });
+    if (!outcome) return 'AUTHORIZER_FAILURE';
     if (outcome.type === 'error') {
       return outcome.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_CONFIGURATION_ERROR';
     }

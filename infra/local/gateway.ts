@@ -4,10 +4,11 @@ import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import FindMyWay from 'find-my-way';
+import { errorBody } from '#lib/http/errors.ts';
 import type { ApiModel, MethodModel, ThrottleModel } from './api-model.ts';
 import { authorizerStep } from './authorizer.ts';
 import { type GatewayResponseType, renderGatewayResponse } from './gateway-response.ts';
-import { LambdaFunction } from './lambda-runtime.ts';
+import { LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
 import { usagePlan } from './usage-plan.ts';
@@ -19,10 +20,20 @@ export const maxHeaderBytes = 10_240;
 /** API Gateway REST's integration timeout for a Lambda integration, in milliseconds (29 s). */
 export const integrationTimeoutMs = 29_000;
 
+/** The answer to a request whose function could not end before the shutdown's deadline. */
+const shuttingDown = errorBody('service_unavailable', 'the server is shutting down; retry');
+
 /** The running engine. */
 export interface Engine {
   /** The `request` listener of an HTTP server. */
   listener(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /**
+   * Starts a shutdown's drain that cuts at `deadline` (epoch ms): from now on a function (an integration's or
+   * an authorizer's) runs only if its Timeout ends by then; a request whose function could not is answered 503
+   * `service_unavailable` without running, by the gateway (an integration) or as AUTHORIZER_FAILURE (an
+   * authorizer): docs/contract.md "Bounded cost, clean shutdown".
+   */
+  endBy(deadline: number): void;
   /** Terminates every function's execution environments. */
   close(): Promise<void>;
   /** Retires every function's execution environments (see {@link LambdaFunction.recycle}). */
@@ -198,9 +209,21 @@ export function createEngine(model: ApiModel): Engine {
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), integrationTimeoutMs);
     });
-    const outcome = await Promise.race([functionFor(integration.functionId).invoke(event), timedOut]);
+    const invoked = functionFor(integration.functionId)
+      .invoke(event)
+      .catch((error: unknown) => {
+        if (error instanceof TooLateToStart) return 'tooLate' as const;
+        throw error;
+      });
+    const outcome = await Promise.race([invoked, timedOut]);
     clearTimeout(timer);
     if (outcome === 'timeout') return send(response, requestId, 'INTEGRATION_TIMEOUT');
+    if (outcome === 'tooLate') {
+      response
+        .writeHead(503, { 'Content-Type': 'application/json', ...gatewayHeaders(requestId) })
+        .end(JSON.stringify(shuttingDown));
+      return;
+    }
     if (outcome.type === 'error') {
       if (outcome.errorType === 'RequestTooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
       return send(response, requestId, 'LAMBDA_ERROR');
@@ -298,6 +321,9 @@ export function createEngine(model: ApiModel): Engine {
     },
     recycle() {
       for (const fn of functions.values()) fn.recycle();
+    },
+    endBy(deadline) {
+      for (const fn of functions.values()) fn.endBy(deadline);
     },
     async close() {
       await Promise.all([...functions.values()].map((fn) => fn.close()));

@@ -232,6 +232,9 @@ function forwardLines(source: Readable, target: NodeJS.WriteStream): void {
   });
 }
 
+/** Thrown by {@link LambdaFunction.invoke} for an invocation that could not end before its deadline: it never ran. */
+export class TooLateToStart extends Error {}
+
 /**
  * A local Lambda function: a few worker threads, one invocation each at a time, each with its own environment
  * and module instance, heap capped at MemorySize, Timeout enforced, the 6 MB payload limits applied.
@@ -245,6 +248,8 @@ export class LambdaFunction {
     reject: (error: Error) => void;
   }[] = [];
   private closed = false;
+  /** The time (epoch ms) by which every invocation must have ended, set by {@link LambdaFunction.endBy}. */
+  private deadline = Number.POSITIVE_INFINITY;
 
   readonly config: LambdaFunctionConfig;
 
@@ -265,6 +270,10 @@ export class LambdaFunction {
       };
     }
     const environment = await this.acquire();
+    if (Date.now() + this.config.timeoutSeconds * 1000 > this.deadline) {
+      this.release(environment);
+      throw new TooLateToStart(`${this.config.name} could not end before the shutdown's deadline`);
+    }
     try {
       const outcome = await environment.invoke(event);
       if (outcome.type === 'stream') outcome.body.once('close', () => this.release(environment));
@@ -306,6 +315,15 @@ export class LambdaFunction {
       if (this.claimed.has(environment)) this.retired.add(environment);
       else void environment.worker.terminate();
     }
+  }
+
+  /**
+   * From now on an invocation starts only if its Timeout ends by `deadline` (epoch ms); one that could not is
+   * never run and its `invoke` throws {@link TooLateToStart}. So no invocation is running at `deadline`, when a
+   * shutdown cuts the connections still open (docs/contract.md "Bounded cost, clean shutdown").
+   */
+  endBy(deadline: number): void {
+    this.deadline = Math.min(this.deadline, deadline);
   }
 
   /** Terminates every execution environment; invocations still waiting for one fail. */

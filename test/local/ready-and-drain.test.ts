@@ -4,20 +4,25 @@
  * with the seeded list; SIGINT under PATCH load answers every request it took before closing the store, so
  * every stored quantity is one a client was told about; SIGTERM under keep-alive PATCH and order load ends
  * every connection after its answer, so the tables hold exactly the writes the clients were told about, within
- * 30 s; a data folder first used by `npm run sam:dynamodb` still gets the demo data and a key, and the SAM
- * events' published key is refused.
+ * 30 s; a request whose function could not end before the drain's cut (its body sent 24 s after the signal)
+ * is answered 503 unrun, so its write cannot land unanswered; a data folder first used by
+ * `npm run sam:dynamodb` still gets the demo data and a key, and the SAM events' published key is refused.
  */
 
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { samApiKey } from '#infra/local/sam-fixtures.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
+import { startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { type RawResponse, rawClient, sendJson, sendJsonPatch } from '#test/support/raw-http.ts';
 import { getInventory, serverArgs, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 cleanUpAfterAll();
 
@@ -106,6 +111,117 @@ async function orderIds(baseUrl: string, apiKey: string): Promise<string[]> {
   return ids;
 }
 
+/** An answer as {@link lateRequest} saw it: status line, header lines in sorted order, raw body. */
+interface LateAnswer {
+  status: string;
+  headers: string[];
+  body: string;
+}
+
+/**
+ * A PATCH of pet 7 to 5 with `apiKey` on a new connection to `port`, sent but for its body's last bytes until
+ * `finish`; `answer` is everything the server sent before closing the connection (the `Date` and request id
+ * headers left out).
+ */
+function lateRequest(port: number, apiKey: string): { finish(): void; answer: Promise<LateAnswer> } {
+  const body = '{"quantity": 5}';
+  const head = [
+    'PATCH /v1/inventory/7 HTTP/1.1',
+    `Host: 127.0.0.1:${port}`,
+    `Authorization: Bearer ${apiKey}`,
+    'Content-Type: application/json',
+    `Content-Length: ${body.length}`,
+  ].join('\r\n');
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => {
+    received += chunk;
+  });
+  socket.on('error', () => {});
+  socket.write(`${head}\r\n\r\n${body.slice(0, 1)}`);
+  const answer = new Promise<LateAnswer>((resolve) =>
+    socket.once('close', () => {
+      const end = received.indexOf('\r\n\r\n');
+      const [status = '', ...headers] = received.slice(0, end).split('\r\n');
+      const kept = headers.filter(
+        (line) => !/^(date|x-amzn-requestid|x-amz-apigw-id|x-amzn-errortype):/i.test(line),
+      );
+      resolve({ status, headers: kept.sort(), body: received.slice(end + 4) });
+    }),
+  );
+  return { finish: () => socket.write(body.slice(1)), answer };
+}
+
+/** A 503 as {@link lateRequest} gets it: its connection's last answer, the Error body `body` chunked. */
+function lateAnswer(body: string): LateAnswer {
+  return {
+    status: 'HTTP/1.1 503 Service Unavailable',
+    headers: ['Connection: close', 'Content-Type: application/json', 'Transfer-Encoding: chunked'],
+    body: `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+  };
+}
+
+describe('SIGTERM and a request whose function could not end before the 29 s cut', () => {
+  test('is answered 503 without running, by its integration or its authorizer: no write lands unanswered', async () => {
+    // The server's store behind a proxy that, after the signal, applies an UpdateItem and withholds its answer:
+    // a PATCH run then would hang past the cut and its write land without an answer.
+    const db = await startTestDynamoDb();
+    const proxy = await startFaultProxy(db.endpoint);
+    const apiKey = generateApiKey();
+    const petId = { N: '7' };
+    await db.client.send(
+      new PutItemCommand({
+        TableName: testTableNames.inventory,
+        Item: { petId, quantity: { N: '3' }, status: { S: 'available' } },
+      }),
+    );
+    const server = await startServerProcess({
+      ...storeVariables({ endpoint: proxy.endpoint, credentials: db.credentials }),
+      API_KEY: apiKey,
+    });
+    try {
+      // The key's authorization cached, so that the PATCH below reaches its integration.
+      expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
+      const port = Number(new URL(server.baseUrl).port);
+      // Each request's head before the signal, its body 24 s after it: updateInventory's 10 s Timeout (or the
+      // authorizer's) would end after the drain's 29 s, and the PATCH's DynamoDB client (3 attempts of 2 s)
+      // would still wait at the cut.
+      const cached = lateRequest(port, apiKey);
+      const unknown = lateRequest(port, generateApiKey());
+      await sleep(200);
+      proxy.fault = (operation) => (operation === 'UpdateItem' ? 'unanswered' : 'pass');
+      const stopped = server.stop('SIGTERM', 60_000);
+      await sleep(24_000);
+      cached.finish();
+      unknown.finish();
+      const { code, ms, stderr } = await stopped;
+
+      // Nothing landed: the PATCH never ran.
+      const { Item } = await db.client.send(
+        new GetItemCommand({ TableName: testTableNames.inventory, Key: { petId }, ConsistentRead: true }),
+      );
+      expect(Item?.quantity).toEqual({ N: '3' });
+      // The bodies are chunked: each is the Error body. The authorizer's refusal is API Gateway's 503.
+      expect(await cached.answer).toEqual(
+        lateAnswer(
+          '{"code":"service_unavailable","message":"the server is shutting down; retry","status":503}',
+        ),
+      );
+      expect(await unknown.answer).toEqual(
+        lateAnswer(
+          '{"code":"service_unavailable","message":"the service is temporarily unavailable; retry later","status":503}',
+        ),
+      );
+      expect(code, stderr).toBe(0);
+      expect(ms).toBeLessThan(30_000);
+    } finally {
+      await server.stop('SIGKILL');
+      await proxy.close();
+      await db.close();
+    }
+  }, 90_000);
+});
+
 describe('SIGTERM under keep-alive write load', () => {
   test('every write that landed was answered, every answered write landed; exit within 30 s', async () => {
     const dataDir = await temporaryDir('ready-drain-');
@@ -183,13 +299,6 @@ describe('SIGTERM under keep-alive write load', () => {
     signalled = true;
     const stopped = await server.stop('SIGTERM', 60_000);
     await Promise.all(writers);
-    console.log(
-      'DEBUG',
-      stopped.ms,
-      writes.length,
-      writes.filter((w) => w.answer).length,
-      writes.filter((w) => w.answer?.headers.connection === 'close').length,
-    );
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(stopped.ms).toBeLessThan(30_000);
     expect(failedBeforeSignal).toEqual([]);
