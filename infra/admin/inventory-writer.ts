@@ -1,5 +1,6 @@
 /** Loads an inventory file into a table: the import tool's work, also the local server's seeding. */
-import { IncompleteWriteError, type InventoryStore } from '#lib/inventory/store.ts';
+import { IncompleteWriteError } from '#lib/inventory/batch-put.ts';
+import type { InventoryStore } from '#lib/inventory/store.ts';
 import {
   InventoryFileError,
   type InventoryRow,

@@ -2,9 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getEntry, projection } from '../inventory/entry-store.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
-import { getEntry, projection, storedItem } from '../inventory/store.ts';
+import { storedItem } from '../inventory/stored-item.ts';
 import type { NewPet, Pet } from './pet.ts';
 
 /** What the pet handlers need from the inventory table. */

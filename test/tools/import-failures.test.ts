@@ -13,7 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
-import { maxBatchAttempts } from '#lib/inventory/store.ts';
+import { maxBatchAttempts } from '#lib/inventory/batch-put.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { clearInventory, inventoryRecord, scanTable } from '#test/support/raw-tables.ts';

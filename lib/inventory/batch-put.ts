@@ -1,0 +1,81 @@
+/**
+ * The import's batch writes to the inventory table (create or replace, BatchWriteItem): docs/contract.md
+ * "Operator tooling", docs/architecture.md "Data layout".
+ */
+import { setTimeout } from 'node:timers/promises';
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandOutput,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type { InventoryItem } from './inventory-item.ts';
+import { type PetDetails, storedPetDetails } from './pet-details.ts';
+import { storedItem } from './stored-item.ts';
+
+/** Items per BatchWriteItem request: DynamoDB's maximum. */
+const batchSize = 25;
+/** BatchWriteItem requests per batch at most: the first and the resends of its unprocessed items. */
+export const maxBatchAttempts = 8;
+/** Delay before the first resend of unprocessed items; it doubles for each further one, up to {@link maxRetryDelayMs}. */
+const retryDelayMs = 50;
+/** Longest delay between two resends: with {@link maxBatchAttempts} the resends of one batch wait about 5 s in all. */
+const maxRetryDelayMs = 2000;
+
+/**
+ * {@link putEntries} stopped before writing every entry: `written` of them were written (every entry of the
+ * earlier requests and the processed ones of the failing request), `cause` is why.
+ */
+export class IncompleteWriteError extends Error {
+  readonly written: number;
+
+  constructor(written: number, reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = 'IncompleteWriteError';
+    this.written = written;
+  }
+}
+
+/**
+ * Writes `items` into the inventory table `tableName` (create or replace: a rerun converges) with their pet
+ * details (none: stored ones go), in BatchWriteItem requests of 25, resending unprocessed items,
+ * {@link maxBatchAttempts} times per request.
+ * @throws IncompleteWriteError (saying how many of `items` were written) when DynamoDB still fails.
+ */
+export async function putEntries(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  items: readonly (InventoryItem & { details?: PetDetails })[],
+): Promise<void> {
+  let written = 0;
+  for (let start = 0; start < items.length; start += batchSize) {
+    let requests: Record<string, unknown>[] = items
+      .slice(start, start + batchSize)
+      .map(({ petId, quantity, status, details }) => ({
+        PutRequest: {
+          Item: {
+            ...storedItem({ petId, quantity, status }),
+            ...(details === undefined ? {} : storedPetDetails(details)),
+          },
+        },
+      }));
+    for (let attempt = 1; requests.length > 0; attempt++) {
+      if (attempt > maxBatchAttempts) {
+        throw new IncompleteWriteError(
+          written,
+          `DynamoDB left ${requests.length} item(s) unprocessed after ${maxBatchAttempts} attempts (throttled)`,
+        );
+      }
+      if (attempt > 1) await setTimeout(Math.min(retryDelayMs * 2 ** (attempt - 2), maxRetryDelayMs));
+      let result: BatchWriteCommandOutput;
+      try {
+        result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      } catch (error) {
+        const { name, message } = error as Error;
+        throw new IncompleteWriteError(written, `DynamoDB failed: ${name}: ${message}`, { cause: error });
+      }
+      const unprocessed = result.UnprocessedItems?.[tableName] ?? [];
+      written += requests.length - unprocessed.length;
+      requests = unprocessed;
+    }
+  }
+}
