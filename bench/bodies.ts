@@ -40,7 +40,8 @@ export function measureBodies(quick: boolean): Promise<BodyResult[]> {
 async function run({ quick }: { quick: boolean }): Promise<BodyResult[]> {
   // Each body is refused before any DynamoDB request: the table names need not name tables.
   for (const { env } of Object.values((await import('#lib/tables.ts')).tables)) process.env[env] ??= 'bench';
-  const { restProxyEvent, lambdaTestContext } = await import('../test/support/lambda-events.ts');
+  const { restProxyEvent } = await import('../test/support/lambda-events.ts');
+  const { lambdaContext } = await import('#infra/local/lambda-context.ts');
   const results: BodyResult[] = [];
   for (const [operation, module, method, resource, path, valid, integer] of writes) {
     const { handler } = await import(`#functions/${module}/handler.ts`);
@@ -52,7 +53,7 @@ async function run({ quick }: { quick: boolean }): Promise<BodyResult[]> {
         for (let i = 0; i < Math.min(quick ? 20 : 200, Math.max(3, (quick ? 2e6 : 2e7) / size)); i++) {
           const event = restProxyEvent({ ...request, body: text });
           const start = process.cpuUsage();
-          const { statusCode } = await handler(event, lambdaTestContext(operation));
+          const { statusCode } = await handler(event, lambdaContext(operation));
           const { user, system } = process.cpuUsage(start);
           if (statusCode !== 400) throw new Error(`${operation} ${kind} ${size} B: ${statusCode}`);
           usPerKb[index]?.push((user + system) / (Buffer.byteLength(text) / 1024));

@@ -27,9 +27,10 @@ export function measureWarm(options: WarmOptions): Promise<WarmResult[]> {
 /** Runs in the child: sets the stack's environment, seeds the demo inventory and a key, measures. */
 async function run({ functions, iterations, warmup }: WarmOptions): Promise<WarmResult[]> {
   for (const { environment } of functions) Object.assign(process.env, environment);
-  const { installStreamingRuntime, collectStreamed } = await import('#infra/local/response-streaming.ts');
+  const { installStreamingRuntime, collectStreamed, lambdaContext } = await import(
+    '../test/support/lambda-invoke.ts'
+  );
   installStreamingRuntime();
-  const { lambdaContext } = await import('#infra/local/lambda-context.ts');
   const { demoInventoryFile } = await import('#infra/local/service.ts');
   const { importInventoryFile } = await import('#infra/admin/inventory-writer.ts');
   const { scopes, stageName } = await import('#lib/api.ts');

@@ -11,6 +11,7 @@ import { type GatewayResponseType, renderGatewayResponse } from './gateway-respo
 import { LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
+import { type Prelude, splitPrelude } from './response-streaming.ts';
 import { usagePlan } from './usage-plan.ts';
 
 /** API Gateway's payload limit in bytes (10 MB). */
@@ -112,9 +113,7 @@ function proxyResult(payload: string): APIGatewayProxyResult | undefined {
  * Splits a response stream into its prelude (status and headers, JSON) and the body bytes read with it, as
  * API Gateway does; the stream stays open (paused) for the rest of the body. Undefined when there is none.
  */
-function streamedResponse(
-  body: Readable,
-): Promise<{ prelude: { statusCode?: number; headers?: Record<string, string> }; rest: Buffer } | undefined> {
+function streamedResponse(body: Readable): Promise<{ prelude: Prelude; rest: Buffer } | undefined> {
   return new Promise((resolve) => {
     let received = Buffer.alloc(0);
     const finish = (value: Parameters<typeof resolve>[0]) => {
@@ -125,11 +124,9 @@ function streamedResponse(
     const onEnd = () => finish(undefined);
     const onData = (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      const delimiter = received.indexOf(Buffer.alloc(8));
-      if (delimiter < 0) return;
       try {
-        const prelude = JSON.parse(received.subarray(0, delimiter).toString('utf8'));
-        finish({ prelude, rest: received.subarray(delimiter + 8) });
+        const split = splitPrelude(received);
+        if (split) finish(split);
       } catch {
         finish(undefined);
       }

@@ -1,21 +1,34 @@
-/** A Lambda `Context` for handlers invoked by the local API. */
+/** The Lambda `Context` a handler gets, built once for the local runtime (lambda-worker.ts) and the tests. */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
-/** Milliseconds a local invocation may run, as reported by `getRemainingTimeInMillis`. */
-const timeoutMs = 10_000;
+/** What one invocation's context is made of; each field defaults as a plain local invocation. */
+export interface InvocationDetails {
+  /** The request id (default: a fresh UUID). */
+  requestId?: string;
+  /** Epoch milliseconds at which the function times out (default: 10 s from now). */
+  deadline?: number;
+  /** The function's `MemorySize` in MB (default 256). */
+  memoryMb?: number;
+}
 
-/** A fresh context for one invocation of the function `functionName`, with a new request id. */
-export function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + timeoutMs;
+/** Milliseconds an invocation may run when no deadline is given. */
+const defaultTimeoutMs = 10_000;
+
+/**
+ * A context for one invocation of the function `functionName` (its ARN in `AWS_REGION`, account 000000000000);
+ * `getRemainingTimeInMillis` counts down to the deadline.
+ */
+export function lambdaContext(functionName: string, details: InvocationDetails = {}): Context {
+  const { requestId = randomUUID(), deadline = Date.now() + defaultTimeoutMs, memoryMb = 256 } = details;
   return {
-    awsRequestId: randomUUID(),
+    awsRequestId: requestId,
     functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
+    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION ?? 'us-east-1'}:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(memoryMb),
     logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
+    logStreamName: `local/${randomUUID()}`,
     callbackWaitsForEmptyEventLoop: true,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => {},

@@ -1,9 +1,9 @@
 /** One local Lambda execution environment in a worker thread, started by lambda-runtime.ts. */
-import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Context } from 'aws-lambda';
+import { lambdaContext } from './lambda-context.ts';
+import { installStreamingRuntime, isStreamingHandler } from './response-streaming.ts';
 
 /** What the worker is started with. */
 export interface WorkerData {
@@ -44,10 +44,6 @@ export type WorkerMessage =
   | { id: number; type: 'chunk'; data: Uint8Array }
   | { id: number; type: 'end' };
 
-/** The content type of a streamed HTTP response with its prelude (what `HttpResponseStream.from` sets). */
-const httpIntegrationContentType = 'application/vnd.awslambda.http-integration-response';
-const streaming = Symbol.for('aws.lambda.runtime.handler.streaming');
-
 /**
  * A response stream as the runtime hands it to a streaming handler: writes go to the parent in order, and
  * complete only while less than `streamWindowBytes` await the parent's acknowledgement.
@@ -81,22 +77,7 @@ class ResponseStream extends Writable {
   }
 }
 
-Object.assign(globalThis, {
-  awslambda: {
-    streamifyResponse<T extends object>(handler: T): T {
-      return Object.assign(handler, { [streaming]: true });
-    },
-    HttpResponseStream: {
-      /** Writes the prelude (status and headers as JSON) and its 8-NUL delimiter before the body. */
-      from(stream: ResponseStream, prelude: unknown): ResponseStream {
-        stream.setContentType(httpIntegrationContentType);
-        stream.write(JSON.stringify(prelude));
-        stream.write(new Uint8Array(8));
-        return stream;
-      },
-    },
-  },
-});
+installStreamingRuntime();
 
 function post(message: WorkerMessage): void {
   parentPort?.postMessage(message);
@@ -105,25 +86,16 @@ function post(message: WorkerMessage): void {
 const data = workerData as WorkerData;
 type Handler = (...args: unknown[]) => Promise<unknown>;
 const imported = (await import(pathToFileURL(data.module).href)) as Record<string, unknown>;
-const handler = imported[data.exportName] as (Handler & { [streaming]?: boolean }) | undefined;
+const handler = imported[data.exportName] as Handler | undefined;
 /** The response stream of the invocation running, if it streams. */
 let responding: ResponseStream | undefined;
 
-function context(message: InvokeMessage): Context {
-  return {
-    awsRequestId: message.requestId,
-    functionName: data.functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${data.functionName}`,
-    memoryLimitInMB: String(data.memoryMb),
-    logGroupName: `/aws/lambda/${data.functionName}`,
-    logStreamName: `local/${randomUUID()}`,
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, message.deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
+function context(message: InvokeMessage) {
+  return lambdaContext(data.functionName, {
+    requestId: message.requestId,
+    deadline: message.deadline,
+    memoryMb: data.memoryMb,
+  });
 }
 
 function errorMessage(id: number, error: unknown): WorkerMessage {
@@ -141,7 +113,7 @@ async function invoke(message: InvokeMessage): Promise<void> {
     });
     return;
   }
-  if (handler[streaming]) {
+  if (isStreamingHandler(handler)) {
     const stream = new ResponseStream(message.id);
     responding = stream;
     const finished = new Promise<void>((resolve, reject) => {

@@ -44,21 +44,13 @@ type Outcome = { result: unknown } | { error: string };
  * streaming handler with a response stream, its response collected), send the outcome over IPC.
  */
 const childProgram = `
-const streaming = await import(process.argv[3]);
-streaming.installStreamingRuntime();
+const lambda = await import(process.argv[3]);
+lambda.installStreamingRuntime();
 const { handler } = await import(process.argv[1]);
-const context = {
-  awsRequestId: 'trimmed-bundle-test', functionName: 'test', functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:test', memoryLimitInMB: '256',
-  logGroupName: '/aws/lambda/test', logStreamName: 'test', callbackWaitsForEmptyEventLoop: true,
-  getRemainingTimeInMillis: () => 10000, done() {}, fail() {}, succeed() {},
-};
 let outcome;
 try {
   const event = JSON.parse(process.argv[2]);
-  outcome = { result: streaming.isStreamingHandler(handler)
-    ? await streaming.collectStreamed((stream) => handler(event, stream, context))
-    : await handler(event, context) };
+  outcome = { result: await lambda.invokeHandler(handler, event, lambda.lambdaContext('test')) };
 } catch (error) {
   outcome = { error: String(error?.message ?? error) };
 }
@@ -138,7 +130,7 @@ function invokeBundle(name: string, event: unknown): Promise<{ node: string; out
       childProgram,
       pathToFileURL(file).href,
       JSON.stringify(event),
-      new URL('../../infra/local/response-streaming.ts', import.meta.url).href,
+      new URL('../support/lambda-invoke.ts', import.meta.url).href,
     ],
     {
       env: {

@@ -14,8 +14,6 @@
 import { createServer } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { lambdaContext } from '#infra/local/lambda-context.ts';
-import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import { localAwsDefaults } from '#infra/local/settings.ts';
 import { scopes } from '#lib/api.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
@@ -26,6 +24,7 @@ import {
   type ProxyHandler,
   type StreamingHandler,
 } from '#test/support/lambda-events.ts';
+import { installStreamingRuntime, lambdaContext } from '#test/support/lambda-invoke.ts';
 
 const throttlingBody = JSON.stringify({
   __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',

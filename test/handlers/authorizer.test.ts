@@ -6,12 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
-import {
-  type AuthorizerHandler,
-  lambdaTestContext,
-  tokenAuthorizerEvent,
-} from '#test/support/lambda-events.ts';
+import { type AuthorizerHandler, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { putItem, type RawItem, scanTable, sha256Hex } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
@@ -39,7 +36,7 @@ async function storeKey(name: string, extra: RawItem = {}): Promise<string> {
 }
 
 function authorize(token: string | undefined, methodArn = listArn): Promise<APIGatewayAuthorizerResult> {
-  return suite.handler(tokenAuthorizerEvent(token, methodArn), lambdaTestContext('authorizer'));
+  return suite.handler(tokenAuthorizerEvent(token, methodArn), lambdaContext('authorizer'));
 }
 
 /** Every scope, as the context carries them for a key stored without scopes (docs/contract.md). */

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import {
   handlerSuite,
@@ -13,7 +14,7 @@ import {
   loadInventoryHandlers,
   updateInventoryEvent,
 } from '#test/support/handler-suite.ts';
-import { invokeStreaming, lambdaTestContext, type StreamedResult } from '#test/support/lambda-events.ts';
+import { invokeStreaming, type StreamedResult } from '#test/support/lambda-events.ts';
 import { clearInventory, inventoryRecord, putItems } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
@@ -42,7 +43,7 @@ function listFrom(origin?: string): Promise<StreamedResult> {
   return invokeStreaming(
     suite.handler.listInventory,
     listInventoryEvent(headers),
-    lambdaTestContext('listInventory'),
+    lambdaContext('listInventory'),
   );
 }
 
@@ -50,7 +51,7 @@ function patchFrom(origin: string, petId: string, body: string): Promise<APIGate
   const headers = { origin, 'content-type': 'application/json', ...authorization };
   return suite.handler.updateInventory(
     updateInventoryEvent(petId, body, headers),
-    lambdaTestContext('updateInventory'),
+    lambdaContext('updateInventory'),
   );
 }
 

@@ -4,6 +4,7 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 import { beforeAll, expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { newStoreCredentials } from '#infra/local/store-credentials.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
@@ -12,7 +13,7 @@ import {
   listInventoryEvent,
   updateInventoryEvent,
 } from '#test/support/handler-suite.ts';
-import { invokeStreaming, lambdaTestContext, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
+import { invokeStreaming, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let handlers: InventoryHandlers;
@@ -33,7 +34,7 @@ test('listInventory answers 503 service_unavailable without internals, before an
   const result = await invokeStreaming(
     handlers.listInventory,
     listInventoryEvent(),
-    lambdaTestContext('listInventory'),
+    lambdaContext('listInventory'),
   );
 
   expect(result).toStrictEqual({ ...unavailable, complete: true });
@@ -43,7 +44,7 @@ test('listInventory answers 503 service_unavailable without internals, before an
 test('updateInventory answers 503 service_unavailable without internals', async () => {
   const event = updateInventoryEvent('5', '{"quantity":1}');
 
-  const result = await handlers.updateInventory(event, lambdaTestContext('updateInventory'));
+  const result = await handlers.updateInventory(event, lambdaContext('updateInventory'));
 
   expect(result).toStrictEqual(unavailable);
 });
@@ -54,7 +55,7 @@ test('the authorizer fails with an error other than Unauthorized (not a refusal)
     'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/inventory',
   );
 
-  const error = await handlers.authorizer(event, lambdaTestContext('authorizer')).then(
+  const error = await handlers.authorizer(event, lambdaContext('authorizer')).then(
     () => undefined,
     (thrown: unknown) => thrown,
   );

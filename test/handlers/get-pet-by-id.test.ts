@@ -6,9 +6,10 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { environments } from '#infra/settings.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
-import { lambdaTestContext, type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
+import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
 
 beforeAll(() => {
@@ -36,7 +37,7 @@ function getPetAt(now: Date, petId: string): Promise<APIGatewayProxyResult> {
     path: `/pets/${petId}`,
     pathParameters: { petId },
   });
-  return suite.handler(event, lambdaTestContext('get-pet-by-id'));
+  return suite.handler(event, lambdaContext('get-pet-by-id'));
 }
 
 /** Both deprecation headers, exactly as every response of the function carries them. */

@@ -6,15 +6,11 @@
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { listIndex } from '#lib/tables.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { importInventoryHandlers, listInventoryEvent } from '#test/support/handler-suite.ts';
-import {
-  invokeStreaming,
-  lambdaTestContext,
-  type StreamedResult,
-  type StreamingHandler,
-} from '#test/support/lambda-events.ts';
+import { invokeStreaming, type StreamedResult, type StreamingHandler } from '#test/support/lambda-events.ts';
 import {
   clearInventory,
   inventoryRecord,
@@ -55,7 +51,7 @@ function listInventory(query?: Record<string, string[]>): Promise<StreamedResult
     { Accept: 'application/json', Authorization: 'Bearer psk_not-read-by-the-function' },
     query === undefined ? {} : { query },
   );
-  return invokeStreaming(handler, event, lambdaTestContext('listInventory'));
+  return invokeStreaming(handler, event, lambdaContext('listInventory'));
 }
 
 describe('listInventory', () => {
@@ -163,7 +159,7 @@ describe('listInventory', () => {
       petIdsInShard(5, 3000).map((id) => inventoryRecord(id, 1, 'pending')),
     );
     const event = listInventoryEvent();
-    const stream = invokeStreaming(handler, event, lambdaTestContext('listInventory'), () => proxy.fail());
+    const stream = invokeStreaming(handler, event, lambdaContext('listInventory'), () => proxy.fail());
     const result = await stream.finally(() => proxy.restore());
 
     expect(result.statusCode).toBe(200);

@@ -6,13 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import {
   handlerSuite,
   listInventoryEvent,
   loadInventoryHandlers,
   updateInventoryEvent,
 } from '#test/support/handler-suite.ts';
-import { invokeStreaming, lambdaTestContext, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
+import { invokeStreaming, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
 
 process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
@@ -52,18 +53,18 @@ test('with POWERTOOLS_LOGGER_LOG_EVENT=true, no function logs its event or the k
     await invokeStreaming(
       suite.handler.listInventory,
       listInventoryEvent(headers),
-      lambdaTestContext('listInventory'),
+      lambdaContext('listInventory'),
     );
     await suite.handler.updateInventory(
       updateInventoryEvent('5', '{"quantity":2}', headers),
-      lambdaTestContext('updateInventory'),
+      lambdaContext('updateInventory'),
     );
     await suite.handler.authorizer(
       tokenAuthorizerEvent(
         `Bearer ${key}`,
         'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/v1/GET/inventory',
       ),
-      lambdaTestContext('authorizer'),
+      lambdaContext('authorizer'),
     );
   });
 

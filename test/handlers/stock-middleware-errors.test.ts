@@ -6,11 +6,11 @@
  */
 import { createError } from '@middy/util';
 import { describe, expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { operationNamed } from '#lib/api.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { updateInventoryEvent } from '#test/support/handler-suite.ts';
-import { lambdaTestContext } from '#test/support/lambda-events.ts';
 
 /** updateInventory's middleware chain with a stock-style middleware that throws `error` before the handler. */
 function answerWhenThrown(error: unknown) {
@@ -21,7 +21,7 @@ function answerWhenThrown(error: unknown) {
       },
     })
     .handler(async () => jsonResponse(200, '{}'));
-  return handler(updateInventoryEvent('5', '{"quantity": 1}'), lambdaTestContext('updateInventory'));
+  return handler(updateInventoryEvent('5', '{"quantity": 1}'), lambdaContext('updateInventory'));
 }
 
 /** The Error response the client must receive: JSON content type and exactly code, message, status. */

@@ -4,9 +4,10 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeEach, describe, expect, test } from 'vitest';
+import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { handlerSuite, updateInventoryEvent } from '#test/support/handler-suite.ts';
 import { badPetIdMessage } from '#test/support/http-assertions.ts';
-import { lambdaTestContext, type ProxyHandler, type ProxyRequest } from '#test/support/lambda-events.ts';
+import type { ProxyHandler, ProxyRequest } from '#test/support/lambda-events.ts';
 import {
   clearInventory,
   inventoryRecord,
@@ -50,7 +51,7 @@ function updateInventory(
 ): Promise<APIGatewayProxyResult> {
   const { headers = jsonContentType, ...request } = options;
   const event = updateInventoryEvent(petId, body, headers, request);
-  return suite.handler(event, lambdaTestContext('updateInventory'));
+  return suite.handler(event, lambdaContext('updateInventory'));
 }
 
 /** The error response the client must receive: JSON content type and exactly code, message, status. */
@@ -300,7 +301,7 @@ describe('updateInventory takes requests as API Gateway delivers them (docs/cont
       'if-match': ['"1-sold"'],
     };
 
-    const result = await suite.handler(event, lambdaTestContext('updateInventory'));
+    const result = await suite.handler(event, lambdaContext('updateInventory'));
 
     expect(result).toStrictEqual({
       statusCode: 200,

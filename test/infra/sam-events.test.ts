@@ -233,24 +233,14 @@ afterAll(async () => {
  * written response is collected as API Gateway reads it.
  */
 const runtime = `
-const [bundle, eventFile, streamingModule] = process.argv.slice(1);
+const [bundle, eventFile, invokeModule] = process.argv.slice(1);
 const { readFileSync } = await import('node:fs');
-const streaming = await import(streamingModule);
-streaming.installStreamingRuntime();
+const lambda = await import(invokeModule);
+lambda.installStreamingRuntime();
 const { handler } = await import(bundle);
-const context = {
-  awsRequestId: 'sam-local-request', functionName: 'sam-local', functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:sam-local', memoryLimitInMB: '256',
-  logGroupName: '/aws/lambda/sam-local', logStreamName: 'local', callbackWaitsForEmptyEventLoop: true,
-  getRemainingTimeInMillis: () => 10000,
-};
 let outcome;
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
-try {
-  outcome = { result: streaming.isStreamingHandler(handler)
-    ? await streaming.collectStreamed((stream) => handler(event, stream, context))
-    : await handler(event, context) };
-}
+try { outcome = { result: await lambda.invokeHandler(handler, event, lambda.lambdaContext('sam-local')) }; }
 catch (error) { outcome = { error: error.message }; }
 console.log('OUTCOME ' + JSON.stringify(outcome));
 `;
@@ -270,7 +260,7 @@ async function invoke(logicalId: string, file: string): Promise<Outcome> {
       runtime,
       bundle,
       join(projectRoot, 'events', file),
-      pathToFileURL(join(projectRoot, 'infra/local/response-streaming.ts')).href,
+      pathToFileURL(join(projectRoot, 'test/support/lambda-invoke.ts')).href,
     ],
     {
       encoding: 'utf8',

@@ -1,6 +1,5 @@
 /** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
 import { afterAll, beforeAll } from 'vitest';
-import { installStreamingRuntime } from '#infra/local/response-streaming.ts';
 import {
   type AuthorizerHandler,
   type ProxyHandler,
@@ -8,6 +7,7 @@ import {
   restProxyEvent,
   type StreamingHandler,
 } from './lambda-events.ts';
+import { installStreamingRuntime } from './lambda-invoke.ts';
 import { putItems, type RawItem } from './raw-tables.ts';
 import { importHandlerOnTestDynamoDb, type TestDynamoDb, testTableNames } from './test-dynamodb.ts';
 

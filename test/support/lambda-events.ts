@@ -1,4 +1,4 @@
-/** API Gateway events and a Lambda context from AWS's documentation (docs/api-gateway-behaviour.md). */
+/** API Gateway events from AWS's documentation (docs/api-gateway-behaviour.md). */
 import { randomUUID } from 'node:crypto';
 import type {
   APIGatewayAuthorizerResult,
@@ -7,11 +7,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import {
-  collectStreamed,
-  type ResponseStream,
-  type StreamedResult,
-} from '#infra/local/response-streaming.ts';
+import { collectStreamed, type ResponseStream, type StreamedResult } from './lambda-invoke.ts';
 
 export type { StreamedResult };
 
@@ -128,22 +124,4 @@ export function tokenAuthorizerEvent(
     methodArn,
     ...(authorizationToken === undefined ? {} : { authorizationToken }),
   } as APIGatewayTokenAuthorizerEvent;
-}
-
-/** A Lambda context for one invocation of `functionName`, with a fresh request id. */
-export function lambdaTestContext(functionName: string): Context {
-  return {
-    awsRequestId: randomUUID(),
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
-    memoryLimitInMB: '256',
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: '2026/11/22/[$LATEST]test',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
 }
