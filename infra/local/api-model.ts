@@ -10,8 +10,9 @@ export interface Template {
   >;
 }
 
-/** A Lambda function of the template, ready to run locally. */
+/** A Lambda function of the template, ready to run locally (lambda-runtime.ts runs it). */
 export interface FunctionModel {
+  /** The function's logical id: its name in logs, in its context and in `AWS_LAMBDA_FUNCTION_NAME`. */
   logicalId: string;
   /** Absolute path of the module holding the handler. */
   module: string;

@@ -141,17 +141,7 @@ function streamedResponse(body: Readable): Promise<{ prelude: Prelude; rest: Buf
  */
 export function createEngine(model: ApiModel): Engine {
   const functions = new Map(
-    Object.values(model.functions).map((fn) => [
-      fn.logicalId,
-      new LambdaFunction({
-        name: fn.logicalId,
-        module: fn.module,
-        exportName: fn.exportName,
-        environment: fn.environment,
-        memoryMb: fn.memoryMb,
-        timeoutSeconds: fn.timeoutSeconds,
-      }),
-    ]),
+    Object.values(model.functions).map((fn) => [fn.logicalId, new LambdaFunction(fn)]),
   );
   const functionFor = (logicalId: string) => functions.get(logicalId) as LambdaFunction;
   const plan = usagePlan();

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
+import type { FunctionModel } from './api-model.ts';
 import { environmentErrorReport } from './function-modules.ts';
 import type { AckMessage, InvokeMessage, WorkerData, WorkerMessage } from './lambda-worker.ts';
 
@@ -28,20 +29,6 @@ const youngGenerationMb = 8;
  * wait, so a function produces no faster than the client reads (docs/architecture.md "Local API memory").
  */
 export const streamWindowBytes = 64 * 1024;
-
-/** A function as the engine runs it (from the template: code, handler, environment, memory, timeout). */
-export interface LambdaFunctionConfig {
-  /** The function's name in logs and the context (its logical id). */
-  name: string;
-  /** Absolute path of the module holding the handler. */
-  module: string;
-  /** The exported name of the handler (`index.handler` -> `handler`). */
-  exportName: string;
-  /** The function's whole environment (Lambda's reserved variables included). */
-  environment: Record<string, string>;
-  memoryMb: number;
-  timeoutSeconds: number;
-}
 
 /** How an invocation ended, as Lambda reports it to API Gateway. */
 export type InvokeOutcome =
@@ -67,17 +54,17 @@ class Environment {
   pending: Pending | undefined;
   dead = false;
   private nextId = 0;
-  private readonly config: LambdaFunctionConfig;
+  private readonly config: FunctionModel;
   private readonly onExit: (environment: Environment) => void;
 
   /** `onExit` runs once the environment can take no further invocation (timed out, crashed or exited). */
-  constructor(config: LambdaFunctionConfig, onExit: (environment: Environment) => void) {
+  constructor(config: FunctionModel, onExit: (environment: Environment) => void) {
     this.config = config;
     this.onExit = onExit;
     const data: WorkerData = {
       module: config.module,
       exportName: config.exportName,
-      functionName: config.name,
+      functionName: config.logicalId,
       memoryMb: config.memoryMb,
       streamWindowBytes,
     };
@@ -85,7 +72,7 @@ class Environment {
       workerData: data,
       env: {
         PATH: process.env.PATH ?? '',
-        AWS_LAMBDA_FUNCTION_NAME: config.name,
+        AWS_LAMBDA_FUNCTION_NAME: config.logicalId,
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMb),
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
         AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
@@ -104,7 +91,7 @@ class Environment {
     this.worker.on('error', (error: Error & { code?: string }) => {
       const errorType =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'Runtime.OutOfMemory' : 'Runtime.ImportModuleError';
-      process.stderr.write(environmentErrorReport(config.name, errorType, error));
+      process.stderr.write(environmentErrorReport(config.logicalId, errorType, error));
       this.retire();
       this.fail({ type: 'error', errorType, errorMessage: error.message });
     });
@@ -251,9 +238,9 @@ export class LambdaFunction {
   /** The time (epoch ms) by which every invocation must have ended, set by {@link LambdaFunction.endBy}. */
   private deadline = Number.POSITIVE_INFINITY;
 
-  readonly config: LambdaFunctionConfig;
+  readonly config: FunctionModel;
 
-  constructor(config: LambdaFunctionConfig) {
+  constructor(config: FunctionModel) {
     this.config = config;
   }
 
@@ -272,7 +259,7 @@ export class LambdaFunction {
     const environment = await this.acquire();
     if (Date.now() + this.config.timeoutSeconds * 1000 > this.deadline) {
       this.release(environment);
-      throw new TooLateToStart(`${this.config.name} could not end before the shutdown's deadline`);
+      throw new TooLateToStart(`${this.config.logicalId} could not end before the shutdown's deadline`);
     }
     try {
       const outcome = await environment.invoke(event);
@@ -287,7 +274,7 @@ export class LambdaFunction {
 
   /** An idle environment, a new one while the pool has room, else the next one released. */
   private acquire(): Promise<Environment> {
-    if (this.closed) return Promise.reject(new Error(`${this.config.name} is closed`));
+    if (this.closed) return Promise.reject(new Error(`${this.config.logicalId} is closed`));
     let environment = [...this.environments].find((e) => !e.dead && !this.claimed.has(e));
     if (!environment && this.environments.size < poolSize) {
       environment = new Environment(this.config, (exited) => this.environments.delete(exited));
@@ -329,7 +316,8 @@ export class LambdaFunction {
   /** Terminates every execution environment; invocations still waiting for one fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error(`${this.config.name} is closed`));
+    for (const waiter of this.waiting.splice(0))
+      waiter.reject(new Error(`${this.config.logicalId} is closed`));
     await Promise.all([...this.environments].map((environment) => environment.worker.terminate()));
     this.environments.clear();
   }

@@ -21,7 +21,7 @@ beforeAll(async () => {
   callsFile = join(await temporaryDir('authorizer-cache-'), 'calls');
   await writeFile(callsFile, '');
   fn = new LambdaFunction({
-    name: 'Authorizer',
+    logicalId: 'Authorizer',
     module: fileURLToPath(new URL('../support/functions/behaviour-authorizer.ts', import.meta.url)),
     exportName: 'handler',
     environment: { BEHAVIOUR_CALLS: callsFile },

@@ -36,7 +36,7 @@ test('a streamed body nobody reads holds at most the window, and reading it whol
   const module = join(await temporaryDir('streaming-'), 'index.mjs');
   await writeFile(module, handlerSource);
   const fn = new LambdaFunction({
-    name: 'Streaming',
+    logicalId: 'Streaming',
     module,
     exportName: 'handler',
     environment: {},
