@@ -1,7 +1,7 @@
 /** A TOKEN authorizer as API Gateway REST runs it: docs/api-gateway-behaviour.md A1-A10. */
 import { LRUCache, type Perf } from 'lru-cache';
 import type { AuthorizerModel } from './api-model.ts';
-import type { GatewayResponseType } from './gateway-response.ts';
+import type { GatewayErrorKind } from './gateway-response-render.ts';
 import { type LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import type { EventHeaders } from './proxy-event.ts';
 
@@ -11,7 +11,7 @@ import type { EventHeaders } from './proxy-event.ts';
  */
 export type AuthorizerOutcome =
   | { authorizer: Record<string, string | number>; usageIdentifier?: string }
-  | { refusal: GatewayResponseType };
+  | { refusal: GatewayErrorKind };
 
 interface Statement {
   Effect: 'Allow' | 'Deny';
@@ -103,7 +103,7 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, 
     : undefined;
   const headerName = authorizer.identityHeader.toLowerCase();
 
-  async function decide(token: string, methodArn: string): Promise<Decision | GatewayResponseType> {
+  async function decide(token: string, methodArn: string): Promise<Decision | GatewayErrorKind> {
     const cached = cache?.get(token);
     if (cached) return cached;
     const outcome = await fn

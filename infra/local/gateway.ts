@@ -7,7 +7,7 @@ import FindMyWay from 'find-my-way';
 import { errorBody } from '#lib/http/errors.ts';
 import type { ApiModel, MethodModel, ThrottleModel } from './api-model.ts';
 import { authorizerStep } from './authorizer.ts';
-import { type GatewayResponseType, renderGatewayResponse } from './gateway-response.ts';
+import { type GatewayErrorKind, renderGatewayResponse } from './gateway-response-render.ts';
 import { LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
@@ -169,9 +169,9 @@ export function createEngine(model: ApiModel): Engine {
     router.on(verbs as 'GET'[], path || '/', () => {}, method);
   }
 
-  function send(response: ServerResponse, requestId: string, type: GatewayResponseType): void {
+  function send(response: ServerResponse, requestId: string, kind: GatewayErrorKind): void {
     const request = response.req;
-    const rendered = renderGatewayResponse(model.gatewayResponses, type, (name) => {
+    const rendered = renderGatewayResponse(model.gatewayResponses, kind, (name) => {
       const value = request.headers[name.toLowerCase()];
       return Array.isArray(value) ? value[0] : value;
     });

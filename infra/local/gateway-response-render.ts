@@ -1,8 +1,12 @@
 /** API Gateway's own responses rendered from the template: docs/api-gateway-behaviour.md G1-G3. */
+import type { GatewayResponseType } from '../gateway-responses.ts';
 import type { GatewayResponseModel } from './api-model.ts';
 
-/** What API Gateway knows of each type it can answer here: default status, message and `x-amzn-ErrorType`. */
-const types = {
+/**
+ * What API Gateway knows of each error the local engine answers itself: default status, message and
+ * `x-amzn-ErrorType`. Each is a {@link GatewayResponseType}, except LAMBDA_ERROR (below).
+ */
+const kinds = {
   UNAUTHORIZED: [401, 'Unauthorized', 'UnauthorizedException'],
   ACCESS_DENIED: [
     403,
@@ -23,10 +27,12 @@ const types = {
    * the INTEGRATION_FAILURE gateway response (docs/api-gateway-behaviour.md S4).
    */
   LAMBDA_ERROR: [502, 'Internal server error', 'InternalServerErrorException'],
-} as const satisfies Record<string, readonly [number, string | null, string]>;
+} as const satisfies Partial<
+  Record<GatewayResponseType | 'LAMBDA_ERROR', readonly [number, string | null, string]>
+>;
 
-/** A response API Gateway writes itself. */
-export type GatewayResponseType = keyof typeof types;
+/** An error the local engine answers itself, rendered with the gateway response of its type. */
+export type GatewayErrorKind = keyof typeof kinds;
 
 /** A rendered response: status, headers and body text. */
 export interface RenderedResponse {
@@ -44,17 +50,19 @@ function fill(template: string, message: string | null, type: string): string {
 }
 
 /**
- * Renders `type` from the template's gateway responses (by `ResponseType`); `requestHeader(name)` gives a request
- * header's value for the headers the response copies from the request (left out when the request has none).
+ * Renders `kind` from the template's gateway responses (by `ResponseType`, LAMBDA_ERROR by INTEGRATION_FAILURE);
+ * `requestHeader(name)` gives a request header's value for the headers the response copies from the request
+ * (left out when the request has none).
  */
 export function renderGatewayResponse(
   responses: Readonly<Record<string, GatewayResponseModel>>,
-  type: GatewayResponseType,
+  kind: GatewayErrorKind,
   requestHeader: (name: string) => string | undefined = () => undefined,
 ): RenderedResponse {
-  const [defaultStatus, message, errorType] = types[type];
+  const [defaultStatus, message, errorType] = kinds[kind];
+  const type: GatewayResponseType = kind === 'LAMBDA_ERROR' ? 'INTEGRATION_FAILURE' : kind;
   const family = defaultStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
-  const own = responses[type === 'LAMBDA_ERROR' ? 'INTEGRATION_FAILURE' : type];
+  const own = responses[type];
   const fallback = responses[family];
   const chosen = own ?? fallback;
   const template = chosen?.body ?? '{"message":$context.error.messageString}';
@@ -70,6 +78,6 @@ export function renderGatewayResponse(
       ...Object.fromEntries(copied),
       'x-amzn-ErrorType': errorType,
     },
-    body: fill(template, message, type),
+    body: fill(template, message, kind),
   };
 }
