@@ -1,4 +1,8 @@
-/** API Gateway's own responses rendered from the template: docs/api-gateway-behaviour.md G1-G3. */
+/**
+ * API Gateway's own responses rendered from the template, their Velocity templates by velocityjs as
+ * mock-integration.ts renders a MOCK integration's: docs/api-gateway-behaviour.md G1-G3, G5.
+ */
+import { render } from 'velocityjs';
 import type { GatewayResponseType } from '../gateway-responses.ts';
 import type { GatewayResponseModel } from './api-model.ts';
 
@@ -41,23 +45,25 @@ export interface RenderedResponse {
   body: string;
 }
 
-/** Fills the `$context` variables a gateway response template may use (the others are left as written). */
-function fill(template: string, message: string | null, type: string): string {
-  return template
-    .replaceAll('$context.error.messageString', JSON.stringify(message))
-    .replaceAll('$context.error.message', message ?? '')
-    .replaceAll('$context.error.responseType', type);
+/** The request a gateway response answers, for the template's `$context` and the copied headers. */
+export interface GatewayRequest {
+  /** The request id API Gateway gives the request (`$context.requestId`, the `x-amzn-RequestId` header). */
+  requestId: string;
+  /** A request header's value, for the headers the response copies from the request (none: left out). */
+  header(name: string): string | undefined;
 }
 
 /**
- * Renders `kind` from the template's gateway responses (by `ResponseType`, LAMBDA_ERROR by INTEGRATION_FAILURE);
- * `requestHeader(name)` gives a request header's value for the headers the response copies from the request
- * (left out when the request has none).
+ * Renders `kind` from the template's gateway responses (by `ResponseType`, LAMBDA_ERROR by INTEGRATION_FAILURE,
+ * else DEFAULT_4XX / DEFAULT_5XX by its default status). The `application/json` template is Velocity with
+ * `$context.requestId` and `$context.error.message`, `.messageString` (the message as a JSON string) and
+ * `.responseType` (the `$context` variables of API Gateway's mapping templates, developer guide); a type with no template answers
+ * `{"message":$context.error.messageString}`, API Gateway's default.
  */
 export function renderGatewayResponse(
   responses: Readonly<Record<string, GatewayResponseModel>>,
   kind: GatewayErrorKind,
-  requestHeader: (name: string) => string | undefined = () => undefined,
+  request: GatewayRequest,
 ): RenderedResponse {
   const [defaultStatus, message, errorType] = kinds[kind];
   const type: GatewayResponseType = kind === 'LAMBDA_ERROR' ? 'INTEGRATION_FAILURE' : kind;
@@ -67,7 +73,7 @@ export function renderGatewayResponse(
   const chosen = own ?? fallback;
   const template = chosen?.body ?? '{"message":$context.error.messageString}';
   const copied = Object.entries(chosen?.requestHeaders ?? {}).flatMap(([name, source]) => {
-    const value = requestHeader(source);
+    const value = request.header(source);
     return value === undefined ? [] : [[name, value]];
   });
   return {
@@ -78,6 +84,11 @@ export function renderGatewayResponse(
       ...Object.fromEntries(copied),
       'x-amzn-ErrorType': errorType,
     },
-    body: fill(template, message, kind),
+    body: render(template, {
+      context: {
+        requestId: request.requestId,
+        error: { message: message ?? '', messageString: JSON.stringify(message), responseType: type },
+      },
+    }),
   };
 }

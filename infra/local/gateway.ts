@@ -171,9 +171,12 @@ export function createEngine(model: ApiModel): Engine {
 
   function send(response: ServerResponse, requestId: string, kind: GatewayErrorKind): void {
     const request = response.req;
-    const rendered = renderGatewayResponse(model.gatewayResponses, kind, (name) => {
-      const value = request.headers[name.toLowerCase()];
-      return Array.isArray(value) ? value[0] : value;
+    const rendered = renderGatewayResponse(model.gatewayResponses, kind, {
+      requestId,
+      header(name) {
+        const value = request.headers[name.toLowerCase()];
+        return Array.isArray(value) ? value[0] : value;
+      },
     });
     response
       .writeHead(rendered.statusCode, { ...rendered.headers, ...gatewayHeaders(requestId) })

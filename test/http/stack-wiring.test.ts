@@ -2,7 +2,7 @@
  * The HTTP suites prove the stack's wiring, not only the code (docs/architecture.md "One table, three
  * renderings"):
  * four mistakes made in a copy of this run's synthesized staging template, each served by the local API, and
- * the contract answer each one breaks.
+ * the contract answer each one breaks; and a gateway response's template is what the local API sends.
  */
 import { describe, expect, test } from 'vitest';
 import type { Template } from '#infra/local/api-model.ts';
@@ -88,5 +88,26 @@ describe('a wiring mistake in the stack fails the contract suites', () => {
       }),
     );
     expect(outcome.keyed).toBe(500);
+  });
+
+  test('a gateway response template is Velocity with $context, rendered as API Gateway does', async () => {
+    const template = await brokenTemplate((template) => {
+      const response = resourceMentioning(template, 'AWS::ApiGateway::GatewayResponse', '"UNAUTHORIZED"');
+      response.ResponseTemplates = {
+        'application/json':
+          '#set($code = "unauthorized"){"code":"$code","type":"$context.error.responseType",' +
+          '"message":$context.error.messageString,"requestId":"$context.requestId"}',
+      };
+    });
+    const api = await startTestApi({ stack: { assemblyDir: assemblyDir(), template, sources: false } });
+    try {
+      const response = await api.request('GET', '/inventory');
+      expect(response.status).toBe(401);
+      expect(response.text).toBe(
+        `{"code":"unauthorized","type":"UNAUTHORIZED","message":"Unauthorized","requestId":"${response.headers.get('x-amzn-RequestId')}"}`,
+      );
+    } finally {
+      await api.close();
+    }
   });
 });
