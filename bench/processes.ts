@@ -2,9 +2,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables, inMemory, localTableNames } from '#infra/local/dynamodb.ts';
-import { serverNodeFlags } from '#infra/local/heap-settings.ts';
 import type { StoreCredentials } from '#infra/local/store-credentials.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 /**
  * Runs `node <script> ...args` (script relative to the project root) with `env` over this process's, until

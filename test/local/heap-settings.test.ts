@@ -1,7 +1,7 @@
-/** `npm start` and `npm run dev` run the server with the V8 flags of infra/local/heap-settings.ts. */
+/** `npm start` and `npm run dev` run the server with the V8 flags of test/support/heap-settings.ts. */
 import { readFile } from 'node:fs/promises';
 import { expect, test } from 'vitest';
-import { serverNodeFlags } from '#infra/local/heap-settings.ts';
+import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 test('npm start and npm run dev give the server the V8 flags that size its heap', async () => {
   const { scripts } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serverNodeFlags } from '#infra/local/heap-settings.ts';
+import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 /** The project root. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
