@@ -36,7 +36,10 @@ function isDateTime(text: string): boolean {
   const match = dateTime.exec(text);
   if (!match) return false;
   const [, year, month, day, hour, minute, second, , , offsetHour = '00', offsetMinute = '00'] = match;
-  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0 to 99 into the 1900s (year 0000 has a 29 February).
+  const lastOfMonth = new Date(0);
+  lastOfMonth.setUTCFullYear(Number(year), Number(month), 0);
+  const daysInMonth = lastOfMonth.getUTCDate();
   return (
     Number(month) >= 1 &&
     Number(month) <= 12 &&

@@ -86,6 +86,17 @@ describe('placeOrder', () => {
     expect(read.text).toBe(response.text);
   });
 
+  test("takes a shipDate on 29 February of year 0000 (a leap year in RFC 3339's calendar) and stores it as sent", async () => {
+    await api.inventory.putMany([{ petId: '13', quantity: 1, status: 'available' }]);
+    const response = await placeOrder('{"petId": 13, "quantity": 1, "shipDate": "0000-02-29T00:00:00Z"}');
+    expect(response.status).toBe(201);
+    const id = /^\{"id":([1-9][0-9]*),/.exec(response.text)?.[1] as string;
+    expect(response.text).toBe(
+      `{"id":${id},"petId":13,"quantity":1,"shipDate":"0000-02-29T00:00:00Z","status":"placed","complete":false}`,
+    );
+    expect(stockOf(await api.tableItems(), '13')).toBe('0');
+  });
+
   test.each([
     [
       '409 insufficient_stock when the stock is short',
@@ -128,6 +139,10 @@ describe('placeOrder', () => {
     ],
     [
       '{"petId": 11, "quantity": 1, "shipDate": "2026-02-30T00:00:00Z"}',
+      'shipDate must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z',
+    ],
+    [
+      '{"petId": 11, "quantity": 1, "shipDate": "0100-02-29T00:00:00Z"}',
       'shipDate must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z',
     ],
     [

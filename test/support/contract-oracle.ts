@@ -380,7 +380,10 @@ function isContractDateTime(date: string): boolean {
   const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = match
     .slice(1)
     .map((part) => Number(part ?? '0'));
-  const lastDay = new Date(Date.UTC(year as number, month as number, 0)).getUTCDate();
+  // The Gregorian calendar of RFC 3339 §5.7, for every year from 0000 (a leap year) to 9999.
+  const y = year as number;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const lastDay = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month as number) ? 30 : 31;
   // Each field of RFC 3339 §5.6 with its inclusive range (§5.7: the day by month and leap year).
   const ranges: [number | undefined, number, number][] = [
     [month, 1, 12],
