@@ -31,8 +31,8 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
     '../test/support/lambda-invoke.ts'
   );
   installStreamingRuntime();
-  const { demoInventoryFile } = await import('#infra/local/service.ts');
-  const { importInventoryFile } = await import('#infra/admin/inventory-writer.ts');
+  const { demoInventoryFile } = await import('#local-api/service.ts');
+  const { importInventoryFile } = await import('#ops/admin/inventory-writer.ts');
   const { scopes, stageName } = await import('#lib/api.ts');
   const { tables } = await import('#lib/tables.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');

@@ -16,14 +16,14 @@ export const esmRequireBanner =
  */
 export const bundleAliases = {
   /** The SDK's default credential chain, reduced to its environment link. */
-  '@aws-sdk/credential-provider-node': './infra/lambda-shims/credential-provider-env.ts',
+  '@aws-sdk/credential-provider-node': './lib/bundle-shims/credential-provider-env.ts',
   /** `node:http` loaded with `require`, so its ESM facade does not load undici. */
-  'node:http': './infra/lambda-shims/node-http.ts',
+  'node:http': './lib/bundle-shims/node-http.ts',
   /** Event-stream support, which DynamoDB never uses: the stand-in throws. */
-  '@smithy/core/event-streams': './infra/lambda-shims/no-event-streams.ts',
+  '@smithy/core/event-streams': './lib/bundle-shims/no-event-streams.ts',
   /** Powertools' JMESPath interpreter: the stand-in evaluates member paths, all placeOrder uses. */
-  '@aws-lambda-powertools/jmespath/functions': './infra/lambda-shims/jmespath-paths.ts',
-  '@aws-lambda-powertools/jmespath': './infra/lambda-shims/jmespath-paths.ts',
+  '@aws-lambda-powertools/jmespath/functions': './lib/bundle-shims/jmespath-paths.ts',
+  '@aws-lambda-powertools/jmespath': './lib/bundle-shims/jmespath-paths.ts',
 } as const;
 
 /** The settings shared by both forms. `target` matches the Lambda runtime nodejs24.x. */

@@ -4,14 +4,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
+import { type EnvironmentName, stackName } from '#infra/settings.ts';
 import { authorizer, operations } from '#lib/api.ts';
 import { type TableId, tables } from '#lib/tables.ts';
-import { functionLogicalId, tableLogicalId } from '../inventory-stack.ts';
-import { type EnvironmentName, stackName } from '../settings.ts';
 import type { Template } from './api-model.ts';
 
 /** The project root. */
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const projectRoot = fileURLToPath(new URL('../', import.meta.url));
 
 /** One stack of a cloud assembly, to serve. */
 export interface ServedStack {
@@ -67,7 +67,7 @@ export async function readStack(
  * temporary folder, and returns `environment`'s stack to be served from the TypeScript sources.
  */
 export async function synthesizeForSources(environment: EnvironmentName): Promise<ServedStack> {
-  const { createServiceApp } = await import('../service-app.ts');
+  const { createServiceApp } = await import('#infra/service-app.ts');
   const outdir = await mkdtemp(join(tmpdir(), 'local-api-'));
   try {
     const { app } = createServiceApp({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });

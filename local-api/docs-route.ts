@@ -1,6 +1,6 @@
 /** `GET /docs` on the local server, the API reference page, outside the `/v1` API. */
 import type { RequestListener } from 'node:http';
-import { apiReferenceHtml } from '../docs/api-reference.ts';
+import { apiReferenceHtml } from './docs-page/api-reference.ts';
 
 /**
  * Wraps the API's request listener with the `/docs` page (also `/docs/`, GET and HEAD).

@@ -3,7 +3,7 @@
  * mock-integration.ts renders a MOCK integration's: docs/api-gateway-behaviour.md G1-G3, G5.
  */
 import { render } from 'velocityjs';
-import type { GatewayResponseType } from '../gateway-responses.ts';
+import type { GatewayResponseType } from '#infra/gateway-responses.ts';
 import type { GatewayResponseModel } from './api-model.ts';
 
 /**

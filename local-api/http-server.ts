@@ -7,8 +7,8 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { errorBody } from '#lib/http/errors.ts';
-import { gatewayResponses } from '../gateway-responses.ts';
 
 const malformed = errorBody('invalid_request', 'malformed HTTP request');
 const badHost = errorBody(

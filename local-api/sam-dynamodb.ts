@@ -3,7 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTables, inMemory, startDynamoDb } from './dynamodb.ts';
+import { ensureTables } from '#ops/admin/tables.ts';
+import { inMemory, startDynamoDb } from './dynamodb.ts';
 import { samTableNames, seedSamFixtures } from './sam-fixtures.ts';
 import { localAwsDefaults, localDataDir } from './settings.ts';
 import { credentialsFile, credentialVariables } from './store-credentials.ts';
@@ -57,7 +58,7 @@ if (values['data-dir'] === inMemory) {
 }
 if (values['env-vars']) {
   // events/env-vars.json with every function's endpoint on the port this server listens on.
-  const envVars = JSON.parse(await readFile(new URL('../../events/env-vars.json', import.meta.url), 'utf8'));
+  const envVars = JSON.parse(await readFile(new URL('../events/env-vars.json', import.meta.url), 'utf8'));
   for (const variables of Object.values(envVars) as Record<string, string>[]) {
     const endpoint = new URL(variables.AWS_ENDPOINT_URL_DYNAMODB as string);
     endpoint.port = listening;

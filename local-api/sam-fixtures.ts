@@ -2,13 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
-import { functionLogicalId } from '../inventory-stack.ts';
 
 /**
  * The table names of `events/env-vars.json`, by table: each read from a function that uses the table.
@@ -16,7 +16,7 @@ import { functionLogicalId } from '../inventory-stack.ts';
  */
 export function samTableNames(): Record<TableId, string> {
   const envVars = JSON.parse(
-    readFileSync(new URL('../../events/env-vars.json', import.meta.url), 'utf8'),
+    readFileSync(new URL('../events/env-vars.json', import.meta.url), 'utf8'),
   ) as Record<string, Record<string, string>>;
   return Object.fromEntries(
     (Object.keys(tables) as TableId[]).map((id) => {

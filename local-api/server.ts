@@ -1,6 +1,6 @@
 /** `npm start [-- --stack staging|production [--assembly <dir>]]`: docs/local-api.md "Settings". */
 import { Command, Option } from 'commander';
-import { environments } from '../settings.ts';
+import { environments } from '#infra/settings.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';
 import { watchFunctionModules } from './function-modules.ts';
 import { startLocalService } from './service.ts';

@@ -1,5 +1,5 @@
 /** Settings of local runs from environment variables: docs/local-api.md "Settings". */
-import { type EnvironmentSettings, environments } from '../settings.ts';
+import { type EnvironmentSettings, environments } from '#infra/settings.ts';
 
 /**
  * The environment whose settings the local API applies (per-key throttle, key expiry and rotation): staging's,

@@ -1,6 +1,6 @@
 /** `npm run backfill [-- --env staging|production]`: docs/operating.md "Upgrading a store to the list index". */
 import { Command } from 'commander';
-import type { EnvironmentName } from '../settings.ts';
+import type { EnvironmentName } from '#infra/settings.ts';
 import { backfillListIndex } from './list-index-backfill.ts';
 import { environmentOption, openTarget } from './target.ts';
 

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { listShardOf } from '#lib/inventory/list-index.ts';
 import { listIndex, tables } from '#lib/tables.ts';
-import { createTable } from '../local/dynamodb.ts';
+import { createTable } from '#ops/admin/tables.ts';
 
 /** What a backfill did. */
 export interface BackfillResult {

@@ -1,7 +1,7 @@
 /** `npm run smoke -- <BaseUrl>`: the pipeline's smoke test of a deployed or local API (docs/operating.md "Continuous delivery"). */
 import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
-import { gatewayResponses } from '../gateway-responses.ts';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
 
 /** One check's outcome: the failure's description, or undefined when it passed. */
 type Check = () => Promise<string | undefined>;

@@ -4,18 +4,18 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Option } from 'commander';
-import { toDocumentClient } from '#lib/clients/document-client.ts';
-import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
-import type { TableId } from '#lib/tables.ts';
-import { type GatewayKeys, gatewayKeys } from '../admin/gateway-keys.ts';
-import { connectLocalDynamoDb, localTableNames } from '../local/dynamodb.ts';
-import { localAwsDefaults, localDataDir, localEnvironment } from '../local/settings.ts';
 import {
   type EnvironmentName,
   type EnvironmentSettings,
   environments,
   stackName as stackNameOf,
-} from '../settings.ts';
+} from '#infra/settings.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
+import type { TableId } from '#lib/tables.ts';
+import { connectLocalDynamoDb, localTableNames } from '#local-api/dynamodb.ts';
+import { localAwsDefaults, localDataDir, localEnvironment } from '#local-api/settings.ts';
+import { type GatewayKeys, gatewayKeys } from './admin/gateway-keys.ts';
 
 /** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
 export function environmentOption(description = 'a deployed environment instead of the local store'): Option {
@@ -33,7 +33,7 @@ export interface Target {
   /** The environment's settings (key defaults); the local store has the local API's. */
   settings: EnvironmentSettings;
   /**
-   * The keys' API Gateway side in a deployed environment (infra/admin/gateway-keys.ts); undefined for the local store.
+   * The keys' API Gateway side in a deployed environment (ops/admin/gateway-keys.ts); undefined for the local store.
    * @throws Error when the stack has no `RestApiId` / `UsagePlanId` output (deployed before per-key throttling).
    */
   gatewayKeys(): GatewayKeys | undefined;

@@ -5,7 +5,7 @@ const memberPath = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /** The value at the dotted member path `expression` of `data` (null when a member is missing). */
 export function search(expression: string, data: unknown): unknown {
   if (!memberPath.test(expression)) {
-    throw new Error(`JMESPath expression not bundled (infra/lambda-shims/jmespath-paths.ts): ${expression}`);
+    throw new Error(`JMESPath expression not bundled (lib/bundle-shims/jmespath-paths.ts): ${expression}`);
   }
   let value: unknown = data;
   for (const member of expression.split('.')) {

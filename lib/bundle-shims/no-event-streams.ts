@@ -1,6 +1,6 @@
 /** Bundle stand-in for `@smithy/core/event-streams`, which throws: docs/architecture.md "Bundles". */
 
-const message = 'event streams are not bundled (see infra/lambda-shims/no-event-streams.ts)';
+const message = 'event streams are not bundled (see lib/bundle-shims/no-event-streams.ts)';
 
 /** Never constructed for DynamoDB; throws if it ever is. */
 export class EventStreamSerde {

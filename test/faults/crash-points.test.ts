@@ -17,9 +17,9 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test } from 'vitest';
-import { samTableNames } from '#infra/local/sam-fixtures.ts';
-import { dataFolderCredentials } from '#infra/local/store-credentials.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
+import { samTableNames } from '#local-api/sam-fixtures.ts';
+import { dataFolderCredentials } from '#local-api/store-credentials.ts';
 import {
   type ChildResult,
   childEnv,

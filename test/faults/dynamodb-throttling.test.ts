@@ -14,9 +14,9 @@
 import { createServer } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { localAwsDefaults } from '#infra/local/settings.ts';
 import { scopes } from '#lib/api.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
+import { localAwsDefaults } from '#local-api/settings.ts';
 import { listenOnFreePort } from '#test/support/free-port.ts';
 import {
   type AuthorizerHandler,

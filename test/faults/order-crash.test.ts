@@ -12,8 +12,8 @@
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import type { Template } from '#infra/local/api-model.ts';
 import { operationNamed } from '#lib/api.ts';
+import type { Template } from '#local-api/api-model.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { expectError } from '#test/support/http-assertions.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';

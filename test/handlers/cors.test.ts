@@ -6,8 +6,8 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
+import { lambdaContext } from '#local-api/lambda-context.ts';
 import {
   handlerSuite,
   listInventoryEvent,

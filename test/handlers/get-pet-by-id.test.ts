@@ -6,8 +6,8 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { lambdaContext } from '#infra/local/lambda-context.ts';
 import { environments } from '#infra/settings.ts';
+import { lambdaContext } from '#local-api/lambda-context.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';

@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { lambdaContext } from '#infra/local/lambda-context.ts';
+import { lambdaContext } from '#local-api/lambda-context.ts';
 import { handlerSuite, updateInventoryEvent } from '#test/support/handler-suite.ts';
 import { badPetIdMessage } from '#test/support/http-assertions.ts';
 import type { ProxyHandler, ProxyRequest } from '#test/support/lambda-events.ts';

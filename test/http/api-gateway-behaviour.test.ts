@@ -14,10 +14,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import { apiModel, type Template } from '#infra/local/api-model.ts';
-import { createEngine, type Engine } from '#infra/local/gateway.ts';
-import { createApiServer } from '#infra/local/http-server.ts';
 import { authorizer, operations } from '#lib/api.ts';
+import { apiModel, type Template } from '#local-api/api-model.ts';
+import { createEngine, type Engine } from '#local-api/gateway.ts';
+import { createApiServer } from '#local-api/http-server.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 

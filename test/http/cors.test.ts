@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InventoryStack } from '#infra/inventory-stack.ts';
-import type { Template } from '#infra/local/api-model.ts';
 import { environments } from '#infra/settings.ts';
+import type { Template } from '#local-api/api-model.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const backOffice = 'https://backoffice.example.com';

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { LocalDynamoDb } from '#infra/local/dynamodb.ts';
+import type { LocalDynamoDb } from '#local-api/dynamodb.ts';
 import type { TestApi, TestResponse } from '#test/support/test-api.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
 
@@ -72,7 +72,7 @@ let readOnly: string;
 
 beforeAll(async () => {
   const { freePort } = await import('#test/support/free-port.ts');
-  const { startDynamoDb, localTableNames } = await import('#infra/local/dynamodb.ts');
+  const { startDynamoDb, localTableNames } = await import('#local-api/dynamodb.ts');
   const { startTestApi } = await import('#test/support/test-api.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
   dataDir = await mkdtemp(join(tmpdir(), 'logs-'));

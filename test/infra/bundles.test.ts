@@ -20,12 +20,12 @@ import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, esmRequireBanner, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import { localTableNames } from '#infra/local/dynamodb.ts';
-import { samTableNames } from '#infra/local/sam-fixtures.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, type FunctionDefinition, operations, tablesOf } from '#lib/api.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { tables } from '#lib/tables.ts';
+import { localTableNames } from '#local-api/dynamodb.ts';
+import { samTableNames } from '#local-api/sam-fixtures.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
 import { removeSynthesized, resource, synthesized } from './synth.ts';
 
@@ -98,7 +98,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s bundles', (env
       // The Lambda runtime defines its `awslambda` globals (response streaming) before it loads a handler.
       const probe =
         '(await import(process.argv[2])).installStreamingRuntime(); const m = await import(process.argv[1]); console.log(JSON.stringify({ node: process.versions.node, handler: typeof m.handler }));';
-      const runtime = pathToFileURL(join(projectRoot, 'infra/local/response-streaming.ts')).href;
+      const runtime = pathToFileURL(join(projectRoot, 'local-api/response-streaming.ts')).href;
       const result = spawnSync(
         process.execPath,
         ['--input-type=module', '-e', probe, pathToFileURL(bundle).href, runtime],

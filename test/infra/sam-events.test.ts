@@ -16,7 +16,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
+import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
   samApiKey,
   samApiKeyName,
@@ -24,8 +25,8 @@ import {
   samTableNames,
   samUnknownPetId,
   seedSamFixtures,
-} from '#infra/local/sam-fixtures.ts';
-import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
+} from '#local-api/sam-fixtures.ts';
+import { ensureTables } from '#ops/admin/tables.ts';
 import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';

@@ -13,12 +13,12 @@ import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { minimumShiftIntervalSeconds } from '#infra/gradual-deployment.ts';
 import { accessLogFields } from '#infra/inventory-api.ts';
 import { deprecationEnvironment, functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
-import { tableKeySchema } from '#infra/local/dynamodb.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, authorizerCacheTtlSeconds, operations, stageName, tablesOf } from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
+import { tableKeySchema } from '#ops/admin/tables.ts';
 import {
   getAtt,
   ref,
@@ -253,7 +253,7 @@ describe.each(environmentNames)('%s stack', (name) => {
         const { timeToLiveAttribute } = tables[tableId] as TableDefinition;
         const table = resource(json(), tableLogicalId(tableId));
         expect(table.Type).toBe('AWS::DynamoDB::Table');
-        // The local store creates its tables with the same keys (infra/local/dynamodb.ts tableKeySchema).
+        // The local store creates its tables with the same keys (ops/admin/tables.ts tableKeySchema).
         expect(table.Properties).toEqual({
           ...tableKeySchema(tableId),
           BillingMode: 'PAY_PER_REQUEST',

@@ -8,8 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { authorizerCacheEntries, authorizerStep } from '#infra/local/authorizer.ts';
-import { LambdaFunction } from '#infra/local/lambda-runtime.ts';
+import { authorizerCacheEntries, authorizerStep } from '#local-api/authorizer.ts';
+import { LambdaFunction } from '#local-api/lambda-runtime.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 const ttlSeconds = 300;

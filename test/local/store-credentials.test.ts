@@ -1,6 +1,6 @@
 /**
  * The embedded DynamoDB accepts only requests signed with its store's own credentials (docs/contract.md
- * "Bounded cost, clean shutdown"; infra/local/store-credentials.ts): kept 0600 in the data folder from the
+ * "Bounded cost, clean shutdown"; local-api/store-credentials.ts): kept 0600 in the data folder from the
  * first start on, fresh for a store in memory; an unsigned request, one signed with other credentials and one
  * whose signature does not match are refused in DynamoDB's error format and change nothing, so no one else on
  * the machine can plant a key digest that the API would then accept.
@@ -9,9 +9,9 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { startDynamoDb } from '#infra/local/dynamodb.ts';
-import { credentialsFile, newStoreCredentials } from '#infra/local/store-credentials.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { startDynamoDb } from '#local-api/dynamodb.ts';
+import { credentialsFile, newStoreCredentials } from '#local-api/store-credentials.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi } from '#test/support/test-api.ts';

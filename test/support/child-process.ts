@@ -9,11 +9,11 @@ export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Script paths from the project root, as package.json's scripts name them. */
 export const scripts = {
-  server: 'infra/local/server.ts',
-  keys: 'infra/tools/api-keys.ts',
-  import: 'infra/tools/import-inventory.ts',
-  backfill: 'infra/tools/backfill.ts',
-  samDynamoDb: 'infra/local/sam-dynamodb.ts',
+  server: 'local-api/server.ts',
+  keys: 'ops/api-keys.ts',
+  import: 'ops/import-inventory.ts',
+  backfill: 'ops/backfill.ts',
+  samDynamoDb: 'local-api/sam-dynamodb.ts',
 } as const;
 
 /** Variables of the local service and tools that a child never inherits from the test process. */

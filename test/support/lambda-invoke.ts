@@ -9,10 +9,10 @@ import {
   isStreamingHandler,
   type ResponseStream,
   splitPrelude,
-} from '#infra/local/response-streaming.ts';
+} from '#local-api/response-streaming.ts';
 
-export { lambdaContext } from '#infra/local/lambda-context.ts';
-export { installStreamingRuntime, type ResponseStream } from '#infra/local/response-streaming.ts';
+export { lambdaContext } from '#local-api/lambda-context.ts';
+export { installStreamingRuntime, type ResponseStream } from '#local-api/response-streaming.ts';
 
 /** Status and headers of a streamed response, from its prelude. */
 export interface StreamedHead {

@@ -29,7 +29,7 @@ export function serverArgs(): string[] {
 }
 
 /**
- * Starts `node infra/local/server.ts` with {@link serverArgs} (then `options.args`, e.g. `--watch` as `npm run
+ * Starts `node local-api/server.ts` with {@link serverArgs} (then `options.args`, e.g. `--watch` as `npm run
  * dev` passes) on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), `variables` added to or replacing those
  * of the child's environment (see `childEnv`), and waits until it has printed its startup lines (the last one
  * is the `Try: curl ...` line, printed once it listens).

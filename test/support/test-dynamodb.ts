@@ -3,13 +3,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTables, inMemory, type LocalDynamoDb, startDynamoDb } from '#infra/local/dynamodb.ts';
+import type { TableId } from '#lib/tables.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
   credentialVariables,
   dataFolderCredentials,
   type StoreCredentials,
-} from '#infra/local/store-credentials.ts';
-import type { TableId } from '#lib/tables.ts';
+} from '#local-api/store-credentials.ts';
+import { ensureTables } from '#ops/admin/tables.ts';
 import { freePort } from './free-port.ts';
 
 /** The table names the tests use (the local defaults). */

@@ -1,5 +1,5 @@
 /**
- * The backfill tool (`npm run backfill`, infra/tools/backfill.ts) run as a real child process on a local store
+ * The backfill tool (`npm run backfill`, ops/backfill.ts) run as a real child process on a local store
  * written by the code before the list index: a data folder whose inventory table has no index and whose entries
  * have no list shard (docs/contract.md "Inventory semantics"; docs/operating.md "Upgrading a store to the list index").
  * Afterwards the table has the index, every entry its shard, and the sorted list holds every entry; a second
@@ -8,11 +8,11 @@
 
 import { CreateTableCommand, DescribeTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { expect, onTestFinished, test } from 'vitest';
-import { createTable } from '#infra/local/dynamodb.ts';
-import { backfillListIndex } from '#infra/tools/list-index-backfill.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { listIndex } from '#lib/tables.ts';
+import { createTable } from '#ops/admin/tables.ts';
+import { backfillListIndex } from '#ops/list-index-backfill.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
   inventoryRecord,

@@ -15,9 +15,9 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ensureTables } from '#infra/local/dynamodb.ts';
 import { environments } from '#infra/settings.ts';
-import type { ToolTableId } from '#infra/tools/target.ts';
+import { ensureTables } from '#ops/admin/tables.ts';
+import type { ToolTableId } from '#ops/target.ts';
 import { type ApiGatewayStandIn, startApiGatewayStandIn } from '#test/support/api-gateway-stand-in.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {

@@ -1,5 +1,5 @@
 /**
- * The import tool (`npm run import`, infra/tools/import-inventory.ts) run as a real child process against the
+ * The import tool (`npm run import`, ops/import-inventory.ts) run as a real child process against the
  * local store of a running local service (docs/contract.md "Operator tooling"): every row is validated by the API's
  * rules, a file with an invalid row names it and writes nothing, progress goes to stderr. The service runs in
  * this process on a temporary data folder (not seeded, so the table holds only what a test imports) and
