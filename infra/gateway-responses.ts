@@ -1,4 +1,4 @@
-/** The gateway responses, the Error bodies API Gateway writes: docs/api-gateway-behaviour.md Notes 1. */
+/** The gateway responses, the Error bodies API Gateway writes: local-api/behaviour.md Notes 1. */
 import { type ErrorBody, type ErrorCode, errorBody } from '#lib/http/errors.ts';
 
 /** An API Gateway response type (`AWS::ApiGateway::GatewayResponse` `ResponseType`). */

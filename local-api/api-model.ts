@@ -1,4 +1,4 @@
-/** The API the local engine serves, read from a synthesized template only: docs/api-gateway-behaviour.md. */
+/** The API the local engine serves, read from a synthesized template only: local-api/behaviour.md. */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 

@@ -1,4 +1,4 @@
-/** A TOKEN authorizer as API Gateway REST runs it: docs/api-gateway-behaviour.md A1-A10. */
+/** A TOKEN authorizer as API Gateway REST runs it: local-api/behaviour.md A1-A10. */
 import { LRUCache, type Perf } from 'lru-cache';
 import type { AuthorizerModel } from './api-model.ts';
 import type { GatewayErrorKind } from './gateway-response-render.ts';
@@ -79,7 +79,7 @@ function covers(statement: Statement, methodArn: string): boolean {
 
 /**
  * Most tokens whose result the cache holds at once; past it the least recently used is evicted
- * (docs/api-gateway-behaviour.md A10: the bound and its reasoning).
+ * (local-api/behaviour.md A10: the bound and its reasoning).
  */
 export const authorizerCacheEntries = 1_000;
 
@@ -124,7 +124,7 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, 
   }
 
   /**
-   * Decides one request from its headers (the identity header's first value, docs/api-gateway-behaviour.md
+   * Decides one request from its headers (the identity header's first value, local-api/behaviour.md
    * E5) and its method ARN.
    */
   return async (headers: EventHeaders, methodArn: string): Promise<AuthorizerOutcome> => {

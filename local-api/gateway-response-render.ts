@@ -1,6 +1,6 @@
 /**
  * API Gateway's own responses rendered from the template, their Velocity templates by velocityjs as
- * mock-integration.ts renders a MOCK integration's: docs/api-gateway-behaviour.md G1-G3, G5.
+ * mock-integration.ts renders a MOCK integration's: local-api/behaviour.md G1-G3, G5.
  */
 import { render } from 'velocityjs';
 import type { GatewayResponseType } from '#infra/gateway-responses.ts';
@@ -28,7 +28,7 @@ const kinds = {
   INTEGRATION_TIMEOUT: [504, 'Endpoint request timed out', 'InternalServerErrorException'],
   /**
    * A Lambda function error (thrown, timed out, malformed or oversized result): 502 by default, rendered with
-   * the INTEGRATION_FAILURE gateway response (docs/api-gateway-behaviour.md S4).
+   * the INTEGRATION_FAILURE gateway response (local-api/behaviour.md S4).
    */
   LAMBDA_ERROR: [502, 'Internal server error', 'InternalServerErrorException'],
 } as const satisfies Partial<

@@ -1,4 +1,4 @@
-/** The local API engine, API Gateway REST's order over a template (docs/api-gateway-behaviour.md). */
+/** The local API engine, API Gateway REST's order over a template (local-api/behaviour.md). */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';

@@ -1,4 +1,4 @@
-/** The local API's HTTP server; Node's refusals get the Error body: docs/api-gateway-behaviour.md G2. */
+/** The local API's HTTP server; Node's refusals get the Error body: local-api/behaviour.md G2. */
 import {
   createServer,
   type IncomingMessage,

@@ -1,6 +1,6 @@
 /**
  * Local Lambda functions, a pool of worker threads each: docs/local-api.md "Functions as Lambda runs them";
- * docs/api-gateway-behaviour.md S2-S7, S12.
+ * local-api/behaviour.md S2-S7, S12.
  */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -144,7 +144,7 @@ class Environment {
   /**
    * Takes this environment out of service before its invocation is settled, so that a timed-out or crashed
    * environment is never handed to another invocation: the next one gets a fresh environment (a cold start), as
-   * Lambda does after `Sandbox.Timedout` or a runtime exit (docs/api-gateway-behaviour.md S12).
+   * Lambda does after `Sandbox.Timedout` or a runtime exit (local-api/behaviour.md S12).
    */
   private retire(): void {
     if (this.dead) return;

@@ -1,4 +1,4 @@
-/** A MOCK integration's response as API Gateway renders it: docs/api-gateway-behaviour.md G4. */
+/** A MOCK integration's response as API Gateway renders it: local-api/behaviour.md G4. */
 import { render } from 'velocityjs';
 import type { IntegrationModel } from './api-model.ts';
 

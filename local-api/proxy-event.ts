@@ -1,4 +1,4 @@
-/** The proxy event (payload 1.0) API Gateway builds from a request: docs/api-gateway-behaviour.md E1-E4. */
+/** The proxy event (payload 1.0) API Gateway builds from a request: local-api/behaviour.md E1-E4. */
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 

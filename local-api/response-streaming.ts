@@ -1,6 +1,6 @@
 /**
  * Lambda response streaming as the Node.js runtime provides it (the `awslambda` globals), and the prelude API
- * Gateway reads off a streamed response (STREAM mode): docs/api-gateway-behaviour.md S2.
+ * Gateway reads off a streamed response (STREAM mode): local-api/behaviour.md S2.
  */
 import type { Writable } from 'node:stream';
 

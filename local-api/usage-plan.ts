@@ -1,4 +1,4 @@
-/** The local usage plan: a token bucket per key (docs/api-gateway-behaviour.md S10). */
+/** The local usage plan: a token bucket per key (local-api/behaviour.md S10). */
 import type { Throttle } from '#lib/auth/authorize.ts';
 
 interface Bucket {

@@ -87,7 +87,7 @@ async function tablesOf(petId: string): Promise<{ orderIds: string[]; stock: str
 async function crashAfterCommit(petId: string, body: string, key: string): Promise<string> {
   proxy.fault = (operation) => (operation === 'TransactWriteItems' ? 'unanswered' : 'pass');
   const crashed = await send(body, { 'Idempotency-Key': key }).finally(() => proxy.restore());
-  // A function timeout is a function error: 500 `internal_error` (docs/api-gateway-behaviour.md S5).
+  // A function timeout is a function error: 500 `internal_error` (local-api/behaviour.md S5).
   expectError(crashed, 500, 'internal_error', 'internal error');
   const committed = await tablesOf(petId);
   expect(committed.orderIds).toHaveLength(1);

@@ -1,5 +1,5 @@
 /**
- * The local engine's side of docs/api-gateway-behaviour.md, row by row (ids in the test names): this run's
+ * The local engine's side of local-api/behaviour.md, row by row (ids in the test names): this run's
  * synthesized staging stack, with getInventoryItem, getOrderById and the authorizer swapped for stand-ins
  * (test/support/functions/) whose behaviour the request picks, so routing, events, limits, timeouts, authorizer
  * outcomes and the headers API Gateway adds are observed as a client sees them.

@@ -1,6 +1,6 @@
 /**
  * CORS through the local API serving a stack synthesized with two allowed origins (docs/operating.md "CORS";
- * docs/api-gateway-behaviour.md "Responses API Gateway writes", G3 and G4): the preflight's MOCK template picks the origin,
+ * local-api/behaviour.md "Responses API Gateway writes", G3 and G4): the preflight's MOCK template picks the origin,
  * the functions answer allowed origins only, and gateway responses echo the request's `Origin`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

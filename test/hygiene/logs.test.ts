@@ -123,7 +123,7 @@ beforeAll(async () => {
       api.patch(petId, body, headers);
   // Name, request, the values it carries that must never be logged besides the test key, and whether a function
   // runs for it: the Basic scheme and a malformed header are refused by the authorizer's validation expression,
-  // so no function runs (docs/api-gateway-behaviour.md).
+  // so no function runs (local-api/behaviour.md).
   const requests: [string, () => Promise<TestResponse>, string[]?, boolean?][] = [
     ['GET list', get('/inventory')],
     ['PATCH ok', patch(max, '{"quantity":2}')],

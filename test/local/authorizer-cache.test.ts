@@ -1,5 +1,5 @@
 /**
- * The local authorizer cache is bounded (docs/api-gateway-behaviour.md A9, A10; docs/contract.md "Bounded cost,
+ * The local authorizer cache is bounded (local-api/behaviour.md A9, A10; docs/contract.md "Bounded cost,
  * clean shutdown"): past its bound the least recently used token is evicted, and a token's result expires after
  * the TTL. A stand-in authorizer (test/support/functions/behaviour-authorizer.ts) runs in the local Lambda
  * runtime and records every token it is invoked with; the cache's clock is injected.

@@ -1,4 +1,4 @@
-/** API Gateway events from AWS's documentation (docs/api-gateway-behaviour.md). */
+/** API Gateway events from AWS's documentation (local-api/behaviour.md). */
 import { randomUUID } from 'node:crypto';
 import type {
   APIGatewayAuthorizerResult,

@@ -1,6 +1,6 @@
 /**
  * Invoking a handler in this process as the Lambda runtime does, its streamed response read as API Gateway
- * reads it (docs/api-gateway-behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
+ * reads it (local-api/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
