@@ -81,6 +81,12 @@ export function listedNames(names: readonly string[]): string {
   return names.length > namesShown ? `${shown} and ${names.length - namesShown} more` : shown;
 }
 
+/** The members of `body` not in `allowed`, named as the contract's messages name them ({@link listedNames}). */
+export function unknownMembers(body: object, allowed: readonly string[]): string | undefined {
+  const unknown = Object.keys(body).filter((member) => !allowed.includes(member));
+  return unknown.length === 0 ? undefined : listedNames(unknown);
+}
+
 /** 404 `not_found`: no such pet, or no such route (docs/contract.md "Errors"). */
 export function notFound(message: string): HttpError {
   return new HttpError('not_found', message);

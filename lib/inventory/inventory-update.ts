@@ -1,5 +1,6 @@
 /** InventoryUpdate, updateInventory's body: docs/service-spec.md §4.2; docs/contract.md "InventoryUpdate". */
-import { invalidRequest, listedNames } from '../http/errors.ts';
+import { invalidRequest, unknownMembers } from '../http/errors.ts';
+import { ownValue } from '../http/request-parameters.ts';
 import { isPetStatus, type PetStatus, petStatuses } from './inventory-item.ts';
 import { isQuantity, quantityRule } from './quantity.ts';
 
@@ -32,17 +33,12 @@ export function parseInventoryUpdate(body: unknown): InventoryUpdate {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest('request body must be a JSON object such as {"quantity": 5}');
   }
-  const unknownMembers = Object.keys(body).filter((member) => !members.includes(member));
-  if (unknownMembers.length > 0) {
-    throw invalidRequest(
-      `request body may only contain quantity, status, reason; not allowed: ${listedNames(unknownMembers)}`,
-    );
-  }
+  const unknown = unknownMembers(body, members);
+  if (unknown)
+    throw invalidRequest(`request body may only contain quantity, status, reason; not allowed: ${unknown}`);
   const record = body as Record<string, unknown>;
-  // Members read only when the body has them as its own (never through the prototype).
-  const member = (name: string) => (Object.hasOwn(record, name) ? record[name] : undefined);
-  const quantity = member('quantity');
-  const status = member('status');
+  const quantity = ownValue(record, 'quantity');
+  const status = ownValue(record, 'status');
   const reason = Object.hasOwn(record, 'reason') ? record.reason : defaultReason;
   if (quantity === undefined && status === undefined) {
     throw invalidRequest('request body must contain quantity, status or both');

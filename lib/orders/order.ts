@@ -1,9 +1,8 @@
 /** Order, after the OpenAPI Petstore's `Order`: docs/contract.md "Store orders". */
-import { invalidRequest } from '../http/errors.ts';
+import { invalidRequest, unknownMembers } from '../http/errors.ts';
 import { toPetId } from '../inventory/pet-id.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
 import { exactInteger } from '../json-integers.ts';
-import { unknownMembers } from '../pets/pet.ts';
 
 /** The statuses of an order, in lifecycle order (docs/contract.md "Store orders"; lib/orders/transitions.ts). */
 export const orderStatuses = ['placed', 'approved', 'delivered', 'cancelled'] as const;

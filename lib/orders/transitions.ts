@@ -12,11 +12,10 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { HttpError, invalidRequest } from '../http/errors.ts';
+import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
 import { lastChangeUpdate } from '../inventory/last-change.ts';
 import { listShardOf } from '../inventory/list-index.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
-import { unknownMembers } from '../pets/pet.ts';
 import { listIndex } from '../tables.ts';
 import { type Order, type OrderStatus, orderStatuses } from './order.ts';
 import type { OrderStore } from './store.ts';

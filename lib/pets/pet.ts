@@ -1,5 +1,5 @@
 /** Pet, after the OpenAPI Petstore's `Pet`, one item with its inventory entry: docs/contract.md "Pets". */
-import { HttpError, invalidRequest, listedNames } from '../http/errors.ts';
+import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
 import type { Label, PetDetails } from '../inventory/pet-details.ts';
 import { exactInteger } from '../json-integers.ts';
@@ -27,12 +27,6 @@ export const maxUrlLength = 2000;
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
 const petMembers = ['id', 'name', 'category', 'photoUrls', 'tags', 'status'];
-
-/** The members of `body` not in `allowed`, named as the contract's messages name them ({@link listedNames}). */
-export function unknownMembers(body: object, allowed: readonly string[]): string | undefined {
-  const unknown = Object.keys(body).filter((member) => !allowed.includes(member));
-  return unknown.length === 0 ? undefined : listedNames(unknown);
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
