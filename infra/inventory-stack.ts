@@ -1,6 +1,13 @@
 /** The service's stack, one class per environment (docs/service-spec.md §9.2), everything from lib/api.ts. */
 import { CfnOutput, type CfnResource, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
@@ -74,9 +81,13 @@ export class InventoryStack extends Stack {
       type: type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
     });
     const table = (tableId: TableId) => {
-      const { partitionKey, globalIndexes, timeToLiveAttribute } = tables[tableId] as TableDefinition;
+      const { partitionKey, sortKey, globalIndexes, timeToLiveAttribute, stream } = tables[
+        tableId
+      ] as TableDefinition;
       const created = new Table(this, tableLogicalId(tableId), {
         partitionKey: attribute(partitionKey),
+        ...(sortKey ? { sortKey: attribute(sortKey) } : {}),
+        ...(stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
         ...(timeToLiveAttribute ? { timeToLiveAttribute } : {}),
         billingMode: BillingMode.PAY_PER_REQUEST,
         encryption: TableEncryption.AWS_MANAGED,

@@ -170,3 +170,28 @@ export const authorizer: FunctionDefinition = {
 
 /** Seconds API Gateway (and the local stand-in) caches an authorizer's Allow per token. */
 export const authorizerCacheTtlSeconds = 300;
+
+/**
+ * The functions of change records and webhooks (docs/contract.md "History and events"), invoked by AWS
+ * rather than by the API: the streams' consumer, the bus rule's fan-out to subscriptions, the queue's deliveries.
+ */
+export const eventFunctions = {
+  /** Reads both tables' streams; writes each change record once into `inventoryHistory`, then puts it on the bus. */
+  recordChanges: {
+    name: 'recordChanges',
+    entry: 'functions/record-changes/handler.ts',
+    access: { inventoryHistory: ['dynamodb:Query', 'dynamodb:PutItem'] },
+  },
+  /** Target of the bus's rule: sends one delivery message per matching subscription to the delivery queue. */
+  fanOutWebhooks: {
+    name: 'fanOutWebhooks',
+    entry: 'functions/fan-out-webhooks/handler.ts',
+    access: { webhookSubscriptions: ['dynamodb:Scan'] },
+  },
+  /** Reads the delivery queue: signs and POSTs each delivery, retries with backoff, keeps the failures. */
+  deliverWebhooks: {
+    name: 'deliverWebhooks',
+    entry: 'functions/deliver-webhooks/handler.ts',
+    access: { webhookSubscriptions: ['dynamodb:GetItem'], webhookFailures: ['dynamodb:PutItem'] },
+  },
+} as const satisfies Record<string, FunctionDefinition>;

@@ -19,8 +19,15 @@ export interface TableDefinition {
   env: string;
   partitionKey: KeyAttribute;
   globalIndexes: readonly GlobalIndex[];
+  /** The sort key, for a table whose partition holds several items (a pet's change records). */
+  sortKey?: KeyAttribute;
   /** The attribute DynamoDB's time to live reads (epoch seconds), when items expire. */
   timeToLiveAttribute?: string;
+  /**
+   * True when the table has a DynamoDB stream of new and old images, read by the change records' consumer
+   * (docs/contract.md "History and events").
+   */
+  stream?: true;
 }
 
 /**
@@ -43,6 +50,7 @@ export const tables = {
   inventory: {
     env: 'INVENTORY_TABLE_NAME',
     partitionKey: { name: 'petId', type: 'N' },
+    stream: true,
     globalIndexes: [
       {
         name: listIndex.name,
@@ -61,6 +69,7 @@ export const tables = {
   orders: {
     env: 'ORDERS_TABLE_NAME',
     partitionKey: { name: 'orderId', type: 'N' },
+    stream: true,
     globalIndexes: [
       {
         name: 'newestFirst',
@@ -80,6 +89,29 @@ export const tables = {
     partitionKey: { name: 'id', type: 'S' },
     globalIndexes: [],
     timeToLiveAttribute: 'expiration',
+  },
+  /**
+   * The change records of the inventory (docs/contract.md "History and events"): a pet's records under its
+   * `petId`, sorted by their gap-free `sequence`; written by the change records' consumer only.
+   */
+  inventoryHistory: {
+    env: 'INVENTORY_HISTORY_TABLE_NAME',
+    partitionKey: { name: 'petId', type: 'N' },
+    sortKey: { name: 'sequence', type: 'N' },
+    globalIndexes: [],
+  },
+  /** Webhook subscriptions (Standard Webhooks), one item per `subscriptionId`, managed by the webhook tool. */
+  webhookSubscriptions: {
+    env: 'WEBHOOK_SUBSCRIPTIONS_TABLE_NAME',
+    partitionKey: { name: 'subscriptionId', type: 'S' },
+    globalIndexes: [],
+  },
+  /** Deliveries that failed for good, kept until an operator redrives them: by subscription, then event id. */
+  webhookFailures: {
+    env: 'WEBHOOK_FAILURES_TABLE_NAME',
+    partitionKey: { name: 'subscriptionId', type: 'S' },
+    sortKey: { name: 'eventId', type: 'S' },
+    globalIndexes: [],
   },
 } as const satisfies Record<string, TableDefinition>;
 

@@ -35,16 +35,24 @@ export async function ensureTables(
 
 /**
  * The keys of table `id` (lib/tables.ts) in the shape of DynamoDB's CreateTable and of CloudFormation's
- * `AWS::DynamoDB::Table`: attribute definitions, partition key, global secondary indexes (INCLUDE projections).
+ * `AWS::DynamoDB::Table`: attribute definitions, partition and sort keys, global secondary indexes (INCLUDE projections).
  */
 export function tableKeySchema(id: TableId) {
-  const { partitionKey, globalIndexes } = tables[id] as TableDefinition;
-  const keys = [partitionKey, ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+  const { partitionKey, sortKey, globalIndexes } = tables[id] as TableDefinition;
+  const keys = [
+    partitionKey,
+    ...(sortKey ? [sortKey] : []),
+    ...globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
   return {
     AttributeDefinitions: [...new Map(keys.map((key) => [key.name, key.type]))].map(
       ([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }),
     ),
-    KeySchema: [{ AttributeName: partitionKey.name, KeyType: 'HASH' as const }],
+    KeySchema: [
+      { AttributeName: partitionKey.name, KeyType: 'HASH' as const },
+      ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+    ],
+
     ...(globalIndexes.length > 0 && {
       GlobalSecondaryIndexes: globalIndexes.map((index) => ({
         IndexName: index.name,
@@ -61,7 +69,14 @@ export function tableKeySchema(id: TableId) {
 /** Creates the table `id` of lib/tables.ts (on-demand, {@link tableKeySchema}) as `name` and waits until it is active. */
 export async function createTable(client: DynamoDBClient, id: TableId, name: string): Promise<void> {
   await client.send(
-    new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', ...tableKeySchema(id) }),
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      ...tableKeySchema(id),
+      ...((tables[id] as TableDefinition).stream && {
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    }),
   );
   // Polls after 50 ms, backing off to 1 s: with the SDK's default delays (20 s to 120 s, for real
   // DynamoDB) a local table still CREATING at the first check would stall the start by the first delay.

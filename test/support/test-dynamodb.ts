@@ -19,6 +19,9 @@ export const testTableNames: Record<TableId, string> = {
   apiKeys: 'pet-store-api-keys',
   orders: 'pet-store-orders',
   idempotency: 'pet-store-idempotency',
+  inventoryHistory: 'pet-store-inventory-history',
+  webhookSubscriptions: 'pet-store-webhook-subscriptions',
+  webhookFailures: 'pet-store-webhook-failures',
 };
 
 /** A running test DynamoDB and a raw client on it. */

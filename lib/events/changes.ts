@@ -1,0 +1,78 @@
+/** Change records and their events: docs/contract.md "History and events". */
+import type { PetStatus } from '../inventory/inventory-item.ts';
+import type { ChangeReason } from '../inventory/last-change.ts';
+import type { Order, OrderStatus } from '../orders/order.ts';
+
+/** Why an inventory entry changed: a PATCH's reason, an order's, `created` (addPet) or `import` (the import tool). */
+export type InventoryChangeReason = ChangeReason | 'created' | 'order_placed' | 'import';
+
+/** A value before and after a change; `from` is null when the change created the entry or the order. */
+export interface FromTo<T> {
+  from: T | null;
+  to: T;
+}
+
+/**
+ * One committed change of an inventory entry (`listInventoryHistory`, `inventory.changed`): `sequence` counts a
+ * pet's changes from 1 without gaps; `occurredAt` is RFC 3339 UTC with milliseconds; `petId` a decimal int64.
+ */
+export interface InventoryChange {
+  sequence: number;
+  petId: string;
+  occurredAt: string;
+  reason: InventoryChangeReason;
+  quantity: FromTo<number>;
+  status: FromTo<PetStatus>;
+  /** For `order_placed` and `order_cancelled`. */
+  orderId?: string;
+  /** The API key's id; absent for the tools. */
+  keyId?: string;
+}
+
+/** One committed change of an order (`order.changed`): placed (`status.from` null) or a status change. */
+export interface OrderChange {
+  orderId: string;
+  occurredAt: string;
+  status: FromTo<OrderStatus>;
+  /** The order after the change, as getOrderById answers it. */
+  order: Order;
+  /** The API key's id, when the change came through the API. */
+  keyId?: string;
+}
+
+/** The `source` of every event the service puts on its bus. */
+export const eventSource = 'pet-store';
+
+/** The event types: the bus's `detail-type` and the webhooks' `type`. */
+export const eventTypes = ['inventory.changed', 'order.changed'] as const;
+
+/** An event type of {@link eventTypes}. */
+export type EventType = (typeof eventTypes)[number];
+
+/** A change record with its type, as the bus carries it (`detail-type`, `detail`). */
+export type ChangeEvent =
+  | { type: 'inventory.changed'; data: InventoryChange }
+  | { type: 'order.changed'; data: OrderChange };
+
+/**
+ * The id of a change's event, the same on every publication and delivery attempt (Standard Webhooks
+ * `webhook-id`, the receivers' deduplication key): `inventory.<petId>.<sequence>`, `order.<orderId>.<status>`
+ * (an order reaches each status at most once: lib/orders/transitions.ts).
+ */
+export function changeEventId(event: ChangeEvent): string {
+  return event.type === 'inventory.changed'
+    ? `inventory.${event.data.petId}.${event.data.sequence}`
+    : `order.${event.data.orderId}.${event.data.status.to}`;
+}
+
+/** Environment variables of the event functions (set by the stack, overridden by the local API). */
+export const eventsEnv = {
+  /** The EventBridge event bus's name (PutEvents `EventBusName`). */
+  busName: 'EVENT_BUS_NAME',
+  /** The URL of the SQS queue of webhook deliveries, one message per delivery (subscription x event). */
+  deliveryQueueUrl: 'WEBHOOK_DELIVERY_QUEUE_URL',
+  /** The delays before each retry of a delivery, in seconds, comma-separated (lib/webhooks: the schedule). */
+  retryDelays: 'WEBHOOK_RETRY_DELAYS',
+  /** `public-https` deployed; `local` also allows `http://127.0.0.1` and `http://localhost` (the SSRF guard). */
+  urlPolicy: 'WEBHOOK_URL_POLICY',
+} as const;
