@@ -110,6 +110,11 @@ export interface ModelOptions {
    * undefined: the bundle of the asset metadata.
    */
   sourceOf?: (logicalId: string) => string | undefined;
+  /**
+   * The local value of another resource's `Ref` (attribute undefined) or `Fn::GetAtt` (a queue's URL, a bus's
+   * name: local-api/local-aws.ts); undefined when it has none.
+   */
+  resourceValue?: (logicalId: string, attribute?: string) => string | undefined;
 }
 
 type Resources = Template['Resources'];
@@ -120,7 +125,11 @@ function invalid(logicalId: string, message: string): Error {
 }
 
 /** The logical id of the first `Ref` or `Fn::GetAtt` inside `value` whose resource type is one of `types`. */
-function referencedId(value: unknown, resources: Resources, types: readonly string[]): string | undefined {
+export function referencedId(
+  value: unknown,
+  resources: Resources,
+  types: readonly string[],
+): string | undefined {
   if (Array.isArray(value)) {
     for (const item of value) {
       const found = referencedId(item, resources, types);
@@ -141,7 +150,7 @@ function referencedId(value: unknown, resources: Resources, types: readonly stri
 }
 
 /** The function a Lambda ARN expression points at, through an alias or a version when it names one. */
-function functionOf(value: unknown, resources: Resources): string | undefined {
+export function functionOf(value: unknown, resources: Resources): string | undefined {
   const id = referencedId(value, resources, [
     'AWS::Lambda::Function',
     'AWS::Lambda::Alias',
@@ -169,10 +178,16 @@ function resolveValue(value: unknown, resources: Resources, options: ModelOption
     const pseudo = pseudoParameters[record.Ref];
     if (pseudo) return pseudo;
     if (resources[record.Ref]?.Type === 'AWS::DynamoDB::Table') return options.tableName(record.Ref);
+    const local = options.resourceValue?.(record.Ref);
+    if (local !== undefined) return local;
   }
   const getAtt = record['Fn::GetAtt'];
   if (Array.isArray(getAtt) && resources[getAtt[0]]?.Type === 'AWS::DynamoDB::Table' && getAtt[1] === 'Arn') {
     return `arn:aws:dynamodb:us-east-1:000000000000:table/${options.tableName(getAtt[0])}`;
+  }
+  if (Array.isArray(getAtt)) {
+    const local = options.resourceValue?.(String(getAtt[0]), String(getAtt[1]));
+    if (local !== undefined) return local;
   }
   const join = record['Fn::Join'];
   if (Array.isArray(join) && Array.isArray(join[1])) {
@@ -190,7 +205,11 @@ function bundleModule(folder: string, file: string, owner: string): string {
   throw invalid(owner, `no ${file}.js, ${file}.mjs or ${file}.cjs in ${folder} (Handler)`);
 }
 
-function functionModel(logicalId: string, resources: Resources, options: ModelOptions): FunctionModel {
+/**
+ * The function `logicalId` of `resources`, ready to run locally.
+ * @throws Error naming the function when its handler, bundle or an environment value cannot be resolved
+ */
+export function functionModel(logicalId: string, resources: Resources, options: ModelOptions): FunctionModel {
   const properties = resources[logicalId]?.Properties ?? {};
   const handler = String(properties.Handler ?? '');
   const dot = handler.lastIndexOf('.');
