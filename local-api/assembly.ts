@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, stackName } from '#infra/settings.ts';
-import { authorizer, operations } from '#lib/api.ts';
+import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { type TableId, tables } from '#lib/tables.ts';
 import type { Template } from './api-model.ts';
 
@@ -80,7 +80,9 @@ export async function synthesizeForSources(environment: EnvironmentName): Promis
 
 /** The TypeScript entry (absolute) of a function of lib/api.ts, by its logical id; undefined for another. */
 export function sourceOf(logicalId: string): string | undefined {
-  const definition = [...operations, authorizer].find((d) => functionLogicalId(d) === logicalId);
+  const definition = [...operations, authorizer, ...Object.values(eventFunctions)].find(
+    (d) => functionLogicalId(d) === logicalId,
+  );
   return definition ? join(projectRoot, definition.entry) : undefined;
 }
 

@@ -14,12 +14,13 @@ import { type TableId, tables } from '#lib/tables.ts';
 import { importInventoryFile } from '#ops/admin/inventory-writer.ts';
 import { createKey } from '#ops/admin/keys.ts';
 import { ensureTables } from '#ops/admin/tables.ts';
-import { apiModel } from './api-model.ts';
+import { apiModel, type ModelOptions } from './api-model.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
-import { type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
+import { inMemory, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
 import { createEngine, integrationTimeoutMs } from './gateway.ts';
 import { createApiServer } from './http-server.ts';
+import { type LocalAws, prepareLocalAws } from './local-aws.ts';
 import { requestGate } from './request-gate.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
 import { credentialVariables } from './store-credentials.ts';
@@ -65,6 +66,14 @@ export interface LocalService {
   close(): Promise<void>;
   /** Retires every function's execution environments: the next invocations import the code afresh. */
   recycle(): void;
+  /** `http://127.0.0.1:port` of the local EventBridge and SQS endpoint (also in `<dataDir>/aws-endpoint`). */
+  awsEndpoint: string;
+  /**
+   * Sends `body` to the template's queue with this logical id, name or ARN; resolves with the message id
+   * (an on-failure destination's record, for instance: local-aws.ts).
+   * @throws Error when the template has no such queue
+   */
+  sendToQueue(queue: string, body: string): Promise<string>;
 }
 
 /** Fewest characters of an `API_KEY`: a shorter value is too easy to guess (the generated keys have 47). */
@@ -134,6 +143,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     Object.assign(process.env, credentialVariables(db.credentials));
     delete process.env.AWS_SESSION_TOKEN;
   }
+  // The endpoint accepts what this process and the functions sign with: the store's credentials, or the shell's.
+  const credentials = await new DynamoDBClient({}).config.credentials();
+  const aws: LocalAws = await prepareLocalAws({
+    template: options.stack.template,
+    credentials,
+    ...(db && options.dataDir !== inMemory ? { dataDir: options.dataDir } : {}),
+  }).catch(async (error: unknown) => {
+    await db?.close();
+    throw error;
+  });
+  Object.assign(process.env, aws.variables);
   const names = localTableNames();
   for (const id of Object.keys(tables) as TableId[]) process.env[tables[id].env] = names[id];
   // The deprecated operation's dates, as the stack sets them on its function (staging's settings).
@@ -144,15 +164,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // key that would then never be shown (the next start is not a first start). Requests wait at the gate until
   // the tables, the demo data and the key exist.
   const hostValues = hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
-  const model = apiModel(options.stack.template, {
+  const modelOptions: ModelOptions = {
     assemblyDir: options.stack.assemblyDir,
     tableName: localTableName(names),
     overrides: {
       ...Object.fromEntries(hostValues),
       AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB as string,
+      ...aws.variables,
     },
+    resourceValue: aws.resourceValue,
     ...(options.stack.sources ? { sourceOf } : {}),
-  });
+  };
+  const model = apiModel(options.stack.template, modelOptions);
   const engine = createEngine(model);
   const gate = requestGate(
     withApiReference((request, response) => void engine.listener(request, response), `/${model.stage}`),
@@ -163,6 +186,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     server.listen(options.port, options.host, () => resolve());
   }).catch(async (error: unknown) => {
     await engine.close();
+    await aws.close();
     await db?.close();
     throw error;
   });
@@ -189,24 +213,34 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   const { port } = server.address() as AddressInfo;
   gate.open();
+  aws.start(modelOptions);
   return {
     // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
     baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
     ...(apiKey ? { apiKey } : {}),
     firstStart,
     seeded,
-    recycle: () => engine.recycle(),
+    awsEndpoint: aws.endpoint,
+    sendToQueue: (queue, body) => aws.sendToQueue(queue, body),
+    recycle: () => {
+      engine.recycle();
+      aws.recycle();
+    },
     async close() {
       // The drain starts first, so that the connections still open get `Connection: close` on their answers;
       // then the server stops accepting and closes the idle ones.
       // No function runs at the drain's cut: each started ends (or times out) a margin before it.
-      engine.endBy(Date.now() + integrationTimeoutMs - answerMarginMs);
+      const deadline = Date.now() + integrationTimeoutMs - answerMarginMs;
+      engine.endBy(deadline);
+      aws.endBy(deadline);
       const drained = gate.drain(integrationTimeoutMs);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await drained;
       server.closeAllConnections();
       await closed;
       await engine.close();
+      await aws.close();
+      for (const name of Object.keys(aws.variables)) delete process.env[name];
       await db?.close();
       // The endpoint of a closed embedded store must not send a later service in this process to it.
       if (db) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
