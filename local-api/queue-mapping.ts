@@ -36,10 +36,12 @@ export interface SqsRecord {
 }
 
 /**
- * Concurrent batches (pollers) of a mapping without `ScalingConfig.MaximumConcurrency`. AWS starts with five
- * and scales up; locally four, the execution environments the runtime keeps per function (lambda-runtime.ts).
+ * Concurrent batches (pollers) of a mapping, at most: AWS starts with five and scales up to 1,000
+ * (services-sqs-scaling.html); locally four, the execution environments the runtime keeps per function
+ * (lambda-runtime.ts), so that no batch holds its messages in flight while it waits for an environment.
+ * `ScalingConfig.MaximumConcurrency` may lower it.
  */
-export const defaultConcurrency = 4;
+export const maxConcurrency = 4;
 
 /** The Lambda event record of a received message. */
 export function sqsRecord(received: Received, queue: LocalQueue, region: string): SqsRecord {
@@ -119,7 +121,7 @@ export function startQueueMapping(
   region: string,
 ): QueueMapping {
   const abort = new AbortController();
-  const concurrency = model.maximumConcurrency ?? defaultConcurrency;
+  const concurrency = Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency);
 
   async function nextBatch(): Promise<Received[]> {
     const batch = await queue.receive({
