@@ -64,6 +64,8 @@ export interface BusTargets {
   account: string;
   /** Delays before each retry of a failed asynchronous invocation (default {@link asyncRetryDelaysMs}). */
   retryDelaysMs?: number[];
+  /** Retries of a function (its `EventInvokeConfig` `MaximumRetryAttempts`), by logical id; absent: 2. */
+  asyncRetries?: Record<string, number>;
 }
 
 /** The event time: the entry's `Time` (epoch seconds, as the JSON protocol sends it), else now; whole seconds. */
@@ -181,7 +183,8 @@ export class EventBuses {
 
   /** An asynchronous invocation: the first attempt after this turn, then Lambda's retries of function errors. */
   private async invokeAsync(fn: LambdaFunction, event: EventEnvelope): Promise<void> {
-    const delays = this.targets.retryDelaysMs ?? asyncRetryDelaysMs;
+    const retries = this.targets.asyncRetries?.[fn.config.logicalId] ?? 2;
+    const delays = (this.targets.retryDelaysMs ?? asyncRetryDelaysMs).slice(0, retries);
     await this.wait(0);
     for (let attempt = 0; attempt <= delays.length && !this.closed; attempt++) {
       if (attempt > 0) await this.wait(delays[attempt - 1] as number);

@@ -46,6 +46,11 @@ export interface EventsModel {
   queueMappings: QueueMappingModel[];
   /** Logical ids of every function a rule or a queue mapping invokes. */
   functionIds: string[];
+  /**
+   * Lambda's retries of a failed asynchronous invocation, by function logical id: an
+   * `AWS::Lambda::EventInvokeConfig`'s `MaximumRetryAttempts` (0-2); absent: 2.
+   */
+  asyncRetries: Record<string, number>;
 }
 
 function invalid(logicalId: string, message: string): Error {
@@ -204,5 +209,15 @@ export function eventsModel(template: Template): EventsModel {
   for (const rule of rules)
     for (const target of rule.targets) if (target.kind === 'lambda') functionIds.add(target.functionId);
   for (const mapping of queueMappings) functionIds.add(mapping.functionId);
-  return { buses, rules, queues, queueMappings, functionIds: [...functionIds] };
+  const asyncRetries: Record<string, number> = {};
+  for (const [logicalId, { Properties = {} }] of ofType(resources, 'AWS::Lambda::EventInvokeConfig')) {
+    const functionId = functionOf(Properties.FunctionName, resources);
+    if (!functionId) throw invalid(logicalId, 'FunctionName names no function of the template');
+    if (Properties.MaximumEventAgeInSeconds !== undefined || Properties.DestinationConfig !== undefined)
+      throw invalid(logicalId, 'MaximumEventAgeInSeconds and DestinationConfig are not served locally');
+    const retries = whole(Properties.MaximumRetryAttempts, 2, logicalId, 'MaximumRetryAttempts');
+    if (retries < 0 || retries > 2) throw invalid(logicalId, 'MaximumRetryAttempts must be 0, 1 or 2');
+    asyncRetries[functionId] = retries;
+  }
+  return { buses, rules, queues, queueMappings, functionIds: [...functionIds], asyncRetries };
 }

@@ -115,6 +115,7 @@ export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAw
         queues,
         region,
         account: localAccount,
+        asyncRetries: model.asyncRetries,
         ...(options.asyncRetryDelaysMs ? { retryDelaysMs: options.asyncRetryDelaysMs } : {}),
       });
       server.serve({ buses, queues });

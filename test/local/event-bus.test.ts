@@ -19,7 +19,10 @@ import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 
 cleanUpAfterAll();
 
-/** A bus `pet-store-events`, a rule on it for pet-store inventory changes to a function (through an alias) and a queue. */
+/**
+ * A bus `pet-store-events`, a rule on it for pet-store inventory changes to a function (through an alias) and
+ * a queue, and a rule for `no-retry` events to a function whose EventInvokeConfig allows no retry.
+ */
 function busTemplate(recordFile: string): Template {
   return {
     Resources: {
@@ -30,6 +33,19 @@ function busTemplate(recordFile: string): Template {
         Properties: { FunctionName: { Ref: 'Target' }, Name: 'live' },
       },
       Copies: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'copies' } },
+      NoRetry: recordingFunction(recordFile),
+      NoRetryConfig: {
+        Type: 'AWS::Lambda::EventInvokeConfig',
+        Properties: { FunctionName: { Ref: 'NoRetry' }, Qualifier: '$LATEST', MaximumRetryAttempts: 0 },
+      },
+      NoRetryRule: {
+        Type: 'AWS::Events::Rule',
+        Properties: {
+          EventBusName: { Ref: 'Bus' },
+          EventPattern: { 'detail-type': ['no-retry'] },
+          Targets: [{ Id: 'fn', Arn: { 'Fn::GetAtt': ['NoRetry', 'Arn'] } }],
+        },
+      },
       Rule: {
         Type: 'AWS::Events::Rule',
         Properties: {
@@ -146,6 +162,21 @@ describe('PutEvents to a rule with a Lambda target', () => {
     expect(all).toHaveLength(3);
     expect((all[1]?.at as number) - (all[0]?.at as number)).toBeGreaterThanOrEqual(190);
   });
+});
+
+test('an EventInvokeConfig with MaximumRetryAttempts 0: a failing function runs once', async () => {
+  const answer = await fixture.events.send(
+    new PutEventsCommand({
+      Entries: [
+        { EventBusName: 'pet-store-events', Source: 'test', DetailType: 'no-retry', Detail: '{"fail":true}' },
+      ],
+    }),
+  );
+  const eventId = answer.Entries?.[0]?.EventId;
+  await fixture.waitFor((l) => (l.event as { id?: string })?.id === eventId);
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  const all = (await fixture.recorded()).filter((l) => (l.event as { id?: string })?.id === eventId);
+  expect(all).toHaveLength(1);
 });
 
 describe('PutEvents refusals', () => {
