@@ -128,9 +128,12 @@ const hostVariables = [
 ];
 
 /**
- * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB`, credential and table-name variables
- * (the operator tools and tests read them): one local service per process.
- * @throws when the ports are taken or DynamoDB cannot be reached.
+ * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_EVENTBRIDGE`,
+ * `AWS_ENDPOINT_URL_SQS`, credential and table-name variables (the operator tools and tests read them): one
+ * local service per process. The template's buses, rules, queues and queue mappings run beside the API
+ * (docs/local-api.md "Events and queues").
+ * @throws when the ports are taken, DynamoDB cannot be reached, or the template has a bus, rule or queue not
+ *   served locally.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   if (options.apiKey !== undefined) checkApiKey(options.apiKey);
