@@ -117,13 +117,13 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
     ...(message.md5OfMessageAttributes ? { MD5OfMessageAttributes: message.md5OfMessageAttributes } : {}),
   });
   /** Runs `each` on every entry of a batch request, as SQS checks a batch. */
-  const batch = (input: Input, each: (entry: Input) => Record<string, unknown>) => {
+  const batch = (input: Input, entryName: string, each: (entry: Input) => Record<string, unknown>) => {
     const entries = Array.isArray(input.Entries) ? (input.Entries as Input[]) : [];
     if (entries.length === 0)
       throw new SqsError(
         'EmptyBatchRequest',
         'AWS.SimpleQueueService.EmptyBatchRequest',
-        'There should be at least one SendMessageBatchRequestEntry in the request.',
+        `There should be at least one ${entryName} in the request.`,
       );
     if (entries.length > 10)
       throw new SqsError(
@@ -153,7 +153,7 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
     SendMessage: (input: Input) => sent(send(queues.byUrl(input.QueueUrl), input)),
     SendMessageBatch: (input: Input) => {
       const queue = queues.byUrl(input.QueueUrl);
-      return batch(input, (entry) => sent(send(queue, entry)));
+      return batch(input, 'SendMessageBatchRequestEntry', (entry) => sent(send(queue, entry)));
     },
     ReceiveMessage: async (input: Input) => {
       const queue = queues.byUrl(input.QueueUrl);
@@ -215,7 +215,7 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
     },
     DeleteMessageBatch: (input: Input) => {
       const queue = queues.byUrl(input.QueueUrl);
-      return batch(input, (entry) => {
+      return batch(input, 'DeleteMessageBatchRequestEntry', (entry) => {
         queue.delete(String(entry.ReceiptHandle ?? ''));
         return {};
       });

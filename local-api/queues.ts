@@ -166,6 +166,7 @@ export class LocalQueue {
    * polling) unless `signal` aborts. Each gets a new receipt handle, one more receive, and is invisible for
    * `visibilityTimeoutSeconds` (default the queue's). A message that would be received more than the redrive
    * policy's `maxReceiveCount` times is moved to the dead-letter queue instead.
+   * @throws SqsError InvalidParameterValue for a visibility timeout out of 0-43200
    */
   async receive(options: {
     max: number;
@@ -173,6 +174,15 @@ export class LocalQueue {
     visibilityTimeoutSeconds?: number;
     signal?: AbortSignal;
   }): Promise<Received[]> {
+    const visibility = options.visibilityTimeoutSeconds;
+    if (
+      visibility !== undefined &&
+      (!Number.isInteger(visibility) || visibility < 0 || visibility > maxVisibilityTimeoutSeconds)
+    ) {
+      throw invalidParameter(
+        `Value ${visibility} for parameter VisibilityTimeout is invalid. Reason: must be between 0 and ${maxVisibilityTimeoutSeconds}.`,
+      );
+    }
     const deadline = Date.now() + options.waitSeconds * 1000;
     for (;;) {
       const taken = this.take(options.max, options.visibilityTimeoutSeconds);
