@@ -206,8 +206,9 @@ function bundleModule(folder: string, file: string, owner: string): string {
 }
 
 /**
- * The function `logicalId` of `resources`, ready to run locally.
- * @throws Error naming the function when its handler, bundle or an environment value cannot be resolved
+ * The function `logicalId` of `resources` as lambda-runtime.ts runs it: its module, handler export, resolved
+ * environment (with `options.overrides` over it), MemorySize and Timeout.
+ * @throws Error naming the function when its Handler, bundle or an environment value cannot be served locally
  */
 export function functionModel(logicalId: string, resources: Resources, options: ModelOptions): FunctionModel {
   const properties = resources[logicalId]?.Properties ?? {};
