@@ -1,0 +1,81 @@
+/**
+ * The webhook failures table: deliveries that failed on every attempt, kept until an operator redrives them
+ * (docs/contract.md "History and events"), by `subscriptionId` then `eventId`.
+ * @module
+ */
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  paginateQuery,
+  paginateScan,
+} from '@aws-sdk/lib-dynamodb';
+import type { DeliveryMessage } from './delivery-message.ts';
+
+/**
+ * A delivery kept as a failure: the message, how many attempts were made, the last attempt's HTTP status (when
+ * a response came) and error, and when it was kept (RFC 3339 UTC). `data` is stored as its JSON text, so a
+ * redrive sends exactly what the first attempts sent.
+ */
+export interface WebhookFailure extends DeliveryMessage {
+  attempts: number;
+  lastStatus?: number;
+  lastError: string;
+  failedAt: string;
+}
+
+/** The failures table's operations. */
+export interface FailureStore {
+  /** Stores (or replaces: the same event failing again for a subscription) a failure: one PutItem. */
+  put(failure: WebhookFailure): Promise<void>;
+  /** Every failure, or the subscription's only, in `eventId` order per subscription (Scan or Query, all pages). */
+  list(subscriptionId?: string): Promise<WebhookFailure[]>;
+  /** Deletes the failure of this subscription and event (nothing when there is none). */
+  remove(subscriptionId: string, eventId: string): Promise<void>;
+}
+
+function toStored(failure: WebhookFailure): Record<string, unknown> {
+  return { ...failure, data: JSON.stringify(failure.data) };
+}
+
+function fromStored(item: Record<string, unknown>): WebhookFailure {
+  return {
+    subscriptionId: String(item.subscriptionId),
+    eventId: String(item.eventId),
+    type: item.type as WebhookFailure['type'],
+    timestamp: String(item.timestamp),
+    data: JSON.parse(String(item.data)),
+    attempts: Number(String(item.attempts)),
+    ...(item.lastStatus !== undefined && { lastStatus: Number(String(item.lastStatus)) }),
+    lastError: String(item.lastError),
+    failedAt: String(item.failedAt),
+  };
+}
+
+/** The failure store over `client` and the table `tableName`. */
+export function failureStore(client: DynamoDBDocumentClient, tableName: string): FailureStore {
+  return {
+    async put(failure) {
+      await client.send(new PutCommand({ TableName: tableName, Item: toStored(failure) }));
+    },
+    async list(subscriptionId) {
+      const pages =
+        subscriptionId === undefined
+          ? paginateScan({ client }, { TableName: tableName })
+          : paginateQuery(
+              { client },
+              {
+                TableName: tableName,
+                KeyConditionExpression: 'subscriptionId = :id',
+                ExpressionAttributeValues: { ':id': subscriptionId },
+              },
+            );
+      const failures: WebhookFailure[] = [];
+      for await (const page of pages) for (const item of page.Items ?? []) failures.push(fromStored(item));
+      return failures;
+    },
+    async remove(subscriptionId, eventId) {
+      await client.send(new DeleteCommand({ TableName: tableName, Key: { subscriptionId, eventId } }));
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The webhook subscriptions table, one item per `subscriptionId` (docs/contract.md "History and events"):
+ * written by the webhook tool, scanned by the fan-out, read by the delivery.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+} from '@aws-sdk/lib-dynamodb';
+import type { EventType } from '../events/changes.ts';
+import { newSigningSecret } from './signing.ts';
+
+/** A subscription: where to POST which event types, signed with which secret. `createdAt` is RFC 3339 UTC. */
+export interface Subscription {
+  /** `ws_` + 16 base64url characters (96 random bits). */
+  subscriptionId: string;
+  url: string;
+  events: EventType[];
+  /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
+  secret: string;
+  createdAt: string;
+}
+
+/** A new subscription id: `ws_` + base64url of 12 random bytes. */
+export function newSubscriptionId(): string {
+  return `ws_${randomBytes(12).toString('base64url')}`;
+}
+
+/** The subscriptions table's operations. */
+export interface SubscriptionStore {
+  /**
+   * Stores a new subscription to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
+   * @returns it, secret included.
+   */
+  add(url: string, events: readonly EventType[], now: Date): Promise<Subscription>;
+  /** The subscription with this id, or undefined: one GetItem (strongly consistent). */
+  get(subscriptionId: string): Promise<Subscription | undefined>;
+  /** Every subscription (a Scan of all pages: the fan-out and the tool, never an API request). */
+  list(): Promise<Subscription[]>;
+  /** Removes the subscription. @returns false when there was none with this id. */
+  remove(subscriptionId: string): Promise<boolean>;
+}
+
+/** A stored item as a subscription (`events`, a list of strings, as an array). */
+function fromStored(item: Record<string, unknown>): Subscription {
+  return {
+    subscriptionId: String(item.subscriptionId),
+    url: String(item.url),
+    events: [...((item.events as EventType[] | undefined) ?? [])],
+    secret: String(item.secret),
+    createdAt: String(item.createdAt),
+  };
+}
+
+/** The subscription store over `client` and the table `tableName`. */
+export function subscriptionStore(client: DynamoDBDocumentClient, tableName: string): SubscriptionStore {
+  return {
+    async add(url, events, now) {
+      const subscription: Subscription = {
+        subscriptionId: newSubscriptionId(),
+        url,
+        events: [...events],
+        secret: newSigningSecret(),
+        createdAt: now.toISOString(),
+      };
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: subscription,
+          ConditionExpression: 'attribute_not_exists(subscriptionId)',
+        }),
+      );
+      return subscription;
+    },
+    async get(subscriptionId) {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: { subscriptionId }, ConsistentRead: true }),
+      );
+      return Item && fromStored(Item);
+    },
+    async list() {
+      const subscriptions: Subscription[] = [];
+      for await (const page of paginateScan({ client }, { TableName: tableName })) {
+        for (const item of page.Items ?? []) subscriptions.push(fromStored(item));
+      }
+      return subscriptions;
+    },
+    async remove(subscriptionId) {
+      try {
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { subscriptionId },
+            ConditionExpression: 'attribute_exists(subscriptionId)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import type { LookupAddress } from 'node:dns';
+import { describe, expect, test } from 'vitest';
+import {
+  checkWebhookUrl,
+  guardedLookup,
+  type UrlPolicy,
+  urlPolicyFrom,
+  WebhookUrlRefused,
+} from '#lib/webhooks/url-guard.ts';
+
+/** A DNS stand-in: each host name resolves to the addresses listed for it, others fail with ENOTFOUND. */
+const zone: Record<string, string[]> = {
+  'hooks.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  'ten.example.com': ['10.1.2.3'],
+  'mixed.example.com': ['93.184.215.14', '192.168.0.10'],
+  'metadata.example.com': ['169.254.169.254'],
+  'loopback6.example.com': ['::1'],
+  'mapped.example.com': ['::ffff:10.0.0.1'],
+  localhost: ['127.0.0.1', '::1'],
+};
+
+const resolve = ((hostname: string, _options: unknown, callback: (...args: unknown[]) => void) => {
+  const addresses = zone[hostname];
+  if (!addresses) {
+    const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return callback(error, []);
+  }
+  callback(
+    null,
+    addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+  );
+}) as unknown as typeof import('node:dns').lookup;
+
+const check = (url: string, policy: UrlPolicy) =>
+  checkWebhookUrl(url, policy, guardedLookup(policy, resolve));
+
+describe('the SSRF guard, deployed (public-https)', () => {
+  test.each([
+    'https://hooks.example.com/pet-store',
+    'https://93.184.215.14/hook',
+    'https://[2606:4700::1111]/hook',
+    'https://[::ffff:8.8.8.8]/hook',
+  ])('allows %s', async (url) => {
+    await expect(check(url, 'public-https')).resolves.toBeInstanceOf(URL);
+  });
+
+  test.each([
+    ['http://hooks.example.com/pet-store', 'http://hooks.example.com/pet-store: webhook URLs must be https'],
+    ['http://127.0.0.1:8080/hook', 'http://127.0.0.1:8080/hook: webhook URLs must be https'],
+    ['http://localhost:8080/hook', 'http://localhost:8080/hook: webhook URLs must be https'],
+    ['ftp://hooks.example.com/', 'ftp://hooks.example.com/: webhook URLs must be https'],
+    ['https://10.0.0.1/', 'https://10.0.0.1/: 10.0.0.1 is not a public address (private)'],
+    ['https://172.16.0.1/', 'https://172.16.0.1/: 172.16.0.1 is not a public address (private)'],
+    ['https://192.168.1.1/', 'https://192.168.1.1/: 192.168.1.1 is not a public address (private)'],
+    ['https://127.0.0.1/', 'https://127.0.0.1/: 127.0.0.1 is not a public address (loopback)'],
+    ['https://127.8.9.10/', 'https://127.8.9.10/: 127.8.9.10 is not a public address (loopback)'],
+    ['https://[::1]/', 'https://[::1]/: ::1 is not a public address (loopback)'],
+    [
+      'https://169.254.169.254/latest/meta-data/',
+      'https://169.254.169.254/latest/meta-data/: 169.254.169.254 is not a public address (linkLocal)',
+    ],
+    [
+      'https://[fd00:ec2::254]/',
+      'https://[fd00:ec2::254]/: fd00:ec2::254 is not a public address (uniqueLocal)',
+    ],
+    ['https://[fe80::1]/', 'https://[fe80::1]/: fe80::1 is not a public address (linkLocal)'],
+    ['https://100.64.0.1/', 'https://100.64.0.1/: 100.64.0.1 is not a public address (carrierGradeNat)'],
+    [
+      'https://[::ffff:10.0.0.1]/',
+      'https://[::ffff:10.0.0.1]/: ::ffff:a00:1 is not a public address (private)',
+    ],
+    ['https://0.0.0.0/', 'https://0.0.0.0/: 0.0.0.0 is not a public address (unspecified)'],
+    ['https://user:pw@hooks.example.com/', 'https://user:pw@hooks.example.com/: credentials in the URL'],
+    ['hooks.example.com/x', '"hooks.example.com/x" is not an absolute URL'],
+  ])('refuses %s', async (url, message) => {
+    const refusal = check(url, 'public-https');
+    await expect(refusal).rejects.toBeInstanceOf(WebhookUrlRefused);
+    await expect(refusal).rejects.toThrow(message);
+  });
+
+  test.each([
+    [
+      'https://ten.example.com/',
+      'ten.example.com resolves to a refused address: 10.1.2.3 is not a public address (private)',
+    ],
+    [
+      'https://mixed.example.com/',
+      'mixed.example.com resolves to a refused address: 192.168.0.10 is not a public address (private)',
+    ],
+    [
+      'https://metadata.example.com/',
+      'metadata.example.com resolves to a refused address: 169.254.169.254 is not a public address (linkLocal)',
+    ],
+    [
+      'https://loopback6.example.com/',
+      'loopback6.example.com resolves to a refused address: ::1 is not a public address (loopback)',
+    ],
+    [
+      'https://mapped.example.com/',
+      'mapped.example.com resolves to a refused address: ::ffff:10.0.0.1 is not a public address (private)',
+    ],
+    [
+      'https://localhost/',
+      'localhost resolves to a refused address: 127.0.0.1 is not a public address (loopback); ::1 is not a public address (loopback)',
+    ],
+  ])('refuses %s, a host name resolving to a refused address', async (url, message) => {
+    const refusal = check(url, 'public-https');
+    await expect(refusal).rejects.toBeInstanceOf(WebhookUrlRefused);
+    await expect(refusal).rejects.toThrow(message);
+  });
+
+  test('a host name that does not resolve is an error, not allowed', async () => {
+    await expect(check('https://nowhere.example.com/', 'public-https')).rejects.toThrow(
+      'getaddrinfo ENOTFOUND nowhere.example.com',
+    );
+  });
+});
+
+describe('the SSRF guard, locally (local)', () => {
+  test.each([
+    'http://127.0.0.1:8080/hook',
+    'https://127.0.0.1:8443/hook',
+    'http://localhost:3000/hook',
+    'http://[::1]:3000/hook',
+    'https://hooks.example.com/pet-store',
+  ])('allows %s', async (url) => {
+    await expect(check(url, 'local')).resolves.toBeInstanceOf(URL);
+  });
+
+  test.each([
+    [
+      'http://hooks.example.com/',
+      'webhook URLs must be https (or http to 127.0.0.1, ::1 or localhost locally)',
+    ],
+    ['http://127.0.0.2:8080/', 'webhook URLs must be https (or http to 127.0.0.1, ::1 or localhost locally)'],
+    ['https://127.0.0.2:8080/', '127.0.0.2 is not a public address (loopback)'],
+    ['https://10.0.0.1/', '10.0.0.1 is not a public address (private)'],
+    ['https://169.254.169.254/', '169.254.169.254 is not a public address (linkLocal)'],
+    [
+      'https://ten.example.com/',
+      'ten.example.com resolves to a refused address: 10.1.2.3 is not a public address (private)',
+    ],
+  ])('refuses %s', async (url, message) => {
+    await expect(check(url, 'local')).rejects.toThrow(message);
+  });
+});
+
+describe('WEBHOOK_URL_POLICY', () => {
+  test('unset is public-https; the two policies are read; anything else is a deployment fault', () => {
+    expect(urlPolicyFrom(undefined)).toBe('public-https');
+    expect(urlPolicyFrom('local')).toBe('local');
+    expect(urlPolicyFrom('public-https')).toBe('public-https');
+    expect(() => urlPolicyFrom('open')).toThrow(
+      'WEBHOOK_URL_POLICY must be one of public-https, local, not "open"',
+    );
+  });
+});
