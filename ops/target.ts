@@ -1,7 +1,11 @@
 /** Where an operator tool works, the local store or a deployed stack's tables: docs/operating.md "Operator tools". */
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Option } from 'commander';
 import {
@@ -15,6 +19,7 @@ import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import type { TableId } from '#lib/tables.ts';
 import { connectLocalDynamoDb, localTableNames } from '#local-api/dynamodb.ts';
 import { localAwsDefaults, localDataDir, localEnvironment } from '#local-api/settings.ts';
+import { dataFolderCredentials } from '#local-api/store-credentials.ts';
 import { type GatewayKeys, gatewayKeys } from './admin/gateway-keys.ts';
 
 /** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
@@ -37,17 +42,45 @@ export interface Target {
    * @throws Error when the stack has no `RestApiId` / `UsagePlanId` output (deployed before per-key throttling).
    */
   gatewayKeys(): GatewayKeys | undefined;
+  /**
+   * The webhook delivery queue (the webhook tool's `redrive`): an SQS client and the queue's URL. Deployed: the
+   * output `WebhookDeliveryQueueUrl`; locally: the running local service's AWS endpoint (`<dataDir>/aws-endpoint`).
+   * @throws Error when the stack has no such output, or the local service is not running (its queues live in it).
+   */
+  deliveryQueue(): Promise<{ sqs: SQSClient; url: string }>;
   close(): Promise<void>;
 }
 
 /** The tables the operator tools work on. */
-export type ToolTableId = Extract<TableId, 'inventory' | 'apiKeys'>;
+export type ToolTableId = Extract<
+  TableId,
+  'inventory' | 'apiKeys' | 'webhookSubscriptions' | 'webhookFailures'
+>;
 
-/** Stack output names holding each table's name (infra/inventory-stack.ts). */
+/**
+ * Stack output names holding each table's name (infra/inventory-stack.ts). A table is looked up when a tool
+ * first uses it, so a stack deployed before a table existed still serves the tools of the other tables.
+ */
 const tableOutputs: Record<ToolTableId, string> = {
   inventory: 'InventoryTableName',
   apiKeys: 'ApiKeysTableName',
+  webhookSubscriptions: 'WebhookSubscriptionsTableName',
+  webhookFailures: 'WebhookFailuresTableName',
 };
+
+/** The stack output holding the webhook delivery queue's URL. */
+const deliveryQueueOutput = 'WebhookDeliveryQueueUrl';
+
+/**
+ * The local delivery queue's name, asked of the local AWS endpoint with GetQueueUrl (the local service names a
+ * queue of the served template after it); `WEBHOOK_DELIVERY_QUEUE_URL` overrides the lookup.
+ */
+export const localDeliveryQueueName = 'WebhookDeliveryQueue';
+
+/** The file of a data folder where the running local service writes the URL of its local AWS endpoint. */
+export function awsEndpointFile(dataDir: string): string {
+  return join(dataDir, 'aws-endpoint');
+}
 
 async function deployedTarget(environment: EnvironmentName): Promise<Target> {
   const stackName = stackNameOf(environment);
@@ -63,10 +96,17 @@ async function deployedTarget(environment: EnvironmentName): Promise<Target> {
   const raw = new DynamoDBClient({ ...dynamoDbClientConfig });
   const client = toDocumentClient(raw);
   const apiGateway = new APIGatewayClient({});
+  const tables = {} as Record<ToolTableId, string>;
+  for (const id of Object.keys(tableOutputs) as ToolTableId[]) {
+    Object.defineProperty(tables, id, { enumerable: true, get: () => table(id) });
+  }
+  table('inventory');
+  table('apiKeys');
+  let sqs: SQSClient | undefined;
   return {
     client,
     raw,
-    tables: { inventory: table('inventory'), apiKeys: table('apiKeys') },
+    tables,
     description: `stack ${stackName}`,
     settings: environments[environment],
     gatewayKeys() {
@@ -79,9 +119,19 @@ async function deployedTarget(environment: EnvironmentName): Promise<Target> {
       }
       return gatewayKeys(apiGateway, { stackName, restApiId, defaultUsagePlanId });
     },
+    async deliveryQueue() {
+      const url = outputs.get(deliveryQueueOutput);
+      if (!url)
+        throw new Error(
+          `stack ${stackName} has no output ${deliveryQueueOutput}: deploy the current version`,
+        );
+      sqs ??= new SQSClient({});
+      return { sqs, url };
+    },
     close: async () => {
       client.destroy();
       apiGateway.destroy();
+      sqs?.destroy();
     },
   };
 }
@@ -107,6 +157,7 @@ async function localTarget(): Promise<Target> {
     throw new Error(`cannot use the ${description}: ${(error as Error).message}`);
   }
   const client = toDocumentClient(raw);
+  let sqs: SQSClient | undefined;
   return {
     client,
     raw,
@@ -114,11 +165,36 @@ async function localTarget(): Promise<Target> {
     description,
     settings: localEnvironment,
     gatewayKeys: () => undefined,
+    async deliveryQueue() {
+      sqs ??= await localSqsClient(dataDir);
+      const configured = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
+      if (configured) return { sqs, url: configured };
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: localDeliveryQueueName }));
+      if (!QueueUrl) throw new Error(`the local service has no queue ${localDeliveryQueueName}`);
+      return { sqs, url: QueueUrl };
+    },
     async close() {
       client.destroy();
+      sqs?.destroy();
       await db?.close();
     },
   };
+}
+
+/**
+ * An SQS client on the local AWS endpoint: `AWS_ENDPOINT_URL_SQS` when set (credentials from the environment),
+ * else the running local service's endpoint (`<dataDir>/aws-endpoint`) with the data folder's credentials.
+ * @throws Error when neither is there: the local queues live in the running service.
+ */
+async function localSqsClient(dataDir: string): Promise<SQSClient> {
+  if (process.env.AWS_ENDPOINT_URL_SQS) return new SQSClient({});
+  let endpoint: string;
+  try {
+    endpoint = (await readFile(awsEndpointFile(dataDir), 'utf8')).trim();
+  } catch {
+    throw new Error('the local service is not running: start it with `npm start` (its queues live in it)');
+  }
+  return new SQSClient({ endpoint, credentials: await dataFolderCredentials(dataDir) });
 }
 
 /** Opens the target: the deployed `environment` when given, else the local store. */

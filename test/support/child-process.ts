@@ -13,6 +13,7 @@ export const scripts = {
   keys: 'ops/api-keys.ts',
   import: 'ops/import-inventory.ts',
   backfill: 'ops/backfill.ts',
+  webhooks: 'ops/webhooks.ts',
   samDynamoDb: 'local-api/sam-dynamodb.ts',
 } as const;
 
@@ -26,6 +27,11 @@ const localVariables = [
   'HOST',
   'API_KEY',
   'API_KEY_RATE',
+  'AWS_ENDPOINT_URL_SQS',
+  'WEBHOOK_DELIVERY_QUEUE_URL',
+  'WEBHOOK_SUBSCRIPTIONS_TABLE_NAME',
+  'WEBHOOK_FAILURES_TABLE_NAME',
+  'WEBHOOK_URL_POLICY',
 ];
 
 /**

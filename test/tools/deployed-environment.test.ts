@@ -31,7 +31,7 @@ import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
-const stagingTables: Record<ToolTableId, string> = {
+const stagingTables: Record<Extract<ToolTableId, 'inventory' | 'apiKeys'>, string> = {
   inventory: 'InventoryService-staging-InventoryTable-ABC123',
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
 };

@@ -1,0 +1,171 @@
+/** The webhook tool, `npm run webhooks -- <command> [--env staging|production]`: docs/operating.md "Webhooks". */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { EnvironmentName } from '#infra/settings.ts';
+import { type EventType, eventTypes } from '#lib/events/changes.ts';
+import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
+import { failureStore } from '#lib/webhooks/failures.ts';
+import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
+import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+import { environmentOption, openTarget, type Target } from './target.ts';
+
+/** Runs `work` against the chosen target, closing it afterwards. */
+async function withTarget<T>(env: EnvironmentName | undefined, work: (target: Target) => Promise<T>) {
+  const target = await openTarget(env);
+  try {
+    return await work(target);
+  } finally {
+    await target.close();
+  }
+}
+
+const subscriptionsOf = (target: Target) =>
+  subscriptionStore(target.client, target.tables.webhookSubscriptions);
+const failuresOf = (target: Target) => failureStore(target.client, target.tables.webhookFailures);
+
+/** The SSRF policy URLs are checked with: deployed `public-https`; locally `local` (WEBHOOK_URL_POLICY overrides). */
+function policyOf(env: EnvironmentName | undefined): UrlPolicy {
+  return env ? 'public-https' : urlPolicyFrom(process.env.WEBHOOK_URL_POLICY || 'local');
+}
+
+/** `--events` values: a comma-separated list of event types. */
+function parseEvents(value: string): EventType[] {
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(eventTypes as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new InvalidArgumentError(
+      `unknown event type ${unknown.join(', ')}: the types are ${eventTypes.join(', ')}`,
+    );
+  }
+  return [...new Set(names as EventType[])];
+}
+
+const program = new Command('webhooks').description(
+  'Manage webhook subscriptions (Standard Webhooks) and the deliveries that failed for good.',
+);
+
+program
+  .command('add')
+  .description('subscribe a URL to events and print its signing secret once: store it safely')
+  .argument('<url>', 'where to POST the events: https (locally also http://127.0.0.1 or http://localhost)')
+  .addOption(
+    new Option('--events <types>', `comma-separated event types: ${eventTypes.join(', ')}`)
+      .argParser(parseEvents)
+      .default([...eventTypes], 'all'),
+  )
+  .addOption(environmentOption())
+  .action(async (url: string, options: { events: EventType[]; env?: EnvironmentName }) => {
+    await checkWebhookUrl(url, policyOf(options.env));
+    const subscription = await withTarget(options.env, (target) =>
+      subscriptionsOf(target).add(url, options.events, new Date()),
+    );
+    console.error(
+      `Added subscription ${subscription.subscriptionId} to ${subscription.events.join(', ')} at ${url}. Its signing secret is shown once:`,
+    );
+    console.log(subscription.secret);
+  });
+
+program
+  .command('list')
+  .description('list subscriptions: id, url, events, creation; never their secrets')
+  .option('--json', 'print a JSON array (one object per subscription) instead of a table')
+  .addOption(environmentOption())
+  .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
+    const subscriptions = await withTarget(options.env, (target) => subscriptionsOf(target).list());
+    const rows = subscriptions
+      .sort(
+        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
+      )
+      .map(({ subscriptionId, url, events, createdAt }) => ({ id: subscriptionId, url, events, createdAt }));
+    if (options.json) {
+      console.log(JSON.stringify(rows, null, 2));
+      return;
+    }
+    if (rows.length === 0) {
+      console.log('No subscriptions.');
+      return;
+    }
+    console.table(rows.map((row) => ({ ...row, events: row.events.join(' ') })));
+  });
+
+program
+  .command('remove')
+  .description('remove a subscription: no event is delivered to it any more')
+  .argument('<id>', 'the id shown by webhooks list')
+  .addOption(environmentOption())
+  .action(async (id: string, options: { env?: EnvironmentName }) => {
+    const removed = await withTarget(options.env, (target) => subscriptionsOf(target).remove(id));
+    if (!removed) throw new Error(`no subscription ${id}`);
+    console.log(`Removed subscription ${id}.`);
+  });
+
+program
+  .command('failures')
+  .description('list the deliveries that failed on every attempt: subscription, event, attempts, last error')
+  .option('--json', 'print a JSON array (one object per failure) instead of a table')
+  .addOption(environmentOption())
+  .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
+    const failures = await withTarget(options.env, (target) => failuresOf(target).list());
+    const rows = failures.map((failure) => ({
+      subscription: failure.subscriptionId,
+      eventId: failure.eventId,
+      type: failure.type,
+      attempts: failure.attempts,
+      lastStatus: failure.lastStatus ?? null,
+      lastError: failure.lastError,
+      failedAt: failure.failedAt,
+    }));
+    if (options.json) {
+      console.log(JSON.stringify(rows, null, 2));
+      return;
+    }
+    if (rows.length === 0) {
+      console.log('No failed deliveries.');
+      return;
+    }
+    console.table(rows.map((row) => ({ ...row, lastStatus: row.lastStatus ?? '-' })));
+  });
+
+program
+  .command('redrive')
+  .description(
+    "send a subscription's failed deliveries to the delivery queue again, each with a new schedule",
+  )
+  .argument('<id>', 'the subscription id (as webhooks failures shows it)')
+  .addOption(environmentOption())
+  .action(async (id: string, options: { env?: EnvironmentName }) => {
+    const { sent, total } = await withTarget(options.env, async (target) => {
+      if (!(await subscriptionsOf(target).get(id))) {
+        throw new Error(`no subscription ${id}: its deliveries could not be delivered`);
+      }
+      const failures = failuresOf(target);
+      const pending = await failures.list(id);
+      if (pending.length === 0) return { sent: 0, total: 0 };
+      const { sqs, url } = await target.deliveryQueue();
+      const queue = deliveryQueue(sqs, url);
+      let sent = 0;
+      for (const failure of pending) {
+        const { subscriptionId, eventId, type, timestamp, data } = failure;
+        try {
+          await queue.send([{ subscriptionId, eventId, type, timestamp, data }]);
+          // Deleted only once the queue holds it again: a stop in between sends it twice, never loses it.
+          await failures.remove(subscriptionId, eventId);
+        } catch (error) {
+          throw new Error(
+            `stopped after redriving ${sent} of ${pending.length}: ${(error as Error).message}`,
+          );
+        }
+        sent++;
+      }
+      return { sent, total: pending.length };
+    });
+    console.log(
+      total === 0
+        ? `No failed deliveries of ${id}.`
+        : `Redrove ${sent} failed deliveries of ${id} to the delivery queue.`,
+    );
+  });
+
+await program.parseAsync().catch((error: Error) => {
+  console.error(`webhooks: ${error.message}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,355 @@
+/**
+ * `npm run webhooks` on a local store (dynalite on a data folder, as `npm start` keeps it), the delivery queue
+ * reached through the local AWS endpoint file `<dataDir>/aws-endpoint` (here an SQS stand-in that records the
+ * messages sent).
+ */
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { localDeliveryQueueName } from '#ops/target.ts';
+import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { scanTable } from '#test/support/raw-tables.ts';
+import { type SqsStandIn, startSqsStandIn } from '#test/support/sqs-stand-in.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+
+let db: TestDynamoDb;
+let sqs: SqsStandIn;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await temporaryDir('webhooks-tool-');
+  db = await startTestDynamoDb({ dataDir });
+  sqs = await startSqsStandIn();
+  await writeFile(join(dataDir, 'aws-endpoint'), `${sqs.endpoint}\n`);
+});
+cleanUpAfterAll(
+  () => sqs?.close(),
+  () => db?.close(),
+);
+
+/** `npm run webhooks -- ...args` on the local store of {@link dataDir}. */
+function webhooks(...args: string[]): Promise<ChildResult> {
+  return runNode(scripts.webhooks, args, { env: childEnv({ DATA_DIR: dataDir }) });
+}
+
+async function clearTable(table: string, keys: string[]) {
+  for (const item of await scanTable(db.client, table)) {
+    const Key = Object.fromEntries(keys.map((k) => [k, item[k] as AttributeValue]));
+    await db.client.send(new DeleteItemCommand({ TableName: table, Key }));
+  }
+}
+
+beforeEach(async () => {
+  await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
+  await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
+  sqs.requests.length = 0;
+  sqs.failSends = false;
+});
+
+const subscriptions = () => scanTable(db.client, testTableNames.webhookSubscriptions);
+const failures = () => scanTable(db.client, testTableNames.webhookFailures);
+
+describe('webhooks --help', () => {
+  test('exits 0 and describes add, list, remove, failures and redrive', async () => {
+    const result = await webhooks('--help');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: webhooks \[options\] \[command\]$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}add \[options\] <url> +subscribe a URL to events and print its signing secret$/m,
+    );
+    expect(result.stdout).toMatch(
+      /^ {2}list \[options\] +list subscriptions: id, url, events, creation; never$/m,
+    );
+    expect(result.stdout).toMatch(/^ {2}remove \[options\] <id> +remove a subscription/m);
+    expect(result.stdout).toMatch(
+      /^ {2}failures \[options\] +list the deliveries that failed on every attempt/m,
+    );
+    expect(result.stdout).toMatch(/^ {2}redrive \[options\] <id> +send a subscription's failed deliveries/m);
+  });
+});
+
+describe('webhooks add and list', () => {
+  test('add prints the secret once on stdout and the id on stderr; list shows id, url, events, creation, never the secret', async () => {
+    const before = Date.now();
+    const result = await webhooks('add', 'http://127.0.0.1:9999/hooks');
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{32}\n$/);
+    const secret = result.stdout.trim();
+    const match =
+      /^Added subscription (ws_[A-Za-z0-9_-]{16}) to inventory\.changed, order\.changed at http:\/\/127\.0\.0\.1:9999\/hooks\. Its signing secret is shown once:\n$/.exec(
+        result.stderr,
+      );
+    expect(match, result.stderr).not.toBeNull();
+    const id = match?.[1] as string;
+    const [stored, ...others] = await subscriptions();
+    expect(others).toStrictEqual([]);
+    const createdAt = stored?.createdAt?.S ?? '';
+    expect(Date.parse(createdAt)).toBeGreaterThanOrEqual(before);
+    expect(stored).toStrictEqual({
+      subscriptionId: { S: id },
+      url: { S: 'http://127.0.0.1:9999/hooks' },
+      events: { L: [{ S: 'inventory.changed' }, { S: 'order.changed' }] },
+      secret: { S: secret },
+      createdAt: { S: createdAt },
+    });
+
+    const listed = await webhooks('list', '--json');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toStrictEqual([
+      { id, url: 'http://127.0.0.1:9999/hooks', events: ['inventory.changed', 'order.changed'], createdAt },
+    ]);
+    const table = await webhooks('list');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(id);
+    expect(table.stdout).toContain('inventory.changed order.changed');
+    for (const output of [listed, table]) {
+      expect(output.stdout + output.stderr).not.toContain(secret.slice('whsec_'.length));
+    }
+  });
+
+  test('--events order.changed subscribes to that type only; http://localhost is allowed locally', async () => {
+    const result = await webhooks('add', 'http://localhost:3000/orders', '--events', 'order.changed');
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /^Added subscription ws_\S+ to order\.changed at http:\/\/localhost:3000\/orders\./,
+    );
+    const [stored] = await subscriptions();
+    expect(stored?.events).toStrictEqual({ L: [{ S: 'order.changed' }] });
+  });
+
+  test.each([
+    [
+      ['http://hooks.example.com/'],
+      'webhooks: http://hooks.example.com/: webhook URLs must be https (or http to 127.0.0.1, ::1 or localhost locally)\n',
+    ],
+    [['https://10.0.0.1/'], 'webhooks: https://10.0.0.1/: 10.0.0.1 is not a public address (private)\n'],
+    [
+      ['https://169.254.169.254/latest/'],
+      'webhooks: https://169.254.169.254/latest/: 169.254.169.254 is not a public address (linkLocal)\n',
+    ],
+    [
+      ['https://hooks.example.com/', '--events', 'pet.deleted'],
+      "error: option '--events <types>' argument 'pet.deleted' is invalid. unknown event type pet.deleted: the types are inventory.changed, order.changed\n",
+    ],
+  ])('add %j is refused, exits 1 and stores nothing', async (args, message) => {
+    const result = await webhooks('add', ...args);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(message);
+    expect(await subscriptions()).toStrictEqual([]);
+  });
+
+  test('list with no subscription says so', async () => {
+    expect(await webhooks('list')).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: 'No subscriptions.\n',
+      stderr: '',
+    });
+  });
+});
+
+/** Stores a subscription as `add` does. */
+async function subscribe(subscriptionId: string) {
+  await db.client.send(
+    new PutItemCommand({
+      TableName: testTableNames.webhookSubscriptions,
+      Item: {
+        subscriptionId: { S: subscriptionId },
+        url: { S: 'http://127.0.0.1:9999/hooks' },
+        events: { L: [{ S: 'inventory.changed' }] },
+        secret: { S: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        createdAt: { S: '2026-11-26T08:00:00.000Z' },
+      },
+    }),
+  );
+}
+
+describe('webhooks remove', () => {
+  test('removes the subscription', async () => {
+    await subscribe('ws_keep');
+    await subscribe('ws_gone');
+
+    expect(await webhooks('remove', 'ws_gone')).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: 'Removed subscription ws_gone.\n',
+      stderr: '',
+    });
+    expect((await subscriptions()).map((s) => s.subscriptionId?.S)).toStrictEqual(['ws_keep']);
+  });
+
+  test('an unknown id exits 1 and says so', async () => {
+    expect(await webhooks('remove', 'ws_nope')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'webhooks: no subscription ws_nope\n',
+    });
+  });
+});
+
+const data = (sequence: number) => ({
+  sequence,
+  petId: '42',
+  occurredAt: `2026-11-25T10:00:0${sequence}.000Z`,
+  reason: 'arrival',
+  quantity: { from: sequence, to: sequence + 1 },
+  status: { from: 'available', to: 'available' },
+});
+
+/** Stores a failure as the delivery keeps it. */
+async function fail(subscriptionId: string, sequence: number, lastStatus?: number) {
+  await db.client.send(
+    new PutItemCommand({
+      TableName: testTableNames.webhookFailures,
+      Item: {
+        subscriptionId: { S: subscriptionId },
+        eventId: { S: `inventory.42.${sequence}` },
+        type: { S: 'inventory.changed' },
+        timestamp: { S: data(sequence).occurredAt },
+        data: { S: JSON.stringify(data(sequence)) },
+        attempts: { N: '8' },
+        ...(lastStatus !== undefined && { lastStatus: { N: String(lastStatus) } }),
+        lastError: { S: lastStatus === undefined ? 'no response within 10 s' : `HTTP ${lastStatus}` },
+        failedAt: { S: '2026-11-26T14:00:00.000Z' },
+      },
+    }),
+  );
+}
+
+describe('webhooks failures', () => {
+  test('lists each failure: subscription, event id, type, attempts, last status and error, failed at', async () => {
+    await fail('ws_a', 1, 503);
+    await fail('ws_a', 2);
+
+    const result = await webhooks('failures', '--json');
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toStrictEqual([
+      {
+        subscription: 'ws_a',
+        eventId: 'inventory.42.1',
+        type: 'inventory.changed',
+        attempts: 8,
+        lastStatus: 503,
+        lastError: 'HTTP 503',
+        failedAt: '2026-11-26T14:00:00.000Z',
+      },
+      {
+        subscription: 'ws_a',
+        eventId: 'inventory.42.2',
+        type: 'inventory.changed',
+        attempts: 8,
+        lastStatus: null,
+        lastError: 'no response within 10 s',
+        failedAt: '2026-11-26T14:00:00.000Z',
+      },
+    ]);
+    const table = await webhooks('failures');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /│ 0 +│ 'ws_a' +│ 'inventory\.42\.1' │ 'inventory\.changed' │ 8 +│ 503 +│ 'HTTP 503' +│/,
+    );
+    expect(table.stdout).toMatch(
+      /│ 1 +│ 'ws_a' +│ 'inventory\.42\.2' │ 'inventory\.changed' │ 8 +│ '-' +│ 'no response within 10 s' │/,
+    );
+  });
+
+  test('none: says so', async () => {
+    expect((await webhooks('failures')).stdout).toBe('No failed deliveries.\n');
+  });
+});
+
+describe('webhooks redrive', () => {
+  test("sends each of the subscription's failures to the delivery queue as a fresh message, then deletes it", async () => {
+    await subscribe('ws_a');
+    await fail('ws_a', 1, 503);
+    await fail('ws_a', 2);
+    await fail('ws_b', 3, 500);
+
+    const result = await webhooks('redrive', 'ws_a');
+
+    expect(result).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: 'Redrove 2 failed deliveries of ws_a to the delivery queue.\n',
+      stderr: '',
+    });
+    expect(sqs.requests.find((r) => r.operation === 'GetQueueUrl')?.input).toStrictEqual({
+      QueueName: localDeliveryQueueName,
+    });
+    const sends = sqs.requests.filter((r) => r.operation === 'SendMessageBatch');
+    expect(sends.map((r) => r.input.QueueUrl)).toStrictEqual([sqs.queueUrl, sqs.queueUrl]);
+    expect(
+      sends.map((r) => (r.input.Entries as { MessageBody: string }[]).map((e) => e.MessageBody)),
+    ).toStrictEqual([
+      [
+        `{"subscriptionId":"ws_a","eventId":"inventory.42.1","type":"inventory.changed","timestamp":"2026-11-25T10:00:01.000Z","data":${JSON.stringify(data(1))}}`,
+      ],
+      [
+        `{"subscriptionId":"ws_a","eventId":"inventory.42.2","type":"inventory.changed","timestamp":"2026-11-25T10:00:02.000Z","data":${JSON.stringify(data(2))}}`,
+      ],
+    ]);
+    expect((await failures()).map((f) => [f.subscriptionId?.S, f.eventId?.S])).toStrictEqual([
+      ['ws_b', 'inventory.42.3'],
+    ]);
+  });
+
+  test('when the queue refuses a message, it exits 1 and keeps every failure not sent', async () => {
+    await subscribe('ws_a');
+    await fail('ws_a', 1, 503);
+    sqs.failSends = true;
+
+    const result = await webhooks('redrive', 'ws_a');
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'webhooks: stopped after redriving 0 of 1: SQS refused 1 of 1 delivery messages: InternalError: asked to fail\n',
+    );
+    expect((await failures()).map((f) => f.eventId?.S)).toStrictEqual(['inventory.42.1']);
+  });
+
+  test('a removed subscription is refused: its deliveries would be dropped', async () => {
+    await fail('ws_gone', 1, 503);
+
+    expect(await webhooks('redrive', 'ws_gone')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'webhooks: no subscription ws_gone: its deliveries could not be delivered\n',
+    });
+    expect(await failures()).toHaveLength(1);
+  });
+
+  test('nothing to redrive: says so without touching the queue', async () => {
+    await subscribe('ws_a');
+    expect((await webhooks('redrive', 'ws_a')).stdout).toBe('No failed deliveries of ws_a.\n');
+    expect(sqs.requests).toStrictEqual([]);
+  });
+
+  test('without the local service running (no aws-endpoint file) it says how to start it', async () => {
+    await subscribe('ws_a');
+    await fail('ws_a', 1, 503);
+    const file = join(dataDir, 'aws-endpoint');
+    await rename(file, `${file}.away`);
+    try {
+      const result = await webhooks('redrive', 'ws_a');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'webhooks: the local service is not running: start it with `npm start` (its queues live in it)\n',
+      );
+      expect(await failures()).toHaveLength(1);
+    } finally {
+      await rename(`${file}.away`, file);
+    }
+  });
+});
