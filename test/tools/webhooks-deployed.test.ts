@@ -1,0 +1,145 @@
+/**
+ * `npm run webhooks -- ... --env staging` offline (docs/operating.md "Webhooks"): the tool resolves the webhook
+ * tables and the delivery queue from the stack outputs (CloudFormation stand-in), works on real DynamoDB tables
+ * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (SQS stand-in).
+ */
+import { join } from 'node:path';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { ensureTables } from '#ops/admin/tables.ts';
+import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import {
+  type CloudFormationStandIn,
+  startCloudFormationStandIn,
+} from '#test/support/cloudformation-stand-in.ts';
+import { scanTable } from '#test/support/raw-tables.ts';
+import { type SqsStandIn, startSqsStandIn } from '#test/support/sqs-stand-in.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
+
+const stagingTables = {
+  inventory: 'InventoryService-staging-InventoryTable-ABC123',
+  apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
+  webhookSubscriptions: 'InventoryService-staging-WebhookSubscriptionsTable-S1',
+  webhookFailures: 'InventoryService-staging-WebhookFailuresTable-F1',
+};
+
+let db: TestDynamoDb;
+let cloudFormation: CloudFormationStandIn;
+let sqs: SqsStandIn;
+let workDir: string;
+const queueUrl = () => `${sqs.endpoint}/123456789012/InventoryService-staging-WebhookDeliveryQueue-Q1`;
+
+beforeAll(async () => {
+  db = await startTestDynamoDb({ tables: false });
+  await ensureTables(db.client, stagingTables);
+  sqs = await startSqsStandIn();
+  cloudFormation = await startCloudFormationStandIn([
+    {
+      name: 'InventoryService-staging',
+      outputs: {
+        InventoryTableName: stagingTables.inventory,
+        ApiKeysTableName: stagingTables.apiKeys,
+        WebhookSubscriptionsTableName: stagingTables.webhookSubscriptions,
+        WebhookFailuresTableName: stagingTables.webhookFailures,
+        WebhookDeliveryQueueUrl: queueUrl(),
+      },
+    },
+    {
+      name: 'InventoryService-production',
+      outputs: {
+        InventoryTableName: 'InventoryService-production-InventoryTable-P1',
+        ApiKeysTableName: 'InventoryService-production-ApiKeysTable-P2',
+      },
+    },
+  ]);
+  workDir = await temporaryDir('webhooks-deployed-cwd-');
+});
+cleanUpAfterAll(
+  () => cloudFormation?.close(),
+  () => sqs?.close(),
+  () => db?.close(),
+);
+
+/** A tool run by an operator with AWS credentials, the endpoints pointing at the stand-ins and dynalite. */
+function webhooks(...args: string[]): Promise<ChildResult> {
+  const env = childEnv({
+    AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    AWS_REGION: 'us-east-1',
+    ...storeVariables(db),
+    AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),
+  });
+  for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'AWS_DEFAULT_REGION']) {
+    delete env[name];
+  }
+  return runNode(scripts.webhooks, args, { env, cwd: workDir });
+}
+
+describe('webhooks --env staging', () => {
+  test('add refuses http and private addresses (public-https) and stores an https URL in the stack table', async () => {
+    expect(await webhooks('add', 'http://127.0.0.1:8080/', '--env', 'staging')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'webhooks: http://127.0.0.1:8080/: webhook URLs must be https\n',
+    });
+    expect((await webhooks('add', 'https://[fd00:ec2::254]/', '--env', 'staging')).stderr).toBe(
+      'webhooks: https://[fd00:ec2::254]/: fd00:ec2::254 is not a public address (uniqueLocal)\n',
+    );
+
+    const added = await webhooks('add', 'https://93.184.215.14/hooks', '--env', 'staging');
+
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^whsec_\S{32}\n$/);
+    const stored = await scanTable(db.client, stagingTables.webhookSubscriptions);
+    expect(stored.map((s) => s.url?.S)).toStrictEqual(['https://93.184.215.14/hooks']);
+  });
+
+  test('redrive sends to the queue URL of the stack output and deletes from the stack failures table', async () => {
+    const [subscription] = await scanTable(db.client, stagingTables.webhookSubscriptions);
+    const subscriptionId = subscription?.subscriptionId?.S ?? '';
+    await db.client.send(
+      new PutItemCommand({
+        TableName: stagingTables.webhookFailures,
+        Item: {
+          subscriptionId: { S: subscriptionId },
+          eventId: { S: 'order.77.approved' },
+          type: { S: 'order.changed' },
+          timestamp: { S: '2026-11-25T10:00:00.000Z' },
+          data: { S: '{"orderId":"77"}' },
+          attempts: { N: '8' },
+          lastError: { S: 'no response within 10 s' },
+          failedAt: { S: '2026-11-26T14:00:00.000Z' },
+        },
+      }),
+    );
+
+    const result = await webhooks('redrive', subscriptionId, '--env', 'staging');
+
+    expect(result.stdout).toBe(`Redrove 1 failed deliveries of ${subscriptionId} to the delivery queue.\n`);
+    expect(sqs.requests.map((r) => r.operation)).toStrictEqual(['SendMessageBatch']);
+    expect(sqs.requests[0]?.input).toStrictEqual({
+      QueueUrl: queueUrl(),
+      Entries: [
+        {
+          Id: '0',
+          MessageBody: `{"subscriptionId":"${subscriptionId}","eventId":"order.77.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":{"orderId":"77"}}`,
+        },
+      ],
+    });
+    expect(await scanTable(db.client, stagingTables.webhookFailures)).toStrictEqual([]);
+  });
+
+  test('a stack deployed before webhooks: the tool names the missing output', async () => {
+    expect(await webhooks('list', '--env', 'production')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr:
+        'webhooks: stack InventoryService-production has no output WebhookSubscriptionsTableName: is it deployed?\n',
+    });
+  });
+});
