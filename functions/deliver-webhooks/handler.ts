@@ -39,20 +39,26 @@ function queueOf(arn: string): DeliveryQueue {
   return queue;
 }
 
-/** The Lambda handler: the batch's messages in parallel; the failed ones named for the mapping to retry. */
+/**
+ * The Lambda handler: the batch's messages in parallel; the failed ones named for the mapping to retry. Each
+ * delivery kept as a failure counts 1 in `WebhookDeliveriesFailed` (docs/operating.md "Metrics").
+ */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const queue = queueOf(event.Records[0]?.eventSourceARN ?? '');
+  let kept = 0;
   try {
     return await deliverMessages(event, {
       subscriptions,
       failures,
-      queue,
+      queue: queueOf(event.Records[0]?.eventSourceARN ?? ''),
       retryDelays,
       policy,
-      onFailureKept: () => metrics.addMetric('WebhookDeliveriesFailed', MetricUnit.Count, 1),
+      onFailureKept: () => {
+        kept++;
+        metrics.addMetric('WebhookDeliveriesFailed', MetricUnit.Count, 1);
+      },
       log: (message, details) => logger.warn(message, details),
     });
   } finally {
-    metrics.publishStoredMetrics();
+    if (kept > 0) metrics.publishStoredMetrics();
   }
 }

@@ -44,6 +44,8 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
     WEBHOOK_RETRY_DELAYS: '5,300',
     WEBHOOK_URL_POLICY: 'local',
+    // Metrics on (the functions' test environment turns them off), so that the EMF lines are written.
+    POWERTOOLS_METRICS_DISABLED: 'false',
   });
   fanOut = (await import('#functions/fan-out-webhooks/handler.ts')).handler as FanOutHandler;
   deliver = (await import('#functions/deliver-webhooks/handler.ts')).handler;
@@ -190,6 +192,28 @@ describe('fanOutWebhooks', () => {
   });
 });
 
+/** The JSON lines written to stdout while `run` runs (the functions' logs and EMF metrics). */
+async function jsonLinesWritten<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; records: Record<string, unknown>[] }> {
+  const lines: string[] = [];
+  const original = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    lines.push(...String(typeof chunk === 'string' ? chunk : Buffer.from(chunk)).split('\n'));
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    const result = await run();
+    return { result, records: lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) };
+  } finally {
+    process.stdout.write = original;
+  }
+}
+
+/** The values of metric `name` in EMF records. */
+const metricValues = (records: Record<string, unknown>[], name: string) =>
+  records.flatMap((r) => r[name] ?? []);
+
 /** A delivery message as Lambda's SQS event source mapping gives it, received `receiveCount` times. */
 function sqsRecord(messageId: string, body: unknown, receiveCount: number): SQSRecord {
   return {
@@ -228,14 +252,17 @@ describe('deliverWebhooks', () => {
     await subscribe('ws_fast', `${fast.endpoint}/hook`, ['inventory.changed']);
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
 
-    const response = await deliver({
-      Records: [
-        sqsRecord('m-fast', message('ws_fast'), 1),
-        sqsRecord('m-failing-1', message('ws_failing'), 1),
-        sqsRecord('m-failing-2', message('ws_failing'), 2),
-        sqsRecord('m-gone', message('ws_removed'), 1),
-      ],
-    });
+    const { result: response, records } = await jsonLinesWritten(() =>
+      deliver({
+        Records: [
+          sqsRecord('m-fast', message('ws_fast'), 1),
+          sqsRecord('m-failing-1', message('ws_failing'), 1),
+          sqsRecord('m-failing-2', message('ws_failing'), 2),
+          sqsRecord('m-gone', message('ws_removed'), 1),
+        ],
+      }),
+    );
+    expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
 
     expect(response).toStrictEqual({
       batchItemFailures: [{ itemIdentifier: 'm-failing-1' }, { itemIdentifier: 'm-failing-2' }],
@@ -266,7 +293,10 @@ describe('deliverWebhooks', () => {
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
     const before = Date.now();
 
-    const response = await deliver({ Records: [sqsRecord('m-last', message('ws_failing'), 3)] });
+    const { result: response, records } = await jsonLinesWritten(() =>
+      deliver({ Records: [sqsRecord('m-last', message('ws_failing'), 3)] }),
+    );
+    expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([1]);
 
     expect(response).toStrictEqual({ batchItemFailures: [] });
     expect(sqs.requests.filter((r) => r.operation === 'ChangeMessageVisibility')).toStrictEqual([]);
@@ -337,6 +367,35 @@ describe('deliverWebhooks', () => {
     // An empty key is refused by DynamoDB (ValidationException): that message is reported failed.
     expect(response).toStrictEqual({ batchItemFailures: [{ itemIdentifier: 'm-bad' }] });
     expect(fast.requests).toHaveLength(1);
+  });
+
+  test('without WEBHOOK_DELIVERY_QUEUE_URL the queue URL is asked of SQS by the event source ARN, once', async () => {
+    await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
+    const configured = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
+    delete process.env.WEBHOOK_DELIVERY_QUEUE_URL;
+    try {
+      const arn = 'arn:aws:sqs:us-east-1:210987654321:other-deliveries';
+      const record = (id: string) => ({ ...sqsRecord(id, message('ws_failing'), 1), eventSourceARN: arn });
+      expect(await deliver({ Records: [record('m-1')] })).toStrictEqual({
+        batchItemFailures: [{ itemIdentifier: 'm-1' }],
+      });
+      expect(await deliver({ Records: [record('m-2')] })).toStrictEqual({
+        batchItemFailures: [{ itemIdentifier: 'm-2' }],
+      });
+    } finally {
+      process.env.WEBHOOK_DELIVERY_QUEUE_URL = configured;
+    }
+    expect(sqs.requests.map((r) => [r.operation, r.input])).toStrictEqual([
+      ['GetQueueUrl', { QueueName: 'other-deliveries', QueueOwnerAWSAccountId: '210987654321' }],
+      [
+        'ChangeMessageVisibility',
+        { QueueUrl: sqs.queueUrl, ReceiptHandle: 'receipt-m-1-1', VisibilityTimeout: 5 },
+      ],
+      [
+        'ChangeMessageVisibility',
+        { QueueUrl: sqs.queueUrl, ReceiptHandle: 'receipt-m-2-1', VisibilityTimeout: 5 },
+      ],
+    ]);
   });
 
   test('a body that is not a delivery message is dropped', async () => {
