@@ -50,11 +50,17 @@ export function attemptDelivery(
     return Promise.resolve({ delivered: false, error: (error as Error).message });
   }
   const body = webhookPayload(message);
+  let signature: ReturnType<typeof signatureHeaders>;
+  try {
+    signature = signatureHeaders(target.secret, message.eventId, target.now ?? new Date(), body);
+  } catch (error) {
+    return Promise.resolve({ delivered: false, error: `cannot sign: ${(error as Error).message}` });
+  }
   const headers = {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
     'user-agent': deliveryUserAgent,
-    ...signatureHeaders(target.secret, message.eventId, target.now ?? new Date(), body),
+    ...signature,
   };
   const timeoutMs = target.timeoutMs ?? deliveryTimeoutMs;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -15,8 +15,8 @@ export const defaultRetryDelays: readonly number[] = [5, 300, 1800, 7200, 18000,
 export const maxVisibilityTimeoutSeconds = 43_200;
 
 /**
- * The delays from `WEBHOOK_RETRY_DELAYS` (seconds, comma-separated: `5,300,1800`), or the default when unset.
- * An empty list is not allowed: a delivery gets at least one retry.
+ * The delays from `WEBHOOK_RETRY_DELAYS` (seconds, comma-separated: `5,300,1800`), or the default when unset
+ * or empty; `n` delays mean `n + 1` attempts.
  * @throws Error when an item is not a whole number from 0 to 43200: a deployment fault.
  */
 export function retryDelaysFrom(value: string | undefined): readonly number[] {

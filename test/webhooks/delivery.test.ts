@@ -223,3 +223,14 @@ describe('a delivery attempt', () => {
     expect(receiver.requests).toStrictEqual([]);
   });
 });
+
+test('a secret that is not base64 is a failed attempt, not a thrown error', async () => {
+  const outcome = await attemptDelivery(message, {
+    url: receiver.endpoint,
+    secret: 'whsec_***',
+    policy: 'local',
+  });
+  expect(outcome.delivered).toBe(false);
+  expect(outcome).toMatchObject({ error: expect.stringMatching(/^cannot sign: /) });
+  expect(receiver.requests).toStrictEqual([]);
+});

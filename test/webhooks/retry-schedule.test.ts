@@ -1,0 +1,23 @@
+import { describe, expect, test } from 'vitest';
+import { defaultRetryDelays, retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
+
+describe('WEBHOOK_RETRY_DELAYS', () => {
+  test('unset or empty: the Standard Webhooks schedule, 8 attempts over at least 24 hours', () => {
+    expect(retryDelaysFrom(undefined)).toStrictEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(retryDelaysFrom('')).toBe(defaultRetryDelays);
+    const seconds = defaultRetryDelays.reduce((sum, delay) => sum + delay, 0);
+    expect(seconds).toBeGreaterThanOrEqual(24 * 3600);
+    expect(seconds).toBe(99_305);
+  });
+
+  test('whole seconds, comma-separated, spaces allowed', () => {
+    expect(retryDelaysFrom('1, 2,3')).toStrictEqual([1, 2, 3]);
+    expect(retryDelaysFrom('0,43200')).toStrictEqual([0, 43200]);
+  });
+
+  test.each(['5,,300', '1.5', '-1', '43201', 'ten'])('%j is a deployment fault', (value) => {
+    expect(() => retryDelaysFrom(value)).toThrow(
+      `WEBHOOK_RETRY_DELAYS must be whole seconds from 0 to 43200, comma-separated, not ${JSON.stringify(value)}`,
+    );
+  });
+});
