@@ -3,16 +3,7 @@
  * "History and events".
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-
-/** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
-const secretBytes = 24;
-
-/** A new signing secret: `whsec_` + base64 of 24 random bytes, the form Standard Webhooks libraries read. */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(secretBytes).toString('base64')}`;
-}
 
 /** The Standard Webhooks headers of one delivery attempt. */
 export interface SignatureHeaders {

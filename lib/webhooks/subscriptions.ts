@@ -13,7 +13,6 @@ import {
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../events/changes.ts';
-import { newSigningSecret } from './signing.ts';
 
 /** A subscription: where to POST which event types, signed with which secret. `createdAt` is RFC 3339 UTC. */
 export interface Subscription {
@@ -24,6 +23,17 @@ export interface Subscription {
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
   secret: string;
   createdAt: string;
+}
+
+/** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
+const secretBytes = 24;
+
+/**
+ * A new signing secret: `whsec_` + base64 of 24 random bytes, the form Standard Webhooks libraries read. Here,
+ * not beside the signing, so that the fan-out's bundle does not carry the signing library.
+ */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(secretBytes).toString('base64')}`;
 }
 
 /** A new subscription id: `ws_` + base64url of 12 random bytes. */
