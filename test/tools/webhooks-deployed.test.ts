@@ -90,6 +90,11 @@ describe('webhooks --env staging', () => {
       'webhooks: https://[fd00:ec2::254]/: fd00:ec2::254 is not a public address (uniqueLocal)\n',
     );
 
+    // A host name is resolved (here by the system resolver) and refused when an address is not public.
+    expect((await webhooks('add', 'https://localhost:8443/', '--env', 'staging')).stderr).toMatch(
+      /^webhooks: localhost resolves to a refused address: (127\.0\.0\.1|::1) is not a public address \(loopback\)/,
+    );
+
     const added = await webhooks('add', 'https://93.184.215.14/hooks', '--env', 'staging');
 
     expect(added.code, added.stderr).toBe(0);
