@@ -2,6 +2,7 @@
 import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
+import { callerKeyId } from '#lib/http/caller.ts';
 import { headerValues } from '#lib/http/headers.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonBody } from '#lib/http/json-body.ts';
@@ -27,12 +28,13 @@ const placement = orderPlacement(
 );
 
 /**
- * Reserves the stock of `order`, claiming the scoped Idempotency-Key `key` when there is one: the order (the
- * one the key placed before, if it did), or the contract's 404 or 409 `insufficient_stock` refusal.
+ * Reserves the stock of `order` for the API key `keyId`, claiming the scoped Idempotency-Key `key` when there
+ * is one: the order (the one the key placed before, if it did), or the contract's 404 or 409
+ * `insufficient_stock` refusal.
  * @throws HttpError 422 `idempotency_key_reused` when the key placed another order (not remembered as a result)
  */
-async function place(order: NewOrder, key?: string): Promise<Order | Refusal> {
-  const result = await placement(order, key === undefined ? undefined : orderClaim(key, order));
+async function place(order: NewOrder, key?: string, keyId?: string): Promise<Order | Refusal> {
+  const result = await placement(order, key === undefined ? undefined : orderClaim(key, order), keyId);
   if (result === 'key_reused') throw keyReused();
   if (result === 'no_entry')
     return { code: 'not_found', message: `no inventory entry for petId ${order.petId}` };
@@ -53,8 +55,13 @@ export const handler = httpFunction(operationNamed('placeOrder'))
   .handler(async (event, context) => {
     const order = parseNewOrder(event.body);
     const key = parseIdempotencyKey(headerValues(event, idempotencyKeyHeader));
+    const keyId = callerKeyId(event);
     const placed = await placeOnce(
-      { ...(key === undefined ? {} : { key: scopedKey(event.requestContext.authorizer, key) }), order },
+      {
+        ...(key === undefined ? {} : { key: scopedKey(event.requestContext.authorizer, key) }),
+        order,
+        ...(keyId === undefined ? {} : { keyId }),
+      },
       context,
     );
     return jsonResponse(201, orderJson(placed), { Location: `/${stageName}/store/orders/${placed.id}` });

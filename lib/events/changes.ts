@@ -3,8 +3,8 @@ import type { PetStatus } from '../inventory/inventory-item.ts';
 import type { ChangeReason } from '../inventory/last-change.ts';
 import type { Order, OrderStatus } from '../orders/order.ts';
 
-/** Why an inventory entry changed: a PATCH's reason, an order's, `created` (addPet) or `import` (the import tool). */
-export type InventoryChangeReason = ChangeReason | 'created' | 'order_placed' | 'import';
+/** Why an inventory entry changed: the reason its item records (lib/inventory/last-change.ts `ChangeReason`). */
+export type InventoryChangeReason = ChangeReason;
 
 /** A value before and after a change; `from` is null when the change created the entry or the order. */
 export interface FromTo<T> {

@@ -9,6 +9,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { InventoryItem } from './inventory-item.ts';
+import { lastChangeAttributes } from './last-change.ts';
 import { type PetDetails, storedPetDetails } from './pet-details.ts';
 import { storedItem } from './stored-item.ts';
 
@@ -37,7 +38,8 @@ export class IncompleteWriteError extends Error {
 
 /**
  * Writes `items` into the inventory table `tableName` (create or replace: a rerun converges) with their pet
- * details (none: stored ones go), in BatchWriteItem requests of 25, resending unprocessed items,
+ * details (none: stored ones go) and the change `import` (lib/inventory/last-change.ts), in BatchWriteItem
+ * requests of 25, resending unprocessed items,
  * {@link maxBatchAttempts} times per request.
  * @throws IncompleteWriteError (saying how many of `items` were written) when DynamoDB still fails.
  */
@@ -55,6 +57,7 @@ export async function putEntries(
           Item: {
             ...storedItem({ petId, quantity, status }),
             ...(details === undefined ? {} : storedPetDetails(details)),
+            ...lastChangeAttributes({ reason: 'import' }),
           },
         },
       }));

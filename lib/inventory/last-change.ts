@@ -2,15 +2,26 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { InventoryReason } from './inventory-update.ts';
 
-/** Why an entry last changed: a PATCH's reason, or a cancelled order's restock. */
-export type ChangeReason = InventoryReason | 'order_cancelled';
+/**
+ * Why an entry last changed (docs/contract.md "History and events" `reason`): a PATCH's reason, an order placed
+ * or cancelled, `created` (addPet) or `import` (the import tool and the local seeding).
+ */
+export type ChangeReason = InventoryReason | 'created' | 'order_placed' | 'order_cancelled' | 'import';
 
-/** The last change of an entry: why, by which API key (its id), for which order (the order reasons only). */
+/**
+ * The last change of an entry: why, by which API key (its id), for which order (the order reasons only). The
+ * item also records when (`changedAt`, {@link changeTime}), set by the functions below.
+ */
 export interface LastChange {
   reason: ChangeReason;
   /** The API key's id (lib/auth/api-key.ts `keyIdOf`) from the authorizer's context; absent: none known. */
   keyId?: string;
   orderId?: string;
+}
+
+/** The time of a change as items record it (`changedAt`): RFC 3339, UTC, milliseconds, the writer's clock. */
+export function changeTime(now: Date = new Date()): string {
+  return now.toISOString();
 }
 
 /** The parts of an UpdateExpression that record a {@link LastChange}, with placeholders prefixed `#lc` / `:lc`. */
@@ -23,19 +34,35 @@ export interface LastChangeUpdate {
   values: Record<string, unknown>;
 }
 
-/** The update actions that record `change` on the item: attributes `reason`, `keyId` (Strings), `orderId` (Number). */
-export function lastChangeUpdate(change: LastChange): LastChangeUpdate {
+/**
+ * The attributes that record `change` on an item written whole (PutItem): `reason`, `keyId` (Strings),
+ * `orderId` (Number), `changedAt` (String, {@link changeTime}); absent members are not written.
+ */
+export function lastChangeAttributes(change: LastChange, now?: Date): Record<string, unknown> {
+  const { reason, keyId, orderId } = change;
+  return {
+    reason,
+    ...(keyId === undefined ? {} : { keyId }),
+    // orderId is a Number, as in the orders table (an int64: exact as a NumberValue).
+    ...(orderId === undefined ? {} : { orderId: NumberValue.from(orderId) }),
+    changedAt: changeTime(now),
+  };
+}
+
+/**
+ * The update actions that record `change` on the item: attributes `reason`, `keyId` (Strings), `orderId`
+ * (Number), `changedAt` (String, {@link changeTime}); the ones `change` lacks are removed.
+ */
+export function lastChangeUpdate(change: LastChange, now?: Date): LastChangeUpdate {
+  const attributes = lastChangeAttributes(change, now);
   const update: LastChangeUpdate = { set: [], remove: [], names: {}, values: {} };
-  for (const attribute of ['reason', 'keyId', 'orderId'] as const) {
-    const name = `#lc_${attribute}`;
-    update.names[name] = attribute;
-    const value = change[attribute];
-    if (value === undefined) {
-      update.remove.push(name);
+  for (const attribute of ['reason', 'keyId', 'orderId', 'changedAt']) {
+    update.names[`#lc_${attribute}`] = attribute;
+    if (attribute in attributes) {
+      update.set.push(`#lc_${attribute} = :lc_${attribute}`);
+      update.values[`:lc_${attribute}`] = attributes[attribute];
     } else {
-      update.set.push(`${name} = :lc_${attribute}`);
-      // orderId is a Number, as in the orders table (an int64: exact as a NumberValue).
-      update.values[`:lc_${attribute}`] = attribute === 'orderId' ? NumberValue.from(value) : value;
+      update.remove.push(`#lc_${attribute}`);
     }
   }
   return update;

@@ -64,11 +64,16 @@ export function keyReused(): HttpError {
   );
 }
 
-/** What one reservation is asked: the caller's scoped key (absent: not idempotent) and the validated order. */
+/**
+ * What one reservation is asked: the caller's scoped key (absent: not idempotent), the validated order and the
+ * caller's API key id (recorded with the change, not part of the idempotency key or the payload check).
+ */
 export interface Reservation {
   /** The Idempotency-Key in its API key's scope ({@link scopedKey}). */
   key?: string;
   order: NewOrder;
+  /** The API key's id (lib/http/caller.ts `callerKeyId`). */
+  keyId?: string;
 }
 
 /** Maps the utility's refusals to the contract's errors; an unreachable store becomes the SDK's own error. */
@@ -98,7 +103,7 @@ function contractError(error: unknown): unknown {
  * unreleased). This wrapper deletes only a record it acquired, when `place` fails.
  */
 export function idempotentPlacement(
-  place: (order: NewOrder, key?: string) => Promise<Order | Refusal>,
+  place: (order: NewOrder, key?: string, keyId?: string) => Promise<Order | Refusal>,
   tableName: string,
 ): (reservation: Reservation, context: Context) => Promise<Order> {
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName, clientConfig: dynamoDbClientConfig });
@@ -107,13 +112,15 @@ export function idempotentPlacement(
     payloadValidationJmesPath: 'order',
     expiresAfterSeconds: idempotencyWindowSeconds,
   });
-  const idempotent = makeIdempotent(async ({ order, key }: Reservation) => place(order, key), {
+  const idempotent = makeIdempotent(async ({ order, key, keyId }: Reservation) => place(order, key, keyId), {
     persistenceStore,
     config,
     keyPrefix: 'placeOrder',
   });
   return async (reservation, context) => {
-    if (reservation.key === undefined) return orderOf(await place(reservation.order));
+    if (reservation.key === undefined) {
+      return orderOf(await place(reservation.order, undefined, reservation.keyId));
+    }
     config.registerLambdaContext(context);
     const result = await idempotent(reservation).catch((error: unknown) => {
       throw contractError(error);

@@ -10,6 +10,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '../http/errors.ts';
+import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
 import { tables } from '../tables.ts';
 import { claimedOrderId, claimPut, type OrderClaim } from './claim.ts';
 import type { NewOrder, Order, OrderStatus } from './order.ts';
@@ -76,8 +77,9 @@ const placeAttempts = 5;
 
 /**
  * placeOrder's write: one TransactWriteItems that puts the key's claim when there is one (lib/orders/claim.ts,
- * into `claimsTable`), decrements the item's `quantity` only if it holds enough and puts the order under a new
- * id. A claim that refuses returns the order it placed before, as placed (`key_reused` for another order); the
+ * into `claimsTable`), decrements the item's `quantity` only if it holds enough, recording the change
+ * `order_placed` with the order's id and the API key's id `keyId` (lib/inventory/last-change.ts), and puts the
+ * order under a new id with its `changedAt` and `keyId`. A claim that refuses returns the order it placed before, as placed (`key_reused` for another order); the
  * decrement's old item tells `no_entry` from `insufficient_stock`; a `TransactionConflict` is retried,
  * {@link placeAttempts} times in all, then 503 `service_unavailable`.
  */
@@ -86,10 +88,14 @@ export function orderPlacement(
   inventoryTable: string,
   ordersTable: string,
   claimsTable: string,
-): (order: NewOrder, claim?: OrderClaim) => Promise<PlaceResult> {
-  return async (newOrder, claim) => {
+): (order: NewOrder, claim?: OrderClaim, keyId?: string) => Promise<PlaceResult> {
+  return async (newOrder, claim, keyId) => {
     for (let attempt = 1; ; attempt++) {
       const order: Order = { id: newOrderId(), ...newOrder, status: 'placed', complete: false };
+      const now = new Date();
+      const byKey = keyId === undefined ? {} : { keyId };
+      const change = lastChangeUpdate({ reason: 'order_placed', orderId: order.id, ...byKey }, now);
+      const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
       // The claim goes first: its refusal is the one that counts, whatever else would refuse.
       const claimed = claim ? [{ Put: claimPut(claimsTable, claim, order.id, Date.now()) }] : [];
       try {
@@ -101,9 +107,10 @@ export function orderPlacement(
                 Update: {
                   TableName: inventoryTable,
                   Key: { petId: NumberValue.from(order.petId) },
-                  UpdateExpression: 'SET quantity = quantity - :quantity',
+                  UpdateExpression: `SET quantity = quantity - :quantity, ${change.set.join(', ')}${remove}`,
                   ConditionExpression: 'attribute_exists(petId) AND quantity >= :quantity',
-                  ExpressionAttributeValues: { ':quantity': order.quantity },
+                  ExpressionAttributeNames: change.names,
+                  ExpressionAttributeValues: { ':quantity': order.quantity, ...change.values },
                   ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
                 },
               },
@@ -117,7 +124,9 @@ export function orderPlacement(
                     ...(order.shipDate === undefined ? {} : { shipDate: order.shipDate }),
                     status: order.status,
                     complete: order.complete,
-                    createdAt: new Date().toISOString(),
+                    createdAt: now.toISOString(),
+                    changedAt: changeTime(now),
+                    ...byKey,
                     listPartition,
                   },
                   ConditionExpression: 'attribute_not_exists(orderId)',

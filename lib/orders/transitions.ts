@@ -13,7 +13,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
-import { lastChangeUpdate } from '../inventory/last-change.ts';
+import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
 import { listShardOf } from '../inventory/list-index.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
 import { listIndex } from '../tables.ts';
@@ -53,19 +53,36 @@ function invalidTransition(orderId: string, from: OrderStatus, to: OrderStatus, 
 /** Attempts of one transition: a conflict with another write of the same order or pet is retried. */
 const transitionAttempts = 8;
 
-/** The status change of `order` to `to` in the orders table `ordersTable`, conditioned on its status. */
-function statusUpdate(order: Order, to: OrderStatus, ordersTable: string) {
+/**
+ * The status change of `order` to `to` in the orders table `ordersTable`, conditioned on its status, recording
+ * when (`changedAt`) and by which API key (`keyId`, removed when none is known).
+ */
+function statusUpdate(
+  order: Order,
+  to: OrderStatus,
+  ordersTable: string,
+  keyId: string | undefined,
+  now: Date,
+) {
   const delivered = to === 'delivered';
+  const set = [
+    '#status = :to',
+    'changedAt = :changedAt',
+    ...(delivered ? ['complete = :complete'] : []),
+    ...(keyId === undefined ? [] : ['keyId = :keyId']),
+  ];
   return {
     TableName: ordersTable,
     Key: { orderId: NumberValue.from(order.id) },
-    UpdateExpression: `SET #status = :to${delivered ? ', complete = :complete' : ''}`,
+    UpdateExpression: `SET ${set.join(', ')}${keyId === undefined ? ' REMOVE keyId' : ''}`,
     ConditionExpression: '#status = :from',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':to': to,
       ':from': order.status,
+      ':changedAt': changeTime(now),
       ...(delivered ? { ':complete': true } : {}),
+      ...(keyId === undefined ? {} : { ':keyId': keyId }),
     },
   };
 }
@@ -75,12 +92,11 @@ function statusUpdate(order: Order, to: OrderStatus, ordersTable: string) {
  * change (`order_cancelled`, the order's id, the key's id). Only when the entry exists and has room for it:
  * the stock never exceeds the largest quantity (docs/contract.md "InventoryUpdate").
  */
-function restock(order: Order, inventoryTable: string, keyId: string | undefined) {
-  const change = lastChangeUpdate({
-    reason: 'order_cancelled',
-    orderId: order.id,
-    ...(keyId === undefined ? {} : { keyId }),
-  });
+function restock(order: Order, inventoryTable: string, keyId: string | undefined, now: Date) {
+  const change = lastChangeUpdate(
+    { reason: 'order_cancelled', orderId: order.id, ...(keyId === undefined ? {} : { keyId }) },
+    now,
+  );
   const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
   return {
     TableName: inventoryTable,
@@ -122,9 +138,10 @@ export function orderTransition(
       if (!nextStatuses[order.status].includes(to)) throw invalidTransition(orderId, order.status, to);
       let conflict = false;
       try {
-        const update = statusUpdate(order, to, tables.orders);
+        const now = new Date();
+        const update = statusUpdate(order, to, tables.orders, keyId, now);
         if (to === 'cancelled') {
-          const stock = restock(order, tables.inventory, keyId);
+          const stock = restock(order, tables.inventory, keyId, now);
           await client.send(
             new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: stock }] }),
           );

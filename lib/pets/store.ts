@@ -4,6 +4,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getEntry, projection } from '../inventory/entry-store.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
+import { lastChangeAttributes } from '../inventory/last-change.ts';
 import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
 import { storedItem } from '../inventory/stored-item.ts';
 import type { NewPet, Pet } from './pet.ts';
@@ -11,11 +12,12 @@ import type { NewPet, Pet } from './pet.ts';
 /** What the pet handlers need from the inventory table. */
 export interface PetStore {
   /**
-   * Creates the pet and its inventory entry (quantity 0) in one conditional PutItem (`attribute_not_exists`).
-   * Without `pet.id`, assigns a random positive int64, trying a new one if it was taken (at most 3 times).
+   * Creates the pet and its inventory entry (quantity 0) in one conditional PutItem (`attribute_not_exists`),
+   * recording the change `created` by the API key `keyId` (lib/inventory/last-change.ts). Without `pet.id`,
+   * assigns a random positive int64, trying a new one if it was taken (at most 3 times).
    * @returns the stored Pet, or `'exists'` when `pet.id` was given and is taken.
    */
-  add(pet: NewPet): Promise<Pet | 'exists'>;
+  add(pet: NewPet, keyId?: string): Promise<Pet | 'exists'>;
   /** The pet of `petId` (a strongly consistent GetItem), or undefined when there is no item. */
   get(petId: string): Promise<Pet | undefined>;
 }
@@ -55,7 +57,7 @@ const assignAttempts = 3;
 
 /** The store over `client` and the inventory table `tableName`. */
 export function petStore(client: DynamoDBDocumentClient, tableName: string): PetStore {
-  const put = async (pet: Pet): Promise<boolean> => {
+  const put = async (pet: Pet, keyId: string | undefined): Promise<boolean> => {
     try {
       await client.send(
         new PutCommand({
@@ -63,6 +65,7 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
           Item: {
             ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
             ...storedPetDetails(pet),
+            ...lastChangeAttributes({ reason: 'created', ...(keyId === undefined ? {} : { keyId }) }),
           },
           ConditionExpression: 'attribute_not_exists(petId)',
         }),
@@ -75,12 +78,12 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
   };
 
   return {
-    async add(pet) {
+    async add(pet, keyId) {
       if (pet.id !== undefined)
-        return (await put({ ...pet, id: pet.id })) ? { ...pet, id: pet.id } : 'exists';
+        return (await put({ ...pet, id: pet.id }, keyId)) ? { ...pet, id: pet.id } : 'exists';
       for (let attempt = 1; ; attempt++) {
         const assigned = { ...pet, id: randomPositiveInt64() };
-        if (await put(assigned)) return assigned;
+        if (await put(assigned, keyId)) return assigned;
         if (attempt === assignAttempts) throw new Error('no free pet id found');
       }
     },

@@ -76,7 +76,7 @@ describe('concurrent updates and lists', () => {
       items.map((item) =>
         item.petId === target
           ? storedEntry(target, final, item.status, { reason: 'adjustment', keyId: api.keyId })
-          : storedEntry(item.petId, item.quantity, item.status),
+          : storedEntry(item.petId, item.quantity, item.status, { reason: 'import' }),
       ),
     );
     const list = await api.list();

@@ -168,8 +168,8 @@ describe('DynamoDB stopped, then started again, under the running service', () =
   test('serves 200 again from the same process once DynamoDB is back on the same port and data folder, with nothing changed', async () => {
     await db.start();
     expect(await api.tableItems()).toEqual([
-      storedEntry('-3', 30, 'pending'),
-      storedEntry('9223372036854775807', 7, 'available'),
+      storedEntry('-3', 30, 'pending', { reason: 'import' }),
+      storedEntry('9223372036854775807', 7, 'available', { reason: 'import' }),
     ]);
     const list = await getList(cachedAuthorization);
     expect(list.status, list.text).toBe(200);
@@ -185,7 +185,7 @@ describe('DynamoDB stopped, then started again, under the running service', () =
         reason: 'adjustment',
         keyId: sha256Hex(freshAuthorization.slice('Bearer '.length)).slice(0, 12),
       }),
-      storedEntry('9223372036854775807', 7, 'available'),
+      storedEntry('9223372036854775807', 7, 'available', { reason: 'import' }),
     ]);
   });
 });

@@ -9,6 +9,7 @@ import { handlerSuite, updateInventoryEvent } from '#test/support/handler-suite.
 import { badPetIdMessage } from '#test/support/http-assertions.ts';
 import type { ProxyHandler, ProxyRequest } from '#test/support/lambda-events.ts';
 import {
+  changeTimeFormat,
   clearInventory,
   inventoryRecord,
   putItems,
@@ -33,10 +34,12 @@ beforeEach(async () => {
 
 /** The key id of the authorizer context of every test event (test/support/lambda-events.ts). */
 const keyId = '0123456789ab';
+/** Any `changedAt` as the writers record it. */
+const anyChangeTime = expect.stringMatching(changeTimeFormat);
 
 /** An entry as a PATCH leaves it: its values and the change's reason (default adjustment) and key id. */
 const patched = (petId: string, quantity: number, status: string, reason = 'adjustment') =>
-  inventoryRecord(petId, quantity, status, { reason, keyId });
+  inventoryRecord(petId, quantity, status, { reason, keyId, changedAt: anyChangeTime });
 
 /** Every item of the inventory table, read raw. */
 const storedItems = () => scanTable(suite.db.client, testTableNames.inventory);

@@ -26,14 +26,14 @@ const unauthorizedMessage = 'a valid API key is required: send Authorization: Be
 let dynamoDb: DynamoDbLocal;
 let api: TestApi;
 
-/** The stored entries: those of `patched` (petIds) record the suite key's last PATCH (docs/contract.md). */
+/** The stored entries: those of `patched` (petIds) record the suite key's last PATCH, the others their import. */
 function tableOf(entries: readonly InventoryItem[], patched: readonly string[] = []) {
   return sortedByPetId(entries).map(({ petId, quantity, status }) =>
     storedEntry(
       petId,
       quantity,
       status,
-      patched.includes(petId) ? { reason: 'adjustment', keyId: api.keyId } : undefined,
+      patched.includes(petId) ? { reason: 'adjustment', keyId: api.keyId } : { reason: 'import' },
     ),
   );
 }

@@ -147,7 +147,7 @@ describe('updateInventory with If-Match', () => {
     }
     expect(await api.tableItems()).toEqual([
       storedEntry('7', written, 'available', { reason: 'adjustment', keyId: api.keyId }),
-      storedEntry('9223372036854775807', 2, 'pending'),
+      storedEntry('9223372036854775807', 2, 'pending', { reason: 'import' }),
     ]);
   });
 });

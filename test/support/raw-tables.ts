@@ -8,22 +8,30 @@ import {
   PutItemCommand,
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
+import { expect } from 'vitest';
 import { listShardOf } from '#lib/inventory/list-index.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
 export type RawItem = Record<string, AttributeValue>;
 
-/** The last change an entry records (docs/architecture.md "Data layout"): why, by which key, for which order. */
+/**
+ * The last change an entry records (docs/architecture.md "Data layout"): why, by which key, for which order,
+ * when (`changedAt`, RFC 3339 UTC with milliseconds: a value, or a matcher such as {@link anyChangeTime}).
+ */
 export interface RecordedChange {
   reason: string;
   keyId?: string;
   orderId?: string;
+  changedAt?: string;
 }
+
+/** How the writers record `changedAt`: RFC 3339, UTC, milliseconds (lib/inventory/last-change.ts). */
+export const changeTimeFormat = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, the list
- * shard the service derives from petId (`listShard`, Number) and, once updateInventory or updateOrder changed
- * it, that last change (`reason`, `keyId` Strings, `orderId` Number).
+ * shard the service derives from petId (`listShard`, Number) and, once a writer changed it, that last change
+ * (`reason`, `keyId` Strings, `orderId` Number, `changedAt` String when given).
  */
 export function inventoryRecord(
   petId: string,
@@ -37,7 +45,19 @@ export function inventoryRecord(
     ...(change && { reason: { S: change.reason } }),
     ...(change?.keyId && { keyId: { S: change.keyId } }),
     ...(change?.orderId && { orderId: { N: change.orderId } }),
+    ...(change?.changedAt && { changedAt: { S: change.changedAt } }),
   };
+}
+
+/**
+ * An inventory item as the import tool (and the local seeding) writes it: {@link inventoryRecord} with the
+ * change `import` at any time of the {@link changeTimeFormat} (for assertions only).
+ */
+export function importedRecord(petId: string, quantity: number, status: string): RawItem {
+  return inventoryRecord(petId, quantity, status, {
+    reason: 'import',
+    changedAt: expect.stringMatching(changeTimeFormat),
+  });
 }
 
 /** `count` petIds from `from` up whose list shard is `shard`: entries that all land in one index partition. */

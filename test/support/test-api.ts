@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -16,12 +16,13 @@ import type { ServedStack } from '#local-api/assembly.ts';
 import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
 import { startLocalService } from '#local-api/service.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
-import { putItem, type RawItem, type RecordedChange, sha256Hex } from './raw-tables.ts';
+import { changeTimeFormat, putItem, type RawItem, type RecordedChange, sha256Hex } from './raw-tables.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
 
 /**
- * An inventory entry as {@link TestApi.tableItems} shows what the service stores: numbers as decimal text, and
- * the list shard the service derives from petId.
+ * An inventory entry as {@link TestApi.tableItems} shows what the service stores: numbers as decimal text, the
+ * list shard the service derives from petId and, with `change`, the last change (its `changedAt` any RFC 3339
+ * UTC time with milliseconds unless given).
  */
 export function storedEntry(
   petId: string,
@@ -37,6 +38,7 @@ export function storedEntry(
     ...(change && { reason: change.reason }),
     ...(change?.keyId && { keyId: change.keyId }),
     ...(change?.orderId && { orderId: change.orderId }),
+    ...(change && { changedAt: change.changedAt ?? expect.stringMatching(changeTimeFormat) }),
   };
 }
 

@@ -11,7 +11,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
-import { clearInventory, inventoryRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
+import {
+  clearInventory,
+  importedRecord,
+  inventoryRecord,
+  putItems,
+  scanTable,
+} from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
@@ -96,7 +102,7 @@ describe('import of a valid file writes exactly its entries', () => {
     const result = await importFile(path);
 
     expectImportedLocally(result, 5);
-    expect(await inventoryTable()).toStrictEqual(rows.map((row) => inventoryRecord(...row)));
+    expect(await inventoryTable()).toStrictEqual(rows.map((row) => importedRecord(...row)));
   });
 
   test('CSV with the columns in another order', async () => {
@@ -106,8 +112,8 @@ describe('import of a valid file writes exactly its entries', () => {
 
     expect(result.code).toBe(0);
     expect(await inventoryTable()).toStrictEqual([
-      inventoryRecord('-8', 0, 'available'),
-      inventoryRecord('8', 2, 'sold'),
+      importedRecord('-8', 0, 'available'),
+      importedRecord('8', 2, 'sold'),
     ]);
   });
 
@@ -126,10 +132,10 @@ describe('import of a valid file writes exactly its entries', () => {
 
     expectImportedLocally(result, 4);
     expect(await inventoryTable()).toStrictEqual([
-      inventoryRecord('-9223372036854775808', 0, 'sold'),
-      inventoryRecord('3', 1, 'sold'),
-      inventoryRecord('9007199254740993', 2147483647, 'pending'),
-      inventoryRecord('9223372036854775807', 5, 'available'),
+      importedRecord('-9223372036854775808', 0, 'sold'),
+      importedRecord('3', 1, 'sold'),
+      importedRecord('9007199254740993', 2147483647, 'pending'),
+      importedRecord('9223372036854775807', 5, 'available'),
     ]);
   });
 
@@ -140,8 +146,8 @@ describe('import of a valid file writes exactly its entries', () => {
     expect((await importFile(csv)).code).toBe(0);
     expect((await importFile(json)).code).toBe(0);
     expect(await inventoryTable()).toStrictEqual([
-      inventoryRecord('1', 2, 'sold'),
-      inventoryRecord('2', 3, 'pending'),
+      importedRecord('1', 2, 'sold'),
+      importedRecord('2', 3, 'pending'),
     ]);
   });
 
@@ -156,7 +162,7 @@ describe('import of a valid file writes exactly its entries', () => {
 
     expect(result.code).toBe(0);
     expect(await inventoryTable()).toStrictEqual([
-      inventoryRecord('5', 9, 'sold'),
+      importedRecord('5', 9, 'sold'),
       inventoryRecord('6', 2, 'pending'),
     ]);
   });
@@ -184,7 +190,7 @@ describe('import of pet details (docs/contract.md "Pets")', () => {
   ) => {
     const label = ([id, name]: [string, string]) => ({ M: { id: { N: id }, name: { S: name } } });
     return {
-      ...inventoryRecord(petId, quantity, status),
+      ...importedRecord(petId, quantity, status),
       ...(details.name === undefined ? {} : { name: { S: details.name } }),
       ...(details.category === undefined ? {} : { category: label(details.category) }),
       photoUrls: { L: (details.photoUrls ?? []).map((url) => ({ S: url })) },
@@ -218,7 +224,7 @@ describe('import of pet details (docs/contract.md "Pets")', () => {
         ],
       }),
       petRecord('2', 0, 'sold', { name: 'Ünïcödé 🐕' }),
-      inventoryRecord('3', 1, 'pending'),
+      importedRecord('3', 1, 'pending'),
     ]);
   });
 
@@ -245,7 +251,7 @@ describe('import of pet details (docs/contract.md "Pets")', () => {
         tags: [['1', 't']],
       }),
       petRecord('2', 0, 'sold', { name: 'Bella' }),
-      inventoryRecord('3', 1, 'pending'),
+      importedRecord('3', 1, 'pending'),
     ]);
   });
 
@@ -446,7 +452,7 @@ describe('import with AWS_ENDPOINT_URL_DYNAMODB', () => {
       stdout: `Imported 1 entries into DynamoDB at ${endpoint}.\n`,
       stderr: '\rimported 1/1\n',
     });
-    expect(await inventoryTable()).toStrictEqual([inventoryRecord('12', 4, 'pending')]);
+    expect(await inventoryTable()).toStrictEqual([importedRecord('12', 4, 'pending')]);
     expect(existsSync(unusedDir)).toBe(false);
   });
 });
