@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contractOrderMove, contractOrderStatuses } from '#test/support/contract-oracle.ts';
 import { declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { changeTimeFormat } from '#test/support/raw-tables.ts';
 import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 /** Connections of the raw client: every request of a concurrency run in flight at once on its own. */
@@ -114,6 +115,24 @@ describe('every move between two statuses, as the contract judges it', () => {
     } else {
       expect(await api.tableItems()).toEqual(before.inventory);
     }
+  });
+
+  test("each write records its change: order_placed with the order's id and the key's on the entry, the time and the key on the order", async () => {
+    await api.inventory.putMany([{ petId: '16', quantity: 5, status: 'available' }]);
+    const orderId = await place('16', 2);
+    expect((await api.tableItems()).find((item) => item.petId === '16')).toEqual(
+      storedEntry('16', 3, 'available', { reason: 'order_placed', orderId, keyId: api.keyId }),
+    );
+    const placed = await storedOrder(orderId);
+    expect(placed).toMatchObject({ status: 'placed', keyId: api.keyId, changedAt: placed?.createdAt });
+    expect(placed?.changedAt).toMatch(changeTimeFormat);
+
+    expect((await patchOrder(orderId, '{"status": "approved"}')).status).toBe(200);
+
+    const approved = await storedOrder(orderId);
+    expect(approved).toMatchObject({ status: 'approved', keyId: api.keyId });
+    expect(approved?.changedAt).toMatch(changeTimeFormat);
+    expect(String(approved?.changedAt) >= String(placed?.changedAt)).toBe(true);
   });
 
   test('a delivered order cannot be cancelled: "cannot move order <id> from delivered to cancelled", stock kept', async () => {

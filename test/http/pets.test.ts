@@ -13,6 +13,7 @@ import {
   expectError,
   expectRefused,
 } from '#test/support/http-assertions.ts';
+import { changeTimeFormat } from '#test/support/raw-tables.ts';
 import { type TestResponse, testApiSuite } from '#test/support/test-api.ts';
 
 const api = testApiSuite({ inventory: [{ petId: '5', quantity: 2, status: 'sold' }] });
@@ -49,6 +50,11 @@ describe('addPet', () => {
     const pet = await getPet(id);
     expect(pet.status).toBe(200);
     expect(pet.text).toBe(response.text);
+    // The entry records its creation: why, by which key, when.
+    const stored = (await api.tableItems()).find((item) => item.petId === id);
+    expect(stored).toMatchObject({ reason: 'created', keyId: api.keyId });
+    expect(stored?.changedAt).toMatch(changeTimeFormat);
+    expect(stored).not.toHaveProperty('orderId');
   });
 
   test('keeps every digit of int64 ids (pet, category, tags) and every detail', async () => {
