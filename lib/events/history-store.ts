@@ -1,0 +1,164 @@
+/**
+ * The inventory's change records in the history table (partition key `petId`, sort key `sequence`): written by
+ * the change records' consumer, read by listInventoryHistory. docs/architecture.md "Data layout" and
+ * "Change records".
+ */
+import {
+  type DynamoDBDocumentClient,
+  NumberValue,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import type { PetStatus } from '../inventory/inventory-item.ts';
+import type { ChangeReason } from '../inventory/last-change.ts';
+import type { InventoryChange } from './changes.ts';
+
+/** The newest record of a pet: its `sequence` and the stream record it was made from (`streamSequence`). */
+export interface NewestChange {
+  sequence: number;
+  /** The DynamoDB stream record's `SequenceNumber` (decimal digits; compare as BigInt). */
+  streamSequence: string;
+}
+
+/** A history item as read by the project's document clients (numbers as NumberValue). */
+interface StoredChange {
+  petId: NumberValue;
+  sequence: NumberValue;
+  streamSequence: string;
+  occurredAt: string;
+  reason: ChangeReason;
+  quantity: { from: NumberValue | null; to: NumberValue };
+  status: { from: PetStatus | null; to: PetStatus };
+  orderId?: NumberValue | string;
+  keyId?: string;
+}
+
+/** The InventoryChange of a stored history item, members in the contract's order. */
+function fromStoredChange(item: Record<string, unknown>): InventoryChange {
+  const { petId, sequence, occurredAt, reason, quantity, status, orderId, keyId } =
+    item as unknown as StoredChange;
+  return {
+    sequence: Number(sequence.toString()),
+    petId: petId.toString(),
+    occurredAt,
+    reason,
+    quantity: {
+      from: quantity.from === null ? null : Number(quantity.from.toString()),
+      to: Number(quantity.to.toString()),
+    },
+    status: { from: status.from, to: status.to },
+    ...(orderId === undefined ? {} : { orderId: orderId.toString() }),
+    ...(keyId === undefined ? {} : { keyId }),
+  };
+}
+
+/** At most `limit` records of `petId`, newest first, below the sequence `before` when given: Query. */
+async function queryNewestFirst(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petId: string,
+  limit: number,
+  before?: number,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  // A Query page stops at 1 MB: continue until `limit` items or the partition's end.
+  do {
+    const page: QueryCommandOutput = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression:
+          before === undefined ? 'petId = :petId' : 'petId = :petId AND #sequence < :before',
+        ...(before === undefined ? {} : { ExpressionAttributeNames: { '#sequence': 'sequence' } }),
+        ExpressionAttributeValues: {
+          ':petId': NumberValue.from(petId),
+          ...(before === undefined ? {} : { ':before': before }),
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: limit - items.length,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  return items;
+}
+
+/** The newest record of `petId` (one strongly consistent Query, newest first), or undefined when it has none. */
+export async function newestChange(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petId: string,
+): Promise<NewestChange | undefined> {
+  const [item] = await queryNewestFirst(client, tableName, petId, 1);
+  if (item === undefined) return undefined;
+  const { sequence, streamSequence } = item as unknown as StoredChange;
+  return { sequence: Number(sequence.toString()), streamSequence };
+}
+
+/**
+ * Writes `change` made from the stream record `streamSequence` with one PutItem, only if the pet has no record
+ * of that sequence yet (`attribute_not_exists(sequence)`).
+ * @throws ConditionalCheckFailedException when the sequence is taken; any DynamoDB error.
+ */
+export async function putChange(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  change: InventoryChange,
+  streamSequence: string,
+): Promise<void> {
+  const { sequence, petId, occurredAt, reason, quantity, status, orderId, keyId } = change;
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        petId: NumberValue.from(petId),
+        sequence,
+        streamSequence,
+        occurredAt,
+        reason,
+        quantity,
+        status,
+        ...(orderId === undefined ? {} : { orderId: NumberValue.from(orderId) }),
+        ...(keyId === undefined ? {} : { keyId }),
+      },
+      ConditionExpression: 'attribute_not_exists(#sequence)',
+      ExpressionAttributeNames: { '#sequence': 'sequence' },
+    }),
+  );
+}
+
+/** One page of a pet's history, newest first: the records, and the cursor of the next page when more follow. */
+export interface HistoryPage {
+  items: InventoryChange[];
+  /** The last record's `sequence` as decimal text: the next page continues below it. Absent on the last page. */
+  next?: string;
+}
+
+/**
+ * At most `limit` records of `petId`, newest first, below the sequence `cursor` (decimal text, exclusive; a
+ * {@link HistoryPage.next}) when given: strongly consistent Queries on the pet's partition.
+ */
+export async function historyPage(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petId: string,
+  { limit, cursor }: { limit: number; cursor?: string },
+): Promise<HistoryPage> {
+  // One more than asked tells whether a next page exists.
+  const items = (
+    await queryNewestFirst(
+      client,
+      tableName,
+      petId,
+      limit + 1,
+      cursor === undefined ? undefined : Number(cursor),
+    )
+  ).map(fromStoredChange);
+  const shown = items.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return items.length > limit && last ? { items: shown, next: String(last.sequence) } : { items: shown };
+}

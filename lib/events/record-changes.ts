@@ -1,0 +1,109 @@
+/**
+ * The change records' consumer: a batch of DynamoDB stream records of the inventory and orders tables becomes
+ * numbered inventory changes, written once into the history table, and events on the bus. docs/architecture.md
+ * "Change records".
+ */
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { publishChanges } from './bus.ts';
+import type { ChangeEvent, InventoryChange } from './changes.ts';
+import { newestChange, putChange } from './history-store.ts';
+import { inventoryChangeOf, orderChangeOf } from './stream-changes.ts';
+
+/** Where the consumer reads and writes. */
+export interface RecorderTargets {
+  dynamoDb: DynamoDBDocumentClient;
+  eventBridge: EventBridgeClient;
+  /** The history table's name. */
+  historyTable: string;
+  /** The event bus's name. */
+  busName: string;
+}
+
+/** What one batch did: events published, history records written. */
+export interface RecordedBatch {
+  published: number;
+  written: number;
+}
+
+/** An inventory change numbered for the history, with the stream record it came from. */
+interface NumberedChange {
+  change: InventoryChange;
+  streamSequence: string;
+}
+
+/** The partition key of a stream record's item: `petId` (inventory) or `orderId` (orders); undefined otherwise. */
+function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
+  const keys = record.dynamodb?.Keys ?? {};
+  if ('petId' in keys) return 'inventory';
+  if ('orderId' in keys) return 'orders';
+  return undefined;
+}
+
+/**
+ * The consumer over `targets`: for a batch of stream records (in stream order; each item's records in the order
+ * of its modifications), numbers each pet's inventory changes from the pet's newest history record + 1,
+ * skipping every record whose `SequenceNumber` is not above the newest record's `streamSequence` (written by an
+ * earlier attempt of the batch); publishes the new inventory changes and every order change, in stream order
+ * (PutEvents, 10 per request), then writes the inventory changes, each pet's one after the other in sequence
+ * order (PutItem, `attribute_not_exists(sequence)`). A retried batch therefore publishes the same event ids
+ * again (at least once) and never writes a record twice or leaves a gap.
+ * @throws on any failure (a refused event, a DynamoDB error, a taken sequence), after the pets' writes under way
+ *   have settled: the event source mapping retries the batch (or its halves).
+ */
+export function changeRecorder(
+  targets: RecorderTargets,
+): (records: readonly DynamoDBRecord[]) => Promise<RecordedBatch> {
+  const { dynamoDb, eventBridge, historyTable, busName } = targets;
+  return async (records) => {
+    const candidates = records.map((record) => {
+      const table = tableOf(record);
+      if (table === 'inventory') return { record, inventory: inventoryChangeOf(record) };
+      if (table === 'orders') return { record, order: orderChangeOf(record) };
+      return { record };
+    });
+    const pets = [...new Set(candidates.flatMap(({ inventory }) => (inventory ? [inventory.petId] : [])))];
+    const newest = new Map(
+      await Promise.all(
+        pets.map(async (petId) => [petId, await newestChange(dynamoDb, historyTable, petId)] as const),
+      ),
+    );
+    const events: ChangeEvent[] = [];
+    const writes = new Map<string, NumberedChange[]>();
+    for (const { record, inventory, order } of candidates) {
+      if (order) events.push({ type: 'order.changed', data: order });
+      if (!inventory) continue;
+      const streamSequence = record.dynamodb?.SequenceNumber ?? '';
+      const last = newest.get(inventory.petId);
+      if (last && BigInt(streamSequence) <= BigInt(last.streamSequence)) continue;
+      const { petId, occurredAt, reason, quantity, status, orderId, keyId } = inventory;
+      const sequence = (last?.sequence ?? 0) + 1;
+      // Members in the contract's order: the event's JSON and the API's body list them so.
+      const change: InventoryChange = {
+        sequence,
+        petId,
+        occurredAt,
+        reason,
+        quantity,
+        status,
+        ...(orderId === undefined ? {} : { orderId }),
+        ...(keyId === undefined ? {} : { keyId }),
+      };
+      newest.set(petId, { sequence, streamSequence });
+      events.push({ type: 'inventory.changed', data: change });
+      writes.set(petId, [...(writes.get(petId) ?? []), { change, streamSequence }]);
+    }
+    await publishChanges(eventBridge, busName, events);
+    const outcomes = await Promise.allSettled(
+      [...writes.values()].map(async (changes) => {
+        for (const { change, streamSequence } of changes) {
+          await putChange(dynamoDb, historyTable, change, streamSequence);
+        }
+      }),
+    );
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return { published: events.length, written: [...writes.values()].flat().length };
+  };
+}

@@ -1,0 +1,474 @@
+/**
+ * functions/record-changes invoked directly with DynamoDB stream events against a real DynamoDB API (in-memory
+ * dynalite) and a stand-in for EventBridge's PutEvents: docs/contract.md "History and events",
+ * docs/architecture.md "Change records". The records are those of the service's own writes (lib/ stores: addPet,
+ * updateInventory, placeOrder, updateOrder, the import), each table's items compared before and after.
+ */
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { changeEventId } from '#lib/events/changes.ts';
+import { putEntries } from '#lib/inventory/batch-put.ts';
+import { updateEntry } from '#lib/inventory/entry-store.ts';
+import { orderPlacement, orderStore } from '#lib/orders/store.ts';
+import { orderTransition } from '#lib/orders/transitions.ts';
+import { petStore } from '#lib/pets/store.ts';
+import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
+import { type EventBusStandIn, startEventBusStandIn } from '#test/support/event-bus-stand-in.ts';
+import { inventoryRecord, type RawItem, scanTable } from '#test/support/raw-tables.ts';
+import { type StreamRecorder, streamRecorder } from '#test/support/stream-records.ts';
+import {
+  setFunctionEnvironment,
+  startTestDynamoDb,
+  type TestDynamoDb,
+  testTableNames,
+} from '#test/support/test-dynamodb.ts';
+
+type Handler = (event: DynamoDBStreamEvent) => Promise<void>;
+
+let db: TestDynamoDb;
+let proxy: FaultProxy;
+let bus: EventBusStandIn;
+let handler: Handler;
+let stream: StreamRecorder;
+
+const busName = 'pet-store-test-bus';
+/** The API key id of every write through the API in these tests. */
+const keyId = '0123456789ab';
+
+beforeAll(async () => {
+  db = await startTestDynamoDb();
+  proxy = await startFaultProxy(db.endpoint);
+  bus = await startEventBusStandIn();
+  // The function reaches DynamoDB through the fault proxy, the bus through the stand-in.
+  setFunctionEnvironment(proxy.endpoint, db.credentials);
+  process.env.INVENTORY_HISTORY_TABLE_NAME = testTableNames.inventoryHistory;
+  process.env.EVENT_BUS_NAME = busName;
+  process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = bus.endpoint;
+  handler = (await import('#functions/record-changes/handler.ts')).handler;
+  stream = streamRecorder(db.client, [
+    { name: testTableNames.inventory, key: 'petId' },
+    { name: testTableNames.orders, key: 'orderId' },
+  ]);
+});
+
+afterAll(async () => {
+  vi.useRealTimers();
+  await bus?.close();
+  await proxy?.close();
+  await db?.close();
+});
+
+beforeEach(() => {
+  bus.received = [];
+  bus.calls = 0;
+  bus.refuse = () => false;
+  proxy.restore();
+  proxy.operations = [];
+});
+
+/** The writers of the service, on the test DynamoDB directly. */
+const writers = () => {
+  const client = toDocumentClient(db.client);
+  const orders = orderStore(client, testTableNames.orders);
+  return {
+    pets: petStore(client, testTableNames.inventory),
+    update: (petId: string, change: Parameters<typeof updateEntry>[3]) =>
+      updateEntry(client, testTableNames.inventory, petId, change),
+    place: orderPlacement(
+      client,
+      testTableNames.inventory,
+      testTableNames.orders,
+      testTableNames.idempotency,
+    ),
+    move: orderTransition(client, orders, {
+      inventory: testTableNames.inventory,
+      orders: testTableNames.orders,
+    }),
+    import: (items: Parameters<typeof putEntries>[2]) => putEntries(client, testTableNames.inventory, items),
+  };
+};
+
+/** The consumer's batch of `records`. */
+const batch = (records: DynamoDBRecord[]): DynamoDBStreamEvent => ({ Records: records });
+
+/** The history table's items as stored, a pet's in sequence order. */
+async function history(): Promise<RawItem[]> {
+  const items = await scanTable(db.client, testTableNames.inventoryHistory);
+  return items.sort((a, b) =>
+    a.petId?.N === b.petId?.N
+      ? Number(a.sequence?.N) - Number(b.sequence?.N)
+      : Number(BigInt(a.petId?.N ?? 0) - BigInt(b.petId?.N ?? 0)),
+  );
+}
+
+/** The events received by the bus, their details parsed. */
+const published = () =>
+  bus.received.map(({ EventBusName, Source, DetailType, Detail }) => ({
+    EventBusName,
+    Source,
+    DetailType,
+    detail: JSON.parse(Detail ?? 'null') as Record<string, unknown>,
+  }));
+
+/** The event ids of what the bus received, in order. */
+const publishedIds = () =>
+  published().map(({ DetailType, detail }) =>
+    changeEventId({ type: DetailType, data: detail } as unknown as Parameters<typeof changeEventId>[0]),
+  );
+
+/** A history item as the consumer stores it. */
+function historyItem(
+  petId: string,
+  sequence: number,
+  streamSequence: string | undefined,
+  change: {
+    occurredAt: string;
+    reason: string;
+    quantity: [number | null, number];
+    status: [string | null, string];
+    orderId?: string;
+    keyId?: string;
+  },
+): RawItem {
+  const fromTo = ([from, to]: [number | string | null, number | string], type: 'N' | 'S') => ({
+    M: {
+      from: from === null ? { NULL: true } : type === 'N' ? { N: String(from) } : { S: String(from) },
+      to: type === 'N' ? { N: String(to) } : { S: String(to) },
+    },
+  });
+  return {
+    petId: { N: petId },
+    sequence: { N: String(sequence) },
+    streamSequence: { S: streamSequence ?? '' },
+    occurredAt: { S: change.occurredAt },
+    reason: { S: change.reason },
+    quantity: fromTo(change.quantity, 'N'),
+    status: fromTo(change.status, 'S'),
+    ...(change.orderId === undefined ? {} : { orderId: { N: change.orderId } }),
+    ...(change.keyId === undefined ? {} : { keyId: { S: change.keyId } }),
+  };
+}
+
+/** The clock of the writers: one second later at each call, from a whole second near now. */
+function steppedClock(): () => string {
+  let now = Math.floor(Date.now() / 1000) * 1000;
+  vi.useFakeTimers({ toFake: ['Date'] });
+  return () => {
+    now += 1000;
+    vi.setSystemTime(now);
+    return new Date(now).toISOString();
+  };
+}
+
+describe('the records of the service writes', () => {
+  test('addPet, PATCHes, an order and its cancellation and an import make the pet history 1..5 and its events, in two batches', async () => {
+    const write = writers();
+    const tick = steppedClock();
+    const t1 = tick();
+    const added = await stream.capture(() =>
+      write.pets.add(
+        { id: '9223372036854775807', name: 'Rex', photoUrls: [], tags: [], status: 'available' },
+        keyId,
+      ),
+    );
+    const t2 = tick();
+    const arrival = await stream.capture(() =>
+      write.update('9223372036854775807', { quantity: 10, reason: 'arrival', keyId }),
+    );
+    const t3 = tick();
+    let orderId = '';
+    const placed = await stream.capture(async () => {
+      const order = await write.place({ petId: '9223372036854775807', quantity: 3 }, undefined, keyId);
+      orderId = (order as { id: string }).id;
+    });
+    const t4 = tick();
+    const cancelled = await stream.capture(() => write.move(orderId, 'cancelled', keyId));
+    tick();
+    const sameValues = await stream.capture(() =>
+      write.import([{ petId: '9223372036854775807', quantity: 10, status: 'available' }]),
+    );
+    const t6 = tick();
+    const imported = await stream.capture(() =>
+      write.import([{ petId: '9223372036854775807', quantity: 12, status: 'pending' }]),
+    );
+    vi.useRealTimers();
+    // Each write is one record per item it changed: the order's two writes also change the orders table.
+    expect(
+      [added, arrival, placed, cancelled, sameValues, imported].map((records) => records.length),
+    ).toEqual([1, 1, 2, 2, 1, 1]);
+    expect(placed.map((record) => record.eventName)).toEqual(['MODIFY', 'INSERT']);
+
+    await handler(batch([...added, ...arrival, ...placed]));
+    await handler(batch([...cancelled, ...sameValues, ...imported]));
+
+    const petId = '9223372036854775807';
+    const seq = (records: DynamoDBRecord[], index = 0) => records[index]?.dynamodb?.SequenceNumber;
+    const inventoryChanges = [
+      historyItem(petId, 1, seq(added), {
+        occurredAt: t1,
+        reason: 'created',
+        quantity: [null, 0],
+        status: [null, 'available'],
+        keyId,
+      }),
+      historyItem(petId, 2, seq(arrival), {
+        occurredAt: t2,
+        reason: 'arrival',
+        quantity: [0, 10],
+        status: ['available', 'available'],
+        keyId,
+      }),
+      historyItem(petId, 3, seq(placed), {
+        occurredAt: t3,
+        reason: 'order_placed',
+        quantity: [10, 7],
+        status: ['available', 'available'],
+        orderId,
+        keyId,
+      }),
+      historyItem(petId, 4, seq(cancelled), {
+        occurredAt: t4,
+        reason: 'order_cancelled',
+        quantity: [7, 10],
+        status: ['available', 'available'],
+        orderId,
+        keyId,
+      }),
+      historyItem(petId, 5, seq(imported), {
+        occurredAt: t6,
+        reason: 'import',
+        quantity: [10, 12],
+        status: ['available', 'pending'],
+      }),
+    ];
+    expect(await history()).toStrictEqual(inventoryChanges);
+
+    const order = { id: orderId, petId, quantity: 3 };
+    const inventoryEvent = (sequence: number, rest: Record<string, unknown>) => ({
+      EventBusName: busName,
+      Source: 'pet-store',
+      DetailType: 'inventory.changed',
+      detail: { sequence, petId, ...rest },
+    });
+    const orderEvent = (occurredAt: string, from: string | null, to: string) => ({
+      EventBusName: busName,
+      Source: 'pet-store',
+      DetailType: 'order.changed',
+      detail: {
+        orderId,
+        occurredAt,
+        status: { from, to },
+        order: { ...order, status: to, complete: false },
+        keyId,
+      },
+    });
+    const created = { occurredAt: t1, reason: 'created' };
+    expect(published()).toStrictEqual([
+      inventoryEvent(1, {
+        ...created,
+        quantity: { from: null, to: 0 },
+        status: { from: null, to: 'available' },
+        keyId,
+      }),
+      inventoryEvent(2, {
+        occurredAt: t2,
+        reason: 'arrival',
+        quantity: { from: 0, to: 10 },
+        status: { from: 'available', to: 'available' },
+        keyId,
+      }),
+      inventoryEvent(3, {
+        occurredAt: t3,
+        reason: 'order_placed',
+        quantity: { from: 10, to: 7 },
+        status: { from: 'available', to: 'available' },
+        orderId,
+        keyId,
+      }),
+      orderEvent(t3, null, 'placed'),
+      inventoryEvent(4, {
+        occurredAt: t4,
+        reason: 'order_cancelled',
+        quantity: { from: 7, to: 10 },
+        status: { from: 'available', to: 'available' },
+        orderId,
+        keyId,
+      }),
+      orderEvent(t4, 'placed', 'cancelled'),
+      inventoryEvent(5, {
+        occurredAt: t6,
+        reason: 'import',
+        quantity: { from: 10, to: 12 },
+        status: { from: 'available', to: 'pending' },
+      }),
+    ]);
+    // The members of each event in the contract's order.
+    expect(Object.keys(JSON.parse(bus.received[2]?.Detail ?? '{}'))).toEqual([
+      'sequence',
+      'petId',
+      'occurredAt',
+      'reason',
+      'quantity',
+      'status',
+      'orderId',
+      'keyId',
+    ]);
+    // Orders are published, never stored in the history.
+    expect((await history()).map((item) => item.petId?.N)).toEqual([petId, petId, petId, petId, petId]);
+  });
+
+  test('a PATCH that changes neither quantity nor status, and a removed item, are no change', async () => {
+    const write = writers();
+    const added = await stream.capture(() =>
+      write.pets.add({ id: '31', photoUrls: [], tags: [], status: 'sold' }, keyId),
+    );
+    const same = await stream.capture(() => write.update('31', { quantity: 0, reason: 'return', keyId }));
+    const removed = await stream.capture(() =>
+      db.client.send(
+        new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: { N: '31' } } }),
+      ),
+    );
+    expect([...same, ...removed].map((record) => record.eventName)).toEqual(['MODIFY', 'REMOVE']);
+
+    await handler(batch([...added, ...same, ...removed]));
+
+    expect(
+      (await history()).filter((item) => item.petId?.N === '31').map((item) => item.sequence?.N),
+    ).toEqual(['1']);
+    expect(publishedIds()).toEqual(['inventory.31.1']);
+  });
+
+  test('items written before the change attributes: INSERT is created, MODIFY adjustment, at the record time', async () => {
+    const inserted = stream.record('INSERT', 'petId', undefined, inventoryRecord('32', 4, 'available'));
+    const modified = stream.record(
+      'MODIFY',
+      'petId',
+      inventoryRecord('32', 4, 'available'),
+      inventoryRecord('32', 2, 'sold'),
+    );
+    const time = (record: DynamoDBRecord) =>
+      new Date((record.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000).toISOString();
+
+    await handler(batch([inserted, modified]));
+
+    expect(published().map(({ detail }) => detail)).toStrictEqual([
+      {
+        sequence: 1,
+        petId: '32',
+        occurredAt: time(inserted),
+        reason: 'created',
+        quantity: { from: null, to: 4 },
+        status: { from: null, to: 'available' },
+      },
+      {
+        sequence: 2,
+        petId: '32',
+        occurredAt: time(modified),
+        reason: 'adjustment',
+        quantity: { from: 4, to: 2 },
+        status: { from: 'available', to: 'sold' },
+      },
+    ]);
+  });
+});
+
+/** `count` changes of the new pet `petId` (addPet, then PATCHes of its quantity 1, 2, ...), as records. */
+async function changesOf(petId: string, count: number): Promise<DynamoDBRecord[]> {
+  const write = writers();
+  const records = await stream.capture(() =>
+    write.pets.add({ id: petId, photoUrls: [], tags: [], status: 'available' }, keyId),
+  );
+  for (let quantity = 1; quantity < count; quantity++) {
+    records.push(
+      ...(await stream.capture(() => write.update(petId, { quantity, reason: 'arrival', keyId }))),
+    );
+  }
+  return records;
+}
+
+/** The sequences of the history of `petId`, in order. */
+async function sequencesOf(petId: string): Promise<string[]> {
+  return (await history()).filter((item) => item.petId?.N === petId).map((item) => item.sequence?.N ?? '');
+}
+
+/** The event ids `inventory.<petId>.<from..to>`. */
+const idsOf = (petId: string, from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, index) => `inventory.${petId}.${from + index}`);
+
+describe('exactly once, gap-free', () => {
+  test('sequences continue from the newest record across batches', async () => {
+    const records = await changesOf('41', 5);
+
+    await handler(batch(records.slice(0, 2)));
+    await handler(batch(records.slice(2)));
+
+    expect(await sequencesOf('41')).toEqual(['1', '2', '3', '4', '5']);
+    expect(publishedIds()).toEqual(idsOf('41', 1, 5));
+  });
+
+  test('a batch replayed after it was written writes nothing again and publishes no inventory change again', async () => {
+    const records = await changesOf('42', 3);
+    await handler(batch(records));
+    const written = await history();
+
+    await handler(batch(records));
+
+    expect(await history()).toStrictEqual(written);
+    expect(publishedIds()).toEqual(idsOf('42', 1, 3));
+  });
+
+  test('a bus that fails on the second PutEvents call: nothing written, and the retry writes each record once with the same event ids', async () => {
+    const records = await changesOf('43', 12);
+    bus.refuse = (call) => call >= 2;
+
+    await expect(handler(batch(records))).rejects.toThrow();
+    expect(await sequencesOf('43')).toEqual([]);
+    expect(publishedIds()).toEqual(idsOf('43', 1, 10));
+
+    bus.refuse = () => false;
+    await handler(batch(records));
+
+    expect(await sequencesOf('43')).toEqual(Array.from({ length: 12 }, (_, index) => String(index + 1)));
+    // The first ten published twice (at least once), with the same ids; each record written once.
+    expect(publishedIds()).toEqual([...idsOf('43', 1, 10), ...idsOf('43', 1, 12)]);
+    expect(
+      (await history()).filter((item) => item.petId?.N === '43').map((item) => item.streamSequence?.S),
+    ).toEqual(records.map((record) => record.dynamodb?.SequenceNumber));
+  });
+
+  test('a history write that fails half-way: the retry writes the rest once, gap-free, re-publishing their ids', async () => {
+    const records = await changesOf('44', 6);
+    const putItems = () => proxy.operations.filter((operation) => operation === 'PutItem').length;
+    proxy.fault = (operation) => (operation === 'PutItem' && putItems() > 2 ? 'error' : 'pass');
+
+    await expect(handler(batch(records))).rejects.toThrow();
+    expect(await sequencesOf('44')).toEqual(['1', '2']);
+    expect(publishedIds()).toEqual(idsOf('44', 1, 6));
+
+    proxy.restore();
+    bus.received = [];
+    await handler(batch(records));
+
+    expect(await sequencesOf('44')).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(publishedIds()).toEqual(idsOf('44', 3, 6));
+    const stored = (await history()).filter((item) => item.petId?.N === '44');
+    expect(stored.map((item) => item.quantity?.M?.to?.N)).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect(stored.map((item) => item.streamSequence?.S)).toEqual(
+      records.map((record) => record.dynamodb?.SequenceNumber),
+    );
+  });
+
+  test('two pets in one batch are numbered each from its own newest record', async () => {
+    const first = await changesOf('45', 2);
+    const second = await changesOf('46', 3);
+    await handler(batch(first.slice(0, 1)));
+
+    await handler(batch([first[1], second[0], second[1], second[2]] as DynamoDBRecord[]));
+
+    expect(await sequencesOf('45')).toEqual(['1', '2']);
+    expect(await sequencesOf('46')).toEqual(['1', '2', '3']);
+    expect(publishedIds()).toEqual(['inventory.45.1', 'inventory.45.2', ...idsOf('46', 1, 3)]);
+  });
+});
