@@ -9,6 +9,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeEventId } from '#lib/events/changes.ts';
+import { historyPage } from '#lib/events/history-store.ts';
 import { putEntries } from '#lib/inventory/batch-put.ts';
 import { updateEntry } from '#lib/inventory/entry-store.ts';
 import { orderPlacement, orderStore } from '#lib/orders/store.ts';
@@ -470,5 +471,60 @@ describe('exactly once, gap-free', () => {
     expect(await sequencesOf('45')).toEqual(['1', '2']);
     expect(await sequencesOf('46')).toEqual(['1', '2', '3']);
     expect(publishedIds()).toEqual(['inventory.45.1', 'inventory.45.2', ...idsOf('46', 1, 3)]);
+  });
+});
+
+describe('historyPage (listInventoryHistory reads what the consumer wrote)', () => {
+  test('newest first in pages of limit, the cursor continuing below the last sequence, no cursor after the last page', async () => {
+    await handler(batch(await changesOf('51', 5)));
+    const client = toDocumentClient(db.client);
+    const page = (limit: number, cursor?: string) =>
+      historyPage(client, testTableNames.inventoryHistory, '51', {
+        limit,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+
+    const first = await page(2);
+    const second = await page(2, first.next);
+    const last = await page(2, second.next);
+
+    expect(first.items.map((change) => change.sequence)).toEqual([5, 4]);
+    expect(first.next).toBe('4');
+    expect(second.items.map((change) => change.sequence)).toEqual([3, 2]);
+    expect(second.next).toBe('2');
+    expect(last).toStrictEqual({ items: [expect.objectContaining({ sequence: 1 })] });
+    expect((await page(5)).next).toBeUndefined();
+    expect(await page(1000, '1')).toStrictEqual({ items: [] });
+    expect(await historyPage(client, testTableNames.inventoryHistory, '52', { limit: 100 })).toStrictEqual({
+      items: [],
+    });
+  });
+
+  test('a change reads back as it was published: members in the contract order, orderId and keyId only when present', async () => {
+    const write = writers();
+    const records = await stream.capture(() =>
+      write.pets.add({ id: '-9223372036854775808', photoUrls: [], tags: [], status: 'pending' }, keyId),
+    );
+    records.push(
+      ...(await stream.capture(() =>
+        write.import([{ petId: '-9223372036854775808', quantity: 3, status: 'available' }]),
+      )),
+    );
+    await handler(batch(records));
+
+    const { items } = await historyPage(
+      toDocumentClient(db.client),
+      testTableNames.inventoryHistory,
+      '-9223372036854775808',
+      { limit: 10 },
+    );
+
+    expect(JSON.stringify(items)).toBe(
+      JSON.stringify([...published()].reverse().map(({ detail }) => detail)),
+    );
+    expect(items.map((change) => Object.keys(change))).toEqual([
+      ['sequence', 'petId', 'occurredAt', 'reason', 'quantity', 'status'],
+      ['sequence', 'petId', 'occurredAt', 'reason', 'quantity', 'status', 'keyId'],
+    ]);
   });
 });
