@@ -25,7 +25,7 @@ import {
   startCloudFormationStandIn,
 } from '#test/support/cloudformation-stand-in.ts';
 import { expectNewKeyRecord } from '#test/support/key-records.ts';
-import { inventoryRecord, putItem, scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
+import { importedRecord, putItem, scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
@@ -311,9 +311,9 @@ describe('import --env staging', () => {
       stderr: '\rimported 3/3\n',
     });
     expect(await scanTable(db.client, stagingTables.inventory)).toStrictEqual([
-      inventoryRecord('1', 0, 'sold'),
-      inventoryRecord('3', 7, 'available'),
-      inventoryRecord('9007199254740993', 12, 'pending'),
+      importedRecord('1', 0, 'sold'),
+      importedRecord('3', 7, 'available'),
+      importedRecord('9007199254740993', 12, 'pending'),
     ]);
   });
 });
