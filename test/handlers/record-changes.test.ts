@@ -461,6 +461,29 @@ describe('exactly once, gap-free', () => {
     );
   });
 
+  test('a batch that dies after publishing and before writing: the replay publishes the same event ids again and writes each record once', async () => {
+    const write = writers();
+    const records = await changesOf('47', 2);
+    let orderId = '';
+    records.push(
+      ...(await stream.capture(async () => {
+        const order = await write.place({ petId: '47', quantity: 1 }, undefined, keyId);
+        orderId = (order as { id: string }).id;
+      })),
+    );
+    proxy.fault = (operation) => (operation === 'PutItem' ? 'error' : 'pass');
+
+    await expect(handler(batch(records))).rejects.toThrow();
+    expect(await sequencesOf('47')).toEqual([]);
+
+    proxy.restore();
+    await handler(batch(records));
+
+    const ids = [...idsOf('47', 1, 3), `order.${orderId}.placed`];
+    expect(publishedIds()).toEqual([...ids, ...ids]);
+    expect(await sequencesOf('47')).toEqual(['1', '2', '3']);
+  });
+
   test('two pets in one batch are numbered each from its own newest record', async () => {
     const first = await changesOf('45', 2);
     const second = await changesOf('46', 3);
