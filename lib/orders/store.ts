@@ -79,9 +79,10 @@ const placeAttempts = 5;
  * placeOrder's write: one TransactWriteItems that puts the key's claim when there is one (lib/orders/claim.ts,
  * into `claimsTable`), decrements the item's `quantity` only if it holds enough, recording the change
  * `order_placed` with the order's id and the API key's id `keyId` (lib/inventory/last-change.ts), and puts the
- * order under a new id with its `changedAt` and `keyId`. A claim that refuses returns the order it placed before, as placed (`key_reused` for another order); the
- * decrement's old item tells `no_entry` from `insufficient_stock`; a `TransactionConflict` is retried,
- * {@link placeAttempts} times in all, then 503 `service_unavailable`.
+ * order under a new id with its `changedAt` and `keyId`. A claim that refuses returns the order it placed
+ * before, as placed (`key_reused` for another order); the decrement's old item tells `no_entry` from
+ * `insufficient_stock`; a `TransactionConflict` is retried, {@link placeAttempts} times in all, then 503
+ * `service_unavailable`.
  */
 export function orderPlacement(
   client: DynamoDBDocumentClient,
