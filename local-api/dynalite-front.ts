@@ -1,35 +1,40 @@
 /**
- * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems`, `ALL_OLD` on refusals, and every
- * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB").
+ * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems`, `ALL_OLD` on refusals, every
+ * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB"), and table streams whose
+ * records are written in that batch (local-api/change-stream.ts).
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { crc32 } from 'node:zlib';
 import dynalite, { type DynaliteOptions } from 'dynalite';
+import {
+  type AttributeMap,
+  ChangeStream,
+  type ItemChange,
+  type LevelOperation,
+  type StreamLevelDb,
+  type StreamTable,
+  streamLabel,
+} from './change-stream.ts';
 
 const require = createRequire(import.meta.url);
 const targetPrefix = 'DynamoDB_20120810.';
 const conditionFailed = 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException';
 
 type Json = Record<string, unknown>;
-type AttributeMap = Record<string, unknown>;
 type Callback<T = unknown> = (
   error: (Error & { statusCode?: number; body?: Json }) | null,
   value?: T,
 ) => void;
 
-/** One operation of a LevelDB batch, on the store's main database (dynalite prefixes each sub-store's keys). */
-type LevelOperation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
-
 /** A table as dynalite describes it. */
-interface Table {
-  TableName: string;
-  KeySchema: { AttributeName: string }[];
-}
+type Table = StreamTable;
 
 /** dynalite's store (`dynalite/db/index.js` `create`): its LevelDB, sub-stores and tables. */
 interface Store {
-  db: { batch(operations: LevelOperation[], callback: Callback): void };
+  db: { batch(operations: LevelOperation[], callback: Callback): void } & StreamLevelDb;
+  /** The table descriptions, by table name. */
+  tableDb: { put(key: string, value: Json, callback: Callback): void };
   getItemDb(tableName: string): SubStore;
   getTable(tableName: string, callback: Callback<Table>): void;
 }
@@ -107,8 +112,17 @@ function writeOperations(
   return [...deletes, ...puts, write];
 }
 
+/** What a set of writes would do: its LevelDB operations and its item changes (for the stream). */
+interface WriteSet {
+  operations: LevelOperation[];
+  changes: ItemChange[];
+}
+
 /** The write sets of staging stores (see {@link stagingStore}): what their writes would do, not yet done. */
-const stagedWrites = new WeakMap<Store, LevelOperation[]>();
+const stagedWrites = new WeakMap<Store, WriteSet>();
+
+/** The change stream of each store made by {@link embeddedDynalite}. */
+const changeStreams = new WeakMap<Store, ChangeStream>();
 
 /**
  * Patches dynalite's module once per process. `checkConditional` (called by PutItem, UpdateItem and DeleteItem
@@ -116,7 +130,9 @@ const stagedWrites = new WeakMap<Store, LevelOperation[]>();
  * and the three actions accept the parameter (dynalite drops unknown ones). `updateIndexes` (called by the
  * same three with the old and the new item, before they write the item itself) writes the index entries and
  * the item in one LevelDB batch, so that no crash can leave an index disagreeing with its table (the action's
- * own write of the item that follows rewrites the same value); for a staging store it only records them.
+ * own write of the item that follows rewrites the same value), with the stream record of the change when the
+ * table has a stream (change-stream.ts); for a staging store it only records them. CreateTable keeps
+ * `StreamSpecification` (dynalite drops it).
  */
 function patchDynalite(): void {
   if (dynaliteDb.checkConditional.patched) return;
@@ -124,6 +140,17 @@ function patchDynalite(): void {
     const { types } = require(`dynalite/validations/${action}.js`) as { types: Json };
     types.ReturnValuesOnConditionCheckFailure = { type: 'String', enum: ['ALL_OLD', 'NONE'] };
   }
+  const createTable = require('dynalite/validations/createTable.js') as { types: Json };
+  createTable.types.StreamSpecification = {
+    type: 'FieldStruct<StreamSpecification>',
+    children: {
+      StreamEnabled: { type: 'Boolean', notNull: true },
+      StreamViewType: {
+        type: 'String',
+        enum: ['NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES', 'KEYS_ONLY'],
+      },
+    },
+  };
   const original = dynaliteDb.checkConditional;
   const checkConditional: DynaliteDb['checkConditional'] = (data, existing) => {
     const refusal = original(data, existing);
@@ -137,10 +164,20 @@ function patchDynalite(): void {
   dynaliteDb.updateIndexes = (store, table, existing, item, callback) => {
     if (!existing && !item) return callback(null);
     const operations = writeOperations(table, existing, item);
+    const change: ItemChange = { table, oldImage: existing ?? null, newImage: item };
     const staged = stagedWrites.get(store);
-    if (!staged) return store.db.batch(operations, callback);
-    staged.push(...operations);
-    setImmediate(() => callback(null));
+    if (staged) {
+      staged.operations.push(...operations);
+      staged.changes.push(change);
+      setImmediate(() => callback(null));
+      return;
+    }
+    const stream = changeStreams.get(store);
+    if (!stream) return store.db.batch(operations, callback);
+    stream.commit(operations, [change]).then(
+      () => callback(null),
+      (error: Error) => callback(error),
+    );
   };
 }
 
@@ -150,7 +187,7 @@ function patchDynalite(): void {
  * `writes`, and each item lock is kept until `releases` are called, so that no other write slips in between
  * the decision and the transaction's batch.
  */
-function stagingStore(store: Store, writes: LevelOperation[], releases: (() => void)[]): Store {
+function stagingStore(store: Store, writes: WriteSet, releases: (() => void)[]): Store {
   const staging: Store = Object.create(store);
   staging.getItemDb = (tableName) => {
     const items = store.getItemDb(tableName);
@@ -322,12 +359,13 @@ function cancellation(count: number, index: number, refused: Json): DynamoAnswer
  * first refused action cancels the transaction with nothing written.
  */
 async function applyTransaction(store: Store, actions: TransactAction[]): Promise<DynamoAnswer> {
-  const writes: LevelOperation[] = [];
+  const writes: WriteSet = { operations: [], changes: [] };
   const releases: (() => void)[] = [];
   try {
     for (const [index, { kind, data }] of actions.entries()) {
       // A ConditionCheck's DeleteItem is decided like the others, and what it would write is dropped.
-      const staging = stagingStore(store, kind === 'ConditionCheck' ? [] : writes, releases);
+      const dropped: WriteSet = { operations: [], changes: [] };
+      const staging = stagingStore(store, kind === 'ConditionCheck' ? dropped : writes, releases);
       try {
         await runAction(staging, actionOf[kind], data);
       } catch (error) {
@@ -336,9 +374,13 @@ async function applyTransaction(store: Store, actions: TransactAction[]): Promis
         return cancellation(actions.length, index, error.answer.body);
       }
     }
-    await new Promise((resolve, reject) =>
-      store.db.batch(writes, (error) => (error ? reject(error) : resolve(undefined))),
-    );
+    const stream = changeStreams.get(store);
+    if (stream) await stream.commit(writes.operations, writes.changes);
+    else {
+      await new Promise((resolve, reject) =>
+        store.db.batch(writes.operations, (error) => (error ? reject(error) : resolve(undefined))),
+      );
+    }
     return { status: 200, body: {} };
   } finally {
     for (const release of releases) release();
@@ -380,6 +422,37 @@ function send(response: ServerResponse, { status, body }: DynamoAnswer): void {
   response.end(text);
 }
 
+/** The region in the store's ARNs, as dynalite sets it (`dynalite/db/index.js` `create`). */
+function storeRegion(): string {
+  return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
+}
+
+/**
+ * Gives a table created with `StreamSpecification.StreamEnabled` its `LatestStreamLabel` and `LatestStreamArn`
+ * (`<TableArn>/stream/<creation time>`, as DynamoDB names streams) as dynalite stores its description.
+ */
+function keepStreamArns(store: Store): void {
+  const put = store.tableDb.put;
+  store.tableDb.put = (key, value, callback) => {
+    const table = value as Json & { StreamSpecification?: { StreamEnabled?: boolean } };
+    if (table.StreamSpecification?.StreamEnabled && !table.LatestStreamArn) {
+      table.LatestStreamLabel = streamLabel(Number(table.CreationDateTime));
+      table.LatestStreamArn = `${String(table.TableArn)}/stream/${table.LatestStreamLabel}`;
+    }
+    put(key, value, callback);
+  };
+}
+
+/** The change stream of a server made by {@link embeddedDynalite}. */
+const serverStreams = new WeakMap<Server, ChangeStream>();
+
+/** The change stream of `server`, made by {@link embeddedDynalite}. @throws for another server */
+export function changeStreamOf(server: Server): ChangeStream {
+  const stream = serverStreams.get(server);
+  if (!stream) throw new Error('not an embedded DynamoDB server');
+  return stream;
+}
+
 /**
  * A dynalite server (`options` as dynalite's) whose every write is one atomic LevelDB batch and which serves
  * `TransactWriteItems`: a transaction's actions are decided in order by dynalite's own single-item actions on a
@@ -402,6 +475,10 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
     dynaliteDb.create = create;
   }
   const own = store as Store;
+  keepStreamArns(own);
+  const stream = new ChangeStream(own.db, storeRegion());
+  changeStreams.set(own, stream);
+  serverStreams.set(server, stream);
   const locked = itemLocks();
   const [dynaliteListener] = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');

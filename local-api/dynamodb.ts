@@ -5,7 +5,8 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type TableId, tables } from '#lib/tables.ts';
-import { embeddedDynalite } from './dynalite-front.ts';
+import type { ChangeStream } from './change-stream.ts';
+import { changeStreamOf, embeddedDynalite } from './dynalite-front.ts';
 import {
   dataFolderCredentials,
   newStoreCredentials,
@@ -22,6 +23,11 @@ export interface LocalDynamoDb {
   endpoint: string;
   /** The only credentials it accepts requests signed with (store-credentials.ts). */
   credentials: StoreCredentials;
+  /**
+   * The change stream of the tables with a stream (change-stream.ts), when this process serves the store;
+   * undefined for a store another process serves.
+   */
+  changeStream?: ChangeStream;
   /** Stops serving and flushes the store to disk; removes the endpoint file. */
   close(): Promise<void>;
 }
@@ -135,6 +141,7 @@ export async function startDynamoDb(options: {
   return {
     endpoint,
     credentials,
+    changeStream: changeStreamOf(server),
     async close() {
       if (persistent) await rm(paths.endpointFile, { force: true });
       await new Promise<void>((resolve, reject) =>
