@@ -14,16 +14,23 @@ import { type TableId, tables } from '#lib/tables.ts';
 import { importInventoryFile } from '#ops/admin/inventory-writer.ts';
 import { createKey } from '#ops/admin/keys.ts';
 import { ensureTables } from '#ops/admin/tables.ts';
-import { apiModel, type ModelOptions } from './api-model.ts';
+import { apiModel, functionModel, type ModelOptions } from './api-model.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { inMemory, type LocalDynamoDb, localTableNames, startDynamoDb } from './dynamodb.ts';
 import { createEngine, integrationTimeoutMs } from './gateway.ts';
 import { createApiServer } from './http-server.ts';
+import { LambdaFunction } from './lambda-runtime.ts';
 import { type LocalAws, prepareLocalAws } from './local-aws.ts';
 import { requestGate } from './request-gate.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
 import { credentialVariables } from './store-credentials.ts';
+import {
+  type RunningStreamMapping,
+  type StreamFailureRecord,
+  startStreamMapping,
+  streamMappingModels,
+} from './stream-mapping.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
 export const demoInventoryFile = fileURLToPath(new URL('demo-inventory.csv', import.meta.url));
@@ -179,6 +186,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.stack.sources ? { sourceOf } : {}),
   };
   const model = apiModel(options.stack.template, modelOptions);
+  // The stream mappings' functions, with the same environment overrides as the API's.
+  const mappingModels = streamMappingModels(options.stack.template, modelOptions.tableName);
+  const mappingFunctions = new Map(
+    [...new Set(mappingModels.map((mapping) => mapping.functionId))].map((functionId) => [
+      functionId,
+      new LambdaFunction(functionModel(functionId, options.stack.template.Resources, modelOptions)),
+    ]),
+  );
+  const closeMappingFunctions = () =>
+    Promise.all([...mappingFunctions.values()].map((lambda) => lambda.close()));
   const engine = createEngine(model);
   const gate = requestGate(
     withApiReference((request, response) => void engine.listener(request, response), `/${model.stage}`),
@@ -190,6 +207,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   }).catch(async (error: unknown) => {
     await engine.close();
     await aws.close();
+    await closeMappingFunctions();
     await db?.close();
     throw error;
   });
@@ -217,6 +235,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const { port } = server.address() as AddressInfo;
   gate.open();
   aws.start(modelOptions);
+  // Discarded stream records' failure records go to the mapping's on-failure queue (a local queue).
+  const mappings = startMappings(mappingModels, mappingFunctions, db, async (destination, record) => {
+    if (destination) await aws.sendToQueue(destination, JSON.stringify(record));
+  });
   return {
     // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
     baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
@@ -236,11 +258,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       const deadline = Date.now() + integrationTimeoutMs - answerMarginMs;
       engine.endBy(deadline);
       aws.endBy(deadline);
+      // The mappings stop polling; a batch being invoked finishes and is checkpointed (stream-mapping.ts).
+      const mappingsStopped = Promise.all(mappings.map((mapping) => mapping.stop()));
       const drained = gate.drain(integrationTimeoutMs);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await drained;
       server.closeAllConnections();
       await closed;
+      await mappingsStopped;
+      await closeMappingFunctions();
       await engine.close();
       await aws.close();
       for (const name of Object.keys(aws.variables)) delete process.env[name];
@@ -249,4 +275,33 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       if (db) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
     },
   };
+}
+
+/**
+ * Starts each stream mapping of the template on the embedded store's change stream; `onFailure` takes the
+ * failure records of discarded records (`destination`: the logical id of the on-failure destination). A store
+ * served by another process (`AWS_ENDPOINT_URL_DYNAMODB` set) has no change stream here: the mappings are not
+ * run, and a line says so.
+ */
+function startMappings(
+  models: ReturnType<typeof streamMappingModels>,
+  functions: Map<string, LambdaFunction>,
+  db: LocalDynamoDb | undefined,
+  onFailure: (destination: string | undefined, record: StreamFailureRecord) => Promise<void> | void,
+): RunningStreamMapping[] {
+  if (models.length === 0) return [];
+  const stream = db?.changeStream;
+  if (!stream) {
+    process.stderr.write(
+      `Stream mappings not run (${models.map((m) => m.logicalId).join(', ')}): the DynamoDB at AWS_ENDPOINT_URL_DYNAMODB has no local change stream\n`,
+    );
+    return [];
+  }
+  return models.map((model) =>
+    startStreamMapping(model, {
+      stream,
+      invoke: (event) => (functions.get(model.functionId) as LambdaFunction).invoke(event),
+      onFailure,
+    }),
+  );
 }

@@ -1,0 +1,379 @@
+/**
+ * The local event source mapping on a table's stream (docs/local-api.md "The change stream";
+ * local-api/behaviour.md D5-D12), read from a fixture template and run on the embedded store with a real
+ * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
+ * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
+ * age, a checkpoint that survives a restart, and a SIGKILL right after a commit that loses no record.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { expect, test } from 'vitest';
+import { functionModel, type Template } from '#local-api/api-model.ts';
+import type { StreamRecord } from '#local-api/change-stream.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
+import { LambdaFunction } from '#local-api/lambda-runtime.ts';
+import {
+  type RunningStreamMapping,
+  type StreamFailureRecord,
+  startStreamMapping,
+  streamMappingModels,
+} from '#local-api/stream-mapping.ts';
+import { ensureTables } from '#ops/admin/tables.ts';
+import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+
+const fixtureFunction = fileURLToPath(new URL('../support/functions/stream-function.ts', import.meta.url));
+const inventory = testTableNames.inventory;
+const closers: (() => Promise<unknown>)[] = [];
+cleanUpAfterAll(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+/** A template with the inventory table, the consumer function and a mapping with `properties` over these. */
+function fixtureTemplate(properties: Record<string, unknown>): Template {
+  return {
+    Resources: {
+      Inventory: { Type: 'AWS::DynamoDB::Table', Properties: {} },
+      Consumer: {
+        Type: 'AWS::Lambda::Function',
+        Properties: { Handler: 'index.handler', Timeout: 10, MemorySize: 256 },
+      },
+      Failures: { Type: 'AWS::SQS::Queue', Properties: {} },
+      ConsumerMapping: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: {
+          EventSourceArn: { 'Fn::GetAtt': ['Inventory', 'StreamArn'] },
+          FunctionName: { Ref: 'Consumer' },
+          StartingPosition: 'TRIM_HORIZON',
+          DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['Failures', 'Arn'] } } },
+          ...properties,
+        },
+      },
+    },
+  };
+}
+
+/** A store (in memory, or on `dataDir`) with the test tables, and a client on it. */
+async function store(dataDir = inMemory) {
+  const db = await startDynamoDb({ dataDir });
+  const client = dynamoDbClient(db.endpoint, db.credentials);
+  await ensureTables(client, testTableNames);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    client.destroy();
+    await db.close();
+  };
+  closers.push(close);
+  return { db, client, close };
+}
+
+/** One invocation as the fixture function logged it. */
+interface Invocation {
+  sequences: string[];
+  actions: string[];
+}
+
+/** The mapping of `fixtureTemplate(properties)` running on `db`, its invocations and its failure records. */
+async function mapping(
+  db: LocalDynamoDb,
+  properties: Record<string, unknown>,
+  options: { logFile?: string; acceptAll?: boolean } = {},
+) {
+  const logFile = options.logFile ?? join(await temporaryDir('stream-mapping-'), 'invocations.log');
+  await writeFile(logFile, '', { flag: 'a' });
+  const template = fixtureTemplate(properties);
+  const [model] = streamMappingModels(template, () => inventory);
+  if (!model) throw new Error('no stream mapping in the fixture template');
+  const lambda = new LambdaFunction(
+    functionModel('Consumer', template.Resources, {
+      assemblyDir: projectRoot,
+      tableName: () => inventory,
+      overrides: { STREAM_LOG: logFile, ...(options.acceptAll ? { STREAM_ACCEPT_ALL: 'true' } : {}) },
+      sourceOf: () => fixtureFunction,
+    }),
+  );
+  const failures: { destination: string | undefined; record: StreamFailureRecord }[] = [];
+  const running: RunningStreamMapping = startStreamMapping(model, {
+    stream: db.changeStream as NonNullable<LocalDynamoDb['changeStream']>,
+    invoke: (event) => lambda.invoke(event),
+    onFailure: (destination, record) => {
+      failures.push({ destination, record });
+    },
+    pollIntervalMs: 50,
+    retryBaseMs: 50,
+  });
+  const stop = async () => {
+    await running.stop();
+    await lambda.close();
+  };
+  closers.push(stop);
+  const invocations = async (): Promise<Invocation[]> =>
+    (await readFile(logFile, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Invocation);
+  return { model, failures, invocations, stop, logFile };
+}
+
+/** Writes pet `petId` with `action` (read by the fixture function); returns its stream record's sequence number. */
+async function put(
+  db: LocalDynamoDb,
+  client: ReturnType<typeof dynamoDbClient>,
+  petId: number,
+  action = 'ok',
+) {
+  await client.send(
+    new PutItemCommand({
+      TableName: inventory,
+      Item: { petId: { N: String(petId) }, quantity: { N: '1' }, action: { S: action } },
+    }),
+  );
+  return (await db.changeStream?.latest(inventory)) as string;
+}
+
+/** Waits until `check` holds (polled every 50 ms), for at most `ms`. */
+async function until(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(50);
+  }
+}
+
+test('the template mapping is read with its settings and Lambda defaults', () => {
+  const [model] = streamMappingModels(
+    fixtureTemplate({ BatchSize: 7, MaximumRetryAttempts: 3 }),
+    () => inventory,
+  );
+  expect(model).toStrictEqual({
+    logicalId: 'ConsumerMapping',
+    functionId: 'Consumer',
+    tableId: 'Inventory',
+    tableName: inventory,
+    batchSize: 7,
+    batchingWindowSeconds: 0,
+    startingPosition: 'TRIM_HORIZON',
+    bisectBatchOnFunctionError: false,
+    maximumRetryAttempts: 3,
+    maximumRecordAgeSeconds: -1,
+    reportBatchItemFailures: false,
+    onFailureDestination: 'Failures',
+    enabled: true,
+  });
+  const sqs = fixtureTemplate({ EventSourceArn: { 'Fn::GetAtt': ['Failures', 'Arn'] } });
+  expect(streamMappingModels(sqs, () => inventory)).toStrictEqual([]);
+});
+
+test('records reach the function in stream order, in batches of at most BatchSize, exactly as the stream holds them', async () => {
+  const { db, client } = await store();
+  const sequences: string[] = [];
+  for (let petId = 1; petId <= 7; petId += 1) sequences.push(await put(db, client, petId));
+  const run = await mapping(db, { BatchSize: 3 });
+  await until(async () => (await run.invocations()).length >= 3);
+  await sleep(300);
+  expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
+    sequences.slice(0, 3),
+    sequences.slice(3, 6),
+    sequences.slice(6),
+  ]);
+  expect(run.failures).toStrictEqual([]);
+});
+
+test('StartingPosition LATEST skips the records written before the mapping first started', async () => {
+  const { db, client } = await store();
+  await put(db, client, 1);
+  await put(db, client, 2);
+  const run = await mapping(db, { StartingPosition: 'LATEST' });
+  await sleep(300);
+  const third = await put(db, client, 3);
+  await until(async () => (await run.invocations()).length >= 1);
+  await sleep(300);
+  expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([[third]]);
+});
+
+test('MaximumBatchingWindowInSeconds gathers the records written within the window into one batch', async () => {
+  const { db, client } = await store();
+  const run = await mapping(db, { BatchSize: 10, MaximumBatchingWindowInSeconds: 2 });
+  const sequences = [await put(db, client, 1), await put(db, client, 2), await put(db, client, 3)];
+  await until(async () => (await run.invocations()).length >= 1);
+  await sleep(300);
+  expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([sequences]);
+});
+
+test('a throwing function is retried and bisected; the record that keeps failing goes to the on-failure destination and the mapping moves on', async () => {
+  const { db, client } = await store();
+  const [one, two, three, four] = [
+    await put(db, client, 1),
+    await put(db, client, 2),
+    await put(db, client, 3, 'throw'),
+    await put(db, client, 4),
+  ] as string[];
+  const run = await mapping(db, {
+    BatchSize: 4,
+    BisectBatchOnFunctionError: true,
+    MaximumRetryAttempts: 2,
+  });
+  await until(() => run.failures.length === 1);
+  const five = await put(db, client, 5);
+  await until(async () => (await run.invocations()).some((i) => i.sequences.includes(five)));
+
+  expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
+    [one, two, three, four],
+    [one, two],
+    [three, four],
+    [three],
+    [four],
+    [five],
+  ]);
+  const [record] = (await db.changeStream?.read(inventory, two, 1)) ?? [];
+  const arrival = new Date((record as StreamRecord).dynamodb.ApproximateCreationDateTime * 1000)
+    .toISOString()
+    .replace('.000Z', 'Z');
+  expect(run.failures).toStrictEqual([
+    {
+      destination: 'Failures',
+      record: {
+        requestContext: {
+          requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:Consumer',
+          condition: 'RetryAttemptsExhausted',
+          approximateInvokeCount: 3,
+        },
+        responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+        version: '1.0',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        DDBStreamBatchInfo: {
+          shardId: expect.stringMatching(/^shardId-/),
+          startSequenceNumber: three,
+          endSequenceNumber: three,
+          approximateArrivalOfFirstRecord: arrival,
+          approximateArrivalOfLastRecord: arrival,
+          batchSize: 1,
+          streamArn: record?.eventSourceARN,
+        },
+      },
+    },
+  ]);
+});
+
+test('without bisection the whole batch is retried, then discarded as one', async () => {
+  const { db, client } = await store();
+  const first = await put(db, client, 1, 'throw');
+  const second = await put(db, client, 2);
+  const run = await mapping(db, { BatchSize: 2, MaximumRetryAttempts: 1 });
+  await until(() => run.failures.length === 1);
+  expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
+    [first, second],
+    [first, second],
+  ]);
+  expect(run.failures[0]?.record.requestContext.approximateInvokeCount).toBe(2);
+  expect(run.failures[0]?.record.DDBStreamBatchInfo).toMatchObject({
+    startSequenceNumber: first,
+    endSequenceNumber: second,
+    batchSize: 2,
+  });
+});
+
+test('ReportBatchItemFailures: the batch is retried from the failed record on, the records before it are done', async () => {
+  const { db, client } = await store();
+  const one = await put(db, client, 1);
+  const two = await put(db, client, 2, 'fail');
+  const three = await put(db, client, 3);
+  const run = await mapping(db, {
+    BatchSize: 3,
+    MaximumRetryAttempts: 1,
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+  });
+  await until(() => run.failures.length === 1);
+  expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
+    [one, two, three],
+    [two, three],
+  ]);
+  expect(run.failures[0]?.record.DDBStreamBatchInfo).toMatchObject({
+    startSequenceNumber: two,
+    endSequenceNumber: three,
+    batchSize: 2,
+  });
+  // Records that were not reported failed are not delivered again.
+  const four = await put(db, client, 4);
+  await until(async () => (await run.invocations()).some((i) => i.sequences.includes(four)));
+  expect((await run.invocations()).at(-1)?.sequences).toStrictEqual([four]);
+});
+
+test('a record older than MaximumRecordAgeInSeconds is discarded instead of retried', async () => {
+  const { db, client } = await store();
+  const poison = await put(db, client, 1, 'throw');
+  const run = await mapping(db, { MaximumRecordAgeInSeconds: 1 });
+  await until(() => run.failures.length === 1);
+  expect(run.failures[0]?.record.requestContext.condition).toBe('RecordAgeExceeded');
+  expect(run.failures[0]?.record.DDBStreamBatchInfo).toMatchObject({
+    startSequenceNumber: poison,
+    endSequenceNumber: poison,
+  });
+  expect((await run.invocations()).length).toBeGreaterThanOrEqual(1);
+});
+
+test('the checkpoint survives a restart: delivered records are not delivered again, an abandoned batch is', async () => {
+  const dataDir = join(await temporaryDir('stream-checkpoint-'), 'data');
+  const logFile = join(await temporaryDir('stream-checkpoint-log-'), 'invocations.log');
+  let { db, client, close } = await store(dataDir);
+  const one = await put(db, client, 1);
+  const first = await mapping(db, {}, { logFile });
+  await until(async () => (await first.invocations()).length === 1);
+  // A poison record, retried until the mapping stops: its batch is abandoned, the checkpoint stays before it.
+  const poison = await put(db, client, 2, 'throw');
+  await until(async () => (await first.invocations()).length >= 2);
+  await first.stop();
+  await close();
+
+  ({ db, client, close } = await store(dataDir));
+  const three = await put(db, client, 3);
+  const before = (await first.invocations()).length;
+  const second = await mapping(db, {}, { logFile, acceptAll: true });
+  await until(async () => (await second.invocations()).some((i) => i.sequences.includes(three)));
+  const after = (await second.invocations()).slice(before).map((invocation) => invocation.sequences);
+  expect(after.flat()).toStrictEqual([poison, three]);
+  expect(after.flat()).not.toContain(one);
+});
+
+test('a SIGKILL right after a commit loses no record: after the restart the item and its stream record are both there', async () => {
+  const dir = await temporaryDir('stream-crash-');
+  const dataDir = join(dir, 'data');
+  const armedFile = join(dir, 'armed');
+  const hook = pathToFileURL(join(projectRoot, 'test/support/crash-hook.ts')).href;
+  const { child, output, exited } = spawnNode(
+    'test/support/store-process.ts',
+    [],
+    childEnv({
+      DATA_DIR: dataDir,
+      NODE_OPTIONS: `--import=${hook}`,
+      CRASH_AT: `after PutItem ${inventory}`,
+      CRASH_ARMED: armedFile,
+    }),
+    projectRoot,
+  );
+  await until(() => /^ready /m.test(output.stdout) || child.exitCode !== null, 60_000);
+  const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
+  const { dataFolderCredentials } = await import('#local-api/store-credentials.ts');
+  const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
+  await writeFile(armedFile, '');
+  const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
+  await expect(crashing.send(new PutItemCommand({ TableName: inventory, Item: item }))).rejects.toThrow();
+  crashing.destroy();
+  expect((await exited).signal).toBe('SIGKILL');
+
+  const { db, client } = await store(dataDir);
+  const stored = await client.send(new GetItemCommand({ TableName: inventory, Key: { petId: item.petId } }));
+  expect(stored.Item).toStrictEqual(item);
+  const records = (await db.changeStream?.read(inventory, undefined, 100)) as StreamRecord[];
+  expect(records.map((record) => [record.eventName, record.dynamodb.NewImage])).toStrictEqual([
+    ['INSERT', item],
+  ]);
+});
