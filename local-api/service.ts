@@ -26,6 +26,7 @@ import { requestGate } from './request-gate.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
 import { credentialVariables } from './store-credentials.ts';
 import {
+  ensureCheckpoint,
   type RunningStreamMapping,
   type StreamFailureRecord,
   startStreamMapping,
@@ -212,6 +213,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     throw error;
   });
 
+  // The mappings' starting checkpoints exist before the tables are created and seeded.
+  const stream = db?.changeStream;
+  if (stream) for (const mapping of mappingModels) await ensureCheckpoint(mapping, stream);
   const client = toDocumentClient(new DynamoDBClient({}));
   const created = await ensureTables(client, names);
   const firstStart = created.includes('inventory');

@@ -189,6 +189,20 @@ function withinPayload(records: StreamRecord[]): StreamRecord[] {
   return records.slice(0, count);
 }
 
+/**
+ * The checkpoint of mapping `model` (the sequence number of the last record done, '' for none), saved first
+ * when the mapping has none: at `StartingPosition` (LATEST: after the newest record now in the stream;
+ * TRIM_HORIZON: before the oldest kept). The local service saves it before its first start creates and seeds
+ * the tables, as a deployed mapping exists before any write to its table.
+ */
+export async function ensureCheckpoint(model: StreamMappingModel, stream: ChangeStream): Promise<string> {
+  const saved = await stream.checkpoint(model.logicalId);
+  if (saved !== undefined) return saved;
+  const position = model.startingPosition === 'LATEST' ? ((await stream.latest(model.tableName)) ?? '') : '';
+  await stream.saveCheckpoint(model.logicalId, position);
+  return position;
+}
+
 /** RFC 3339 of a record's ApproximateCreationDateTime (epoch seconds). */
 const arrival = (record: StreamRecord) =>
   new Date(record.dynamodb.ApproximateCreationDateTime * 1000).toISOString().replace('.000Z', 'Z');
@@ -312,11 +326,7 @@ export function startStreamMapping(
   }
 
   async function run(): Promise<void> {
-    let position = await stream.checkpoint(model.logicalId);
-    if (position === undefined) {
-      position = model.startingPosition === 'LATEST' ? ((await stream.latest(model.tableName)) ?? '') : '';
-      await stream.saveCheckpoint(model.logicalId, position);
-    }
+    let position = await ensureCheckpoint(model, stream);
     let firstSeenAt: number | undefined;
     while (!stopped) {
       try {

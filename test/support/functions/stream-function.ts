@@ -1,6 +1,7 @@
 /**
  * A stand-in consumer of a DynamoDB stream (test/local/stream-mapping.test.ts): appends one line per invocation
- * to the file named by `STREAM_LOG` (the batch's sequence numbers and items' `action`), then acts on the
+ * to the file named by `STREAM_LOG` (the batch's sequence numbers, event names and items' `action`, and the
+ * DynamoDB endpoint it was given), then acts on the
  * `action` attribute of each record's new image: `throw` throws, `fail` reports the record as a batch item
  * failure (ReportBatchItemFailures), `slow` takes 1 s first; anything else succeeds. With `STREAM_ACCEPT_ALL`
  * set to `true` every batch succeeds.
@@ -19,7 +20,8 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     `${JSON.stringify({
       sequences: event.Records.map((record) => record.dynamodb?.SequenceNumber),
       actions,
-      at: Date.now(),
+      eventNames: event.Records.map((record) => record.eventName),
+      endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
     })}\n`,
   );
   if (actions.includes('slow')) await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -1,0 +1,107 @@
+/**
+ * The local service runs the stream mappings of the stack it serves (docs/local-api.md "The change stream"):
+ * this run's synthesized staging stack with a fixture consumer and its mapping on the inventory table's stream
+ * added. A first start's seed is delivered (the mapping's checkpoint exists before the tables), the function
+ * gets the service's environment overrides (the store's endpoint), a later write reaches it, and close()
+ * stops the mapping.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { expect, test } from 'vitest';
+import { tableLogicalId } from '#infra/inventory-stack.ts';
+import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
+import { startLocalService } from '#local-api/service.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+
+const fixtureFunction = fileURLToPath(new URL('../support/functions/stream-function.ts', import.meta.url));
+const closers: (() => Promise<unknown>)[] = [];
+cleanUpAfterAll(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+/** One invocation as the fixture function logged it. */
+interface Invocation {
+  sequences: string[];
+  eventNames: string[];
+  endpoint: string;
+}
+
+test("the served stack's stream mapping gets the seed, then each write, with the service's endpoint", async () => {
+  const dir = await temporaryDir('service-streams-');
+  const logFile = join(dir, 'invocations.log');
+  await writeFile(logFile, '');
+  // The fixture as a bundle folder would hold it: `index.mjs` exporting the handler.
+  const bundle = join(dir, 'consumer');
+  await mkdir(bundle);
+  await writeFile(join(bundle, 'index.mjs'), `export { handler } from ${JSON.stringify(fixtureFunction)};\n`);
+  const stack = await servedStagingStack();
+  const template = structuredClone(stack.template);
+  template.Resources.FixtureConsumer = {
+    Type: 'AWS::Lambda::Function',
+    Properties: {
+      Handler: 'index.handler',
+      Timeout: 10,
+      Environment: { Variables: { STREAM_LOG: logFile } },
+    },
+    Metadata: { 'aws:asset:path': bundle },
+  };
+  template.Resources.FixtureConsumerMapping = {
+    Type: 'AWS::Lambda::EventSourceMapping',
+    Properties: {
+      EventSourceArn: { 'Fn::GetAtt': [tableLogicalId('inventory'), 'StreamArn'] },
+      FunctionName: { Ref: 'FixtureConsumer' },
+      StartingPosition: 'LATEST',
+      BatchSize: 100,
+    },
+  };
+  const service = await startLocalService({
+    stack: { ...stack, template },
+    dataDir: inMemory,
+    port: 0,
+    host: '127.0.0.1',
+  });
+  let closed = false;
+  closers.push(async () => {
+    if (!closed) await service.close();
+  });
+  const invocations = async () =>
+    (await readFile(logFile, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Invocation);
+  const until = async (check: (all: Invocation[]) => boolean) => {
+    const deadline = Date.now() + 15_000;
+    while (!check(await invocations())) {
+      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(await invocations())}`);
+      await sleep(100);
+    }
+  };
+
+  // The first start's seed: every entry one INSERT, in one batch.
+  await until((all) => all.length >= 1);
+  const [seed] = await invocations();
+  expect(service.seeded).toBeGreaterThan(0);
+  expect(seed?.eventNames).toStrictEqual(Array.from({ length: service.seeded }, () => 'INSERT'));
+  expect(seed?.endpoint).toBe(process.env.AWS_ENDPOINT_URL_DYNAMODB);
+
+  // A write to the table (the service's store, as its functions reach it).
+  const client = new DynamoDBClient({});
+  await client.send(
+    new PutItemCommand({
+      TableName: localTableNames().inventory,
+      Item: { petId: { N: '9000' }, quantity: { N: '2' }, status: { S: 'available' } },
+    }),
+  );
+  client.destroy();
+  await until((all) => all.length >= 2);
+  expect((await invocations())[1]?.eventNames).toStrictEqual(['INSERT']);
+
+  await service.close();
+  closed = true;
+  expect((await invocations()).length).toBe(2);
+});
