@@ -278,8 +278,8 @@ export function startStreamMapping(
   }
 
   /**
-   * Delivers `batch` (whose records have failed `tries` invocations so far) until it succeeds or is discarded;
-   * false when the mapping stopped first (the checkpoint stays before the undelivered records).
+   * Delivers `batch` (whose records have used `tries` retries so far) until it succeeds or is discarded; false
+   * when the mapping stopped first (the checkpoint stays before the undelivered records).
    */
   async function deliver(initial: StreamRecord[], initialTries: number): Promise<boolean> {
     let batch = initial;
@@ -308,6 +308,11 @@ export function startStreamMapping(
         await checkpoint(batch.at(-1) as StreamRecord);
         return true;
       }
+      // A function error splits the batch in two when bisection is on; the split uses no retry.
+      if (result.kind === 'error' && model.bisectBatchOnFunctionError && batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        return (await deliver(batch.slice(0, half), tries)) && deliver(batch.slice(half), tries);
+      }
       tries += 1;
       if (result.kind === 'partial' && result.from > 0) {
         await checkpoint(batch[result.from - 1] as StreamRecord);
@@ -316,10 +321,6 @@ export function startStreamMapping(
       const functionError = result.kind === 'error' ? result.functionError : 'Unhandled';
       if (model.maximumRetryAttempts >= 0 && tries > model.maximumRetryAttempts) {
         return discard(batch, 'RetryAttemptsExhausted', tries, functionError);
-      }
-      if (result.kind === 'error' && model.bisectBatchOnFunctionError && batch.length > 1) {
-        const half = Math.ceil(batch.length / 2);
-        return (await deliver(batch.slice(0, half), tries)) && deliver(batch.slice(half), tries);
       }
       await wait(retryDelay(tries));
     }

@@ -207,7 +207,7 @@ test('MaximumBatchingWindowInSeconds gathers the records written within the wind
   expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([sequences]);
 });
 
-test('a throwing function is retried and bisected; the record that keeps failing goes to the on-failure destination and the mapping moves on', async () => {
+test('the batch of a throwing function is bisected (no retry used) down to the failing record, which is retried; then it goes to the on-failure destination and the mapping moves on', async () => {
   const { db, client } = await store();
   const [one, two, three, four] = [
     await put(db, client, 1),
@@ -224,10 +224,13 @@ test('a throwing function is retried and bisected; the record that keeps failing
   const five = await put(db, client, 5);
   await until(async () => (await run.invocations()).some((i) => i.sequences.includes(five)));
 
+  // Splits use no retry: the failing record alone is tried once, then retried twice.
   expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
     [one, two, three, four],
     [one, two],
     [three, four],
+    [three],
+    [three],
     [three],
     [four],
     [five],
