@@ -162,10 +162,13 @@ export class ChangeStream {
   private last: bigint | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly trimmedAt = new Map<string, number>();
+  private readonly clock: () => number;
 
-  constructor(db: StreamLevelDb, region: string) {
+  /** `db`: the store's main LevelDB; `region`: of the records; `clock`: epoch ms (default `Date.now`). */
+  constructor(db: StreamLevelDb, region: string, clock: () => number = Date.now) {
     this.db = db;
     this.region = region;
+    this.clock = clock;
   }
 
   /**
@@ -180,7 +183,7 @@ export class ChangeStream {
     if (real.length === 0) return this.db.batch(operations);
     const run = this.queue.then(async () => {
       this.last ??= BigInt(((await this.getOrUndefined(keys.lastSequence)) as string | undefined) ?? '0');
-      const now = Date.now();
+      const now = this.clock();
       const records = real.map((change) => {
         const sequence = String(++(this.last as bigint)).padStart(sequenceDigits, '0');
         return streamRecord(change, sequence, now, this.region);
@@ -243,7 +246,7 @@ export class ChangeStream {
 
   /** Removes table `tableName`'s records older than {@link retentionMs}, if not done in the last minute. */
   private async trim(tableName: string): Promise<void> {
-    const now = Date.now();
+    const now = this.clock();
     if (now - (this.trimmedAt.get(tableName) ?? 0) < trimEveryMs) return;
     this.trimmedAt.set(tableName, now);
     const oldest = (now - retentionMs) / 1000;

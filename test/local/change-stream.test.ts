@@ -2,7 +2,8 @@
  * The embedded store's change stream (docs/local-api.md "The change stream"; local-api/behaviour.md D1-D4):
  * every committed write of each kind to a table with a stream yields one record shaped as Lambda delivers it,
  * with exact old and new images, in commit order; a write that changes nothing, a refused write and a write to
- * a table without a stream yield none; the table's description shows its stream.
+ * a table without a stream yield none; the table's description shows its stream; records older than 24 hours
+ * are trimmed.
  */
 import {
   BatchWriteItemCommand,
@@ -13,7 +14,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
-import type { StreamRecord } from '#local-api/change-stream.ts';
+import { ChangeStream, type StreamLevelDb, type StreamRecord } from '#local-api/change-stream.ts';
 import { inMemory, startDynamoDb } from '#local-api/dynamodb.ts';
 import { ensureTables } from '#ops/admin/tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -274,4 +275,28 @@ test('concurrent writes to one item are recorded in commit order, each image the
   expect(
     records.map((record) => (record.dynamodb.OldImage?.quantity as { N: string } | undefined)?.N),
   ).toStrictEqual(Array.from({ length: 20 }, (_, at) => String(at)));
+});
+
+test('records older than 24 hours are trimmed as the stream is read; younger ones are kept', async () => {
+  // A stream on its own LevelDB (memory-level, as dynalite's in-memory store uses) with a clock the test moves.
+  const { MemoryLevel } = await import('memory-level');
+  const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
+  let now = Date.parse('2026-01-01T00:00:00.000Z');
+  const clocked = new ChangeStream(level as unknown as StreamLevelDb, 'us-east-1', () => now);
+  const table = {
+    TableName: 'pets',
+    KeySchema: [{ AttributeName: 'petId' }],
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    LatestStreamArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/pets/stream/2026-01-01T00:00:00.000',
+  };
+  const write = (petId: string) =>
+    clocked.commit([], [{ table, oldImage: null, newImage: { petId: { N: petId } } }]);
+  await write('1');
+  now += 60 * 60 * 1000;
+  await write('2');
+  now += 24 * 60 * 60 * 1000 - 60 * 60 * 1000 + 1000;
+  const kept = await clocked.read('pets', undefined, 10);
+  expect(kept.map((record) => record.dynamodb.Keys)).toStrictEqual([{ petId: { N: '2' } }]);
+  expect(kept[0]?.dynamodb.SequenceNumber).toBe('000000000000000000002');
+  await level.close();
 });

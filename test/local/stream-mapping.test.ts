@@ -3,7 +3,8 @@
  * local-api/behaviour.md D5-D12), read from a fixture template and run on the embedded store with a real
  * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
- * age, a checkpoint that survives a restart, and a SIGKILL right after a commit that loses no record.
+ * age, a checkpoint that survives a restart, and a SIGKILL at each crash point that never separates a commit
+ * from its record.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -346,37 +347,46 @@ test('the checkpoint survives a restart: delivered records are not delivered aga
   expect(after.flat()).not.toContain(one);
 });
 
-test('a SIGKILL right after a commit loses no record: after the restart the item and its stream record are both there', async () => {
-  const dir = await temporaryDir('stream-crash-');
-  const dataDir = join(dir, 'data');
-  const armedFile = join(dir, 'armed');
-  const hook = pathToFileURL(join(projectRoot, 'test/support/crash-hook.ts')).href;
-  const { child, output, exited } = spawnNode(
-    'test/support/store-process.ts',
-    [],
-    childEnv({
-      DATA_DIR: dataDir,
-      NODE_OPTIONS: `--import=${hook}`,
-      CRASH_AT: `after PutItem ${inventory}`,
-      CRASH_ARMED: armedFile,
-    }),
-    projectRoot,
-  );
-  await until(() => /^ready /m.test(output.stdout) || child.exitCode !== null, 60_000);
-  const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
-  const { dataFolderCredentials } = await import('#local-api/store-credentials.ts');
-  const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
-  await writeFile(armedFile, '');
-  const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
-  await expect(crashing.send(new PutItemCommand({ TableName: inventory, Item: item }))).rejects.toThrow();
-  crashing.destroy();
-  expect((await exited).signal).toBe('SIGKILL');
+test.each([
+  ['before', 'before the write is decided', false],
+  ['after', 'right after the commit, before the answer', true],
+  ['mid', 'inside the write, as its batch is written', true],
+])(
+  'a SIGKILL %s (%s): after the restart the item and its stream record are both there or neither',
+  async (point, _when, committed) => {
+    const dir = await temporaryDir('stream-crash-');
+    const dataDir = join(dir, 'data');
+    const armedFile = join(dir, 'armed');
+    const hook = pathToFileURL(join(projectRoot, 'test/support/crash-hook.ts')).href;
+    const { child, output, exited } = spawnNode(
+      'test/support/store-process.ts',
+      [],
+      childEnv({
+        DATA_DIR: dataDir,
+        NODE_OPTIONS: `--import=${hook}`,
+        CRASH_AT: `${point} PutItem ${inventory}`,
+        CRASH_ARMED: armedFile,
+      }),
+      projectRoot,
+    );
+    await until(() => /^ready /m.test(output.stdout) || child.exitCode !== null, 60_000);
+    const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
+    const { dataFolderCredentials } = await import('#local-api/store-credentials.ts');
+    const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
+    await writeFile(armedFile, '');
+    const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
+    await expect(crashing.send(new PutItemCommand({ TableName: inventory, Item: item }))).rejects.toThrow();
+    crashing.destroy();
+    expect((await exited).signal).toBe('SIGKILL');
 
-  const { db, client } = await store(dataDir);
-  const stored = await client.send(new GetItemCommand({ TableName: inventory, Key: { petId: item.petId } }));
-  expect(stored.Item).toStrictEqual(item);
-  const records = (await db.changeStream?.read(inventory, undefined, 100)) as StreamRecord[];
-  expect(records.map((record) => [record.eventName, record.dynamodb.NewImage])).toStrictEqual([
-    ['INSERT', item],
-  ]);
-});
+    const { db, client } = await store(dataDir);
+    const stored = await client.send(
+      new GetItemCommand({ TableName: inventory, Key: { petId: item.petId } }),
+    );
+    expect(stored.Item).toStrictEqual(committed ? item : undefined);
+    const records = (await db.changeStream?.read(inventory, undefined, 100)) as StreamRecord[];
+    expect(records.map((record) => [record.eventName, record.dynamodb.NewImage])).toStrictEqual(
+      committed ? [['INSERT', item]] : [],
+    );
+  },
+);
