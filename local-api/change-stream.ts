@@ -1,7 +1,7 @@
 /**
  * The embedded DynamoDB's change stream: one DynamoDB Streams record per committed item change of a table
  * with `StreamSpecification.StreamEnabled`, kept in the store's own LevelDB and written in the same batch as
- * the change (docs/local-api.md "The change stream"; local-api/behaviour.md D1-D4).
+ * the change (docs/local-api.md "The change stream"; local-api/behaviour.md D1-D5).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -119,7 +119,10 @@ function attributeBytes(map: AttributeMap | undefined): number {
   );
 }
 
-/** The stream ARN of a table created at `creationSeconds` (epoch seconds): `<TableArn>/stream/<label>`. */
+/**
+ * The stream label of a table created at `creationSeconds` (epoch seconds): that UTC time with milliseconds
+ * and no zone, the last part of its stream ARN `<TableArn>/stream/<label>`.
+ */
 export function streamLabel(creationSeconds: number): string {
   return new Date(creationSeconds * 1000).toISOString().slice(0, -1);
 }

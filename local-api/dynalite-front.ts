@@ -1,10 +1,11 @@
 /**
  * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems`, `ALL_OLD` on refusals, every
- * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB"), and table streams whose
- * records are written in that batch (local-api/change-stream.ts).
+ * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB"), and table streams (CreateTable
+ * and UpdateTable `StreamSpecification`) whose records are written in that batch (local-api/change-stream.ts).
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import dynalite, { type DynaliteOptions } from 'dynalite';
 import {
@@ -422,6 +423,57 @@ function send(response: ServerResponse, { status, body }: DynamoAnswer): void {
   response.end(text);
 }
 
+/** `request` again, its body `text` still to be read (for dynalite's own listener, which reads it). */
+function replay(request: IncomingMessage, text: string): IncomingMessage {
+  return Object.assign(Readable.from(text.length > 0 ? [Buffer.from(text)] : []), {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    socket: request.socket,
+  }) as unknown as IncomingMessage;
+}
+
+/** A ValidationException answer with `message`. */
+function validationError(message: string): DynamoAnswer {
+  return { status: 400, body: { __type: 'com.amazon.coral.validate#ValidationException', message } };
+}
+
+/**
+ * UpdateTable with `StreamSpecification` (dynalite has none): turns on the table's stream, labelled with the
+ * time it is turned on; records start with the next write, as DynamoDB's do. Only enabling, and only on its
+ * own, is served: turning a stream off, or a stream change with other updates, is a ValidationException.
+ */
+async function enableStream(store: Store, body: Json): Promise<DynamoAnswer> {
+  let table: Table & Json;
+  try {
+    table = (await tableOf(store, String(body.TableName))) as Table & Json;
+  } catch (error) {
+    if (error instanceof Refusal) return error.answer;
+    throw error;
+  }
+  const specification = (body.StreamSpecification ?? {}) as Table['StreamSpecification'] & Json;
+  const others = ['ProvisionedThroughput', 'BillingMode', 'GlobalSecondaryIndexUpdates', 'SSESpecification'];
+  if (others.some((name) => body[name] !== undefined)) {
+    return validationError('the local store serves StreamSpecification only in an UpdateTable of its own');
+  }
+  if (specification.StreamEnabled !== true) {
+    return validationError('the local store serves enabling a stream only (StreamEnabled: true)');
+  }
+  if (table.StreamSpecification?.StreamEnabled) {
+    return validationError(`Table already has an enabled stream: ${table.LatestStreamArn}`);
+  }
+  table.StreamSpecification = {
+    StreamEnabled: true,
+    StreamViewType: specification.StreamViewType ?? 'NEW_AND_OLD_IMAGES',
+  };
+  table.LatestStreamLabel = streamLabel(Date.now() / 1000);
+  table.LatestStreamArn = `${String(table.TableArn)}/stream/${table.LatestStreamLabel}`;
+  await new Promise((resolve, reject) =>
+    store.tableDb.put(table.TableName, table, (error) => (error ? reject(error) : resolve(undefined))),
+  );
+  return { status: 200, body: { TableDescription: table } };
+}
+
 /** The region in the store's ARNs, as dynalite sets it (`dynalite/db/index.js` `create`). */
 function storeRegion(): string {
   return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
@@ -484,9 +536,18 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
   server.removeAllListeners('request');
   server.on('request', async (request, response) => {
     const action = (request.headers['x-amz-target'] ?? '').toString().replace(targetPrefix, '');
-    if (action !== 'TransactWriteItems') return dynaliteListener?.(request, response);
+    if (action !== 'TransactWriteItems' && action !== 'UpdateTable') {
+      return dynaliteListener?.(request, response);
+    }
     try {
-      send(response, await transactWriteItems(own, locked, JSON.parse(await readBody(request)) as Json));
+      const text = await readBody(request);
+      if (action === 'UpdateTable') {
+        const body = JSON.parse(text) as Json;
+        if (body.StreamSpecification === undefined)
+          return dynaliteListener?.(replay(request, text), response);
+        return send(response, await enableStream(own, body));
+      }
+      send(response, await transactWriteItems(own, locked, JSON.parse(text) as Json));
     } catch (error) {
       const serialization = error instanceof SyntaxError;
       send(response, {

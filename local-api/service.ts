@@ -1,7 +1,7 @@
 /** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { ThrottleSettings } from '#infra/settings.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
@@ -10,7 +10,7 @@ import { keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
-import { type TableId, tables } from '#lib/tables.ts';
+import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { importInventoryFile } from '#ops/admin/inventory-writer.ts';
 import { createKey } from '#ops/admin/keys.ts';
 import { ensureTables } from '#ops/admin/tables.ts';
@@ -218,6 +218,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   if (stream) for (const mapping of mappingModels) await ensureCheckpoint(mapping, stream);
   const client = toDocumentClient(new DynamoDBClient({}));
   const created = await ensureTables(client, names);
+  if (db) await enableStreams(client, names);
   const firstStart = created.includes('inventory');
   const seeded =
     firstStart && options.seed !== false
@@ -308,4 +309,30 @@ function startMappings(
       onFailure,
     }),
   );
+}
+
+/**
+ * Turns on the stream of each table of lib/tables.ts that has one (`stream`) but was created without it, by a
+ * version before streams, in the embedded store (docs/local-api.md "The change stream"): its records start
+ * with the next write.
+ * @returns the ids of the tables whose stream it turned on.
+ */
+export async function enableStreams(
+  client: DynamoDBClient,
+  names: Record<TableId, string>,
+): Promise<TableId[]> {
+  const enabled: TableId[] = [];
+  for (const id of Object.keys(tables) as TableId[]) {
+    if (!(tables[id] as TableDefinition).stream) continue;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: names[id] }));
+    if (Table?.StreamSpecification?.StreamEnabled) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: names[id],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    );
+    enabled.push(id);
+  }
+  return enabled;
 }

@@ -1,6 +1,6 @@
 /**
  * Lambda's event source mappings on DynamoDB streams, run locally on the embedded store's change stream as the
- * served template declares them (docs/local-api.md "The change stream"; local-api/behaviour.md D5-D12).
+ * served template declares them (docs/local-api.md "The change stream"; local-api/behaviour.md D6-D14).
  */
 import { randomUUID } from 'node:crypto';
 import { functionOf, referencedId, type Template } from './api-model.ts';

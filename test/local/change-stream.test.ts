@@ -1,17 +1,19 @@
 /**
- * The embedded store's change stream (docs/local-api.md "The change stream"; local-api/behaviour.md D1-D4):
+ * The embedded store's change stream (docs/local-api.md "The change stream"; local-api/behaviour.md D1-D5):
  * every committed write of each kind to a table with a stream yields one record shaped as Lambda delivers it,
  * with exact old and new images, in commit order; a write that changes nothing, a refused write and a write to
- * a table without a stream yield none; the table's description shows its stream; records older than 24 hours
- * are trimmed.
+ * a table without a stream yield none; the table's description shows its stream (from CreateTable, or turned
+ * on later with UpdateTable); records older than 24 hours are trimmed.
  */
 import {
   BatchWriteItemCommand,
+  CreateTableCommand,
   DeleteItemCommand,
   DescribeTableCommand,
   PutItemCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
 import { ChangeStream, type StreamLevelDb, type StreamRecord } from '#local-api/change-stream.ts';
@@ -299,4 +301,48 @@ test('records older than 24 hours are trimmed as the stream is read; younger one
   expect(kept.map((record) => record.dynamodb.Keys)).toStrictEqual([{ petId: { N: '2' } }]);
   expect(kept[0]?.dynamodb.SequenceNumber).toBe('000000000000000000002');
   await level.close();
+});
+
+test('UpdateTable turns on the stream of a table created without one: records start with the next write', async () => {
+  const TableName = 'pets-before-streams';
+  await client.send(
+    new CreateTableCommand({
+      TableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
+      KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
+    }),
+  );
+  const before = { petId: { N: '1' }, quantity: { N: '1' } };
+  await client.send(new PutItemCommand({ TableName, Item: before }));
+  expect(await recordsOf(TableName)).toStrictEqual([]);
+
+  const { TableDescription } = await client.send(
+    new UpdateTableCommand({
+      TableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    }),
+  );
+  expect(TableDescription?.StreamSpecification).toStrictEqual({
+    StreamEnabled: true,
+    StreamViewType: 'NEW_AND_OLD_IMAGES',
+  });
+  expect(TableDescription?.LatestStreamArn).toBe(
+    `arn:aws:dynamodb:us-east-1:000000000000:table/${TableName}/stream/${TableDescription?.LatestStreamLabel}`,
+  );
+  expect(await streamArn(TableName)).toBe(TableDescription?.LatestStreamArn);
+
+  const after = { petId: { N: '1' }, quantity: { N: '2' } };
+  await client.send(new PutItemCommand({ TableName, Item: after }));
+  expect(await recordsOf(TableName)).toStrictEqual([
+    await expected(TableName, 'MODIFY', { petId: before.petId }, before, after),
+  ]);
+  await expect(
+    client.send(
+      new UpdateTableCommand({
+        TableName,
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    ),
+  ).rejects.toThrow(`Table already has an enabled stream: ${TableDescription?.LatestStreamArn}`);
 });

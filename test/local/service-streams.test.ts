@@ -3,20 +3,28 @@
  * this run's synthesized staging stack with a fixture consumer and its mapping on the inventory table's stream
  * added. A first start's seed is delivered (the mapping's checkpoint exists before the tables), the function
  * gets the service's environment overrides (the store's endpoint), a later write reaches it, and close()
- * stops the mapping.
+ * stops the mapping. A data folder whose tables predate streams gets them turned on.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
-import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
+import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
+import { inMemory, localTableNames, startDynamoDb } from '#local-api/dynamodb.ts';
 import { startLocalService } from '#local-api/service.ts';
+import { tableKeySchema } from '#ops/admin/tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient } from '#test/support/test-dynamodb.ts';
 
 const fixtureFunction = fileURLToPath(new URL('../support/functions/stream-function.ts', import.meta.url));
 const closers: (() => Promise<unknown>)[] = [];
@@ -104,4 +112,43 @@ test("the served stack's stream mapping gets the seed, then each write, with the
   await service.close();
   closed = true;
   expect((await invocations()).length).toBe(2);
+});
+
+test('a data folder whose tables were created before streams gets them on the next start', async () => {
+  const dataDir = join(await temporaryDir('service-streams-old-'), 'data');
+  // The tables as a version before streams created them: the same keys, no StreamSpecification.
+  const old = await startDynamoDb({ dataDir });
+  const oldClient = dynamoDbClient(old.endpoint, old.credentials);
+  const names = localTableNames();
+  for (const id of Object.keys(names) as TableId[]) {
+    await oldClient.send(
+      new CreateTableCommand({ TableName: names[id], BillingMode: 'PAY_PER_REQUEST', ...tableKeySchema(id) }),
+    );
+  }
+  oldClient.destroy();
+  await old.close();
+
+  const service = await startLocalService({
+    stack: await servedStagingStack(),
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+  });
+  const client = new DynamoDBClient({});
+  try {
+    expect(service.firstStart).toBe(false);
+    const streams: Record<string, boolean> = {};
+    for (const id of Object.keys(names) as TableId[]) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[id] }));
+      streams[id] = Table?.StreamSpecification?.StreamEnabled === true;
+    }
+    expect(streams).toStrictEqual(
+      Object.fromEntries(
+        (Object.keys(names) as TableId[]).map((id) => [id, (tables[id] as TableDefinition).stream === true]),
+      ),
+    );
+  } finally {
+    client.destroy();
+    await service.close();
+  }
 });

@@ -1,6 +1,6 @@
 /**
  * The local event source mapping on a table's stream (docs/local-api.md "The change stream";
- * local-api/behaviour.md D5-D12), read from a fixture template and run on the embedded store with a real
+ * local-api/behaviour.md D6-D14), read from a fixture template and run on the embedded store with a real
  * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
  * age, a checkpoint that survives a restart, and a SIGKILL at each crash point that never separates a commit
