@@ -3,7 +3,8 @@
  * local-api/behaviour.md D6-D14), read from a fixture template and run on the embedded store with a real
  * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
- * age, a checkpoint that survives a restart, and a SIGKILL at each crash point that never separates a commit
+ * age, a checkpoint that survives a restart, a stop that lets the running invocation finish, and a SIGKILL at
+ * each crash point that never separates a commit
  * from its record.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -192,7 +193,8 @@ test('StartingPosition LATEST skips the records written before the mapping first
   await put(db, client, 1);
   await put(db, client, 2);
   const run = await mapping(db, { StartingPosition: 'LATEST' });
-  await sleep(300);
+  // The mapping's first checkpoint, at the newest record, is saved as it starts.
+  await until(async () => (await db.changeStream?.checkpoint(run.model.logicalId)) !== undefined);
   const third = await put(db, client, 3);
   await until(async () => (await run.invocations()).length >= 1);
   await sleep(300);
@@ -390,3 +392,23 @@ test.each([
     );
   },
 );
+
+test('stopping during an invocation lets it finish and checkpoints its batch: the next start does not deliver it again', async () => {
+  const dataDir = join(await temporaryDir('stream-stop-'), 'data');
+  const logFile = join(await temporaryDir('stream-stop-log-'), 'invocations.log');
+  const { db, client } = await store(dataDir);
+  const slow = await put(db, client, 1, 'slow');
+  const first = await mapping(db, {}, { logFile });
+  await until(async () => (await first.invocations()).length === 1);
+  await first.stop();
+  expect(await db.changeStream?.checkpoint(first.model.logicalId)).toBe(slow);
+
+  const next = await put(db, client, 2);
+  const second = await mapping(db, {}, { logFile });
+  await until(async () => (await second.invocations()).length === 2);
+  await sleep(300);
+  expect((await second.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
+    [slow],
+    [next],
+  ]);
+});
