@@ -4,8 +4,7 @@
  * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
  * age, a checkpoint that survives a restart, a stop that lets the running invocation finish, and a SIGKILL at
- * each crash point that never separates a commit
- * from its record.
+ * each crash point that never separates a commit from its record.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
