@@ -148,7 +148,7 @@ type Verdict =
   | { kind: 'partial'; from: number }
   | { kind: 'error'; functionError: string };
 
-/** Reads an invocation's outcome for a batch (docs: "Configuring partial batch response"). */
+/** Reads an invocation's outcome for a batch (local-api/behaviour.md D9-D11). */
 function verdict(outcome: InvokeOutcome, batch: StreamRecord[], reportItemFailures: boolean): Verdict {
   if (outcome.type === 'error') return { kind: 'error', functionError: 'Unhandled' };
   if (outcome.type === 'stream') {
