@@ -2,8 +2,9 @@
  * The local service runs the stream mappings of the stack it serves (docs/local-api.md "The change stream"):
  * this run's synthesized staging stack with a fixture consumer and its mapping on the inventory table's stream
  * added. A first start's seed is delivered (the mapping's checkpoint exists before the tables), the function
- * gets the service's environment overrides (the store's endpoint), a later write reaches it, and close()
- * stops the mapping. A data folder whose tables predate streams gets them turned on.
+ * gets the service's environment overrides (the store's endpoint), a later write reaches it, a record it keeps
+ * failing on sends its failure record to the mapping's on-failure queue (a local queue), and close() stops the
+ * mapping. A data folder whose tables predate streams gets them turned on.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import {
   DynamoDBClient,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
@@ -39,7 +41,7 @@ interface Invocation {
   endpoint: string;
 }
 
-test("the served stack's stream mapping gets the seed, then each write, with the service's endpoint", async () => {
+test("the served stack's stream mapping gets the seed, then each write, with the service's endpoint; its failures reach its queue", async () => {
   const dir = await temporaryDir('service-streams-');
   const logFile = join(dir, 'invocations.log');
   await writeFile(logFile, '');
@@ -65,7 +67,13 @@ test("the served stack's stream mapping gets the seed, then each write, with the
       FunctionName: { Ref: 'FixtureConsumer' },
       StartingPosition: 'LATEST',
       BatchSize: 100,
+      MaximumRetryAttempts: 0,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['FixtureFailures', 'Arn'] } } },
     },
+  };
+  template.Resources.FixtureFailures = {
+    Type: 'AWS::SQS::Queue',
+    Properties: { QueueName: 'fixture-stream-failures' },
   };
   const service = await startLocalService({
     stack: { ...stack, template },
@@ -105,13 +113,41 @@ test("the served stack's stream mapping gets the seed, then each write, with the
       Item: { petId: { N: '9000' }, quantity: { N: '2' }, status: { S: 'available' } },
     }),
   );
-  client.destroy();
   await until((all) => all.length >= 2);
   expect((await invocations())[1]?.eventNames).toStrictEqual(['INSERT']);
 
+  // A record the function keeps failing on: its failure record reaches the mapping's on-failure queue.
+  await client.send(
+    new PutItemCommand({
+      TableName: localTableNames().inventory,
+      Item: { petId: { N: '9001' }, quantity: { N: '1' }, action: { S: 'throw' } },
+    }),
+  );
+  client.destroy();
+  const sqs = new SQSClient({});
+  const { Messages } = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: `${service.awsEndpoint}/000000000000/fixture-stream-failures`,
+      WaitTimeSeconds: 10,
+    }),
+  );
+  sqs.destroy();
+  const failure = JSON.parse(Messages?.[0]?.Body ?? '{}');
+  const poison = (await invocations())[2]?.sequences[0];
+  expect(failure.requestContext).toMatchObject({
+    condition: 'RetryAttemptsExhausted',
+    approximateInvokeCount: 1,
+    functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:FixtureConsumer',
+  });
+  expect(failure.DDBStreamBatchInfo).toMatchObject({
+    startSequenceNumber: poison,
+    endSequenceNumber: poison,
+    batchSize: 1,
+  });
+
   await service.close();
   closed = true;
-  expect((await invocations()).length).toBe(2);
+  expect((await invocations()).length).toBe(3);
 });
 
 test('a data folder whose tables were created before streams gets them on the next start', async () => {
