@@ -139,7 +139,8 @@ const hostVariables = [
  * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_EVENTBRIDGE`,
  * `AWS_ENDPOINT_URL_SQS`, credential and table-name variables (the operator tools and tests read them): one
  * local service per process. The template's buses, rules, queues and queue mappings run beside the API
- * (docs/local-api.md "Events and queues").
+ * (docs/local-api.md "Events and queues"), and so do its mappings on the tables' streams, on the embedded
+ * store's change stream (docs/local-api.md "The change stream").
  * @throws when the ports are taken, DynamoDB cannot be reached, or the template has a bus, rule or queue not
  *   served locally.
  */
@@ -255,6 +256,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     recycle: () => {
       engine.recycle();
       aws.recycle();
+      for (const lambda of mappingFunctions.values()) lambda.recycle();
     },
     async close() {
       // The drain starts first, so that the connections still open get `Connection: close` on their answers;
