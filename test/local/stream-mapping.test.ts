@@ -202,7 +202,7 @@ test('StartingPosition LATEST skips the records written before the mapping first
 
 test('MaximumBatchingWindowInSeconds gathers the records written within the window into one batch', async () => {
   const { db, client } = await store();
-  const run = await mapping(db, { BatchSize: 10, MaximumBatchingWindowInSeconds: 2 });
+  const run = await mapping(db, { BatchSize: 10, MaximumBatchingWindowInSeconds: 3 });
   const sequences = [await put(db, client, 1), await put(db, client, 2), await put(db, client, 3)];
   await until(async () => (await run.invocations()).length >= 1);
   await sleep(300);
