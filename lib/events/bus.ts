@@ -3,6 +3,7 @@
  * records", docs/contract.md "History and events".
  */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { changeJson } from './change-json.ts';
 import { type ChangeEvent, eventSource } from './changes.ts';
 
 /** Entries per PutEvents request: EventBridge's maximum. */
@@ -10,7 +11,7 @@ const entriesPerRequest = 10;
 
 /**
  * Publishes `events` in their order on the bus `busName`, in PutEvents requests of at most 10 entries, one after
- * the other: Source `pet-store`, DetailType the event's type, Detail the record's JSON.
+ * the other: Source `pet-store`, DetailType the event's type, Detail the record's exact JSON (change-json.ts).
  * @throws Error when EventBridge refuses any entry (`FailedEntryCount` > 0), naming the first error code; any
  *   SDK error. Entries of earlier requests stay published (events are at least once).
  */
@@ -20,11 +21,11 @@ export async function publishChanges(
   events: readonly ChangeEvent[],
 ): Promise<void> {
   for (let start = 0; start < events.length; start += entriesPerRequest) {
-    const entries = events.slice(start, start + entriesPerRequest).map(({ type, data }) => ({
+    const entries = events.slice(start, start + entriesPerRequest).map((event) => ({
       EventBusName: busName,
       Source: eventSource,
-      DetailType: type,
-      Detail: JSON.stringify(data),
+      DetailType: event.type,
+      Detail: changeJson(event),
     }));
     const { FailedEntryCount, Entries } = await client.send(new PutEventsCommand({ Entries: entries }));
     if (FailedEntryCount) {

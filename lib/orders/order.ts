@@ -99,7 +99,7 @@ export function parseOrderId(text: string | undefined): string {
 }
 
 /** The exact JSON of an Order (ids digit for digit), members in the order of {@link Order}. */
-function orderValue(order: Order) {
+export function orderValue(order: Order) {
   return {
     id: JSON.rawJSON(order.id),
     petId: JSON.rawJSON(order.petId),

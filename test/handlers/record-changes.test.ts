@@ -8,6 +8,7 @@ import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { historyJson } from '#lib/events/change-json.ts';
 import { changeEventId } from '#lib/events/changes.ts';
 import { historyPage } from '#lib/events/history-store.ts';
 import { putEntries } from '#lib/inventory/batch-put.ts';
@@ -104,13 +105,18 @@ async function history(): Promise<RawItem[]> {
   );
 }
 
-/** The events received by the bus, their details parsed. */
+/** The id members of a record's JSON, exact numbers there: read back as their decimal text, as the types hold them. */
+const idMembers = new Set(['petId', 'orderId', 'id']);
+
+/** The events received by the bus, their details parsed (ids as their exact decimal text). */
 const published = () =>
   bus.received.map(({ EventBusName, Source, DetailType, Detail }) => ({
     EventBusName,
     Source,
     DetailType,
-    detail: JSON.parse(Detail ?? 'null') as Record<string, unknown>,
+    detail: JSON.parse(Detail ?? 'null', (key, value, context?: { source?: string }) =>
+      idMembers.has(key) && typeof value === 'number' ? context?.source : value,
+    ) as Record<string, unknown>,
   }));
 
 /** The event ids of what the bus received, in order. */
@@ -545,6 +551,14 @@ describe('historyPage (listInventoryHistory reads what the consumer wrote)', () 
     expect(JSON.stringify(items)).toBe(
       JSON.stringify([...published()].reverse().map(({ detail }) => detail)),
     );
+    // The event's JSON writes the id digit for digit, a number as every answer of the API does.
+    expect(historyJson(items)).toBe(
+      `[${[...bus.received]
+        .reverse()
+        .map(({ Detail }) => Detail)
+        .join(',')}]`,
+    );
+    expect(bus.received[0]?.Detail).toContain('"petId":-9223372036854775808,');
     expect(items.map((change) => Object.keys(change))).toEqual([
       ['sequence', 'petId', 'occurredAt', 'reason', 'quantity', 'status'],
       ['sequence', 'petId', 'occurredAt', 'reason', 'quantity', 'status', 'keyId'],

@@ -1,0 +1,42 @@
+/** The exact JSON of change records: ids digit for digit, as every answer of the API writes them (docs/contract.md "Identifiers"). */
+import { orderValue } from '../orders/order.ts';
+import type { ChangeEvent, InventoryChange, OrderChange } from './changes.ts';
+
+/** The JSON value of an InventoryChange: `petId` and `orderId` as exact JSON numbers, members in the contract's order. */
+function inventoryChangeValue(change: InventoryChange) {
+  const { sequence, petId, occurredAt, reason, quantity, status, orderId, keyId } = change;
+  return {
+    sequence,
+    petId: JSON.rawJSON(petId),
+    occurredAt,
+    reason,
+    quantity,
+    status,
+    ...(orderId === undefined ? {} : { orderId: JSON.rawJSON(orderId) }),
+    ...(keyId === undefined ? {} : { keyId }),
+  };
+}
+
+/** The JSON value of an OrderChange: `orderId` and the order's ids as exact JSON numbers. */
+function orderChangeValue(change: OrderChange) {
+  const { orderId, occurredAt, status, order, keyId } = change;
+  return {
+    orderId: JSON.rawJSON(orderId),
+    occurredAt,
+    status,
+    order: orderValue(order),
+    ...(keyId === undefined ? {} : { keyId }),
+  };
+}
+
+/** The exact JSON text of an event's record: the bus's `detail`, a webhook's `data`. */
+export function changeJson(event: ChangeEvent): string {
+  return JSON.stringify(
+    event.type === 'inventory.changed' ? inventoryChangeValue(event.data) : orderChangeValue(event.data),
+  );
+}
+
+/** The exact JSON text of a page of a pet's history (listInventoryHistory's body). */
+export function historyJson(changes: readonly InventoryChange[]): string {
+  return JSON.stringify(changes.map(inventoryChangeValue));
+}
