@@ -98,6 +98,15 @@ function entryDetail(
   return { detail };
 }
 
+/**
+ * The JSON text of `event` as an SQS target receives it, its `detail` the entry's Detail text as sent, so that
+ * numbers reach the queue digit for digit (an int64 id past 2^53 too: local-api/behaviour.md V5).
+ */
+function eventJson(event: EventEnvelope, detailText: string): string {
+  const { detail: _, ...envelope } = event;
+  return `${JSON.stringify(envelope).slice(0, -1)},"detail":${detailText.trim()}}`;
+}
+
 /** The local buses of a template: their rules and the delivery to targets. */
 export class EventBuses {
   private readonly names: Set<string>;
@@ -153,7 +162,7 @@ export class EventBuses {
         resources: entry.Resources ?? [],
         detail: checked.detail,
       };
-      this.route((entry.EventBusName ?? 'default').split('/').pop() as string, event);
+      this.route((entry.EventBusName ?? 'default').split('/').pop() as string, event, entry.Detail as string);
       return { EventId: event.id };
     });
     return {
@@ -162,13 +171,15 @@ export class EventBuses {
     };
   }
 
-  /** Delivers `event` to every target of every rule of `bus` that matches it. */
-  private route(bus: string, event: EventEnvelope): void {
+  /** Delivers `event` (its detail sent as `detailText`) to every target of every rule of `bus` that matches it. */
+  private route(bus: string, event: EventEnvelope, detailText: string): void {
     for (const rule of this.rules) {
       if (rule.busName !== bus || !rule.matches(event)) continue;
       for (const target of rule.targets) {
         if (target.kind === 'sqs') {
-          this.targets.queues.find(target.queueId)?.send(JSON.stringify(event), { senderId: 'events' });
+          this.targets.queues
+            .find(target.queueId)
+            ?.send(eventJson(event, detailText), { senderId: 'events' });
         } else {
           this.track(this.invokeAsync(this.targets.functionOf(target.functionId), event));
         }

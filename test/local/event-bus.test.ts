@@ -132,6 +132,35 @@ describe('PutEvents to a rule with a Lambda target', () => {
     );
   });
 
+  test("an SQS target's body carries the detail's numbers digit for digit, an int64 past 2^53 too", async () => {
+    const detailText =
+      '{"petId":"9003","reason":"arrival","orderId":-9223372036854775808,"sequence":9007199254740993}';
+    const answer = await fixture.events.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: 'pet-store-events',
+            Source: 'pet-store',
+            DetailType: 'inventory.changed',
+            Detail: detailText,
+          },
+        ],
+      }),
+    );
+    const eventId = answer.Entries?.[0]?.EventId as string;
+    const queueUrl = fixture.aws.resourceValue('Copies') as string;
+    let body: string | undefined;
+    for (let attempt = 0; attempt < 5 && body === undefined; attempt++) {
+      const received = await fixture.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      body = received.Messages?.map((message) => message.Body as string).find((text) =>
+        text.includes(eventId),
+      );
+    }
+    expect(body?.slice(-detailText.length - 11)).toBe(`,"detail":${detailText}}`);
+  });
+
   test('events the pattern does not match are not delivered (other source, anything-but, prefix)', async () => {
     const marker = { petId: '9003', reason: 'arrival', sequence: 7 };
     const misses = [
