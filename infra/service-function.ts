@@ -48,7 +48,7 @@ export interface TableBinding {
   env: string;
   /**
    * DynamoDB actions (e.g. `dynamodb:UpdateItem`) granted on the table's ARN only, `dynamodb:Query` on the
-   * ARNs of the named `indexes` only; never a wildcard.
+   * ARNs of the named `indexes` only (on the table's ARN when it has none); never a wildcard.
    */
   actions: readonly string[];
   /** The table's global secondary indexes by name (lib/api.ts `globalIndexes`). */
@@ -117,8 +117,11 @@ export class ServiceFunction extends NodejsFunction {
     }
     this.addEnvironment(binding.env, binding.table.tableName);
     const { tableArn } = binding.table;
-    const onIndexes = binding.actions.filter((action) => action === 'dynamodb:Query');
-    const onTable = binding.actions.filter((action) => action !== 'dynamodb:Query');
+    // A table with indexes is queried through them (the list indexes); one without, on its own keys (a pet's
+    // change records).
+    const queriesIndexes = binding.indexes.length > 0;
+    const onIndexes = binding.actions.filter((action) => queriesIndexes && action === 'dynamodb:Query');
+    const onTable = binding.actions.filter((action) => !onIndexes.includes(action));
     if (onTable.length > 0)
       this.addToRolePolicy(new PolicyStatement({ actions: onTable, resources: [tableArn] }));
     if (onIndexes.length > 0) {

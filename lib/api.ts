@@ -148,6 +148,16 @@ export const operations: readonly Operation[] = [
     scope: 'orders:write',
     queryParameters: [],
   },
+  {
+    name: 'listInventoryHistory',
+    method: 'GET',
+    path: '/inventory/{petId}/history',
+    entry: 'functions/list-inventory-history/handler.ts',
+    // GetItem: 404 when the pet has no entry; Query: the pet's change records, newest first.
+    access: { inventory: ['dynamodb:GetItem'], inventoryHistory: ['dynamodb:Query'] },
+    scope: 'inventory:read',
+    queryParameters: ['limit', 'cursor'],
+  },
 ];
 
 /**

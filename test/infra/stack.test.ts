@@ -208,8 +208,10 @@ describe.each(environmentNames)('%s stack', (name) => {
           },
           ...tablesOf(definition).flatMap((t) => {
             const actions = definition.access[t] ?? [];
-            const onTable = actions.filter((action) => action !== 'dynamodb:Query');
-            const onIndexes = actions.filter((action) => action === 'dynamodb:Query');
+            // Query goes to the indexes of a table that has some, to the table itself otherwise.
+            const indexed = (tables[t] as TableDefinition).globalIndexes.length > 0;
+            const onIndexes = actions.filter((action) => indexed && action === 'dynamodb:Query');
+            const onTable = actions.filter((action) => !onIndexes.includes(action));
             const tableArn = getAtt(tableLogicalId(t), 'Arn');
             return [
               ...(onTable.length > 0

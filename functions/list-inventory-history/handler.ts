@@ -1,0 +1,42 @@
+/**
+ * listInventoryHistory, `GET /v1/inventory/{petId}/history` (proxy event 1.0; experimental): docs/contract.md
+ * "History and events". A JSON array of the entry's InventoryChanges, newest first, in pages linked by `Link`
+ * rel="next"; 404 when the pet has no inventory entry.
+ */
+import { operationNamed, stageName } from '#lib/api.ts';
+import { documentClient } from '#lib/clients/dynamodb.ts';
+import { requiredEnv } from '#lib/env.ts';
+import { notFound } from '#lib/http/errors.ts';
+import { httpFunction } from '#lib/http/http-function.ts';
+import { ownValue } from '#lib/http/request-parameters.ts';
+import { jsonResponse } from '#lib/http/responses.ts';
+import { getEntry, projection } from '#lib/inventory/entry-store.ts';
+import { historyPage, inventoryChangeJson, parseHistoryCursor } from '#lib/inventory/history-store.ts';
+import { parsePetId } from '#lib/inventory/pet-id.ts';
+import { parseLimit } from '#lib/orders/cursor.ts';
+import { tables } from '#lib/tables.ts';
+
+const inventoryTable = requiredEnv(tables.inventory.env);
+const historyTable = requiredEnv(tables.inventoryHistory.env);
+/** The existence check reads the key only. */
+const keyOnly = projection(['petId']);
+
+/** The Lambda handler. */
+export const handler = httpFunction(operationNamed('listInventoryHistory')).handler(async (event) => {
+  const petId = parsePetId(event.pathParameters?.petId);
+  const query = event.queryStringParameters;
+  const limit = parseLimit(ownValue(query, 'limit'));
+  const cursor = ownValue(query, 'cursor');
+  // Validation before existence (docs/contract.md "Authentication and authorization": order of checks).
+  parseHistoryCursor(cursor);
+  const [entry, page] = await Promise.all([
+    getEntry(documentClient, inventoryTable, petId, keyOnly),
+    historyPage(documentClient, historyTable, petId, { limit, ...(cursor === undefined ? {} : { cursor }) }),
+  ]);
+  if (!entry) throw notFound(`no inventory entry for petId ${petId}`);
+  const link: Record<string, string> =
+    page.next === undefined
+      ? {}
+      : { Link: `</${stageName}/inventory/${petId}/history?limit=${limit}&cursor=${page.next}>; rel="next"` };
+  return jsonResponse(200, inventoryChangeJson(page.items), link);
+});
