@@ -60,6 +60,7 @@ const placeOrder = operation('placeOrder');
 const listOrders = operation('listOrders');
 const getOrderById = operation('getOrderById');
 const updateOrder = operation('updateOrder');
+const listInventoryHistory = operation('listInventoryHistory');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -163,6 +164,8 @@ const cases: EventCase[] = [
     message: 'no order with id 404404',
     status: 404,
   }),
+  // The SAM CLI runs no stream consumer: pet 9001 has an entry and no change records.
+  httpEvent('list-inventory-history-ok.json', listInventoryHistory, 200, []),
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,
