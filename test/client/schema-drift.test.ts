@@ -10,5 +10,5 @@ it('client/src/schema.ts matches openapi.yaml (else run `npm run client:generate
   const [generated, committed] = await Promise.all([generateSchema(), readFile(schemaFile, 'utf8')]);
   expect(committed === generated, 'client/src/schema.ts is stale: run `npm run client:generate`').toBe(true);
   expect(generated).toContain('petId: bigint;');
-  expect(generated).toContain("new Set(['id', 'petId'])");
+  expect(generated).toContain("new Set(['id', 'orderId', 'petId'])");
 });
