@@ -53,6 +53,12 @@ const routes: Route[] = [
   },
   { operation: 'listOrders', method: 'GET', path: '/store/orders', takes: 'limit, cursor' },
   { operation: 'getOrderById', method: 'GET', path: '/store/orders/1', takes: 'none' },
+  {
+    operation: 'listInventoryHistory',
+    method: 'GET',
+    path: '/inventory/7/history',
+    takes: 'limit, cursor',
+  },
 ];
 
 /** Sends `route` with a valid key, a JSON content type when it has a body, then `extra` headers. */
