@@ -29,14 +29,19 @@ export const handler = httpFunction(operationNamed('listInventoryHistory')).hand
   const cursor = ownValue(query, 'cursor');
   // Validation before existence (docs/contract.md "Authentication and authorization": order of checks).
   parseHistoryCursor(cursor);
-  const [entry, page] = await Promise.all([
+  // Both reads at once, each settled before the answer: no request of this invocation outlives it.
+  const [entry, page] = await Promise.allSettled([
     getEntry(documentClient, inventoryTable, petId, keyOnly),
     historyPage(documentClient, historyTable, petId, { limit, ...(cursor === undefined ? {} : { cursor }) }),
   ]);
-  if (!entry) throw notFound(`no inventory entry for petId ${petId}`);
+  if (entry.status === 'rejected') throw entry.reason;
+  if (!entry.value) throw notFound(`no inventory entry for petId ${petId}`);
+  if (page.status === 'rejected') throw page.reason;
   const link: Record<string, string> =
-    page.next === undefined
+    page.value.next === undefined
       ? {}
-      : { Link: `</${stageName}/inventory/${petId}/history?limit=${limit}&cursor=${page.next}>; rel="next"` };
-  return jsonResponse(200, inventoryChangeJson(page.items), link);
+      : {
+          Link: `</${stageName}/inventory/${petId}/history?limit=${limit}&cursor=${page.value.next}>; rel="next"`,
+        };
+  return jsonResponse(200, inventoryChangeJson(page.value.items), link);
 });
