@@ -230,6 +230,17 @@ describe('listInventoryHistory', () => {
     ]);
   });
 
+  test('a petId written -0 or percent-encoded is the canonical one: its body and its Link name petId 0', async () => {
+    await api.inventory.putMany([{ petId: '0', quantity: 2, status: 'available' }]);
+    const changes = adjustments(2);
+    await seedHistory('0', changes);
+    for (const segment of ['-0', '%30', '%2D0']) {
+      const response = await get(`/inventory/${segment}/history?limit=1`);
+      expect([response.status, response.text]).toEqual([200, pageJson('0', changes.slice(1))]);
+      expect(nextPath(response.headers.get('link'), '0', 1)).toBeDefined();
+    }
+  });
+
   test('pages of 100 by default; the Link of the first page carries limit=100', async () => {
     const petId = '540';
     await api.inventory.putMany([{ petId, quantity: 101, status: 'available' }]);
