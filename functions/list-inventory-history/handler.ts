@@ -6,12 +6,14 @@
 import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
+import { historyJson } from '#lib/events/change-json.ts';
+import { historyPage } from '#lib/events/history-store.ts';
 import { notFound } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { ownValue } from '#lib/http/request-parameters.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { getEntry, projection } from '#lib/inventory/entry-store.ts';
-import { historyPage, inventoryChangeJson, parseHistoryCursor } from '#lib/inventory/history-store.ts';
+import { historyCursor, parseHistoryCursor } from '#lib/inventory/history-cursor.ts';
 import { parsePetId } from '#lib/inventory/pet-id.ts';
 import { parseLimit } from '#lib/orders/cursor.ts';
 import { tables } from '#lib/tables.ts';
@@ -26,22 +28,25 @@ export const handler = httpFunction(operationNamed('listInventoryHistory')).hand
   const petId = parsePetId(event.pathParameters?.petId);
   const query = event.queryStringParameters;
   const limit = parseLimit(ownValue(query, 'limit'));
-  const cursor = ownValue(query, 'cursor');
   // Validation before existence (docs/contract.md "Authentication and authorization": order of checks).
-  parseHistoryCursor(cursor);
+  const below = parseHistoryCursor(ownValue(query, 'cursor'));
   // Both reads at once, each settled before the answer: no request of this invocation outlives it.
   const [entry, page] = await Promise.allSettled([
     getEntry(documentClient, inventoryTable, petId, keyOnly),
-    historyPage(documentClient, historyTable, petId, { limit, ...(cursor === undefined ? {} : { cursor }) }),
+    historyPage(documentClient, historyTable, petId, {
+      limit,
+      ...(below === undefined ? {} : { cursor: below }),
+    }),
   ]);
   if (entry.status === 'rejected') throw entry.reason;
   if (!entry.value) throw notFound(`no inventory entry for petId ${petId}`);
   if (page.status === 'rejected') throw page.reason;
+  const { items, next } = page.value;
   const link: Record<string, string> =
-    page.value.next === undefined
+    next === undefined
       ? {}
       : {
-          Link: `</${stageName}/inventory/${petId}/history?limit=${limit}&cursor=${page.value.next}>; rel="next"`,
+          Link: `</${stageName}/inventory/${petId}/history?limit=${limit}&cursor=${historyCursor(next)}>; rel="next"`,
         };
-  return jsonResponse(200, inventoryChangeJson(page.value.items), link);
+  return jsonResponse(200, historyJson(items), link);
 });
