@@ -8,6 +8,7 @@ import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { eventsEnv } from '#lib/events/changes.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
@@ -122,8 +123,9 @@ const answerMarginMs = 1000;
 
 /**
  * Variables of this process that the functions get over the template's: the AWS SDK's region and local
- * credentials, and the Powertools log level and metrics switch (so a developer or a test can quiet or raise
- * the functions' logs); a variable unset here keeps the template's value.
+ * credentials, the Powertools log level and metrics switch (so a developer or a test can quiet or raise
+ * the functions' logs), and the webhook retry delays (to watch a retry without waiting hours); a variable unset
+ * here keeps the template's value.
  */
 const hostVariables = [
   'AWS_REGION',
@@ -133,6 +135,7 @@ const hostVariables = [
   'AWS_PROFILE',
   'POWERTOOLS_LOG_LEVEL',
   'POWERTOOLS_METRICS_DISABLED',
+  eventsEnv.retryDelays,
 ];
 
 /**
@@ -183,6 +186,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ...Object.fromEntries(hostValues),
       AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB as string,
       ...aws.variables,
+      // Webhooks to this machine's receivers (docs/contract.md "History and events": locally http://127.0.0.1).
+      [eventsEnv.urlPolicy]: 'local',
     },
     resourceValue: aws.resourceValue,
     ...(options.stack.sources ? { sourceOf } : {}),
