@@ -24,6 +24,11 @@ export const bundleAliases = {
   /** Powertools' JMESPath interpreter: the stand-in evaluates member paths, all placeOrder uses. */
   '@aws-lambda-powertools/jmespath/functions': './lib/bundle-shims/jmespath-paths.ts',
   '@aws-lambda-powertools/jmespath': './lib/bundle-shims/jmespath-paths.ts',
+  /** Endpoint discovery's cache (an LRU library), which no bundled command uses: the stand-in throws. */
+  '@aws-sdk/endpoint-cache': './lib/bundle-shims/no-endpoint-cache.ts',
+  /** standardwebhooks' HMAC-SHA256 and base64 in JavaScript: node:crypto's and node:buffer's instead. */
+  'fast-sha256': './lib/bundle-shims/hmac-sha256.ts',
+  '@stablelib/base64': './lib/bundle-shims/base64.ts',
 } as const;
 
 /** The settings shared by both forms. `target` matches the Lambda runtime nodejs24.x. */

@@ -18,9 +18,8 @@ async function withTarget<T>(env: EnvironmentName | undefined, work: (target: Ta
   }
 }
 
-const subscriptionsOf = (target: Target) =>
-  subscriptionStore(target.client, target.tables.webhookSubscriptions);
-const failuresOf = (target: Target) => failureStore(target.client, target.tables.webhookFailures);
+const subscriptionsOf = (target: Target) => subscriptionStore(target.raw, target.tables.webhookSubscriptions);
+const failuresOf = (target: Target) => failureStore(target.raw, target.tables.webhookFailures);
 
 /** The SSRF policy URLs are checked with: deployed `public-https`; locally `local` (WEBHOOK_URL_POLICY overrides). */
 function policyOf(env: EnvironmentName | undefined): UrlPolicy {

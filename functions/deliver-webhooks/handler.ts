@@ -8,32 +8,33 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { documentClient } from '#lib/clients/dynamodb.ts';
+import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
 import { deliverMessages } from '#lib/webhooks/deliver-messages.ts';
-import { type DeliveryQueue, deliveryQueue, queueUrlOfArn } from '#lib/webhooks/delivery-queue.ts';
-import { failureStore } from '#lib/webhooks/failures.ts';
+import { type DeliveryQueue, deliveryRetries, queueUrlOfArn } from '#lib/webhooks/delivery-queue.ts';
+import { failureWriter } from '#lib/webhooks/failures.ts';
 import { retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
-import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
+import { subscriptionReader } from '#lib/webhooks/subscriptions.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 
 const sqs = new SQSClient({ maxAttempts: 3 });
-const subscriptions = subscriptionStore(documentClient, requiredEnv(tables.webhookSubscriptions.env));
-const failures = failureStore(documentClient, requiredEnv(tables.webhookFailures.env));
+const dynamoDb = createDynamoDbClient();
+const subscriptions = subscriptionReader(dynamoDb, requiredEnv(tables.webhookSubscriptions.env));
+const failures = failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env));
 const retryDelays = retryDelaysFrom(process.env[eventsEnv.retryDelays]);
 const policy = urlPolicyFrom(process.env[eventsEnv.urlPolicy]);
 /** The queue by its ARN, its URL asked of SQS on first use unless WEBHOOK_DELIVERY_QUEUE_URL names it. */
-const queues = new Map<string, DeliveryQueue>();
+const queues = new Map<string, Pick<DeliveryQueue, 'retryAfter'>>();
 
-function queueOf(arn: string): DeliveryQueue {
+function queueOf(arn: string): Pick<DeliveryQueue, 'retryAfter'> {
   let queue = queues.get(arn);
   if (!queue) {
     const configuredUrl = process.env[eventsEnv.deliveryQueueUrl];
-    queue = deliveryQueue(sqs, configuredUrl || (() => queueUrlOfArn(sqs, arn)));
+    queue = deliveryRetries(sqs, configuredUrl || (() => queueUrlOfArn(sqs, arn)));
     queues.set(arn, queue);
   }
   return queue;

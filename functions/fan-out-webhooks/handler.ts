@@ -6,7 +6,7 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { documentClient } from '#lib/clients/dynamodb.ts';
+import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
 import {
   type ChangeEvent,
@@ -21,7 +21,8 @@ import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { fanOut } from '#lib/webhooks/fan-out.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 
-const subscriptions = subscriptionStore(documentClient, requiredEnv(tables.webhookSubscriptions.env));
+const dynamoDb = createDynamoDbClient();
+const subscriptions = subscriptionStore(dynamoDb, requiredEnv(tables.webhookSubscriptions.env));
 const queue = deliveryQueue(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.deliveryQueueUrl));
 
 /** The Lambda handler: one bus event in, its delivery messages out. */

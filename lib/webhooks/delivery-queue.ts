@@ -25,16 +25,43 @@ export interface DeliveryQueue {
   retryAfter(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-/** The delivery queue at `queueUrl` (a URL, or a promise of one resolved on first use) through `sqs`. */
-export function deliveryQueue(sqs: SQSClient, queueUrl: string | (() => Promise<string>)): DeliveryQueue {
+/** A queue URL given, or asked for on first use (and asked again after a failure). */
+function lazyQueueUrl(queueUrl: string | (() => Promise<string>)): () => Promise<string> {
   let url: Promise<string> | undefined;
-  const QueueUrl = () => {
+  return () => {
     url ??= typeof queueUrl === 'string' ? Promise.resolve(queueUrl) : queueUrl();
     url.catch(() => {
       url = undefined;
     });
     return url;
   };
+}
+
+/**
+ * The retrying half of {@link deliveryQueue} alone (the delivery function): it never sends, so its bundle
+ * carries no SendMessageBatch (docs/architecture.md "Bundles").
+ */
+export function deliveryRetries(
+  sqs: SQSClient,
+  queueUrl: string | (() => Promise<string>),
+): Pick<DeliveryQueue, 'retryAfter'> {
+  const QueueUrl = lazyQueueUrl(queueUrl);
+  return {
+    async retryAfter(receiptHandle, seconds) {
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: await QueueUrl(),
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
+      );
+    },
+  };
+}
+
+/** The delivery queue at `queueUrl` (a URL, or a promise of one resolved on first use) through `sqs`. */
+export function deliveryQueue(sqs: SQSClient, queueUrl: string | (() => Promise<string>)): DeliveryQueue {
+  const QueueUrl = lazyQueueUrl(queueUrl);
   return {
     async send(messages) {
       for (let start = 0; start < messages.length; start += sendBatchSize) {
@@ -54,15 +81,7 @@ export function deliveryQueue(sqs: SQSClient, queueUrl: string | (() => Promise<
         }
       }
     },
-    async retryAfter(receiptHandle, seconds) {
-      await sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: await QueueUrl(),
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      );
-    },
+    ...deliveryRetries(sqs, QueueUrl),
   };
 }
 

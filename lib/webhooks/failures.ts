@@ -4,12 +4,13 @@
  * @module
  */
 import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  PutCommand,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  PutItemCommand,
   paginateQuery,
   paginateScan,
-} from '@aws-sdk/lib-dynamodb';
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DeliveryMessage } from './delivery-message.ts';
 
 /**
@@ -52,12 +53,30 @@ function fromStored(item: Record<string, unknown>): WebhookFailure {
   };
 }
 
-/** The failure store over `client` and the table `tableName`. */
-export function failureStore(client: DynamoDBDocumentClient, tableName: string): FailureStore {
+/**
+ * The writing half of {@link failureStore} alone (the delivery function), so that its bundle carries no Scan,
+ * Query or DeleteItem (docs/architecture.md "Bundles").
+ */
+export function failureWriter(client: DynamoDBClient, tableName: string): Pick<FailureStore, 'put'> {
   return {
     async put(failure) {
-      await client.send(new PutCommand({ TableName: tableName, Item: toStored(failure) }));
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: marshall(toStored(failure), { removeUndefinedValues: true }),
+        }),
+      );
     },
+  };
+}
+
+/**
+ * The failure store over `client` and the table `tableName` (the low-level client with util-dynamodb's
+ * marshalling, as {@link import('./subscriptions.ts').subscriptionStore}).
+ */
+export function failureStore(client: DynamoDBClient, tableName: string): FailureStore {
+  return {
+    ...failureWriter(client, tableName),
     async list(subscriptionId) {
       const pages =
         subscriptionId === undefined
@@ -67,15 +86,18 @@ export function failureStore(client: DynamoDBDocumentClient, tableName: string):
               {
                 TableName: tableName,
                 KeyConditionExpression: 'subscriptionId = :id',
-                ExpressionAttributeValues: { ':id': subscriptionId },
+                ExpressionAttributeValues: marshall({ ':id': subscriptionId }),
               },
             );
       const failures: WebhookFailure[] = [];
-      for await (const page of pages) for (const item of page.Items ?? []) failures.push(fromStored(item));
+      for await (const page of pages)
+        for (const item of page.Items ?? []) failures.push(fromStored(unmarshall(item)));
       return failures;
     },
     async remove(subscriptionId, eventId) {
-      await client.send(new DeleteCommand({ TableName: tableName, Key: { subscriptionId, eventId } }));
+      await client.send(
+        new DeleteItemCommand({ TableName: tableName, Key: marshall({ subscriptionId, eventId }) }),
+      );
     },
   };
 }

@@ -4,14 +4,15 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   paginateScan,
-} from '@aws-sdk/lib-dynamodb';
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EventType } from '../events/changes.ts';
 
 /** A subscription: where to POST which event types, signed with which secret. `createdAt` is RFC 3339 UTC. */
@@ -67,8 +68,34 @@ function fromStored(item: Record<string, unknown>): Subscription {
   };
 }
 
-/** The subscription store over `client` and the table `tableName`. */
-export function subscriptionStore(client: DynamoDBDocumentClient, tableName: string): SubscriptionStore {
+/**
+ * The reading half of {@link subscriptionStore} alone (the delivery function), so that its bundle carries none
+ * of the other operations' commands (docs/architecture.md "Bundles").
+ */
+export function subscriptionReader(
+  client: DynamoDBClient,
+  tableName: string,
+): Pick<SubscriptionStore, 'get'> {
+  return {
+    async get(subscriptionId) {
+      const { Item } = await client.send(
+        new GetItemCommand({
+          TableName: tableName,
+          Key: marshall({ subscriptionId }),
+          ConsistentRead: true,
+        }),
+      );
+      return Item && fromStored(unmarshall(Item));
+    },
+  };
+}
+
+/**
+ * The subscription store over `client` and the table `tableName`: the low-level client with util-dynamodb's
+ * marshalling, not the document client, which the delivery function's bundle has no room for
+ * (docs/architecture.md "Bundles").
+ */
+export function subscriptionStore(client: DynamoDBClient, tableName: string): SubscriptionStore {
   return {
     async add(url, events, now) {
       const subscription: Subscription = {
@@ -79,33 +106,28 @@ export function subscriptionStore(client: DynamoDBDocumentClient, tableName: str
         createdAt: now.toISOString(),
       };
       await client.send(
-        new PutCommand({
+        new PutItemCommand({
           TableName: tableName,
-          Item: subscription,
+          Item: marshall(subscription),
           ConditionExpression: 'attribute_not_exists(subscriptionId)',
         }),
       );
       return subscription;
     },
-    async get(subscriptionId) {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: { subscriptionId }, ConsistentRead: true }),
-      );
-      return Item && fromStored(Item);
-    },
+    ...subscriptionReader(client, tableName),
     async list() {
       const subscriptions: Subscription[] = [];
       for await (const page of paginateScan({ client }, { TableName: tableName })) {
-        for (const item of page.Items ?? []) subscriptions.push(fromStored(item));
+        for (const item of page.Items ?? []) subscriptions.push(fromStored(unmarshall(item)));
       }
       return subscriptions;
     },
     async remove(subscriptionId) {
       try {
         await client.send(
-          new DeleteCommand({
+          new DeleteItemCommand({
             TableName: tableName,
-            Key: { subscriptionId },
+            Key: marshall({ subscriptionId }),
             ConditionExpression: 'attribute_exists(subscriptionId)',
           }),
         );
