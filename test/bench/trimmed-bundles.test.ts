@@ -4,26 +4,31 @@
  * `require`, no event-stream code), loaded in a fresh Node process of the Lambda runtime's major (24) with
  * `NODE_OPTIONS=--enable-source-maps` as deployed, and invoked once with a real event against the embedded
  * DynamoDB: listInventory 200 with the seeded entries, updateInventory 200 (and 404 for a missing pet, which
- * goes through the SDK's error classes), authorizer Allow for a stored key. A trim that breaks the deployed
+ * goes through the SDK's error classes), authorizer Allow for a stored key, deliverWebhooks a signed POST that
+ * the real `standardwebhooks` verifies and a kept failure. A trim that breaks the deployed
  * code fails here, not in production. Also checks, from esbuild's metafile and the output, that the trims are
- * in effect (a package restructured upstream could make an alias silently miss). No timing here: speed
+ * in effect (a package restructured upstream could make an alias silently miss), and that the webhook functions,
+ * which the bench does not measure, are within the 250 KB bundle budget. No timing here: speed
  * figures come from `npm run bench` only.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
 import { bundleFileName, bundleFunction } from '#infra/bundling.ts';
-import { authorizer, operations, stageName } from '#lib/api.ts';
+import { authorizer, eventFunctions, operations, stageName } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
+import { tables } from '#lib/tables.ts';
+import { budgets } from '../../bench/budgets.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '../support/lambda-events.ts';
 import {
   setFunctionEnvironment,
@@ -31,6 +36,7 @@ import {
   type TestDynamoDb,
   testTableNames,
 } from '../support/test-dynamodb.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** The Lambda runtime's Node major (nodejs24.x). */
 const runtimeMajor = 24;
@@ -56,6 +62,9 @@ try {
 }
 process.send({ node: process.versions.node, outcome }, () => process.exit(0));
 `;
+
+/** The webhook functions (issue 20), bundled and checked here beside the API's. */
+const webhookFunctions = [eventFunctions.fanOutWebhooks, eventFunctions.deliverWebhooks];
 
 const scratch = mkdtempSync(join(tmpdir(), 'trimmed-bundles-'));
 const bundles = new Map<string, string>();
@@ -105,7 +114,7 @@ beforeAll(async () => {
     name: 'trimmed-bundle-test',
     createdAt: new Date().toISOString(),
   });
-  for (const { name, entry } of [...operations, authorizer]) {
+  for (const { name, entry } of [...operations, authorizer, ...webhookFunctions]) {
     const metafile = await bundleFunction(entry, join(scratch, name));
     const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${bundleFileName}`));
     bundleInputs.set(name, Object.keys(output?.[1].inputs ?? {}));
@@ -118,8 +127,12 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Loads the bundle of `name` in a fresh Node process and invokes it once with `event`. */
-function invokeBundle(name: string, event: unknown): Promise<{ node: string; outcome: Outcome }> {
+/** Loads the bundle of `name` in a fresh Node process (`env` added to its environment) and invokes it once with `event`. */
+function invokeBundle(
+  name: string,
+  event: unknown,
+  env: Record<string, string> = {},
+): Promise<{ node: string; outcome: Outcome }> {
   const file = bundles.get(name);
   if (!file) throw new Error(`no bundle for ${name}`);
   const child = spawn(
@@ -136,6 +149,7 @@ function invokeBundle(name: string, event: unknown): Promise<{ node: string; out
       env: {
         PATH: process.env.PATH ?? '',
         ...functionEnv,
+        ...env,
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         NODE_OPTIONS: '--enable-source-maps',
       },
@@ -177,6 +191,37 @@ describe('the trims of infra/bundling.ts are in effect', () => {
   );
 });
 
+describe('the webhook functions, within the budget by their trims', () => {
+  it.each([...operations, authorizer, ...webhookFunctions].map(({ name }) => name))(
+    '%s carries no endpoint-discovery cache (the stand-in instead)',
+    (name) => {
+      const inputs = bundleInputs.get(name) ?? [];
+      expect(inputs.filter((path) => /endpoint-cache\/|mnemonist|obliterator/.test(path))).toEqual([]);
+      expect(inputs.some((path) => path.endsWith('lib/bundle-shims/no-endpoint-cache.ts'))).toBe(true);
+    },
+  );
+
+  it('deliverWebhooks signs with standardwebhooks over node:crypto and node:buffer, guards with node:net, and uses no document client', () => {
+    const inputs = bundleInputs.get('deliverWebhooks') ?? [];
+    expect(inputs.some((path) => path.includes('standardwebhooks/'))).toBe(true);
+    expect(
+      inputs.filter((path) =>
+        /fast-sha256|@stablelib|ipaddr\.js|lib-dynamodb|SendMessageBatch|ScanCommand|QueryCommand/.test(path),
+      ),
+    ).toEqual([]);
+    expect(inputs.filter((path) => /lib\/bundle-shims\/(hmac-sha256|base64)\.ts$/.test(path))).toHaveLength(
+      2,
+    );
+  });
+
+  it.each(['deliverWebhooks', 'fanOutWebhooks'])(
+    '%s is at most 250 KB (budgets.bundleKb, 1000 bytes a KB)',
+    (name) => {
+      expect(statSync(bundles.get(name) as string).size).toBeLessThanOrEqual(budgets.bundleKb * 1000);
+    },
+  );
+});
+
 describe('trimmed bundles, loaded in a fresh Node process and invoked against the embedded DynamoDB', () => {
   it('listInventory answers 200 with every seeded entry, sorted by petId, int64 exact', async () => {
     const { node, outcome } = await invokeBundle('listInventory', listEvent());
@@ -213,5 +258,93 @@ describe('trimmed bundles, loaded in a fresh Node process and invoked against th
     const { outcome } = await invokeBundle('authorizer', tokenEvent(generateApiKey()));
     const result = resultOf(outcome) as { policyDocument: { Statement: { Effect: string }[] } };
     expect(result.policyDocument.Statement.map((statement) => statement.Effect)).toEqual(['Deny']);
+  });
+});
+
+describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and a local receiver', () => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const data = { sequence: 1, petId: '7', occurredAt: '2026-11-26T09:30:00.123Z', reason: 'created' };
+  const env = {
+    [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
+    [tables.webhookFailures.env]: testTableNames.webhookFailures,
+    WEBHOOK_URL_POLICY: 'local',
+    WEBHOOK_RETRY_DELAYS: '5',
+  };
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    await db.client.send(
+      new PutItemCommand({
+        TableName: testTableNames.webhookSubscriptions,
+        Item: {
+          subscriptionId: { S: 'ws_bundle' },
+          url: { S: `${receiver.endpoint}/hook` },
+          events: { L: [{ S: 'inventory.changed' }] },
+          secret: { S: secret },
+          createdAt: { S: '2026-11-26T08:00:00.000Z' },
+        },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  /** The SQS event of one delivery message for `ws_bundle`, received `receiveCount` times. */
+  const sqsEvent = (receiveCount: number) => ({
+    Records: [
+      {
+        messageId: 'm-1',
+        receiptHandle: 'r-1',
+        body: JSON.stringify({
+          subscriptionId: 'ws_bundle',
+          eventId: 'inventory.7.1',
+          type: 'inventory.changed',
+          timestamp: data.occurredAt,
+          data,
+        }),
+        attributes: { ApproximateReceiveCount: String(receiveCount) },
+        messageAttributes: {},
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  });
+
+  it('POSTs the payload with a signature the standardwebhooks package verifies', async () => {
+    receiver.requests.length = 0;
+    receiver.answer = { status: 204 };
+    const { outcome } = await invokeBundle('deliverWebhooks', sqsEvent(1), env);
+    expect(resultOf(outcome)).toStrictEqual({ batchItemFailures: [] });
+    const [request, ...others] = receiver.requests;
+    expect(others).toStrictEqual([]);
+    const payload = { type: 'inventory.changed', timestamp: data.occurredAt, data };
+    expect(request?.body).toBe(JSON.stringify(payload));
+    expect(request?.headers['webhook-id']).toBe('inventory.7.1');
+    expect(
+      new Webhook(secret).verify(request?.body ?? '', request?.headers as Record<string, string>),
+    ).toStrictEqual(payload);
+  });
+
+  it('after the last delay keeps the failure with its status (util-dynamodb marshalling in the bundle)', async () => {
+    receiver.requests.length = 0;
+    receiver.answer = { status: 503 };
+    const { outcome } = await invokeBundle('deliverWebhooks', sqsEvent(2), env);
+    expect(resultOf(outcome)).toStrictEqual({ batchItemFailures: [] });
+    expect(receiver.requests).toHaveLength(1);
+    const { Item } = await db.client.send(
+      new GetItemCommand({
+        TableName: testTableNames.webhookFailures,
+        Key: { subscriptionId: { S: 'ws_bundle' }, eventId: { S: 'inventory.7.1' } },
+      }),
+    );
+    expect(Item).toMatchObject({
+      type: { S: 'inventory.changed' },
+      data: { S: JSON.stringify(data) },
+      attempts: { N: '2' },
+      lastStatus: { N: '503' },
+      lastError: { S: 'HTTP 503' },
+    });
   });
 });
