@@ -1,16 +1,17 @@
 /**
  * The webhook functions invoked directly with the events Lambda gives them, against dynalite (the
- * subscription and failure tables), an SQS stand-in (test/support/sqs-stand-in.ts: what was sent, visibility
- * changes) and local HTTP receivers.
+ * subscription and failure tables), a real local SQS queue (test/support/local-queue.ts: what the queue holds
+ * afterwards, read with ReceiveMessage) and local HTTP receivers.
  */
-
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { ChangeMessageVisibilityCommand, type Message, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { InventoryChange, OrderChange } from '#lib/events/changes.ts';
+import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
-import { type SqsStandIn, startSqsStandIn } from '#test/support/sqs-stand-in.ts';
 import {
   setFunctionEnvironment,
   startTestDynamoDb,
@@ -24,8 +25,11 @@ type FanOutHandler = (
 ) => Promise<{ messages: number }>;
 type DeliverHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
+/** The queue's own visibility timeout, seconds: a received message not made visible sooner returns after it. */
+const queueVisibilitySeconds = 3;
+
 let db: TestDynamoDb;
-let sqs: SqsStandIn;
+let queue: LocalQueueFixture;
 let fast: WebhookReceiver;
 let failing: WebhookReceiver;
 let fanOut: FanOutHandler;
@@ -33,16 +37,21 @@ let deliver: DeliverHandler;
 
 beforeAll(async () => {
   db = await startTestDynamoDb();
-  sqs = await startSqsStandIn();
+  // The functions sign every request with the store's credentials (setFunctionEnvironment): the endpoint takes them too.
+  queue = await startLocalQueue({
+    name: 'webhook-deliveries',
+    visibilityTimeout: queueVisibilitySeconds,
+    credentials: db.credentials,
+  });
   fast = await startWebhookReceiver();
   failing = await startWebhookReceiver();
   setFunctionEnvironment(db.endpoint, db.credentials);
   Object.assign(process.env, {
     WEBHOOK_SUBSCRIPTIONS_TABLE_NAME: testTableNames.webhookSubscriptions,
     WEBHOOK_FAILURES_TABLE_NAME: testTableNames.webhookFailures,
-    WEBHOOK_DELIVERY_QUEUE_URL: sqs.queueUrl,
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-    WEBHOOK_RETRY_DELAYS: '5,300',
+    WEBHOOK_DELIVERY_QUEUE_URL: queue.url,
+    AWS_ENDPOINT_URL_SQS: queue.endpoint,
+    WEBHOOK_RETRY_DELAYS: '1,300',
     WEBHOOK_URL_POLICY: 'local',
     // Metrics on (the functions' test environment turns them off), so that the EMF lines are written.
     POWERTOOLS_METRICS_DISABLED: 'false',
@@ -53,7 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fast?.close();
   await failing?.close();
-  await sqs?.close();
+  await queue?.close();
   await db?.close();
 });
 
@@ -89,13 +98,21 @@ async function clearTable(table: string, keys: string[]) {
 beforeEach(async () => {
   await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
   await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
-  sqs.requests.length = 0;
-  sqs.failSends = false;
   fast.requests.length = 0;
   fast.answer = { status: 204 };
   failing.requests.length = 0;
   failing.answer = { status: 500 };
 });
+afterEach(async () => {
+  // Each test deletes what it left in the queue (by the receipt handles it holds): the next starts empty.
+  expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
+});
+
+/** The bodies of received messages, parsed, sorted by subscription id. */
+const bodiesOf = (messages: readonly Message[]) =>
+  messages
+    .map((m) => JSON.parse(m.Body ?? '') as { subscriptionId: string })
+    .sort((a, b) => a.subscriptionId.localeCompare(b.subscriptionId));
 
 const inventoryChange: InventoryChange = {
   sequence: 4,
@@ -132,15 +149,14 @@ describe('fanOutWebhooks', () => {
     const result = await fanOut(busEvent('inventory.changed', inventoryChange));
 
     expect(result).toStrictEqual({ messages: 2 });
-    expect(sqs.requests.map((r) => r.operation)).toStrictEqual(['SendMessageBatch']);
-    expect(sqs.requests[0]?.input.QueueUrl).toBe(sqs.queueUrl);
-    const entries = (sqs.requests[0]?.input.Entries ?? []) as { MessageBody: string }[];
-    const bodies = entries.map((e) => e.MessageBody).sort();
+    const received = await queue.receiveAll();
     const data = JSON.stringify(inventoryChange);
-    expect(bodies).toStrictEqual([
+    expect(received.map((m) => m.Body).sort()).toStrictEqual([
       `{"subscriptionId":"ws_both","eventId":"inventory.42.4","type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${data}}`,
       `{"subscriptionId":"ws_inventory","eventId":"inventory.42.4","type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${data}}`,
     ]);
+    expect(received.map((m) => m.Attributes?.ApproximateReceiveCount)).toStrictEqual(['1', '1']);
+    await queue.remove(received);
   });
 
   test('order.changed: the event id is order.<orderId>.<status>', async () => {
@@ -154,7 +170,8 @@ describe('fanOutWebhooks', () => {
 
     await fanOut(busEvent('order.changed', orderChange));
 
-    expect(sqs.sentBodies()).toStrictEqual([
+    const received = await queue.receiveAll();
+    expect(bodiesOf(received)).toStrictEqual([
       {
         subscriptionId: 'ws_orders',
         eventId: 'order.77.approved',
@@ -163,32 +180,41 @@ describe('fanOutWebhooks', () => {
         data: orderChange,
       },
     ]);
+    await queue.remove(received);
   });
 
-  test('23 subscriptions: SendMessageBatch requests of 10, 10 and 3', async () => {
+  test('23 subscriptions: 23 messages (SQS takes at most 10 entries a SendMessageBatch)', async () => {
     for (let i = 0; i < 23; i++)
       await subscribe(`ws_${String(i).padStart(2, '0')}`, fast.endpoint, ['inventory.changed']);
 
     expect(await fanOut(busEvent('inventory.changed', inventoryChange))).toStrictEqual({ messages: 23 });
 
-    expect(sqs.requests.map((r) => (r.input.Entries as unknown[]).length)).toStrictEqual([10, 10, 3]);
-    expect(new Set(sqs.sentBodies().map((b) => (b as { subscriptionId: string }).subscriptionId)).size).toBe(
-      23,
+    const received = await queue.receiveAll();
+    expect(bodiesOf(received).map((b) => b.subscriptionId)).toStrictEqual(
+      Array.from({ length: 23 }, (_, i) => `ws_${String(i).padStart(2, '0')}`),
     );
+    await queue.remove(received);
   });
 
   test('no subscription takes it: nothing is sent', async () => {
     await subscribe('ws_orders', fast.endpoint, ['order.changed']);
     expect(await fanOut(busEvent('inventory.changed', inventoryChange))).toStrictEqual({ messages: 0 });
-    expect(sqs.requests).toStrictEqual([]);
+    expect(await queue.receiveAll()).toStrictEqual([]);
   });
 
-  test('an entry SQS refuses makes the invocation fail (Lambda retries it)', async () => {
+  test('a send SQS refuses makes the invocation fail (Lambda retries it)', async () => {
     await subscribe('ws_inventory', fast.endpoint, ['inventory.changed']);
-    sqs.failSends = true;
-    await expect(fanOut(busEvent('inventory.changed', inventoryChange))).rejects.toThrow(
-      'SQS refused 1 of 1 delivery messages: InternalError: asked to fail',
-    );
+    const configured = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
+    process.env.WEBHOOK_DELIVERY_QUEUE_URL = queue.url.replace(/[^/]+$/, 'no-such-queue');
+    vi.resetModules();
+    try {
+      const { handler } = await import('#functions/fan-out-webhooks/handler.ts');
+      await expect(
+        (handler as FanOutHandler)(busEvent('inventory.changed', inventoryChange)),
+      ).rejects.toThrow('The specified queue does not exist.');
+    } finally {
+      process.env.WEBHOOK_DELIVERY_QUEUE_URL = configured;
+    }
   });
 });
 
@@ -214,7 +240,16 @@ async function jsonLinesWritten<T>(
 const metricValues = (records: Record<string, unknown>[], name: string) =>
   records.flatMap((r) => r[name] ?? []);
 
-/** A delivery message as Lambda's SQS event source mapping gives it, received `receiveCount` times. */
+/**
+ * The event source ARN of the synthetic records: not the queue's, so the delivery function takes the queue's URL
+ * from WEBHOOK_DELIVERY_QUEUE_URL for them (it keeps one queue per ARN).
+ */
+const configuredArn = 'arn:aws:sqs:us-east-1:000000000000:configured-deliveries';
+
+/**
+ * A delivery message as Lambda's SQS event source mapping gives it, received `receiveCount` times, for a test
+ * in which the function never touches the queue (its receipt handle is not the queue's).
+ */
 function sqsRecord(messageId: string, body: unknown, receiveCount: number): SQSRecord {
   return {
     messageId,
@@ -229,10 +264,65 @@ function sqsRecord(messageId: string, body: unknown, receiveCount: number): SQSR
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:webhook-deliveries',
+    eventSourceARN: configuredArn,
     awsRegion: 'us-east-1',
   };
 }
+
+/** A message received from the local queue as the event source mapping gives it (from `eventSourceARN`). */
+function receivedRecord(m: Message, eventSourceARN = configuredArn): SQSRecord {
+  const attributes = m.Attributes ?? {};
+  return {
+    messageId: m.MessageId ?? '',
+    receiptHandle: m.ReceiptHandle ?? '',
+    body: m.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '',
+      SentTimestamp: attributes.SentTimestamp ?? '',
+      SenderId: attributes.SenderId ?? '',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? '',
+    },
+    messageAttributes: {},
+    md5OfBody: m.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/** Sends these bodies to the queue (JSON) and receives them: the messages, in the order sent, received once. */
+async function sendAndReceive(bodies: readonly unknown[]): Promise<Message[]> {
+  await queue.sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queue.url,
+      Entries: bodies.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
+    }),
+  );
+  const received = await queue.receiveAll();
+  expect(received).toHaveLength(bodies.length);
+  return received;
+}
+
+/** Makes a received message visible at once and receives it again (its receive count one more). */
+async function receiveAgain(m: Message): Promise<Message> {
+  await queue.sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queue.url,
+      ReceiptHandle: m.ReceiptHandle,
+      VisibilityTimeout: 0,
+    }),
+  );
+  const [again, ...others] = await queue.receiveAll();
+  expect(others).toStrictEqual([]);
+  expect(again?.MessageId).toBe(m.MessageId);
+  return again as Message;
+}
+
+/** Message id and receive count of received messages, sorted by id. */
+const idsAndCounts = (messages: readonly Message[]) =>
+  messages
+    .map((m) => [m.MessageId, m.Attributes?.ApproximateReceiveCount])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 const message = (subscriptionId: string) => ({
   subscriptionId,
@@ -251,21 +341,25 @@ describe('deliverWebhooks', () => {
   test('delivers each message; a failed one is made visible after the schedule delay and reported failed; a gone subscription is dropped', async () => {
     await subscribe('ws_fast', `${fast.endpoint}/hook`, ['inventory.changed']);
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
+    const [toFast, failing1, failingFirst, gone] = (await sendAndReceive([
+      message('ws_fast'),
+      message('ws_failing'),
+      message('ws_failing'),
+      message('ws_removed'),
+    ])) as [Message, Message, Message, Message];
+    const failing2 = await receiveAgain(failingFirst);
+    expect(failing2.Attributes?.ApproximateReceiveCount).toBe('2');
+    const receivedAt = Date.now();
 
     const { result: response, records } = await jsonLinesWritten(() =>
       deliver({
-        Records: [
-          sqsRecord('m-fast', message('ws_fast'), 1),
-          sqsRecord('m-failing-1', message('ws_failing'), 1),
-          sqsRecord('m-failing-2', message('ws_failing'), 2),
-          sqsRecord('m-gone', message('ws_removed'), 1),
-        ],
+        Records: [toFast, failing1, failing2, gone].map((m) => receivedRecord(m)),
       }),
     );
     expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
 
     expect(response).toStrictEqual({
-      batchItemFailures: [{ itemIdentifier: 'm-failing-1' }, { itemIdentifier: 'm-failing-2' }],
+      batchItemFailures: [{ itemIdentifier: failing1.MessageId }, { itemIdentifier: failing2.MessageId }],
     });
     expect(fast.requests).toHaveLength(1);
     const [request] = fast.requests as [(typeof fast.requests)[0]];
@@ -278,28 +372,41 @@ describe('deliverWebhooks', () => {
       'inventory.42.4',
       'inventory.42.4',
     ]);
-    const visibility = sqs.requests
-      .filter((r) => r.operation === 'ChangeMessageVisibility')
-      .map((r) => r.input)
-      .sort((a, b) => String(a.ReceiptHandle).localeCompare(String(b.ReceiptHandle)));
-    expect(visibility).toStrictEqual([
-      { QueueUrl: sqs.queueUrl, ReceiptHandle: 'receipt-m-failing-1-1', VisibilityTimeout: 5 },
-      { QueueUrl: sqs.queueUrl, ReceiptHandle: 'receipt-m-failing-2-2', VisibilityTimeout: 300 },
-    ]);
     expect(await scanTable(db.client, testTableNames.webhookFailures)).toStrictEqual([]);
+
+    // The queue: every message in flight; the first failure back after its delay (1 s), the others after the
+    // queue's visibility timeout (the event source mapping deletes the successes, not the function), the second
+    // failure not before its delay (300 s).
+    expect(Date.now() - receivedAt).toBeLessThan(1_000);
+    expect(await queue.receiveAll()).toStrictEqual([]);
+    await sleep(1_300);
+    const retried = await queue.receiveAll();
+    expect(idsAndCounts(retried)).toStrictEqual([[failing1.MessageId, '2']]);
+    expect(retried[0]?.Body).toBe(failing1.Body);
+    await sleep(receivedAt + queueVisibilitySeconds * 1000 + 300 - Date.now());
+    const returned = await queue.receiveAll();
+    expect(idsAndCounts(returned)).toStrictEqual(idsAndCounts([toFast, gone]).map(([id]) => [id, '2']));
+    expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 4, delayed: 0 });
+    await queue.remove([...retried, ...returned, failing2]);
   });
 
   test('after the last delay the delivery is kept in the failures table, and the message succeeds', async () => {
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
+    const [first] = (await sendAndReceive([message('ws_failing')])) as [Message];
+    const third = await receiveAgain(await receiveAgain(first));
+    expect(third.Attributes?.ApproximateReceiveCount).toBe('3');
     const before = Date.now();
 
     const { result: response, records } = await jsonLinesWritten(() =>
-      deliver({ Records: [sqsRecord('m-last', message('ws_failing'), 3)] }),
+      deliver({ Records: [receivedRecord(third)] }),
     );
     expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([1]);
 
     expect(response).toStrictEqual({ batchItemFailures: [] });
-    expect(sqs.requests.filter((r) => r.operation === 'ChangeMessageVisibility')).toStrictEqual([]);
+    // Its visibility is left as it was (in flight until the mapping deletes it): no retry delay set.
+    await sleep(1_300);
+    expect(await queue.receiveAll()).toStrictEqual([]);
+    await queue.remove([third]);
     const [failure, ...others] = await scanTable(db.client, testTableNames.webhookFailures);
     expect(others).toStrictEqual([]);
     const failedAt = failure?.failedAt?.S ?? '';
@@ -369,33 +476,29 @@ describe('deliverWebhooks', () => {
     expect(fast.requests).toHaveLength(1);
   });
 
-  test('without WEBHOOK_DELIVERY_QUEUE_URL the queue URL is asked of SQS by the event source ARN, once', async () => {
+  test('without WEBHOOK_DELIVERY_QUEUE_URL the queue URL is asked of SQS by the event source ARN', async () => {
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
+    const [m1, m2] = (await sendAndReceive([message('ws_failing'), message('ws_failing')])) as [
+      Message,
+      Message,
+    ];
     const configured = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
     delete process.env.WEBHOOK_DELIVERY_QUEUE_URL;
     try {
-      const arn = 'arn:aws:sqs:us-east-1:210987654321:other-deliveries';
-      const record = (id: string) => ({ ...sqsRecord(id, message('ws_failing'), 1), eventSourceARN: arn });
-      expect(await deliver({ Records: [record('m-1')] })).toStrictEqual({
-        batchItemFailures: [{ itemIdentifier: 'm-1' }],
+      expect(await deliver({ Records: [receivedRecord(m1, queue.arn)] })).toStrictEqual({
+        batchItemFailures: [{ itemIdentifier: m1.MessageId }],
       });
-      expect(await deliver({ Records: [record('m-2')] })).toStrictEqual({
-        batchItemFailures: [{ itemIdentifier: 'm-2' }],
+      expect(await deliver({ Records: [receivedRecord(m2, queue.arn)] })).toStrictEqual({
+        batchItemFailures: [{ itemIdentifier: m2.MessageId }],
       });
     } finally {
       process.env.WEBHOOK_DELIVERY_QUEUE_URL = configured;
     }
-    expect(sqs.requests.map((r) => [r.operation, r.input])).toStrictEqual([
-      ['GetQueueUrl', { QueueName: 'other-deliveries', QueueOwnerAWSAccountId: '210987654321' }],
-      [
-        'ChangeMessageVisibility',
-        { QueueUrl: sqs.queueUrl, ReceiptHandle: 'receipt-m-1-1', VisibilityTimeout: 5 },
-      ],
-      [
-        'ChangeMessageVisibility',
-        { QueueUrl: sqs.queueUrl, ReceiptHandle: 'receipt-m-2-1', VisibilityTimeout: 5 },
-      ],
-    ]);
+    // Both made visible again after the first delay (1 s) in the queue the ARN names.
+    await sleep(1_300);
+    const retried = await queue.receiveAll();
+    expect(idsAndCounts(retried)).toStrictEqual(idsAndCounts([m1, m2]).map(([id]) => [id, '2']));
+    await queue.remove(retried);
   });
 
   test('a body that is not a delivery message is dropped', async () => {

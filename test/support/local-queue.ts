@@ -1,0 +1,132 @@
+/**
+ * One real local SQS queue for a test (local-api/local-aws.ts: the queues of local-api/queues.ts behind the local
+ * AWS endpoint of aws-endpoint.ts, started from a one-queue fixture template), with an SQS client signed for it
+ * and helpers to read what the queue holds through ReceiveMessage and GetQueueAttributes.
+ */
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { type LocalAws, prepareLocalAws } from '#local-api/local-aws.ts';
+import { newStoreCredentials, type StoreCredentials } from '#local-api/store-credentials.ts';
+import { awsClients } from './local-aws-fixtures.ts';
+import { temporaryDir } from './temporary-dirs.ts';
+
+/** A running local queue. */
+export interface LocalQueueFixture {
+  aws: LocalAws;
+  /** `http://127.0.0.1:<port>` of the local AWS endpoint, for `AWS_ENDPOINT_URL_SQS`. */
+  endpoint: string;
+  /** The credentials the endpoint accepts. */
+  credentials: StoreCredentials;
+  /** The queue's URL and ARN as the local endpoint gives them. */
+  url: string;
+  arn: string;
+  /** An SQS client on the endpoint, signing with {@link credentials}. */
+  sqs: SQSClient;
+  /**
+   * Every message visible now, oldest first (ReceiveMessage of up to 10 until none is left, all system
+   * attributes): each is then in flight for `visibilityTimeout` seconds (default the queue's).
+   */
+  receiveAll(visibilityTimeout?: number): Promise<Message[]>;
+  /** ApproximateNumberOfMessages (visible), ...NotVisible (in flight) and ...Delayed. */
+  counts(): Promise<{ visible: number; notVisible: number; delayed: number }>;
+  /** Deletes these received messages by their receipt handles. */
+  remove(messages: readonly Message[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local AWS endpoint with one queue `name` (visibility timeout `visibilityTimeout` seconds, default
+ * CloudFormation's 30), accepting `credentials` (new ones unless given: a tool's data folder or dynalite's own),
+ * writing `<dataDir>/aws-endpoint` when `dataDir` is given, as `npm start` does.
+ */
+export async function startLocalQueue(options: {
+  name: string;
+  visibilityTimeout?: number;
+  credentials?: StoreCredentials;
+  dataDir?: string;
+}): Promise<LocalQueueFixture> {
+  const credentials = options.credentials ?? newStoreCredentials();
+  const aws = await prepareLocalAws({
+    template: {
+      Resources: {
+        Queue: {
+          Type: 'AWS::SQS::Queue',
+          Properties: {
+            QueueName: options.name,
+            ...(options.visibilityTimeout !== undefined && { VisibilityTimeout: options.visibilityTimeout }),
+          },
+        },
+      },
+    },
+    credentials,
+    region: 'us-east-1',
+    ...(options.dataDir !== undefined && { dataDir: options.dataDir }),
+  });
+  aws.start({ assemblyDir: await temporaryDir('local-queue-'), tableName: () => 'unused', overrides: {} });
+  const { sqs, events } = awsClients(aws.endpoint, credentials);
+  events.destroy();
+  const url = aws.resourceValue('Queue') as string;
+  const fixture: LocalQueueFixture = {
+    aws,
+    endpoint: aws.endpoint,
+    credentials,
+    url,
+    arn: aws.resourceValue('Queue', 'Arn') as string,
+    sqs,
+    async receiveAll(visibilityTimeout) {
+      const all: Message[] = [];
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            MessageSystemAttributeNames: ['All'],
+            ...(visibilityTimeout !== undefined && { VisibilityTimeout: visibilityTimeout }),
+          }),
+        );
+        if (Messages.length === 0) return all;
+        all.push(...Messages);
+      }
+    },
+    async counts() {
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: [
+            'ApproximateNumberOfMessages',
+            'ApproximateNumberOfMessagesNotVisible',
+            'ApproximateNumberOfMessagesDelayed',
+          ],
+        }),
+      );
+      return {
+        visible: Number(Attributes.ApproximateNumberOfMessages),
+        notVisible: Number(Attributes.ApproximateNumberOfMessagesNotVisible),
+        delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed),
+      };
+    },
+    async remove(messages) {
+      for (let start = 0; start < messages.length; start += 10) {
+        const { Failed = [] } = await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: url,
+            Entries: messages
+              .slice(start, start + 10)
+              .map((m, index) => ({ Id: String(index), ReceiptHandle: m.ReceiptHandle })),
+          }),
+        );
+        if (Failed.length > 0) throw new Error(`could not delete: ${JSON.stringify(Failed)}`);
+      }
+    },
+    async close() {
+      sqs.destroy();
+      await aws.close();
+    },
+  };
+  return fixture;
+}
