@@ -1,7 +1,8 @@
 /**
  * `npm run webhooks -- ... --env staging` offline (docs/operating.md "Webhooks"): the tool resolves the webhook
  * tables and the delivery queue from the stack outputs (CloudFormation stand-in), works on real DynamoDB tables
- * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (SQS stand-in).
+ * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (a real local queue
+ * of local-api named as the stack names it, test/support/local-queue.ts, read back with ReceiveMessage).
  */
 import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -12,8 +13,8 @@ import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
 } from '#test/support/cloudformation-stand-in.ts';
+import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
-import { type SqsStandIn, startSqsStandIn } from '#test/support/sqs-stand-in.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
@@ -27,14 +28,17 @@ const stagingTables = {
 
 let db: TestDynamoDb;
 let cloudFormation: CloudFormationStandIn;
-let sqs: SqsStandIn;
+let queue: LocalQueueFixture;
 let workDir: string;
-const queueUrl = () => `${sqs.endpoint}/123456789012/InventoryService-staging-WebhookDeliveryQueue-Q1`;
+const queueName = 'InventoryService-staging-WebhookDeliveryQueue-Q1';
+/** The stack output's queue URL, in AWS's form (`<endpoint>/<account>/<name>`) on the local endpoint. */
+const queueUrl = () => `${queue.endpoint}/123456789012/${queueName}`;
 
 beforeAll(async () => {
   db = await startTestDynamoDb({ tables: false });
   await ensureTables(db.client, stagingTables);
-  sqs = await startSqsStandIn();
+  // The operator's credentials are the ones dynalite takes; the local endpoint takes the same.
+  queue = await startLocalQueue({ name: queueName, credentials: db.credentials });
   cloudFormation = await startCloudFormationStandIn([
     {
       name: 'InventoryService-staging',
@@ -58,7 +62,7 @@ beforeAll(async () => {
 });
 cleanUpAfterAll(
   () => cloudFormation?.close(),
-  () => sqs?.close(),
+  () => queue?.close(),
   () => db?.close(),
 );
 
@@ -66,7 +70,7 @@ cleanUpAfterAll(
 function webhooks(...args: string[]): Promise<ChildResult> {
   const env = childEnv({
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    AWS_ENDPOINT_URL_SQS: queue.endpoint,
     AWS_REGION: 'us-east-1',
     ...storeVariables(db),
     AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
@@ -125,16 +129,14 @@ describe('webhooks --env staging', () => {
     const result = await webhooks('redrive', subscriptionId, '--env', 'staging');
 
     expect(result.stdout).toBe(`Redrove 1 failed deliveries of ${subscriptionId} to the delivery queue.\n`);
-    expect(sqs.requests.map((r) => r.operation)).toStrictEqual(['SendMessageBatch']);
-    expect(sqs.requests[0]?.input).toStrictEqual({
-      QueueUrl: queueUrl(),
-      Entries: [
-        {
-          Id: '0',
-          MessageBody: `{"subscriptionId":"${subscriptionId}","eventId":"order.77.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":{"orderId":"77"}}`,
-        },
+    const received = await queue.receiveAll();
+    expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
+      [
+        `{"subscriptionId":"${subscriptionId}","eventId":"order.77.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":{"orderId":"77"}}`,
+        '1',
       ],
-    });
+    ]);
+    await queue.remove(received);
     expect(await scanTable(db.client, stagingTables.webhookFailures)).toStrictEqual([]);
   });
 

@@ -1,38 +1,43 @@
 /**
  * `npm run webhooks` on a local store (dynalite on a data folder, as `npm start` keeps it), the delivery queue
- * reached through the local AWS endpoint file `<dataDir>/aws-endpoint` (here an SQS stand-in that records the
- * messages sent).
+ * reached through the local AWS endpoint file `<dataDir>/aws-endpoint` (here the real local queue of local-api,
+ * test/support/local-queue.ts, read back with ReceiveMessage).
  */
-import { rename, writeFile } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { localDeliveryQueueName } from '#ops/target.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
-import { type SqsStandIn, startSqsStandIn } from '#test/support/sqs-stand-in.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let db: TestDynamoDb;
-let sqs: SqsStandIn;
+let queue: LocalQueueFixture;
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await temporaryDir('webhooks-tool-');
   db = await startTestDynamoDb({ dataDir });
-  sqs = await startSqsStandIn();
-  await writeFile(join(dataDir, 'aws-endpoint'), `${sqs.endpoint}\n`);
+  // As `npm start` runs it: the queue the tool asks for by name, the endpoint in <dataDir>/aws-endpoint,
+  // accepting the data folder's credentials.
+  queue = await startLocalQueue({ name: localDeliveryQueueName, credentials: db.credentials, dataDir });
 });
 cleanUpAfterAll(
-  () => sqs?.close(),
+  () => queue?.close(),
   () => db?.close(),
 );
 
-/** `npm run webhooks -- ...args` on the local store of {@link dataDir}. */
-function webhooks(...args: string[]): Promise<ChildResult> {
-  return runNode(scripts.webhooks, args, { env: childEnv({ DATA_DIR: dataDir }) });
+/** `npm run webhooks -- ...args` on the local store of {@link dataDir}, with `env` added. */
+function webhooks(...args: string[]): Promise<ChildResult>;
+function webhooks(env: Record<string, string>, ...args: string[]): Promise<ChildResult>;
+function webhooks(...args: (string | Record<string, string>)[]): Promise<ChildResult> {
+  const [first, ...rest] = args;
+  const [env, argv] = typeof first === 'object' ? [first, rest as string[]] : [{}, args as string[]];
+  return runNode(scripts.webhooks, argv, { env: childEnv({ DATA_DIR: dataDir, ...env }) });
 }
 
 async function clearTable(table: string, keys: string[]) {
@@ -45,8 +50,14 @@ async function clearTable(table: string, keys: string[]) {
 beforeEach(async () => {
   await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
   await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
-  sqs.requests.length = 0;
-  sqs.failSends = false;
+});
+afterEach(async () => {
+  // Each test takes what it sent out of the queue; a message left visible is deleted (so that the next test
+  // starts empty) and fails the test that left it.
+  const left = await queue.receiveAll();
+  await queue.remove(left);
+  expect(left.map((m) => m.Body)).toStrictEqual([]);
+  expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
 });
 
 const subscriptions = () => scanTable(db.client, testTableNames.webhookSubscriptions);
@@ -283,21 +294,18 @@ describe('webhooks redrive', () => {
       stdout: 'Redrove 2 failed deliveries of ws_a to the delivery queue.\n',
       stderr: '',
     });
-    expect(sqs.requests.find((r) => r.operation === 'GetQueueUrl')?.input).toStrictEqual({
-      QueueName: localDeliveryQueueName,
-    });
-    const sends = sqs.requests.filter((r) => r.operation === 'SendMessageBatch');
-    expect(sends.map((r) => r.input.QueueUrl)).toStrictEqual([sqs.queueUrl, sqs.queueUrl]);
-    expect(
-      sends.map((r) => (r.input.Entries as { MessageBody: string }[]).map((e) => e.MessageBody)),
-    ).toStrictEqual([
+    const received = await queue.receiveAll();
+    expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
       [
         `{"subscriptionId":"ws_a","eventId":"inventory.42.1","type":"inventory.changed","timestamp":"2026-11-25T10:00:01.000Z","data":${JSON.stringify(data(1))}}`,
+        '1',
       ],
       [
         `{"subscriptionId":"ws_a","eventId":"inventory.42.2","type":"inventory.changed","timestamp":"2026-11-25T10:00:02.000Z","data":${JSON.stringify(data(2))}}`,
+        '1',
       ],
     ]);
+    await queue.remove(received);
     expect((await failures()).map((f) => [f.subscriptionId?.S, f.eventId?.S])).toStrictEqual([
       ['ws_b', 'inventory.42.3'],
     ]);
@@ -306,14 +314,14 @@ describe('webhooks redrive', () => {
   test('when the queue refuses a message, it exits 1 and keeps every failure not sent', async () => {
     await subscribe('ws_a');
     await fail('ws_a', 1, 503);
-    sqs.failSends = true;
+    const missingQueue = queue.url.replace(/[^/]+$/, 'no-such-queue');
 
-    const result = await webhooks('redrive', 'ws_a');
+    const result = await webhooks({ WEBHOOK_DELIVERY_QUEUE_URL: missingQueue }, 'redrive', 'ws_a');
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'webhooks: stopped after redriving 0 of 1: SQS refused 1 of 1 delivery messages: InternalError: asked to fail\n',
+      'webhooks: stopped after redriving 0 of 1: The specified queue does not exist.\n',
     );
     expect((await failures()).map((f) => f.eventId?.S)).toStrictEqual(['inventory.42.1']);
   });
@@ -333,7 +341,7 @@ describe('webhooks redrive', () => {
   test('nothing to redrive: says so without touching the queue', async () => {
     await subscribe('ws_a');
     expect((await webhooks('redrive', 'ws_a')).stdout).toBe('No failed deliveries of ws_a.\n');
-    expect(sqs.requests).toStrictEqual([]);
+    expect(await queue.receiveAll()).toStrictEqual([]);
   });
 
   test('without the local service running (no aws-endpoint file) it says how to start it', async () => {

@@ -104,7 +104,11 @@ beforeEach(async () => {
   failing.answer = { status: 500 };
 });
 afterEach(async () => {
-  // Each test deletes what it left in the queue (by the receipt handles it holds): the next starts empty.
+  // Each test takes what it sent out of the queue; a message left visible is deleted (so that the next test
+  // starts empty) and fails the test that left it.
+  const left = await queue.receiveAll();
+  await queue.remove(left);
+  expect(left.map((m) => m.Body)).toStrictEqual([]);
   expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
 });
 
