@@ -7,7 +7,7 @@
  * goes through the SDK's error classes), authorizer Allow for a stored key, deliverWebhooks a signed POST that
  * the real `standardwebhooks` verifies and a kept failure. A trim that breaks the deployed
  * code fails here, not in production. Also checks, from esbuild's metafile and the output, that the trims are
- * in effect (a package restructured upstream could make an alias silently miss), and that the webhook functions,
+ * in effect (a package restructured upstream could make an alias silently miss), and that the event functions,
  * which the bench does not measure, are within the 250 KB bundle budget. No timing here: speed
  * figures come from `npm run bench` only.
  */
@@ -63,8 +63,8 @@ try {
 process.send({ node: process.versions.node, outcome }, () => process.exit(0));
 `;
 
-/** The webhook functions (issue 20), bundled and checked here beside the API's. */
-const webhookFunctions = [eventFunctions.fanOutWebhooks, eventFunctions.deliverWebhooks];
+/** The event functions (issue 20: change records and webhooks), bundled and checked here beside the API's. */
+const eventFunctionList = Object.values(eventFunctions);
 
 const scratch = mkdtempSync(join(tmpdir(), 'trimmed-bundles-'));
 const bundles = new Map<string, string>();
@@ -114,7 +114,7 @@ beforeAll(async () => {
     name: 'trimmed-bundle-test',
     createdAt: new Date().toISOString(),
   });
-  for (const { name, entry } of [...operations, authorizer, ...webhookFunctions]) {
+  for (const { name, entry } of [...operations, authorizer, ...eventFunctionList]) {
     const metafile = await bundleFunction(entry, join(scratch, name));
     const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${bundleFileName}`));
     bundleInputs.set(name, Object.keys(output?.[1].inputs ?? {}));
@@ -191,8 +191,8 @@ describe('the trims of infra/bundling.ts are in effect', () => {
   );
 });
 
-describe('the webhook functions, within the budget by their trims', () => {
-  it.each([...operations, authorizer, ...webhookFunctions].map(({ name }) => name))(
+describe('the event functions, within the budget by their trims', () => {
+  it.each([...operations, authorizer, ...eventFunctionList].map(({ name }) => name))(
     '%s carries no endpoint-discovery cache (the stand-in instead)',
     (name) => {
       const inputs = bundleInputs.get(name) ?? [];
@@ -214,7 +214,7 @@ describe('the webhook functions, within the budget by their trims', () => {
     );
   });
 
-  it.each(['deliverWebhooks', 'fanOutWebhooks'])(
+  it.each(eventFunctionList.map(({ name }) => name))(
     '%s is at most 250 KB (budgets.bundleKb, 1000 bytes a KB)',
     (name) => {
       expect(statSync(bundles.get(name) as string).size).toBeLessThanOrEqual(budgets.bundleKb * 1000);
