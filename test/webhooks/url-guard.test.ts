@@ -89,6 +89,9 @@ describe('the SSRF guard, deployed (public-https)', () => {
     ['https://[2002:a00:1::]/', 'https://[2002:a00:1::]/: 2002:a00:1:: is not a public address (6to4)'],
     ['https://[ff02::1]/', 'https://[ff02::1]/: ff02::1 is not a public address (multicast)'],
     ['https://[4000::1]/', 'https://[4000::1]/: 4000::1 is not a public address (reserved)'],
+    // Other spellings of an IPv4 address are read as the URL standard reads them.
+    ['https://0x7f000001/', 'https://0x7f000001/: 127.0.0.1 is not a public address (loopback)'],
+    ['https://2130706433/', 'https://2130706433/: 127.0.0.1 is not a public address (loopback)'],
     [
       'https://[::ffff:7f00:1]/',
       'https://[::ffff:7f00:1]/: ::ffff:7f00:1 is not a public address (loopback)',
