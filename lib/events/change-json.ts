@@ -40,3 +40,16 @@ export function changeJson(event: ChangeEvent): string {
 export function historyJson(changes: readonly InventoryChange[]): string {
   return JSON.stringify(changes.map(inventoryChangeValue));
 }
+
+/** The members that hold ids (exact JSON numbers in the text, decimal strings in the types). */
+const idMembers = new Set(['petId', 'orderId', 'id']);
+
+/**
+ * A JSON.parse reviver that reads the id members of change records (`petId`, `orderId`, `id`) as their
+ * decimal text, digit for digit (JSON.parse source text access), at any depth; other values as JSON.parse does.
+ */
+export function exactIds(key: string, value: unknown, context?: { source?: string }): unknown {
+  return idMembers.has(key) && typeof value === 'number' && context?.source !== undefined
+    ? context.source
+    : value;
+}

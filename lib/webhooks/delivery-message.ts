@@ -3,7 +3,14 @@
  * events"). The fan-out sends it, the redrive of the webhook tool sends it again, the delivery reads it.
  * @module
  */
-import { type EventType, eventTypes } from '../events/changes.ts';
+import { changeJson, exactIds } from '../events/change-json.ts';
+import {
+  type ChangeEvent,
+  type EventType,
+  eventTypes,
+  type InventoryChange,
+  type OrderChange,
+} from '../events/changes.ts';
 
 /** The body of a delivery message, as JSON. */
 export interface DeliveryMessage {
@@ -13,14 +20,20 @@ export interface DeliveryMessage {
   type: EventType;
   /** When the change occurred (the record's `occurredAt`), RFC 3339 UTC with milliseconds. */
   timestamp: string;
-  /** The change record. */
-  data: unknown;
+  /** The change record (written as its exact JSON: lib/events/change-json.ts). */
+  data: InventoryChange | OrderChange;
+}
+
+/** The exact JSON text of a message's record. */
+function dataJson(message: Pick<DeliveryMessage, 'type' | 'data'>): string {
+  return changeJson({ type: message.type, data: message.data } as ChangeEvent);
 }
 
 /** The JSON body of a delivery message. */
 export function deliveryMessageBody(message: DeliveryMessage): string {
-  const { subscriptionId, eventId, type, timestamp, data } = message;
-  return JSON.stringify({ subscriptionId, eventId, type, timestamp, data });
+  const { subscriptionId, eventId, type, timestamp } = message;
+  const head = JSON.stringify({ subscriptionId, eventId, type, timestamp });
+  return `${head.slice(0, -1)},"data":${dataJson(message)}}`;
 }
 
 /**
@@ -28,7 +41,7 @@ export function deliveryMessageBody(message: DeliveryMessage): string {
  * @throws Error when it is not JSON of that shape (a message no attempt can deliver).
  */
 export function parseDeliveryMessage(body: string): DeliveryMessage {
-  const value = JSON.parse(body) as Partial<DeliveryMessage> | null;
+  const value = JSON.parse(body, exactIds) as Partial<DeliveryMessage> | null;
   const text = (name: keyof DeliveryMessage) => typeof value?.[name] === 'string';
   if (
     !text('subscriptionId') ||
@@ -44,5 +57,6 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
 
 /** The request body POSTed to a subscriber: `{"type","timestamp","data"}` (Standard Webhooks payload). */
 export function webhookPayload(message: Pick<DeliveryMessage, 'type' | 'timestamp' | 'data'>): string {
-  return JSON.stringify({ type: message.type, timestamp: message.timestamp, data: message.data });
+  const head = JSON.stringify({ type: message.type, timestamp: message.timestamp });
+  return `${head.slice(0, -1)},"data":${dataJson(message)}}`;
 }

@@ -11,12 +11,14 @@ import {
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { changeJson, exactIds } from '../events/change-json.ts';
+import type { ChangeEvent } from '../events/changes.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 
 /**
  * A delivery kept as a failure: the message, how many attempts were made, the last attempt's HTTP status (when
- * a response came) and error, and when it was kept (RFC 3339 UTC). `data` is stored as its JSON text, so a
- * redrive sends exactly what the first attempts sent.
+ * a response came) and error, and when it was kept (RFC 3339 UTC). `data` is stored as its exact JSON text
+ * (lib/events/change-json.ts), so a redrive sends exactly what the first attempts sent.
  */
 export interface WebhookFailure extends DeliveryMessage {
   attempts: number;
@@ -36,7 +38,7 @@ export interface FailureStore {
 }
 
 function toStored(failure: WebhookFailure): Record<string, unknown> {
-  return { ...failure, data: JSON.stringify(failure.data) };
+  return { ...failure, data: changeJson({ type: failure.type, data: failure.data } as ChangeEvent) };
 }
 
 function fromStored(item: Record<string, unknown>): WebhookFailure {
@@ -45,7 +47,7 @@ function fromStored(item: Record<string, unknown>): WebhookFailure {
     eventId: String(item.eventId),
     type: item.type as WebhookFailure['type'],
     timestamp: String(item.timestamp),
-    data: JSON.parse(String(item.data)),
+    data: JSON.parse(String(item.data), exactIds),
     attempts: Number(String(item.attempts)),
     ...(item.lastStatus !== undefined && { lastStatus: Number(String(item.lastStatus)) }),
     lastError: String(item.lastError),
