@@ -1,20 +1,17 @@
 /**
- * fanOutWebhooks: the target of the bus's rule `{"source": ["pet-store"]}`, invoked asynchronously with each
- * change event (EventBridge event envelope: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html).
- * Sends one delivery message per subscription that takes the event's type (docs/contract.md "History and
- * events"); any failure throws, and Lambda's asynchronous retries invoke it again (at least once).
+ * fanOutWebhooks: reads the change-events queue, the target of the bus's rule `{"source": ["pet-store"]}`
+ * (each message body an EventBridge event as JSON: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html),
+ * through an SQS event source mapping with ReportBatchItemFailures. Sends one delivery message per subscription
+ * that takes the event's type (docs/contract.md "History and events"); a message whose sends fail is reported
+ * failed and seen again (at least once). The body is read with exact ids (lib/events/change-json.ts): the
+ * queue carries the event as text, where a Lambda target would get it parsed, int64 ids past 2^53 rounded.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { EventBridgeEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import {
-  type ChangeEvent,
-  eventsEnv,
-  eventTypes,
-  type InventoryChange,
-  type OrderChange,
-} from '#lib/events/changes.ts';
+import { exactIds } from '#lib/events/change-json.ts';
+import { type ChangeEvent, eventsEnv, eventTypes } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { tables } from '#lib/tables.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
@@ -25,15 +22,43 @@ const dynamoDb = createDynamoDbClient();
 const subscriptions = subscriptionStore(dynamoDb, requiredEnv(tables.webhookSubscriptions.env));
 const queue = deliveryQueue(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.deliveryQueueUrl));
 
-/** The Lambda handler: one bus event in, its delivery messages out. */
-export async function handler(
-  event: EventBridgeEvent<string, InventoryChange | OrderChange>,
-): Promise<{ messages: number }> {
-  if (!(eventTypes as readonly string[]).includes(event['detail-type'])) {
-    logger.warn('ignored an event of another type', { detailType: event['detail-type'], id: event.id });
-    return { messages: 0 };
+/** The change event of a queue message's body, or undefined when it is none of the service's (logged, deleted). */
+function changeEventOf(body: string, messageId: string): ChangeEvent | undefined {
+  try {
+    const event = JSON.parse(body, exactIds) as { 'detail-type'?: unknown; detail?: unknown };
+    const type = event['detail-type'];
+    if (
+      (eventTypes as readonly unknown[]).includes(type) &&
+      typeof event.detail === 'object' &&
+      event.detail
+    ) {
+      return { type, data: event.detail } as ChangeEvent;
+    }
+  } catch {
+    // Not JSON: logged below.
   }
-  const change = { type: event['detail-type'], data: event.detail } as ChangeEvent;
-  const messages = await fanOut(change, await subscriptions.list(), queue);
-  return { messages: messages.length };
+  logger.warn('ignored a message that is no change event', { messageId });
+  return undefined;
+}
+
+/** The Lambda handler: each bus event of the batch fanned out to its subscriptions; the failed ones named. */
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const current = await subscriptions.list();
+  const results = await Promise.allSettled(
+    event.Records.map(async (record) => {
+      const change = changeEventOf(record.body, record.messageId);
+      if (change) await fanOut(change, current, queue);
+    }),
+  );
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  results.forEach((result, index) => {
+    if (result.status === 'fulfilled') return;
+    const messageId = event.Records[index]?.messageId as string;
+    logger.warn('fan-out failed, the event is seen again after its visibility timeout', {
+      messageId,
+      error: String(result.reason),
+    });
+    batchItemFailures.push({ itemIdentifier: messageId });
+  });
+  return { batchItemFailures };
 }
