@@ -5,7 +5,8 @@
  * `NODE_OPTIONS=--enable-source-maps` as deployed, and invoked once with a real event against the embedded
  * DynamoDB: listInventory 200 with the seeded entries, updateInventory 200 (and 404 for a missing pet, which
  * goes through the SDK's error classes), authorizer Allow for a stored key, deliverWebhooks a signed POST that
- * the real `standardwebhooks` verifies and a kept failure. A trim that breaks the deployed
+ * the real `standardwebhooks` verifies and a kept failure, fanOutWebhooks an SQS event of the change-events queue
+ * (the bus event as text, int64 ids read exactly) and its exact delivery message. A trim that breaks the deployed
  * code fails here, not in production. Also checks, from esbuild's metafile and the output, that the trims are
  * in effect (a package restructured upstream could make an alias silently miss), and that the event functions,
  * which the bench does not measure, are within the 250 KB bundle budget. No timing here: speed
@@ -29,7 +30,9 @@ import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { tables } from '#lib/tables.ts';
 import { budgets } from '../../bench/budgets.ts';
+import { type ChangeEventsQueue, startChangeEventsQueue } from '../support/change-events-queue.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '../support/lambda-events.ts';
+import { type LocalQueueFixture, startLocalQueue } from '../support/local-queue.ts';
 import {
   setFunctionEnvironment,
   startTestDynamoDb,
@@ -263,7 +266,14 @@ describe('trimmed bundles, loaded in a fresh Node process and invoked against th
 
 describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and a local receiver', () => {
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-  const data = { sequence: 1, petId: '7', occurredAt: '2026-11-26T09:30:00.123Z', reason: 'created' };
+  /**
+   * An order placed for the pet with the int64 minimum id, the order's id past 2^53: the record's exact JSON,
+   * as the fan-out writes it into the delivery message (lib/events/change-json.ts).
+   */
+  const data =
+    '{"sequence":1,"petId":-9223372036854775808,"occurredAt":"2026-11-26T09:30:00.123Z","reason":"order_placed","quantity":{"from":3,"to":2},"status":{"from":"available","to":"available"},"orderId":1795685400123000001}';
+  const eventId = 'inventory.-9223372036854775808.1';
+  const occurredAt = '2026-11-26T09:30:00.123Z';
   const env = {
     [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
     [tables.webhookFailures.env]: testTableNames.webhookFailures,
@@ -296,13 +306,7 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
       {
         messageId: 'm-1',
         receiptHandle: 'r-1',
-        body: JSON.stringify({
-          subscriptionId: 'ws_bundle',
-          eventId: 'inventory.7.1',
-          type: 'inventory.changed',
-          timestamp: data.occurredAt,
-          data,
-        }),
+        body: `{"subscriptionId":"ws_bundle","eventId":"${eventId}","type":"inventory.changed","timestamp":"${occurredAt}","data":${data}}`,
         attributes: { ApproximateReceiveCount: String(receiveCount) },
         messageAttributes: {},
         eventSource: 'aws:sqs',
@@ -319,12 +323,13 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
     expect(resultOf(outcome)).toStrictEqual({ batchItemFailures: [] });
     const [request, ...others] = receiver.requests;
     expect(others).toStrictEqual([]);
-    const payload = { type: 'inventory.changed', timestamp: data.occurredAt, data };
-    expect(request?.body).toBe(JSON.stringify(payload));
-    expect(request?.headers['webhook-id']).toBe('inventory.7.1');
+    // The exact payload, ids digit for digit; the signature is over that text.
+    const payload = `{"type":"inventory.changed","timestamp":"${occurredAt}","data":${data}}`;
+    expect(request?.body).toBe(payload);
+    expect(request?.headers['webhook-id']).toBe(eventId);
     expect(
       new Webhook(secret).verify(request?.body ?? '', request?.headers as Record<string, string>),
-    ).toStrictEqual(payload);
+    ).toStrictEqual(JSON.parse(payload));
   });
 
   it('after the last delay keeps the failure with its status (util-dynamodb marshalling in the bundle)', async () => {
@@ -336,15 +341,77 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
     const { Item } = await db.client.send(
       new GetItemCommand({
         TableName: testTableNames.webhookFailures,
-        Key: { subscriptionId: { S: 'ws_bundle' }, eventId: { S: 'inventory.7.1' } },
+        Key: { subscriptionId: { S: 'ws_bundle' }, eventId: { S: eventId } },
       }),
     );
     expect(Item).toMatchObject({
       type: { S: 'inventory.changed' },
-      data: { S: JSON.stringify(data) },
+      data: { S: data },
       attempts: { N: '2' },
       lastStatus: { N: '503' },
       lastError: { S: 'HTTP 503' },
     });
+  });
+});
+
+describe('the trimmed fanOutWebhooks bundle, fed by the change-events queue', () => {
+  let deliveries: LocalQueueFixture;
+  let changeEvents: ChangeEventsQueue;
+  beforeAll(async () => {
+    deliveries = await startLocalQueue({ name: 'webhook-deliveries', credentials: db.credentials });
+    changeEvents = await startChangeEventsQueue(db.credentials);
+    await db.client.send(
+      new PutItemCommand({
+        TableName: testTableNames.webhookSubscriptions,
+        Item: {
+          subscriptionId: { S: 'ws_orders' },
+          url: { S: 'http://127.0.0.1:9/hook' },
+          events: { L: [{ S: 'order.changed' }] },
+          secret: { S: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+          createdAt: { S: '2026-11-26T08:00:00.000Z' },
+        },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await changeEvents?.close();
+    await deliveries?.close();
+  });
+
+  it('reads the bus event from the queue message with exact ids and sends the exact delivery message', async () => {
+    const records = await changeEvents.publish([
+      {
+        type: 'order.changed',
+        data: {
+          orderId: '1795685400123000001',
+          occurredAt: '2026-11-26T09:31:00.000Z',
+          status: { from: null, to: 'placed' },
+          order: {
+            id: '1795685400123000001',
+            petId: '-9223372036854775808',
+            quantity: 1,
+            status: 'placed',
+            complete: false,
+          },
+        },
+      },
+    ]);
+
+    const { outcome } = await invokeBundle(
+      'fanOutWebhooks',
+      { Records: records },
+      {
+        [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
+        WEBHOOK_DELIVERY_QUEUE_URL: deliveries.url,
+        AWS_ENDPOINT_URL_SQS: deliveries.endpoint,
+      },
+    );
+
+    expect(resultOf(outcome)).toStrictEqual({ batchItemFailures: [] });
+    const received = await deliveries.receiveAll();
+    await deliveries.remove(received);
+    expect(received.map((m) => m.Body)).toStrictEqual([
+      '{"subscriptionId":"ws_orders","eventId":"order.1795685400123000001.placed","type":"order.changed","timestamp":"2026-11-26T09:31:00.000Z","data":{"orderId":1795685400123000001,"occurredAt":"2026-11-26T09:31:00.000Z","status":{"from":null,"to":"placed"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":1,"status":"placed","complete":false}}}',
+    ]);
   });
 });

@@ -110,15 +110,19 @@ describe('webhooks --env staging', () => {
   test('redrive sends to the queue URL of the stack output and deletes from the stack failures table', async () => {
     const [subscription] = await scanTable(db.client, stagingTables.webhookSubscriptions);
     const subscriptionId = subscription?.subscriptionId?.S ?? '';
+    // An order approval as the delivery keeps it: its record's exact JSON, the order id past 2^53 and the pet
+    // id the int64 minimum written digit for digit.
+    const data =
+      '{"orderId":1795685400123000001,"occurredAt":"2026-11-25T10:00:00.000Z","status":{"from":"placed","to":"approved"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":2,"status":"approved","complete":false},"keyId":"3f2a9c0d1b7e"}';
     await db.client.send(
       new PutItemCommand({
         TableName: stagingTables.webhookFailures,
         Item: {
           subscriptionId: { S: subscriptionId },
-          eventId: { S: 'order.77.approved' },
+          eventId: { S: 'order.1795685400123000001.approved' },
           type: { S: 'order.changed' },
           timestamp: { S: '2026-11-25T10:00:00.000Z' },
-          data: { S: '{"orderId":"77"}' },
+          data: { S: data },
           attempts: { N: '8' },
           lastError: { S: 'no response within 10 s' },
           failedAt: { S: '2026-11-26T14:00:00.000Z' },
@@ -132,7 +136,7 @@ describe('webhooks --env staging', () => {
     const received = await queue.receiveAll();
     expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
       [
-        `{"subscriptionId":"${subscriptionId}","eventId":"order.77.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":{"orderId":"77"}}`,
+        `{"subscriptionId":"${subscriptionId}","eventId":"order.1795685400123000001.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":${data}}`,
         '1',
       ],
     ]);

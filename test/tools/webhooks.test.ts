@@ -207,14 +207,14 @@ describe('webhooks remove', () => {
   });
 });
 
-const data = (sequence: number) => ({
-  sequence,
-  petId: '42',
-  occurredAt: `2026-11-25T10:00:0${sequence}.000Z`,
-  reason: 'arrival',
-  quantity: { from: sequence, to: sequence + 1 },
-  status: { from: 'available', to: 'available' },
-});
+/** When the pet's `sequence`-th change occurred. */
+const occurredAt = (sequence: number) => `2026-11-25T10:00:0${sequence}.000Z`;
+/**
+ * The exact JSON text of the change record of a kept failure, as the delivery stores it (lib/events/change-json.ts):
+ * the pet's `sequence`-th change, an order placed whose id is past 2^53, the ids JSON numbers digit for digit.
+ */
+const data = (sequence: number) =>
+  `{"sequence":${sequence},"petId":42,"occurredAt":"${occurredAt(sequence)}","reason":"order_placed","quantity":{"from":${sequence + 1},"to":${sequence}},"status":{"from":"available","to":"available"},"orderId":179568540012300000${sequence}}`;
 
 /** Stores a failure as the delivery keeps it. */
 async function fail(subscriptionId: string, sequence: number, lastStatus?: number) {
@@ -225,8 +225,8 @@ async function fail(subscriptionId: string, sequence: number, lastStatus?: numbe
         subscriptionId: { S: subscriptionId },
         eventId: { S: `inventory.42.${sequence}` },
         type: { S: 'inventory.changed' },
-        timestamp: { S: data(sequence).occurredAt },
-        data: { S: JSON.stringify(data(sequence)) },
+        timestamp: { S: occurredAt(sequence) },
+        data: { S: data(sequence) },
         attempts: { N: '8' },
         ...(lastStatus !== undefined && { lastStatus: { N: String(lastStatus) } }),
         lastError: { S: lastStatus === undefined ? 'no response within 10 s' : `HTTP ${lastStatus}` },
@@ -297,11 +297,11 @@ describe('webhooks redrive', () => {
     const received = await queue.receiveAll();
     expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
       [
-        `{"subscriptionId":"ws_a","eventId":"inventory.42.1","type":"inventory.changed","timestamp":"2026-11-25T10:00:01.000Z","data":${JSON.stringify(data(1))}}`,
+        `{"subscriptionId":"ws_a","eventId":"inventory.42.1","type":"inventory.changed","timestamp":"2026-11-25T10:00:01.000Z","data":{"sequence":1,"petId":42,"occurredAt":"2026-11-25T10:00:01.000Z","reason":"order_placed","quantity":{"from":2,"to":1},"status":{"from":"available","to":"available"},"orderId":1795685400123000001}}`,
         '1',
       ],
       [
-        `{"subscriptionId":"ws_a","eventId":"inventory.42.2","type":"inventory.changed","timestamp":"2026-11-25T10:00:02.000Z","data":${JSON.stringify(data(2))}}`,
+        `{"subscriptionId":"ws_a","eventId":"inventory.42.2","type":"inventory.changed","timestamp":"2026-11-25T10:00:02.000Z","data":${data(2)}}`,
         '1',
       ],
     ]);

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { InventoryChange } from '#lib/events/changes.ts';
+import type { InventoryChange, OrderChange } from '#lib/events/changes.ts';
 import { attemptDelivery, deliveryUserAgent } from '#lib/webhooks/delivery.ts';
 import { newSigningSecret } from '#lib/webhooks/subscriptions.ts';
 import { guardedLookup } from '#lib/webhooks/url-guard.ts';
@@ -38,8 +38,20 @@ const message = {
   timestamp: change.occurredAt,
   data: change,
 };
+/** The exact payload: `petId` a JSON number digit for digit (2^53 + 1, which a JSON.parse number rounds). */
 const expectedBody =
-  '{"type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":{"sequence":3,"petId":"9007199254740993","occurredAt":"2026-11-26T09:30:00.123Z","reason":"arrival","quantity":{"from":2,"to":7},"status":{"from":"available","to":"available"},"keyId":"3f2a9c0d1b7e"}}';
+  '{"type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":{"sequence":3,"petId":9007199254740993,"occurredAt":"2026-11-26T09:30:00.123Z","reason":"arrival","quantity":{"from":2,"to":7},"status":{"from":"available","to":"available"},"keyId":"3f2a9c0d1b7e"}}';
+
+/** The id members of a JSON text read at their source text (JSON.parse source text access), at any depth. */
+function idsInText(text: string): string[] {
+  const ids: string[] = [];
+  JSON.parse(text, (key, value, context?: { source?: string }) => {
+    if (['petId', 'orderId', 'id'].includes(key))
+      ids.push(`${key}=${context?.source ?? JSON.stringify(value)}`);
+    return value;
+  });
+  return ids;
+}
 
 describe('a delivery attempt', () => {
   test('POSTs {"type","timestamp","data"} with exactly the Standard Webhooks headers, and the signature verifies', async () => {
@@ -78,6 +90,7 @@ describe('a delivery attempt', () => {
       expect(
         new Webhook(secret).verify(request.body, request.headers as Record<string, string>),
       ).toStrictEqual(JSON.parse(expectedBody));
+      expect(idsInText(request.body)).toStrictEqual(['petId=9007199254740993']);
       expect(() =>
         new Webhook(newSigningSecret()).verify(request.body, request.headers as Record<string, string>),
       ).toThrow('No matching signature found');
@@ -97,6 +110,52 @@ describe('a delivery attempt', () => {
     const [request] = receiver.requests as [(typeof receiver.requests)[0]];
     expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toStrictEqual(
       JSON.parse(expectedBody),
+    );
+  });
+
+  test('order.changed: the payload writes the order ids digit for digit, and the receiver verifies that text', async () => {
+    const secret = newSigningSecret();
+    const change: OrderChange = {
+      orderId: '1795685400123000001',
+      occurredAt: '2026-11-26T09:31:00.000Z',
+      status: { from: null, to: 'placed' },
+      order: {
+        id: '1795685400123000001',
+        petId: '-9223372036854775808',
+        quantity: 1,
+        status: 'placed',
+        complete: false,
+      },
+    };
+
+    const outcome = await attemptDelivery(
+      {
+        eventId: 'order.1795685400123000001.placed',
+        type: 'order.changed',
+        timestamp: change.occurredAt,
+        data: change,
+      },
+      { url: receiver.endpoint, secret, policy: 'local' },
+    );
+
+    expect(outcome).toStrictEqual({ delivered: true, status: 204 });
+    const [request, ...others] = receiver.requests;
+    expect(others).toStrictEqual([]);
+    const body =
+      '{"type":"order.changed","timestamp":"2026-11-26T09:31:00.000Z","data":{"orderId":1795685400123000001,"occurredAt":"2026-11-26T09:31:00.000Z","status":{"from":null,"to":"placed"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":1,"status":"placed","complete":false}}}';
+    expect(request?.body).toBe(body);
+    expect(request?.headers['webhook-id']).toBe('order.1795685400123000001.placed');
+    // The signature is over this exact text: the receiver verifies it and reads the ids from it digit for digit.
+    const headers = request?.headers as Record<string, string>;
+    expect(new Webhook(secret).verify(body, headers)).toStrictEqual(JSON.parse(body));
+    expect(idsInText(body)).toStrictEqual([
+      'orderId=1795685400123000001',
+      'id=1795685400123000001',
+      'petId=-9223372036854775808',
+    ]);
+    // The text with the ids rounded (as a JSON.parse number writes them back) is not what was signed.
+    expect(() => new Webhook(secret).verify(JSON.stringify(JSON.parse(body)), headers)).toThrow(
+      'No matching signature found',
     );
   });
 
