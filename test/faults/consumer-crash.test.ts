@@ -1,0 +1,132 @@
+/**
+ * The change records' consumer killed half-way through a batch (docs/contract.md "History and events": each
+ * committed change yields exactly one record; docs/architecture.md "Change records"). `npm start` runs with the
+ * crash hook armed at `after PutItem` on the history table: the first record of a batch of ten PATCHes is
+ * committed, then the process dies with SIGKILL, before the other nine and before the mapping's checkpoint.
+ * After the restart the mapping delivers the batch again: the history holds every change exactly once,
+ * numbered without gaps, a continuous chain up to the entry.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { expect, test } from 'vitest';
+import { generateApiKey } from '#lib/auth/api-key.ts';
+import { connectLocalDynamoDb } from '#local-api/dynamodb.ts';
+import { scanTable } from '#test/support/raw-tables.ts';
+import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
+import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+
+const hook = pathToFileURL(join(import.meta.dirname, '../support/crash-hook.ts')).href;
+const apiKey = generateApiKey();
+const servers: ServerProcess[] = [];
+cleanUpAfterAll(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));
+
+/** `npm start` on `dataDir` with the test's key and `variables`. */
+async function startServer(dataDir: string, variables: Record<string, string> = {}) {
+  const server = await startServerProcess({ DATA_DIR: dataDir, API_KEY: apiKey, ...variables });
+  servers.push(server);
+  return server;
+}
+
+/** One API request with the test's key: the status and the body text (a refused connection: status 0). */
+async function call(server: ServerProcess, method: string, path: string, body?: string) {
+  try {
+    const response = await fetch(server.baseUrl + path, {
+      method,
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: response.status, text: await response.text() };
+  } catch {
+    return { status: 0, text: '' };
+  }
+}
+
+/** The history records of `petId` in the store of `dataDir` (no server running): sequence -> quantity.to. */
+async function storedHistory(dataDir: string, petId: string): Promise<Map<number, string>> {
+  const store = await connectLocalDynamoDb(dataDir);
+  const client = dynamoDbClient(store.endpoint, store.credentials);
+  try {
+    const items = await scanTable(client, testTableNames.inventoryHistory);
+    return new Map(
+      items
+        .filter((item) => item.petId?.N === petId)
+        .map((item) => [Number(item.sequence?.N), item.quantity?.M?.to?.N as string]),
+    );
+  } finally {
+    client.destroy();
+    await store.close();
+  }
+}
+
+/** The history listInventoryHistory answers, once it holds `count` records (for at most 20 s). */
+async function historyOf(server: ServerProcess, petId: string, count: number) {
+  for (let tries = 0; ; tries++) {
+    const { status, text } = await call(server, 'GET', `/inventory/${petId}/history?limit=1000`);
+    expect(status, text).toBe(200);
+    const changes = JSON.parse(text) as {
+      sequence: number;
+      reason: string;
+      quantity: { from: number | null; to: number };
+    }[];
+    if (changes.length >= count || tries > 200) return changes;
+    await setTimeout(100);
+  }
+}
+
+test('a consumer killed after the first record of a batch: the replay writes every record once, gap-free', async () => {
+  const dir = await temporaryDir('consumer-crash-');
+  const dataDir = join(dir, 'data');
+  const armed = join(dir, 'armed');
+  const crashing = await startServer(dataDir, {
+    NODE_OPTIONS: `--import=${hook}`,
+    CRASH_AT: `after PutItem ${testTableNames.inventoryHistory}`,
+    CRASH_ARMED: armed,
+  });
+  const petId = '700';
+  expect(
+    (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Crash", "status": "available"}`))
+      .status,
+  ).toBe(201);
+  // The created record is written before the hook is armed.
+  expect(await historyOf(crashing, petId, 1)).toHaveLength(1);
+  await writeFile(armed, '');
+
+  // Ten PATCHes within the mapping's batching window: one batch of ten records.
+  const answered: number[] = [];
+  for (let quantity = 1; quantity <= 10; quantity++) {
+    const { status } = await call(crashing, 'PATCH', `/inventory/${petId}`, `{"quantity": ${quantity}}`);
+    if (status === 200) answered.push(quantity);
+  }
+  // The batch reaches the consumer and the hook kills the process: it stops answering.
+  for (let tries = 0; tries < 300 && (await call(crashing, 'GET', '/inventory')).status !== 0; tries++) {
+    await setTimeout(100);
+  }
+  expect((await crashing.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
+
+  // Half-way: the created record and the batch's first, not the other nine.
+  const afterCrash = await storedHistory(dataDir, petId);
+  expect([...afterCrash.keys()].sort((a, b) => a - b)).toStrictEqual([1, 2]);
+  expect(afterCrash.get(2)).toBe(String(answered[0]));
+
+  const server = await startServer(dataDir);
+  const entry = JSON.parse((await call(server, 'GET', `/inventory/${petId}`)).text) as { quantity: number };
+  const changes = await historyOf(server, petId, 1 + answered.length);
+  const oldestFirst = [...changes].reverse();
+  expect(oldestFirst.map((change) => change.sequence)).toStrictEqual(
+    oldestFirst.map((_, index) => index + 1),
+  );
+  expect(oldestFirst.map((change) => change.quantity.to)).toStrictEqual([0, ...answered]);
+  expect(oldestFirst.map((change) => change.quantity.from)).toStrictEqual([
+    null,
+    0,
+    ...answered.slice(0, -1),
+  ]);
+  expect(changes[0]?.quantity.to).toBe(entry.quantity);
+  // Nothing more arrives: the replay wrote no record twice.
+  await setTimeout(2000);
+  expect(await historyOf(server, petId, 0)).toHaveLength(changes.length);
+});
