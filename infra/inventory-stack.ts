@@ -12,6 +12,7 @@ import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
   authorizer,
+  eventFunctions,
   type FunctionDefinition,
   type Operation,
   operationNamed,
@@ -22,6 +23,7 @@ import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type KeyAttribute, type TableDefinition, type TableId, tables } from '#lib/tables.ts';
+import { ChangeEvents, type EventFunctions, eventFunctionSizing } from './change-events.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
@@ -62,14 +64,19 @@ export function deprecationEnvironment(
 /** The value of `AWS_ENDPOINT_URL_DYNAMODB` on deployed functions: empty, so the SDK uses the regional endpoint. */
 export const deployedDynamoDbEndpoint = '';
 
-/** The stack: tables, functions, API, alarms and gradual deployment of one environment's settings. */
+/** The functions AWS invokes rather than the API (lib/api.ts `eventFunctions`): the streams', bus's and queue's. */
+const eventDefinitions: readonly FunctionDefinition[] = Object.values(eventFunctions);
+
+/** The stack: tables, functions, API, events, alarms and gradual deployment of one environment's settings. */
 export class InventoryStack extends Stack {
   /** The tables of lib/api.ts `tables`. */
   readonly tables: Readonly<Record<TableId, Table>>;
-  /** The function of each definition of lib/api.ts (`operations` and `authorizer`). */
+  /** The function of each definition of lib/api.ts (`operations`, `authorizer` and `eventFunctions`). */
   readonly functions: ReadonlyMap<FunctionDefinition, ServiceFunction>;
   /** The REST API. */
   readonly api: InventoryApi;
+  /** The change records' streams mappings, event bus, rule and webhook queues. */
+  readonly events: ChangeEvents;
 
   constructor(scope: Construct, id: string, props: InventoryStackProps) {
     super(scope, id, props);
@@ -120,7 +127,8 @@ export class InventoryStack extends Stack {
     >;
 
     const functions = new Map<FunctionDefinition, ServiceFunction>();
-    for (const definition of [...operations, authorizer]) {
+    const isEventFunction = (definition: FunctionDefinition) => eventDefinitions.includes(definition);
+    for (const definition of [...operations, authorizer, ...eventDefinitions]) {
       const fn = new ServiceFunction(this, functionLogicalId(definition), {
         entry: definition.entry,
         description: `Pet store inventory ${definition.name} (${settings.name})`,
@@ -129,15 +137,18 @@ export class InventoryStack extends Stack {
           POWERTOOLS_LOG_LEVEL: settings.logLevel,
           POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
           AWS_ENDPOINT_URL_DYNAMODB: deployedDynamoDbEndpoint,
-          ...(settings.corsAllowedOrigins.length > 0 && definition !== authorizer
+          ...(settings.corsAllowedOrigins.length > 0 && operations.includes(definition as Operation)
             ? { [corsOriginsEnv]: settings.corsAllowedOrigins.join(',') }
             : {}),
           ...deprecationEnvironment(definition, settings),
         },
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,
-        sizing: (definition as Partial<Operation>).streaming,
+        sizing: isEventFunction(definition)
+          ? eventFunctionSizing[definition.name as keyof typeof eventFunctionSizing]
+          : (definition as Partial<Operation>).streaming,
         reservedConcurrency: settings.reservedConcurrency,
+        readsStreams: definition === eventFunctions.recordChanges,
       });
       for (const tableId of tablesOf(definition)) {
         const actions = definition.access[tableId] ?? [];
@@ -175,15 +186,29 @@ export class InventoryStack extends Stack {
       corsAllowedOrigins: settings.corsAllowedOrigins,
     });
 
+    this.events = new ChangeEvents(this, 'Events', {
+      settings,
+      streams: Object.fromEntries(
+        tableIds
+          .filter((tableId) => (tables[tableId] as TableDefinition).stream)
+          .map((tableId) => [tableLogicalId(tableId), this.tables[tableId]]),
+      ),
+      functions: Object.fromEntries(
+        eventDefinitions.map((definition) => [definition.name, functionOf(definition)]),
+      ) as unknown as EventFunctions,
+    });
+
     const aliases = Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn.live]));
-    const actionsOn = (tableId: TableId) =>
-      [...operations, authorizer].flatMap((d) => d.access[tableId] ?? []);
+    const aliasesOf = (definitions: readonly FunctionDefinition[]) =>
+      Object.fromEntries(definitions.map((d) => [functionLogicalId(d), functionOf(d).live]));
+    const actionsOn = (tableId: TableId) => [...functions.keys()].flatMap((d) => d.access[tableId] ?? []);
     const alarms =
       settings.alarms &&
       new ServiceAlarms(this, 'Alarms', {
         settings: settings.alarms,
         api: this.api.restApi,
-        functions: aliases,
+        functions: aliasesOf([...operations, authorizer]),
+        eventFunctions: aliasesOf(eventDefinitions),
         tables: Object.fromEntries(
           tableIds.map((tableId) => [
             tableLogicalId(tableId),
@@ -191,6 +216,7 @@ export class InventoryStack extends Stack {
           ]),
         ),
       });
+    if (alarms && settings.alarms) this.events.addAlarms(alarms, settings.alarms, settings.metricsNamespace);
     new GradualDeployment(this, 'Deployment', {
       trafficShifting: settings.trafficShifting,
       aliases,
@@ -217,6 +243,22 @@ export class InventoryStack extends Stack {
     new CfnOutput(this, 'ApiKeysTableName', {
       value: this.tables.apiKeys.tableName,
       description: `API keys table (${tables.apiKeys.env}), for the key tool`,
+    });
+    new CfnOutput(this, 'InventoryHistoryTableName', {
+      value: this.tables.inventoryHistory.tableName,
+      description: `Change records of the inventory (${tables.inventoryHistory.env})`,
+    });
+    new CfnOutput(this, 'WebhookSubscriptionsTableName', {
+      value: this.tables.webhookSubscriptions.tableName,
+      description: `Webhook subscriptions (${tables.webhookSubscriptions.env}), for the webhook tool`,
+    });
+    new CfnOutput(this, 'WebhookFailuresTableName', {
+      value: this.tables.webhookFailures.tableName,
+      description: `Webhook deliveries that failed for good (${tables.webhookFailures.env}), for the webhook tool`,
+    });
+    new CfnOutput(this, 'WebhookDeliveryQueueUrl', {
+      value: this.events.deliveryQueue.queueUrl,
+      description: 'The webhook delivery queue, where the webhook tool redrives failures',
     });
 
     acknowledgeNagFindings(this);

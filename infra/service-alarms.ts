@@ -24,6 +24,11 @@ export interface ServiceAlarmsProps {
   api: RestApi;
   /** Each function's alias `live` by alarm name prefix (the function's logical id, e.g. `ListInventoryFunction`). */
   functions: Readonly<Record<string, Alias>>;
+  /**
+   * The functions AWS invokes rather than the API (lib/api.ts `eventFunctions`), likewise: the same alarms, but
+   * their deployments roll back on their own new-version errors only, not on the API's alarms.
+   */
+  eventFunctions?: Readonly<Record<string, Alias>>;
   /** The tables by alarm name prefix, each with the DynamoDB actions performed on it (`dynamodb:Scan`, ...). */
   tables: Readonly<Record<string, { table: ITable; actions: readonly string[] }>>;
 }
@@ -39,14 +44,17 @@ export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
   /**
    * The alarms that stop and roll back a deployment of the function with this alarm name prefix: the API's 5XX
-   * rate and p99 latency, and the function's new-version errors (infra/gradual-deployment.ts).
+   * rate and p99 latency (API functions only), and the function's new-version errors (infra/gradual-deployment.ts).
    */
   readonly rollbackAlarms: Record<string, Alarm[]> = {};
+  /** Consecutive breaching periods of every alarm (infra/settings.ts). */
+  private readonly evaluationPeriods: number;
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
     const { settings } = props;
     const period = Duration.seconds(settings.periodSeconds);
+    this.evaluationPeriods = settings.evaluationPeriods;
 
     this.topic = new Topic(this, 'Topic', { displayName: 'Pet store inventory alarms', enforceSSL: true });
     const email = new CfnParameter(scope, alarmEmailParameter, {
@@ -65,19 +73,7 @@ export class ServiceAlarms extends Construct {
     });
     (subscription.node.defaultChild as CfnResource).cfnOptions.condition = hasEmail;
 
-    const alarm = (name: string, metric: IMetric, threshold: number, comparison: ComparisonOperator) => {
-      const created = new Alarm(this, name, {
-        alarmDescription: `Pet store inventory: ${name}`,
-        metric,
-        threshold,
-        comparisonOperator: comparison,
-        evaluationPeriods: settings.evaluationPeriods,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(new SnsAction(this.topic));
-      this.alarms.push(created);
-      return created;
-    };
+    const alarm = this.add.bind(this);
     const above = ComparisonOperator.GREATER_THAN_THRESHOLD;
     const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
@@ -93,7 +89,8 @@ export class ServiceAlarms extends Construct {
       settings.apiLatencyP99Ms,
       above,
     );
-    for (const [name, alias] of Object.entries(props.functions)) {
+    const apiFunctions = Object.keys(props.functions);
+    for (const [name, alias] of Object.entries({ ...props.functions, ...props.eventFunctions })) {
       const fn = alias.lambda;
       alarm(`${name}ErrorsAlarm`, fn.metricErrors({ statistic: Stats.SUM, period }), 1, atLeast);
       alarm(`${name}ThrottlesAlarm`, fn.metricThrottles({ statistic: Stats.SUM, period }), 1, atLeast);
@@ -111,12 +108,32 @@ export class ServiceAlarms extends Construct {
         period,
       });
       const newVersion = alarm(`${name}NewVersionErrorsAlarm`, newVersionErrors, 1, atLeast);
-      this.rollbackAlarms[name] = [api5xx, apiLatency, newVersion];
+      this.rollbackAlarms[name] = apiFunctions.includes(name)
+        ? [api5xx, apiLatency, newVersion]
+        : [newVersion];
     }
     for (const [name, { table, actions }] of Object.entries(props.tables)) {
       const operations = [...new Set(actions.map((action) => action.replace(/^dynamodb:/, '') as Operation))];
       const throttled = table.metricThrottledRequestsForOperations({ operations, period });
       alarm(`${name}ThrottledRequestsAlarm`, throttled, 1, atLeast);
     }
+  }
+
+  /**
+   * A new alarm `name` on `metric` (over the settings' evaluation periods, missing data not breaching) that
+   * notifies the topic.
+   */
+  add(name: string, metric: IMetric, threshold: number, comparison: ComparisonOperator): Alarm {
+    const created = new Alarm(this, name, {
+      alarmDescription: `Pet store inventory: ${name}`,
+      metric,
+      threshold,
+      comparisonOperator: comparison,
+      evaluationPeriods: this.evaluationPeriods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    created.addAlarmAction(new SnsAction(this.topic));
+    this.alarms.push(created);
+    return created;
   }
 }

@@ -19,6 +19,10 @@ export const defaultTimeout = Duration.seconds(10);
 /** The DynamoDB client's worst case for one request, in milliseconds (see {@link defaultTimeout}). */
 export const sdkWorstCaseMs = maxAttempts * (connectionTimeoutMs + requestTimeoutMs);
 
+/** The sentence a stream consumer's acknowledgement of `Resource::*` adds (ServiceFunctionProps `readsStreams`). */
+const streamsReason =
+  ' As the consumer of the tables\' DynamoDB streams (docs/contract.md "History and events"), its event source mapping needs dynamodb:ListStreams, which accepts no resource-level permission either; reading the records is granted on the streams\' ARNs only.';
+
 /** The alias API Gateway invokes on every function: the version that serves clients (CodeDeploy moves it). */
 export const liveAlias = 'live';
 
@@ -38,6 +42,8 @@ export interface ServiceFunctionProps {
   sizing?: { memoryMb: number; timeoutSeconds: number };
   /** Reserved concurrency (infra/settings.ts `reservedConcurrency`). */
   reservedConcurrency: number;
+  /** True for a consumer of DynamoDB streams ({@link ServiceFunction.readStream}): its role lists streams on `*`. */
+  readsStreams?: boolean;
 }
 
 /** What {@link ServiceFunction.bindTable} takes: the table, the variable carrying its name, the actions. */
@@ -59,6 +65,10 @@ export interface TableBinding {
 export class ServiceFunction extends NodejsFunction {
   /** The alias {@link liveAlias} on this deployment's version: what API Gateway invokes. */
   readonly live: Alias;
+  /** Whether {@link readStream} may grant stream reads (ServiceFunctionProps `readsStreams`). */
+  private readonly readsStreams: boolean;
+  /** Whether the role already lists streams. */
+  private listsStreams = false;
 
   /** @param id construct id and CloudFormation logical id, e.g. `ListInventoryFunction` */
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -90,9 +100,9 @@ export class ServiceFunction extends NodejsFunction {
     logGroup.grantWrite(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Active X-Ray tracing (docs/operating.md "Tracing"): xray:PutTraceSegments and xray:PutTelemetryRecords accept no resource-level permission (AWS service authorization reference), so Resource * is their only grant; each trace id is in the access logs.',
+      reason: `Active X-Ray tracing (docs/operating.md "Tracing"): xray:PutTraceSegments and xray:PutTelemetryRecords accept no resource-level permission (AWS service authorization reference), so Resource * is their only grant; each trace id is in the access logs.${props.readsStreams ? streamsReason : ''}`,
     });
+    this.readsStreams = props.readsStreams === true;
     this.live = new Alias(scope, `${id}Alias`, { aliasName: liveAlias, version: this.currentVersion });
     // Fixed, readable logical ids, so `sam local invoke <LogicalId>` and events/env-vars.json can name them.
     for (const [construct, logicalId] of [
@@ -102,6 +112,28 @@ export class ServiceFunction extends NodejsFunction {
       [this.live, `${id}Alias`],
     ] as const) {
       (construct.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
+    }
+  }
+
+  /**
+   * Lets the function's event source mapping read `table`'s DynamoDB stream, as Lambda's execution role needs
+   * (AWS Lambda Developer Guide, "Using AWS Lambda with Amazon DynamoDB", execution role permissions):
+   * DescribeStream, GetRecords and GetShardIterator on the stream's ARN, ListStreams on `*`.
+   * @throws Error when the function was not made with `readsStreams` (its role's acknowledgement would not say so)
+   */
+  readStream(table: ITable): void {
+    if (!this.readsStreams) throw new Error(`${this.node.id} was not made with readsStreams`);
+    const streamArn = table.tableStreamArn;
+    if (!streamArn) throw new Error(`table ${table.node.id} has no stream`);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        resources: [streamArn],
+      }),
+    );
+    if (!this.listsStreams) {
+      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));
+      this.listsStreams = true;
     }
   }
 

@@ -16,6 +16,11 @@ export interface AlarmSettings {
   periodSeconds: number;
   /** Consecutive breaching periods before an alarm fires. */
   evaluationPeriods: number;
+  /**
+   * The age of the oldest stream record recordChanges has not yet processed (Lambda `IteratorAge`, Maximum over
+   * one period) above which the change records are late, in milliseconds (docs/contract.md: within 5 s).
+   */
+  changeRecordsIteratorAgeMs: number;
 }
 
 /**
@@ -58,6 +63,23 @@ export interface ApiKeySettings {
   /** Hours a key replaced by `keys rotate` keeps working, so its clients can switch to the new key. */
   rotationGraceHours: number;
 }
+
+/** Change records' events and webhooks (docs/contract.md "History and events"; docs/operating.md "Events and webhooks"). */
+export interface EventSettings {
+  /** Days the event bus's archive keeps each event for replay (EventBridge archive `RetentionDays`). */
+  archiveRetentionDays: number;
+  /**
+   * The seconds before each retry of a webhook delivery (`WEBHOOK_RETRY_DELAYS`): one attempt more than there are
+   * delays; the last failure is kept in the failures table. Each at most 43,200 (SQS's visibility timeout limit).
+   */
+  webhookRetryDelaysSeconds: readonly number[];
+}
+
+/**
+ * The Standard Webhooks (Svix) schedule: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, so 8 attempts
+ * spread over 27.6 hours, at least the 24 hours docs/contract.md "History and events" asks for.
+ */
+const standardWebhooksRetryDelays = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
 
 /** Everything that differs between two deployments of the one stack class. */
 export interface EnvironmentSettings {
@@ -103,6 +125,8 @@ export interface EnvironmentSettings {
   corsAllowedOrigins: readonly string[];
   /** The dates of the deprecated operations (getPetById). */
   deprecation: DeprecationSettings;
+  /** The event bus's archive and the webhook deliveries' retries. */
+  events: EventSettings;
 }
 
 /** Each setting side by side: `[staging, production]` (docs/service-spec.md §9.2; docs/operating.md "Environments"). */
@@ -128,10 +152,23 @@ const sideBySide: {
   ],
   reservedConcurrency: [10, 50],
   metricsNamespace: ['PetStoreInventory/staging', 'PetStoreInventory/production'],
-  alarms: [undefined, { api5xxRate: 0.01, apiLatencyP99Ms: 1000, periodSeconds: 300, evaluationPeriods: 1 }],
+  alarms: [
+    undefined,
+    {
+      api5xxRate: 0.01,
+      apiLatencyP99Ms: 1000,
+      periodSeconds: 300,
+      evaluationPeriods: 1,
+      changeRecordsIteratorAgeMs: 60_000,
+    },
+  ],
   trafficShifting: [{ type: 'allAtOnce' }, { type: 'canary', percentage: 10, intervalMinutes: 10 }],
   corsAllowedOrigins: [[], []],
   deprecation: [getPetByIdDeprecation, getPetByIdDeprecation],
+  events: [
+    { archiveRetentionDays: 7, webhookRetryDelaysSeconds: standardWebhooksRetryDelays },
+    { archiveRetentionDays: 90, webhookRetryDelaysSeconds: standardWebhooksRetryDelays },
+  ],
 };
 
 /** The settings of one environment: column `column` of {@link sideBySide}, without the settings it leaves unset. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import { authorizer, operations } from '#lib/api.ts';
+import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
@@ -20,7 +20,9 @@ export function samTableNames(): Record<TableId, string> {
   ) as Record<string, Record<string, string>>;
   return Object.fromEntries(
     (Object.keys(tables) as TableId[]).map((id) => {
-      const owner = [...operations, authorizer].find((definition) => definition.access[id]);
+      const owner = [...operations, authorizer, ...Object.values(eventFunctions)].find(
+        (definition) => (definition.access as Partial<Record<TableId, unknown>>)[id],
+      );
       const name = owner && envVars[functionLogicalId(owner)]?.[tables[id].env];
       if (!name) throw new Error(`events/env-vars.json: no function names the ${id} table`);
       return [id, name];

@@ -15,13 +15,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { EventBridgeClient, ListEventBusesCommand } from '@aws-sdk/client-eventbridge';
+import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, esmRequireBanner, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import { authorizer, type FunctionDefinition, operations, tablesOf } from '#lib/api.ts';
+import { authorizer, eventFunctions, type FunctionDefinition, operations, tablesOf } from '#lib/api.ts';
+import { eventsEnv } from '#lib/events/changes.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { tables } from '#lib/tables.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
@@ -29,7 +32,7 @@ import { samTableNames } from '#local-api/sam-fixtures.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
 import { removeSynthesized, resource, synthesized } from './synth.ts';
 
-const definitions = [...operations, authorizer];
+const definitions: FunctionDefinition[] = [...operations, authorizer, ...Object.values(eventFunctions)];
 const scratch = mkdtempSync(join(tmpdir(), 'inventory-bundles-'));
 afterAll(() => {
   removeSynthesized();
@@ -62,7 +65,7 @@ function assetBundle(environment: EnvironmentName, logicalId: string): string {
 
 /**
  * Environment variable names read by a source file: literal `process.env.X`, `requiredEnv('X')`,
- * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`.
+ * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`, `requiredEnv(eventsEnv.e)`.
  */
 function variablesRead(source: string, file: string): string[] {
   const names: string[] = [];
@@ -76,8 +79,11 @@ function variablesRead(source: string, file: string): string[] {
     const literal = /^'([A-Z0-9_]+)'$/.exec(argument);
     const tableVariable = /^tables\.(\w+)\.env$/.exec(argument);
     const deprecationVariable = /^deprecationEnv\.(\w+)$/.exec(argument)?.[1];
+    const eventsVariable = /^eventsEnv\.(\w+)$/.exec(argument)?.[1];
     if (literal) names.push(literal[1] as string);
-    else if (deprecationVariable && deprecationVariable in deprecationEnv) {
+    else if (eventsVariable && eventsVariable in eventsEnv) {
+      names.push(eventsEnv[eventsVariable as keyof typeof eventsEnv]);
+    } else if (deprecationVariable && deprecationVariable in deprecationEnv) {
       names.push(deprecationEnv[deprecationVariable as keyof typeof deprecationEnv]);
     } else if (tableVariable?.[1] && tableVariable[1] in tables) {
       names.push(tables[tableVariable[1] as keyof typeof tables].env);
@@ -196,6 +202,44 @@ describe('environment variables', () => {
       }
     }
   });
+
+  it.each([
+    [
+      'AWS_ENDPOINT_URL_SQS',
+      () => new SQSClient({}),
+      () => new GetQueueUrlCommand({ QueueName: 'any' }),
+      'sqs.eu-west-1.amazonaws.com',
+    ],
+    [
+      'AWS_ENDPOINT_URL_EVENTBRIDGE',
+      () => new EventBridgeClient({}),
+      () => new ListEventBusesCommand({}),
+      'events.eu-west-1.amazonaws.com',
+    ],
+  ] as const)(
+    'an empty %s (as deployed) leaves the SDK on the regional endpoint',
+    async (variable, client, command, host) => {
+      process.env[variable] = '';
+      process.env.AWS_REGION = 'eu-west-1';
+      process.env.AWS_ACCESS_KEY_ID = 'test';
+      process.env.AWS_SECRET_ACCESS_KEY = 'test';
+      // Either client with its own command: the part of their shape used here.
+      const sdkClient = client() as unknown as {
+        middlewareStack: { add(middleware: unknown, options: { step: 'build' }): void };
+        send(command: unknown): Promise<unknown>;
+      };
+      let hostname: string | undefined;
+      sdkClient.middlewareStack.add(
+        () => async (args: { request: { hostname: string } }) => {
+          hostname = args.request.hostname;
+          throw new Error('stop before sending');
+        },
+        { step: 'build' },
+      );
+      await expect(sdkClient.send(command())).rejects.toThrow('stop before sending');
+      expect(hostname).toBe(host);
+    },
+  );
 
   it('an empty AWS_ENDPOINT_URL_DYNAMODB (as deployed) leaves the SDK on the regional endpoint', async () => {
     process.env.AWS_ENDPOINT_URL_DYNAMODB = '';

@@ -15,6 +15,7 @@ const alarmSettings: AlarmSettings = {
   apiLatencyP99Ms: 1000,
   periodSeconds: 300,
   evaluationPeriods: 1,
+  changeRecordsIteratorAgeMs: 60_000,
 };
 
 /** A stack with one inline function, its alias and a GradualDeployment of `trafficShifting`. */

@@ -10,7 +10,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import { authorizer, operations, stageName } from '#lib/api.ts';
+import { authorizer, eventFunctions, operations, stageName } from '#lib/api.ts';
 import { getAtt, ref, removeSynthesized, resource, resourcesOfType, synthesized } from './synth.ts';
 
 afterAll(removeSynthesized);
@@ -54,7 +54,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     expect(Object.keys(resourcesOfType(json(), 'AWS::ApiGateway::ApiKey'))).toEqual([]);
   });
 
-  it.each([...operations, authorizer].map((d) => [functionLogicalId(d)]))(
+  it.each([...operations, authorizer, ...Object.values(eventFunctions)].map((d) => [functionLogicalId(d)]))(
     `%s has the reserved concurrency of the settings`,
     (logicalId) => {
       expect(resource(json(), logicalId).Properties.ReservedConcurrentExecutions).toBe(

@@ -10,7 +10,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import { authorizer, operations } from '#lib/api.ts';
+import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { removeSynthesized, synthesized } from './synth.ts';
 
 afterAll(removeSynthesized);
@@ -43,11 +43,15 @@ const everyEnvironment = [
     'DeploymentRole',
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
   ],
-  // X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords on Resource * in each function role.
-  ...[...operations, authorizer].map((d) => [
+  // X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords on Resource * in each function role
+  // (and dynamodb:ListStreams in recordChanges' role).
+  ...[...operations, authorizer, ...Object.values(eventFunctions)].map((d) => [
     `${functionLogicalId(d)}Role`,
     'AwsSolutions-IAM5[Resource::*]',
   ]),
+  // Queues that are themselves dead-letter queues without a redrive policy naming them.
+  ['ChangeRecordsFailureQueue', 'AwsSolutions-SQS3'],
+  ['WebhookFanOutDeadLetterQueue', 'AwsSolutions-SQS3'],
 ];
 
 /** The reviewed acknowledgements of each environment. */
@@ -58,6 +62,9 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
     ['ApiKeysTable', 'AwsSolutions-DDB3'],
     ['OrdersTable', 'AwsSolutions-DDB3'],
     ['IdempotencyTable', 'AwsSolutions-DDB3'],
+    ['InventoryHistoryTable', 'AwsSolutions-DDB3'],
+    ['WebhookSubscriptionsTable', 'AwsSolutions-DDB3'],
+    ['WebhookFailuresTable', 'AwsSolutions-DDB3'],
   ],
   production: everyEnvironment,
 };

@@ -3,19 +3,29 @@
  * "Environments": functions (runtime, architecture,
  * timeout, logging, environment, tracing, alias `live`), least-privilege IAM, tables, the API (stage, authorizer
  * on every method, both invoking aliases, throttling, tracing, access logs), gateway responses, alarms
- * (production only), gradual deployments (CodeDeploy) and outputs. Expected values come
+ * (production only), gradual deployments (CodeDeploy) and outputs. The events path (stream mappings, bus,
+ * archive, rule, queues) is test/infra/events.test.ts. Expected values come
  * from lib/api.ts, infra/gateway-responses.ts and infra/settings.ts, so the templates are checked against the
  * single definitions they are rendered from.
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventFunctionSizing } from '#infra/change-events.ts';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { minimumShiftIntervalSeconds } from '#infra/gradual-deployment.ts';
 import { accessLogFields } from '#infra/inventory-api.ts';
 import { deprecationEnvironment, functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
-import { authorizer, authorizerCacheTtlSeconds, operations, stageName, tablesOf } from '#lib/api.ts';
+import {
+  authorizer,
+  authorizerCacheTtlSeconds,
+  eventFunctions,
+  type FunctionDefinition,
+  operations,
+  stageName,
+  tablesOf,
+} from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { tableKeySchema } from '#ops/admin/tables.ts';
@@ -31,7 +41,36 @@ import {
 
 afterAll(removeSynthesized);
 
-const definitions = [...operations, authorizer];
+/** The functions AWS invokes rather than the API: the streams' consumer, the rule's target, the queue's reader. */
+const eventDefinitions: FunctionDefinition[] = Object.values(eventFunctions);
+const definitions: FunctionDefinition[] = [...operations, authorizer, ...eventDefinitions];
+const isEventFunction = (definition: FunctionDefinition) => eventDefinitions.includes(definition);
+
+/** The memory (MB) and timeout (s) of a function: 256 MB and 10 s unless it streams or is an event function. */
+function sizingOf(definition: FunctionDefinition): { memoryMb: number; timeoutSeconds: number } {
+  if (isEventFunction(definition)) {
+    return eventFunctionSizing[definition.name as keyof typeof eventFunctionSizing];
+  }
+  return (
+    (definition as Partial<(typeof operations)[number]>).streaming ?? { memoryMb: 256, timeoutSeconds: 10 }
+  );
+}
+
+/**
+ * The variables of the events path on an event function (docs/operating.md "Events and webhooks"): the bus for
+ * the consumer, the delivery queue for both webhook functions, the retry schedule and URL policy for deliveries,
+ * and an empty endpoint for each AWS service it calls besides DynamoDB (the regional one, as deployed).
+ */
+const eventVariables: Record<string, Record<string, unknown>> = {
+  recordChanges: { EVENT_BUS_NAME: ref('EventBus'), AWS_ENDPOINT_URL_EVENTBRIDGE: '' },
+  fanOutWebhooks: { WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'), AWS_ENDPOINT_URL_SQS: '' },
+  deliverWebhooks: {
+    WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'),
+    WEBHOOK_RETRY_DELAYS: '5,300,1800,7200,18000,36000,36000',
+    WEBHOOK_URL_POLICY: 'public-https',
+    AWS_ENDPOINT_URL_SQS: '',
+  },
+};
 const environmentNames = Object.keys(environments) as EnvironmentName[];
 
 /** The logical id of the one resource of `type`. */
@@ -84,13 +123,57 @@ function joinWith(value: unknown, refs: Record<string, string>): string {
     .join(separator);
 }
 
+/** A statement allowing `actions` on `resource`, as IAM renders it (a single action without the array). */
+const allow = (actions: string[], resourceValue: unknown) => ({
+  Action: actions.length === 1 ? actions[0] : actions,
+  Effect: 'Allow',
+  Resource: resourceValue,
+});
+
+/**
+ * What an event function may do besides its tables: the consumer reads both streams (ListStreams takes no
+ * resource, AWS Lambda Developer Guide "DynamoDB" execution role), sends failed batches to its failure queue and
+ * puts events on the bus; the fan-out sends deliveries and its own failures to its queues; the delivery reads,
+ * deletes and re-times the delivery messages.
+ */
+const sendActions = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+const eventStatements: Record<string, Record<string, unknown>[]> = {
+  recordChanges: [
+    ...['InventoryTable', 'OrdersTable'].map((table) =>
+      allow(
+        ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        getAtt(table, 'StreamArn'),
+      ),
+    ),
+    allow(['dynamodb:ListStreams'], '*'),
+    allow(sendActions, getAtt('ChangeRecordsFailureQueue', 'Arn')),
+    allow(['events:PutEvents'], getAtt('EventBus', 'Arn')),
+  ],
+  fanOutWebhooks: [
+    allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn')),
+    allow(sendActions, getAtt('WebhookFanOutDeadLetterQueue', 'Arn')),
+  ],
+  deliverWebhooks: [
+    allow(
+      [
+        'sqs:ReceiveMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:GetQueueUrl',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+      ],
+      getAtt('WebhookDeliveryQueue', 'Arn'),
+    ),
+  ],
+};
+
 describe.each(environmentNames)('%s stack', (name) => {
   const settings = environments[name];
   const synthesizedEnvironment = () => synthesized().environments[name];
   const json = () => synthesizedEnvironment().json;
 
   describe('functions', () => {
-    it('has exactly one Lambda function per operation plus the authorizer, and no custom-resource functions', () => {
+    it('has exactly one Lambda function per operation plus the authorizer and the event functions, and no custom-resource functions', () => {
       expect(Object.keys(resourcesOfType(json(), 'AWS::Lambda::Function')).sort()).toEqual(
         definitions.map(functionLogicalId).sort(),
       );
@@ -98,15 +181,14 @@ describe.each(environmentNames)('%s stack', (name) => {
     });
 
     it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
-      '%s runs nodejs24.x on arm64 with index.handler, 256 MB and a 10 s timeout unless it streams',
+      '%s runs nodejs24.x on arm64 with index.handler, 256 MB and a 10 s timeout unless it streams or handles events',
       (logicalId, definition) => {
-        const streaming = (definition as Partial<(typeof operations)[number]>).streaming;
         expect(resource(json(), logicalId).Properties).toMatchObject({
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
-          MemorySize: streaming?.memoryMb ?? 256,
-          Timeout: streaming?.timeoutSeconds ?? 10,
+          MemorySize: sizingOf(definition).memoryMb,
+          Timeout: sizingOf(definition).timeoutSeconds,
         });
       },
     );
@@ -118,6 +200,13 @@ describe.each(environmentNames)('%s stack', (name) => {
       });
     });
 
+    it('gives recordChanges 60 s for a batch of 100 records, the webhook functions 30 s (a POST waits up to 10 s)', () => {
+      const timeout = (name: string) =>
+        resource(json(), functionLogicalId(eventFunctions[name as keyof typeof eventFunctions])).Properties
+          .Timeout;
+      expect(['recordChanges', 'fanOutWebhooks', 'deliverWebhooks'].map(timeout)).toEqual([60, 30, 30]);
+    });
+
     it('times out after the DynamoDB client gives up (10 s > 3 attempts x 3 s), so a dead database is a 503', () => {
       expect(defaultTimeout.toSeconds()).toBe(10);
       expect(sdkWorstCaseMs).toBe(9000);
@@ -125,7 +214,7 @@ describe.each(environmentNames)('%s stack', (name) => {
     });
 
     it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
-      '%s declares exactly its table variable, the Powertools variables, source maps, an empty endpoint and, when deprecated, its dates',
+      '%s declares exactly its table variable, the Powertools variables, source maps, an empty endpoint and, when deprecated, its dates; an event function its events variables',
       (logicalId, definition) => {
         expect(resource(json(), logicalId).Properties.Environment).toEqual({
           Variables: {
@@ -136,6 +225,7 @@ describe.each(environmentNames)('%s stack', (name) => {
             AWS_ENDPOINT_URL_DYNAMODB: '',
             ...deprecationEnvironment(definition, settings),
             ...Object.fromEntries(tablesOf(definition).map((t) => [tables[t].env, ref(tableLogicalId(t))])),
+            ...eventVariables[definition.name],
           },
         });
       },
@@ -193,66 +283,85 @@ describe.each(environmentNames)('%s stack', (name) => {
 
   describe('least privilege', () => {
     it.each(definitions.map((d) => [functionLogicalId(d), d] as const))(
-      '%s may only write its log group and perform its lib/api.ts actions on its tables',
+      '%s may only write its log group, perform its lib/api.ts actions on its tables and, for an event function, its events actions',
       (logicalId, definition) => {
         const roleId = `${logicalId}Role`;
         expect(resource(json(), logicalId).Properties.Role).toEqual(getAtt(roleId, 'Arn'));
         expect(resource(json(), roleId).Properties.ManagedPolicyArns).toBeUndefined();
-        expect(roleStatements(json(), roleId)).toEqual([
-          // X-Ray's actions take no resource-level permission (acknowledged in test/infra/nag.test.ts).
-          { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-          {
-            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-            Effect: 'Allow',
-            Resource: getAtt(`${logicalId}LogGroup`, 'Arn'),
-          },
-          ...tablesOf(definition).flatMap((t) => {
-            const actions = definition.access[t] ?? [];
-            // Query goes to the indexes of a table that has some, to the table itself otherwise.
-            const indexed = (tables[t] as TableDefinition).globalIndexes.length > 0;
-            const onIndexes = actions.filter((action) => indexed && action === 'dynamodb:Query');
-            const onTable = actions.filter((action) => !onIndexes.includes(action));
-            const tableArn = getAtt(tableLogicalId(t), 'Arn');
-            return [
-              ...(onTable.length > 0
-                ? [
-                    {
-                      Action: onTable.length === 1 ? onTable[0] : onTable,
-                      Effect: 'Allow',
-                      Resource: tableArn,
-                    },
-                  ]
-                : []),
-              ...(onIndexes.length > 0
-                ? [
-                    {
-                      Action: onIndexes.length === 1 ? onIndexes[0] : onIndexes,
-                      Effect: 'Allow',
-                      // One index: IAM renders a single resource without the array.
-                      Resource: (tables[t] as TableDefinition).globalIndexes.map((index) => ({
-                        'Fn::Join': ['', [tableArn, `/index/${index.name}`]],
-                      }))[0],
-                    },
-                  ]
-                : []),
-            ];
-          }),
-        ]);
+        expect([...roleStatements(json(), roleId)].sort(byJson)).toEqual(
+          [
+            // X-Ray's actions take no resource-level permission (acknowledged in test/infra/nag.test.ts).
+            { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
+            {
+              Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              Effect: 'Allow',
+              Resource: getAtt(`${logicalId}LogGroup`, 'Arn'),
+            },
+            ...tablesOf(definition).flatMap((t) => {
+              const actions = definition.access[t] ?? [];
+              // A table without an index is queried itself (the change records).
+              const hasIndexes = (tables[t] as TableDefinition).globalIndexes.length > 0;
+              const onTable = actions.filter((action) => !hasIndexes || action !== 'dynamodb:Query');
+              const onIndexes = actions.filter((action) => hasIndexes && action === 'dynamodb:Query');
+              const tableArn = getAtt(tableLogicalId(t), 'Arn');
+              return [
+                ...(onTable.length > 0
+                  ? [
+                      {
+                        Action: onTable.length === 1 ? onTable[0] : onTable,
+                        Effect: 'Allow',
+                        Resource: tableArn,
+                      },
+                    ]
+                  : []),
+                ...(onIndexes.length > 0
+                  ? [
+                      {
+                        Action: onIndexes.length === 1 ? onIndexes[0] : onIndexes,
+                        Effect: 'Allow',
+                        // One index: IAM renders a single resource without the array.
+                        Resource: (tables[t] as TableDefinition).globalIndexes.map((index) => ({
+                          'Fn::Join': ['', [tableArn, `/index/${index.name}`]],
+                        }))[0],
+                      },
+                    ]
+                  : []),
+              ];
+            }),
+            ...(eventStatements[definition.name] ?? []),
+          ].sort(byJson),
+        );
       },
     );
 
-    it('grants no wildcard action anywhere in the template', () => {
-      const actions = JSON.stringify(json()).match(/"Action":(\[[^\]]*\]|"[^"]*")/g) ?? [];
-      expect(actions.length).toBeGreaterThan(0);
-      for (const action of actions) expect(action).not.toContain('*');
+    it('grants no wildcard action anywhere in the template (queues and topic deny every action without TLS)', () => {
+      const statements: { Effect: string; Action: unknown }[] = [];
+      const collect = (value: unknown): void => {
+        if (Array.isArray(value)) value.forEach(collect);
+        else if (value && typeof value === 'object') {
+          if ('Effect' in value && 'Action' in value) statements.push(value as (typeof statements)[0]);
+          Object.values(value).forEach(collect);
+        }
+      };
+      collect(json());
+      const allowed = statements.filter((statement) => statement.Effect === 'Allow');
+      expect(allowed.length).toBeGreaterThan(0);
+      for (const { Action } of allowed) expect(JSON.stringify(Action)).not.toContain('*');
+      // The only Denies: every request without TLS, on each queue and the alarm topic (enforceSSL).
+      for (const statement of statements.filter(({ Effect }) => Effect !== 'Allow')) {
+        expect(statement).toMatchObject({
+          Effect: 'Deny',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        });
+      }
     });
   });
 
   describe('tables', () => {
     it.each(Object.keys(tables) as TableId[])(
-      '%s table: keys and indexes from lib/tables.ts as the local store creates them, on-demand, encrypted, PITR / deletion protection / removal from settings, time to live when declared',
+      '%s table: keys and indexes from lib/tables.ts as the local store creates them, on-demand, encrypted, PITR / deletion protection / removal from settings, time to live and a stream of new and old images when declared',
       (tableId) => {
-        const { timeToLiveAttribute } = tables[tableId] as TableDefinition;
+        const { timeToLiveAttribute, stream } = tables[tableId] as TableDefinition;
         const table = resource(json(), tableLogicalId(tableId));
         expect(table.Type).toBe('AWS::DynamoDB::Table');
         // The local store creates its tables with the same keys (ops/admin/tables.ts tableKeySchema).
@@ -265,6 +374,7 @@ describe.each(environmentNames)('%s stack', (name) => {
           ...(timeToLiveAttribute && {
             TimeToLiveSpecification: { AttributeName: timeToLiveAttribute, Enabled: true },
           }),
+          ...(stream && { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } }),
         });
         const policy = settings.removalPolicy === 'retain' ? 'Retain' : 'Delete';
         expect([table.DeletionPolicy, table.UpdateReplacePolicy]).toEqual([policy, policy]);
@@ -363,14 +473,17 @@ describe.each(environmentNames)('%s stack', (name) => {
       expect(uri).not.toContain(JSON.stringify(ref(functionLogicalId(authorizer))));
     });
 
-    it('lets API Gateway invoke only the aliases: each method its operation alias, the authorizer its alias', () => {
+    it("lets API Gateway invoke only the aliases: each method its operation alias, the authorizer its alias; and the bus's rule fanOutWebhooks' alias", () => {
       const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
       const permissions = Object.values(resourcesOfType(json(), 'AWS::Lambda::Permission')).map(
         ({ Properties }) => ({
           functionName: Properties.FunctionName,
           principal: Properties.Principal,
           action: Properties.Action,
-          sourceArn: joinWith(Properties.SourceArn, { [restApiId]: 'api' }),
+          sourceArn:
+            'Fn::Join' in (Properties.SourceArn as object)
+              ? joinWith(Properties.SourceArn, { [restApiId]: 'api' })
+              : Properties.SourceArn,
         }),
       );
       const expected = [
@@ -387,6 +500,12 @@ describe.each(environmentNames)('%s stack', (name) => {
           principal: 'apigateway.amazonaws.com',
           action: 'lambda:InvokeFunction',
           sourceArn: expect.stringMatching(/:api\/authorizers\/<[^>]+>$/),
+        },
+        {
+          functionName: ref(`${functionLogicalId(eventFunctions.fanOutWebhooks)}Alias`),
+          principal: 'events.amazonaws.com',
+          action: 'lambda:InvokeFunction',
+          sourceArn: getAtt('WebhookFanOutRule', 'Arn'),
         },
       ];
       expect(permissions).toHaveLength(expected.length);
@@ -563,7 +682,7 @@ describe.each(environmentNames)('%s stack', (name) => {
     });
 
     it.each(definitions.map((d) => [functionLogicalId(d)] as const))(
-      "%s's deployment rolls back when it fails or is stopped, and (with alarms) when the API alarms or its new-version alarm fire",
+      "%s's deployment rolls back when it fails or is stopped, and (with alarms) when its new-version alarm or, for an API function, the API alarms fire",
       (logicalId) => {
         const group = resource(json(), `${logicalId}DeploymentGroup`).Properties;
         const events = ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST'];
@@ -582,6 +701,17 @@ describe.each(environmentNames)('%s stack', (name) => {
         };
         expect(Enabled).toBe(true);
         const watched = Alarms.map(({ Name }) => resource(json(), Name.Ref).Properties);
+        // An event function's deployment does not wait on the API's alarms, which its code cannot move.
+        if (eventDefinitions.map(functionLogicalId).includes(logicalId)) {
+          expect(watched.map((alarm) => alarm.MetricName)).toEqual(['Errors']);
+          expect(watched[0]?.Dimensions).toEqual(
+            expect.arrayContaining([
+              { Name: 'FunctionName', Value: ref(logicalId) },
+              { Name: 'ExecutedVersion', Value: expect.anything() },
+            ]),
+          );
+          return;
+        }
         expect(watched.map((alarm) => alarm.MetricName)).toEqual(['5XXError', 'Latency', 'Errors']);
         expect(watched[0]?.Namespace).toBe('AWS/ApiGateway');
         expect(watched[1]?.Namespace).toBe('AWS/ApiGateway');
@@ -596,7 +726,7 @@ describe.each(environmentNames)('%s stack', (name) => {
   });
 
   describe('outputs', () => {
-    it('outputs BaseUrl as the stage URL ending in /v1/, and both table names', () => {
+    it('outputs BaseUrl as the stage URL ending in /v1/, the tables the tools use, the delivery queue and the exported bus name', () => {
       const outputs = json().Outputs ?? {};
       const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
       const stageId = onlyOfType(json(), 'AWS::ApiGateway::Stage');
@@ -607,6 +737,14 @@ describe.each(environmentNames)('%s stack', (name) => {
       expect(baseUrl).toBe(`https://<${restApiId}>.execute-api.<AWS::Region>.amazonaws.com/v1/`);
       expect(outputs.InventoryTableName?.Value).toEqual(ref('InventoryTable'));
       expect(outputs.ApiKeysTableName?.Value).toEqual(ref('ApiKeysTable'));
+      expect(outputs.InventoryHistoryTableName?.Value).toEqual(ref('InventoryHistoryTable'));
+      expect(outputs.WebhookSubscriptionsTableName?.Value).toEqual(ref('WebhookSubscriptionsTable'));
+      expect(outputs.WebhookFailuresTableName?.Value).toEqual(ref('WebhookFailuresTable'));
+      expect(outputs.WebhookDeliveryQueueUrl?.Value).toEqual(ref('WebhookDeliveryQueue'));
+      expect(outputs.EventBusName).toMatchObject({
+        Value: ref('EventBus'),
+        Export: { Name: `InventoryService-${name}-EventBusName` },
+      });
     });
   });
 
@@ -627,12 +765,14 @@ describe('production alarms', () => {
       apiLatencyP99Ms: 1000,
       periodSeconds: 300,
       evaluationPeriods: 1,
+      changeRecordsIteratorAgeMs: 60_000,
     });
   });
 
-  it('has the alarms: API 5XX rate, API p99 latency, Errors, Throttles and new-version Errors per function, throttled requests per table', () => {
+  it('has the alarms: API 5XX rate, API p99 latency, Errors, Throttles and new-version Errors per function, throttled requests per table, and the 5 of the events path', () => {
     const names = Object.keys(resourcesOfType(json(), 'AWS::CloudWatch::Alarm'));
-    expect(names).toHaveLength(2 + 3 * definitions.length + Object.keys(tables).length);
+    // The events path (test/infra/events.test.ts): iterator age, three dead-letter queues, failed deliveries.
+    expect(names).toHaveLength(2 + 3 * definitions.length + Object.keys(tables).length + 5);
   });
 
   it('every alarm notifies the alarm topic', () => {

@@ -1,0 +1,297 @@
+/**
+ * Change records' events and webhooks (docs/contract.md "History and events"; docs/architecture.md "Events and
+ * webhooks"): the tables' stream mappings into recordChanges, the event bus with its archive, the rule to
+ * fanOutWebhooks, the delivery queue read by deliverWebhooks, their dead-letter queues and alarms.
+ */
+import { CfnOutput, type CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ComparisonOperator, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { EventSourceMapping, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { eventSource, eventsEnv } from '#lib/events/changes.ts';
+import { serviceName } from '#lib/service-name.ts';
+import type { ServiceAlarms } from './service-alarms.ts';
+import type { ServiceFunction } from './service-function.ts';
+import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
+
+/**
+ * Memory (MB) and timeout (seconds) of the event functions (lib/api.ts `eventFunctions`): recordChanges publishes
+ * and writes a batch of up to 100 records, each request bounded by the DynamoDB client's 9 s worst case;
+ * fanOutWebhooks scans the subscriptions and sends their messages; deliverWebhooks waits up to 10 s per POST.
+ */
+export const eventFunctionSizing = {
+  recordChanges: { memoryMb: 256, timeoutSeconds: 60 },
+  fanOutWebhooks: { memoryMb: 256, timeoutSeconds: 30 },
+  deliverWebhooks: { memoryMb: 256, timeoutSeconds: 30 },
+} as const;
+
+/**
+ * The stream mappings of recordChanges (AWS::Lambda::EventSourceMapping on each table with a stream): from the
+ * oldest record kept, batches of up to 100 gathered for at most 1 s (records on the bus within the contract's
+ * 5 s), a failing batch split in two and retried up to 10 times, then sent to the failure queue; one batch at a
+ * time per shard, so each pet's records are processed in commit order.
+ */
+export const streamMapping = {
+  startingPosition: StartingPosition.TRIM_HORIZON,
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  bisectBatchOnError: true,
+  retryAttempts: 10,
+  parallelizationFactor: 1,
+} as const;
+
+/** Messages deliverWebhooks receives per invocation (SQS event source mapping `BatchSize`). */
+export const deliveryBatchSize = 10;
+
+/**
+ * AWS's recommendation for a queue read by Lambda: a visibility timeout of at least six times the function's
+ * timeout (AWS Lambda Developer Guide, "Using Lambda with Amazon SQS"), so a batch retried after throttling is
+ * not received again while it still runs.
+ */
+export const visibilityTimeoutPerFunctionTimeout = 6;
+
+/** Days a dead-letter queue keeps its messages: SQS's longest retention (AWS SQS Developer Guide, quotas). */
+export const deadLetterRetentionDays = 14;
+
+/** Days the delivery queue keeps a message: longer than the whole retry schedule (27.6 h by default). */
+export const deliveryRetentionDays = 4;
+
+/**
+ * Receives of one delivery message before SQS moves it to the dead-letter queue: every attempt of the schedule
+ * (one more than its delays) plus 2, so only a message whose handler crashed repeatedly lands there; the
+ * handler itself keeps the last failure in the failures table.
+ */
+export function deliveryMaxReceiveCount(retryDelaysSeconds: readonly number[]): number {
+  return retryDelaysSeconds.length + 1 + 2;
+}
+
+/** EventBridge's retries of one event towards fanOutWebhooks (its defaults, written out): 185 attempts over 24 h. */
+export const ruleRetry = { retryAttempts: 185, maxEventAgeHours: 24 } as const;
+
+/** Lambda's retries of an asynchronous invocation of fanOutWebhooks that failed (its default, written out). */
+export const fanOutAsyncRetryAttempts = 2;
+
+/** The longest SQS visibility timeout, 12 hours (ChangeMessageVisibility's limit): the longest retry delay. */
+export const maxVisibilityTimeoutSeconds = 43_200;
+
+/** The metric deliverWebhooks emits (Count, 1 per delivery kept as a failure), dimension `service`. */
+export const webhookDeliveriesFailedMetric = 'WebhookDeliveriesFailed';
+
+/** The value of `AWS_ENDPOINT_URL_EVENTBRIDGE` and `AWS_ENDPOINT_URL_SQS` deployed: empty, the regional endpoint. */
+export const deployedAwsEndpoint = '';
+
+/** The event functions' {@link ServiceFunction}s (lib/api.ts `eventFunctions`), by name. */
+export interface EventFunctions {
+  recordChanges: ServiceFunction;
+  fanOutWebhooks: ServiceFunction;
+  deliverWebhooks: ServiceFunction;
+}
+
+/** Properties of {@link ChangeEvents}. */
+export interface ChangeEventsProps {
+  /** The environment's settings (events, reserved concurrency). */
+  settings: EnvironmentSettings;
+  /** The tables with a stream (lib/tables.ts `stream`), by construct id (`InventoryTable`, `OrdersTable`). */
+  streams: Readonly<Record<string, ITable>>;
+  /** The event functions. */
+  functions: EventFunctions;
+}
+
+/** The CloudFormation output of the bus's name, exported as `<stack>-EventBusName` for other teams' rules. */
+export const eventBusOutput = 'EventBusName';
+
+/** Every resource of the events path, wired to the event functions' aliases `live`. */
+export class ChangeEvents extends Construct {
+  /** The environment's event bus (named after the stack). */
+  readonly bus: EventBus;
+  /** The rule that sends every event of the service to fanOutWebhooks. */
+  readonly rule: Rule;
+  /** Where the stream mappings send the batches recordChanges kept failing on. */
+  readonly changeRecordsFailureQueue: Queue;
+  /** The events that could not be handed to fanOutWebhooks, or whose fan-out kept failing. */
+  readonly fanOutDeadLetterQueue: Queue;
+  /** One message per delivery (subscription x event), read by deliverWebhooks. */
+  readonly deliveryQueue: Queue;
+  /** The delivery messages received too often (crashes of deliverWebhooks). */
+  readonly deliveryDeadLetterQueue: Queue;
+  /** The streams' consumer, whose iterator age is watched. */
+  private readonly recordChanges: ServiceFunction;
+
+  /**
+   * @throws Error when a retry delay is not a whole number of seconds from 0 to 43,200 (SQS's visibility limit)
+   */
+  constructor(scope: Construct, id: string, props: ChangeEventsProps) {
+    super(scope, id);
+    const { settings, functions } = props;
+    const { recordChanges, fanOutWebhooks, deliverWebhooks } = functions;
+    this.recordChanges = recordChanges;
+    const stack = Stack.of(this);
+    const delays = settings.events.webhookRetryDelaysSeconds;
+    for (const delay of delays) {
+      if (!Number.isInteger(delay) || delay < 0 || delay > maxVisibilityTimeoutSeconds) {
+        throw new Error(
+          `webhook retry delay ${delay} is not a whole number of seconds from 0 to ${maxVisibilityTimeoutSeconds}`,
+        );
+      }
+    }
+
+    const queue = (logicalId: string, props: ConstructorParameters<typeof Queue>[2]) => {
+      const created = new Queue(scope, logicalId, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        ...props,
+      });
+      (created.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
+      return created;
+    };
+    const deadLetterQueue = (logicalId: string) =>
+      queue(logicalId, { retentionPeriod: Duration.days(deadLetterRetentionDays) });
+
+    // recordChanges: the tables' streams -> change records -> the bus.
+    this.changeRecordsFailureQueue = deadLetterQueue('ChangeRecordsFailureQueue');
+    for (const [tableId, table] of Object.entries(props.streams)) {
+      recordChanges.readStream(table);
+      const logicalId = `RecordChanges${tableId.replace(/Table$/, '')}StreamMapping`;
+      const mapping = new EventSourceMapping(scope, logicalId, {
+        target: recordChanges.live,
+        eventSourceArn: table.tableStreamArn,
+        startingPosition: streamMapping.startingPosition,
+        batchSize: streamMapping.batchSize,
+        maxBatchingWindow: Duration.seconds(streamMapping.maxBatchingWindowSeconds),
+        bisectBatchOnError: streamMapping.bisectBatchOnError,
+        retryAttempts: streamMapping.retryAttempts,
+        parallelizationFactor: streamMapping.parallelizationFactor,
+        onFailure: new SqsDlq(this.changeRecordsFailureQueue),
+      });
+      // Lambda checks the role when it creates the mapping: the grants must exist first.
+      mapping.node.addDependency(recordChanges.role as Construct);
+      (mapping.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
+    }
+
+    this.bus = new EventBus(scope, 'EventBus', { eventBusName: stack.stackName });
+    (this.bus.node.defaultChild as CfnResource).overrideLogicalId('EventBus');
+    const archive = this.bus.archive('EventArchive', {
+      description: `Every event of the ${serviceName} service (${settings.name}), for replay`,
+      eventPattern: { source: [eventSource] },
+      retention: Duration.days(settings.events.archiveRetentionDays),
+    });
+    (archive.node.defaultChild as CfnResource).overrideLogicalId('EventArchive');
+    this.bus.grantPutEventsTo(recordChanges);
+    recordChanges.addEnvironment(eventsEnv.busName, this.bus.eventBusName);
+    recordChanges.addEnvironment('AWS_ENDPOINT_URL_EVENTBRIDGE', deployedAwsEndpoint);
+    new CfnOutput(scope, eventBusOutput, {
+      value: this.bus.eventBusName,
+      exportName: `${stack.stackName}-${eventBusOutput}`,
+      description: `The event bus (source ${eventSource}: inventory.changed, order.changed), for other teams' rules`,
+    });
+
+    // fanOutWebhooks: every event of the service -> one delivery message per matching subscription.
+    this.fanOutDeadLetterQueue = deadLetterQueue('WebhookFanOutDeadLetterQueue');
+    this.rule = new Rule(scope, 'WebhookFanOutRule', {
+      eventBus: this.bus,
+      description: 'Every event of the service, to fanOutWebhooks (webhook deliveries)',
+      eventPattern: { source: [eventSource] },
+    });
+    this.rule.addTarget(
+      new LambdaFunction(fanOutWebhooks.live, {
+        deadLetterQueue: this.fanOutDeadLetterQueue,
+        retryAttempts: ruleRetry.retryAttempts,
+        maxEventAge: Duration.hours(ruleRetry.maxEventAgeHours),
+      }),
+    );
+    (this.rule.node.defaultChild as CfnResource).overrideLogicalId('WebhookFanOutRule');
+    // EventBridge invokes asynchronously: an invocation that fails goes through Lambda's own retries, then here.
+    fanOutWebhooks.live.configureAsyncInvoke({
+      retryAttempts: fanOutAsyncRetryAttempts,
+      onFailure: new SqsDestination(this.fanOutDeadLetterQueue),
+    });
+
+    // deliverWebhooks: the delivery queue, its retries by visibility timeout, its dead-letter queue.
+    this.deliveryDeadLetterQueue = deadLetterQueue('WebhookDeliveryDeadLetterQueue');
+    this.deliveryQueue = queue('WebhookDeliveryQueue', {
+      visibilityTimeout: Duration.seconds(
+        visibilityTimeoutPerFunctionTimeout * eventFunctionSizing.deliverWebhooks.timeoutSeconds,
+      ),
+      retentionPeriod: Duration.days(deliveryRetentionDays),
+      deadLetterQueue: {
+        queue: this.deliveryDeadLetterQueue,
+        maxReceiveCount: deliveryMaxReceiveCount(delays),
+      },
+    });
+    this.deliveryQueue.grantSendMessages(fanOutWebhooks);
+    fanOutWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    fanOutWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
+    this.deliveryQueue.grantConsumeMessages(deliverWebhooks);
+    const deliveries = new EventSourceMapping(scope, 'DeliverWebhooksQueueMapping', {
+      target: deliverWebhooks.live,
+      eventSourceArn: this.deliveryQueue.queueArn,
+      batchSize: deliveryBatchSize,
+      reportBatchItemFailures: true,
+      // At most the reserved concurrency, so the mapping never invokes into throttles (which count as receives).
+      maxConcurrency: Math.max(2, settings.reservedConcurrency),
+    });
+    deliveries.node.addDependency(deliverWebhooks.role as Construct);
+    (deliveries.node.defaultChild as CfnResource).overrideLogicalId('DeliverWebhooksQueueMapping');
+    deliverWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));
+    deliverWebhooks.addEnvironment(eventsEnv.urlPolicy, 'public-https');
+    deliverWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
+
+    for (const [queueConstruct, role] of [
+      [this.changeRecordsFailureQueue, 'the on-failure destination of the stream mappings of recordChanges'],
+      [
+        this.fanOutDeadLetterQueue,
+        "the dead-letter queue of the bus rule's target and the on-failure destination of fanOutWebhooks",
+      ],
+    ] as const) {
+      Validations.of(queueConstruct).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: `This queue is itself a dead-letter queue: ${role} (docs/contract.md "History and events", docs/operating.md "Events and webhooks"); SQS redrive policies name only queues, so cdk-nag cannot see it.`,
+      });
+    }
+  }
+
+  /**
+   * The production alarms of the events path, on `alarms`' topic: recordChanges late (IteratorAge), any message
+   * in the three dead-letter queues, any webhook delivery kept as a failure (`WebhookDeliveriesFailed`).
+   */
+  addAlarms(alarms: ServiceAlarms, settings: AlarmSettings, metricsNamespace: string): void {
+    const period = Duration.seconds(settings.periodSeconds);
+    const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
+    alarms.add(
+      'ChangeRecordsIteratorAgeAlarm',
+      this.recordChanges.metric('IteratorAge', { statistic: Stats.MAXIMUM, period }),
+      settings.changeRecordsIteratorAgeMs,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+    );
+    for (const [name, queue] of [
+      ['ChangeRecordsFailureQueueAlarm', this.changeRecordsFailureQueue],
+      ['WebhookFanOutDeadLetterQueueAlarm', this.fanOutDeadLetterQueue],
+      ['WebhookDeliveryDeadLetterQueueAlarm', this.deliveryDeadLetterQueue],
+    ] as const) {
+      alarms.add(
+        name,
+        queue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period }),
+        1,
+        atLeast,
+      );
+    }
+    alarms.add(
+      'WebhookDeliveriesFailedAlarm',
+      new Metric({
+        namespace: metricsNamespace,
+        metricName: webhookDeliveriesFailedMetric,
+        dimensionsMap: { service: serviceName },
+        statistic: Stats.SUM,
+        period,
+      }),
+      1,
+      atLeast,
+    );
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The events path of the synthesized staging and production templates (docs/contract.md "History and events",
+ * docs/architecture.md "Events and webhooks", docs/operating.md "Events and webhooks"): the stream mappings into
+ * recordChanges, the event bus with its archive and exported name, the rule to fanOutWebhooks with its retries
+ * and dead-letter queue, the delivery queue read by deliverWebhooks, and the production alarms of the path.
+ * Expected values are written out from the issue's design; the settings are checked against them once.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { type EnvironmentName, environments } from '#infra/settings.ts';
+import { eventFunctions } from '#lib/api.ts';
+import { serviceName } from '#lib/service-name.ts';
+import {
+  getAtt,
+  ref,
+  removeSynthesized,
+  resource,
+  resourcesOfType,
+  synthesized,
+  type TemplateJson,
+} from './synth.ts';
+
+afterAll(removeSynthesized);
+
+const recordChangesAlias = `${functionLogicalId(eventFunctions.recordChanges)}Alias`;
+const fanOutAlias = `${functionLogicalId(eventFunctions.fanOutWebhooks)}Alias`;
+const deliverAlias = `${functionLogicalId(eventFunctions.deliverWebhooks)}Alias`;
+
+/** How CDK names an alias `live` in a mapping's `FunctionName`: `<function name>:live` from the alias's ARN. */
+const aliasFunctionName = (aliasId: string) => ({
+  'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', ref(aliasId)] }] }, ':live']],
+});
+
+/** Days, hours and seconds in seconds. */
+const days = (n: number) => n * 86_400;
+
+/** The one statement of a queue's policy that denies every request without TLS. */
+const denyWithoutTls = (queueId: string) => ({
+  Action: 'sqs:*',
+  Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+  Effect: 'Deny',
+  Principal: { AWS: '*' },
+  Resource: getAtt(queueId, 'Arn'),
+});
+
+/** The statements of the queue policies that apply to the queue `queueId`. */
+function queueStatements(json: TemplateJson, queueId: string): unknown[] {
+  return Object.values(resourcesOfType(json, 'AWS::SQS::QueuePolicy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Queues) === JSON.stringify([ref(queueId)]))
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: unknown[] }).Statement);
+}
+
+describe('the settings of the events path', () => {
+  it('archives events 7 days in staging and 90 days in production', () => {
+    expect(environments.staging.events.archiveRetentionDays).toBe(7);
+    expect(environments.production.events.archiveRetentionDays).toBe(90);
+  });
+
+  it('retries deliveries on the Standard Webhooks schedule: 8 attempts over more than 24 hours, each delay within 12 hours', () => {
+    for (const settings of Object.values(environments)) {
+      const delays = settings.events.webhookRetryDelaysSeconds;
+      expect(delays).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+      const total = delays.reduce((sum, delay) => sum + delay, 0);
+      expect(total).toBeGreaterThanOrEqual(days(1));
+      expect((total / 3600).toFixed(1)).toBe('27.6');
+      for (const delay of delays) expect(delay).toBeLessThanOrEqual(43_200);
+    }
+  });
+});
+
+describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name) => {
+  const settings = environments[name];
+  const json = () => synthesized().environments[name].json;
+
+  it('has exactly the resources of the events path: 2 stream mappings and 1 queue mapping, 1 bus, 1 archive, 1 rule, 4 queues', () => {
+    const ids = (type: string) => Object.keys(resourcesOfType(json(), type)).sort();
+    expect(ids('AWS::Lambda::EventSourceMapping')).toEqual([
+      'DeliverWebhooksQueueMapping',
+      'RecordChangesInventoryStreamMapping',
+      'RecordChangesOrdersStreamMapping',
+    ]);
+    expect(ids('AWS::Events::EventBus')).toEqual(['EventBus']);
+    expect(ids('AWS::Events::Archive')).toEqual(['EventArchive']);
+    expect(ids('AWS::Events::Rule')).toEqual(['WebhookFanOutRule']);
+    expect(ids('AWS::SQS::Queue')).toEqual([
+      'ChangeRecordsFailureQueue',
+      'WebhookDeliveryDeadLetterQueue',
+      'WebhookDeliveryQueue',
+      'WebhookFanOutDeadLetterQueue',
+    ]);
+  });
+
+  it.each([
+    ['RecordChangesInventoryStreamMapping', 'InventoryTable'],
+    ['RecordChangesOrdersStreamMapping', 'OrdersTable'],
+  ])(
+    "%s feeds the %s stream to recordChanges' alias: from the oldest record, 100 per batch within 1 s, bisected, 10 retries, one batch per shard, failures to the failure queue",
+    (mappingId, tableId) => {
+      const mapping = resource(json(), mappingId);
+      expect(mapping.Properties).toEqual({
+        EventSourceArn: getAtt(tableId, 'StreamArn'),
+        FunctionName: aliasFunctionName(recordChangesAlias),
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: 100,
+        MaximumBatchingWindowInSeconds: 1,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 10,
+        ParallelizationFactor: 1,
+        DestinationConfig: { OnFailure: { Destination: getAtt('ChangeRecordsFailureQueue', 'Arn') } },
+      });
+      // Created after the role's grants: Lambda checks the stream permissions when it creates a mapping.
+      expect(mapping.DependsOn).toEqual(
+        expect.arrayContaining([
+          'RecordChangesFunctionRole',
+          expect.stringMatching(/^RecordChangesFunctionRoleDefaultPolicy/),
+        ]),
+      );
+    },
+  );
+
+  it.each(['ChangeRecordsFailureQueue', 'WebhookFanOutDeadLetterQueue', 'WebhookDeliveryDeadLetterQueue'])(
+    '%s is a dead-letter queue: encrypted, TLS only, messages kept 14 days',
+    (queueId) => {
+      expect(resource(json(), queueId).Properties).toEqual({
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: days(14),
+      });
+      expect(queueStatements(json(), queueId)).toContainEqual(denyWithoutTls(queueId));
+    },
+  );
+
+  it('names the bus after the stack and exports its name for other teams', () => {
+    expect(resource(json(), 'EventBus').Properties).toEqual({ Name: `InventoryService-${name}` });
+    expect(json().Outputs?.EventBusName).toEqual({
+      Value: ref('EventBus'),
+      Export: { Name: `InventoryService-${name}-EventBusName` },
+      Description: expect.stringContaining('pet-store'),
+    });
+  });
+
+  it(`archives every event of source pet-store for ${settings.events.archiveRetentionDays} days`, () => {
+    expect(resource(json(), 'EventArchive').Properties).toMatchObject({
+      SourceArn: getAtt('EventBus', 'Arn'),
+      EventPattern: { source: ['pet-store'] },
+      RetentionDays: settings.events.archiveRetentionDays,
+    });
+  });
+
+  it("sends every event of source pet-store on the bus to fanOutWebhooks' alias, retried 185 times over 24 h, then to its dead-letter queue", () => {
+    expect(resource(json(), 'WebhookFanOutRule').Properties).toMatchObject({
+      EventBusName: ref('EventBus'),
+      EventPattern: { source: ['pet-store'] },
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: ref(fanOutAlias),
+          Id: 'Target0',
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: days(1) },
+          DeadLetterConfig: { Arn: getAtt('WebhookFanOutDeadLetterQueue', 'Arn') },
+        },
+      ],
+    });
+    // EventBridge may send to the dead-letter queue for this rule only.
+    expect(queueStatements(json(), 'WebhookFanOutDeadLetterQueue')).toContainEqual(
+      expect.objectContaining({
+        Action: 'sqs:SendMessage',
+        Effect: 'Allow',
+        Principal: { Service: 'events.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': getAtt('WebhookFanOutRule', 'Arn') } },
+        Resource: getAtt('WebhookFanOutDeadLetterQueue', 'Arn'),
+      }),
+    );
+  });
+
+  it("sends a fan-out that still fails after Lambda's 2 retries of the asynchronous invocation to the same dead-letter queue", () => {
+    const configs = Object.values(resourcesOfType(json(), 'AWS::Lambda::EventInvokeConfig'));
+    expect(configs.map((config) => config.Properties)).toEqual([
+      {
+        FunctionName: ref(functionLogicalId(eventFunctions.fanOutWebhooks)),
+        Qualifier: { 'Fn::Select': [7, { 'Fn::Split': [':', ref(fanOutAlias)] }] },
+        MaximumRetryAttempts: 2,
+        DestinationConfig: { OnFailure: { Destination: getAtt('WebhookFanOutDeadLetterQueue', 'Arn') } },
+      },
+    ]);
+  });
+
+  it('keeps each delivery 4 days, hidden 180 s (6 x the 30 s of deliverWebhooks) while handled, and moves it to the dead-letter queue after 10 receives (8 attempts + 2)', () => {
+    const deliverTimeout = resource(json(), functionLogicalId(eventFunctions.deliverWebhooks)).Properties
+      .Timeout as number;
+    expect(deliverTimeout).toBe(30);
+    expect(resource(json(), 'WebhookDeliveryQueue').Properties).toEqual({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * deliverTimeout,
+      MessageRetentionPeriod: days(4),
+      RedrivePolicy: {
+        deadLetterTargetArn: getAtt('WebhookDeliveryDeadLetterQueue', 'Arn'),
+        maxReceiveCount: settings.events.webhookRetryDelaysSeconds.length + 1 + 2,
+      },
+    });
+    expect(settings.events.webhookRetryDelaysSeconds.length + 1 + 2).toBe(10);
+    expect(queueStatements(json(), 'WebhookDeliveryQueue')).toEqual([denyWithoutTls('WebhookDeliveryQueue')]);
+    // The whole schedule fits in the retention.
+    const schedule = settings.events.webhookRetryDelaysSeconds.reduce((sum, delay) => sum + delay, 0);
+    expect(days(4)).toBeGreaterThan(schedule);
+  });
+
+  it(`feeds the delivery queue to deliverWebhooks' alias: 10 per batch, partial batch failures, at most the reserved ${settings.reservedConcurrency} at once`, () => {
+    const mapping = resource(json(), 'DeliverWebhooksQueueMapping');
+    expect(mapping.Properties).toEqual({
+      EventSourceArn: getAtt('WebhookDeliveryQueue', 'Arn'),
+      FunctionName: aliasFunctionName(deliverAlias),
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: settings.reservedConcurrency },
+    });
+    expect(mapping.DependsOn).toEqual(expect.arrayContaining(['DeliverWebhooksFunctionRole']));
+  });
+});
+
+describe('production alarms of the events path', () => {
+  const alarms = environments.production.alarms;
+  const template = () => synthesized().environments.production.template;
+
+  it('alarms when recordChanges falls more than a minute behind the streams (IteratorAge, Maximum)', () => {
+    expect(alarms?.changeRecordsIteratorAgeMs).toBe(60_000);
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: ref(functionLogicalId(eventFunctions.recordChanges)) }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 60_000,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it.each(['ChangeRecordsFailureQueue', 'WebhookFanOutDeadLetterQueue', 'WebhookDeliveryDeadLetterQueue'])(
+    'alarms on any message in %s',
+    (queueId) => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId, 'QueueName') }],
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    },
+  );
+
+  it('alarms on any webhook delivery kept as a failure (WebhookDeliveriesFailed, namespace and service like the other metrics)', () => {
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PetStoreInventory/production',
+      MetricName: 'WebhookDeliveriesFailed',
+      Dimensions: [{ Name: 'service', Value: serviceName }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('has none of them in staging', () => {
+    expect(
+      Object.keys(resourcesOfType(synthesized().environments.staging.json, 'AWS::CloudWatch::Alarm')),
+    ).toEqual([]);
+  });
+});
