@@ -26,6 +26,7 @@ const rendered: Record<string, (settings: EnvironmentSettings) => string> = {
   'A rotated key keeps working for': (s) => `${s.apiKeys.rotationGraceHours} hours`,
   'Reserved concurrency of each function': (s) => `${s.reservedConcurrency}`,
   'Metrics namespace': (s) => `\`${s.metricsNamespace}\``,
+  'Event archive retention': (s) => `${s.events.archiveRetentionDays} days`,
 };
 
 it('docs/operating.md "Environments" shows the values of infra/settings.ts', () => {
