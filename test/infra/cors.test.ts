@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { functionLogicalId, InventoryStack } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, type EnvironmentSettings, environments } from '#infra/settings.ts';
-import { authorizer, operations } from '#lib/api.ts';
+import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { type CfnResourceJson, getAtt, ref, resource, resourcesOfType, type TemplateJson } from './synth.ts';
 
@@ -118,7 +118,7 @@ describe('one allowed origin', () => {
     }
   });
 
-  it('gives the operation functions the origins, and not the authorizer', () => {
+  it('gives the operation functions the origins, and not the authorizer nor the event functions', () => {
     for (const operation of operations) {
       const variables = (
         resource(json, functionLogicalId(operation)).Properties.Environment as {
@@ -133,6 +133,14 @@ describe('one allowed origin', () => {
       }
     ).Variables;
     expect(authorizerVariables[corsOriginsEnv]).toBeUndefined();
+    for (const definition of Object.values(eventFunctions)) {
+      const variables = (
+        resource(json, functionLogicalId(definition)).Properties.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+      expect(variables[corsOriginsEnv], definition.name).toBeUndefined();
+    }
   });
 
   it('has no unacknowledged cdk-nag finding; the preflights acknowledge exactly APIG4 and COG4', () => {

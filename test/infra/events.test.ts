@@ -5,11 +5,15 @@
  * and dead-letter queue, the delivery queue read by deliverWebhooks, and the production alarms of the path.
  * Expected values are written out from the issue's design; the settings are checked against them once.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { eventFunctions } from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
+import { section, tableRows } from '#test/support/markdown.ts';
 import {
   getAtt,
   ref,
@@ -259,6 +263,30 @@ describe('production alarms of the events path', () => {
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
+  });
+
+  it('docs/operating.md "Events and webhooks" says what to do for exactly these alarms', () => {
+    const page = readFileSync(join(projectRoot, 'docs/operating.md'), 'utf8');
+    const documented = tableRows(section(page, 'Events and webhooks')).map(([name = '']) =>
+      name.replaceAll('`', ''),
+    );
+    const eventsAlarms = [
+      'ChangeRecordsIteratorAgeAlarm',
+      'ChangeRecordsFailureQueueAlarm',
+      'WebhookFanOutDeadLetterQueueAlarm',
+      'WebhookDeliveryDeadLetterQueueAlarm',
+      'WebhookDeliveriesFailedAlarm',
+    ];
+    expect([...documented].sort()).toEqual([...eventsAlarms].sort());
+    const alarmIds = Object.keys(
+      resourcesOfType(synthesized().environments.production.json, 'AWS::CloudWatch::Alarm'),
+    );
+    for (const name of eventsAlarms) {
+      expect(
+        alarmIds.filter((id) => new RegExp(`^Alarms${name}[0-9A-F]{8}$`).test(id)),
+        name,
+      ).toHaveLength(1);
+    }
   });
 
   it('has none of them in staging', () => {
