@@ -123,7 +123,8 @@ export class ChangeEvents extends Construct {
   private readonly recordChanges: ServiceFunction;
 
   /**
-   * @throws Error when a retry delay is not a whole number of seconds from 0 to 43,200 (SQS's visibility limit)
+   * @throws Error when a retry delay is not a whole number of seconds from 0 to 43,200 (SQS's visibility limit),
+   *   or the delays add up to the delivery queue's retention or more
    */
   constructor(scope: Construct, id: string, props: ChangeEventsProps) {
     super(scope, id);
@@ -138,6 +139,12 @@ export class ChangeEvents extends Construct {
           `webhook retry delay ${delay} is not a whole number of seconds from 0 to ${maxVisibilityTimeoutSeconds}`,
         );
       }
+    }
+    const schedule = delays.reduce((sum, delay) => sum + delay, 0);
+    if (schedule >= deliveryRetentionDays * 86_400) {
+      throw new Error(
+        `webhook retry schedule of ${schedule} s outlasts the delivery queue's retention of ${deliveryRetentionDays} days`,
+      );
     }
 
     const queue = (logicalId: string, props: ConstructorParameters<typeof Queue>[2]) => {

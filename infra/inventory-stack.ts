@@ -23,7 +23,7 @@ import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type KeyAttribute, type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { ChangeEvents, type EventFunctions, eventFunctionSizing } from './change-events.ts';
+import { ChangeEvents, eventFunctionSizing } from './change-events.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
@@ -193,9 +193,11 @@ export class InventoryStack extends Stack {
           .filter((tableId) => (tables[tableId] as TableDefinition).stream)
           .map((tableId) => [tableLogicalId(tableId), this.tables[tableId]]),
       ),
-      functions: Object.fromEntries(
-        eventDefinitions.map((definition) => [definition.name, functionOf(definition)]),
-      ) as unknown as EventFunctions,
+      functions: {
+        recordChanges: functionOf(eventFunctions.recordChanges),
+        fanOutWebhooks: functionOf(eventFunctions.fanOutWebhooks),
+        deliverWebhooks: functionOf(eventFunctions.deliverWebhooks),
+      },
     });
 
     const aliases = Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn.live]));

@@ -7,9 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '#infra/bundling.ts';
-import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { functionLogicalId, InventoryStack } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { eventFunctions } from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
@@ -69,6 +70,31 @@ describe('the settings of the events path', () => {
       expect((total / 3600).toFixed(1)).toBe('27.6');
       for (const delay of delays) expect(delay).toBeLessThanOrEqual(43_200);
     }
+  });
+});
+
+describe('synthesis refuses a retry schedule the delivery queue cannot hold', () => {
+  /** Builds the staging stack with `delays`, without bundling (the check runs before any template is written). */
+  const build = (delays: number[]) => () =>
+    new InventoryStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Schedule', {
+      settings: {
+        ...environments.staging,
+        events: { ...environments.staging.events, webhookRetryDelaysSeconds: delays },
+      },
+    });
+
+  it('a delay over 12 hours, the longest visibility timeout SQS takes', () => {
+    expect(build([5, 43_201])).toThrow(
+      'webhook retry delay 43201 is not a whole number of seconds from 0 to 43200',
+    );
+    expect(build([5, 1.5])).toThrow('webhook retry delay 1.5 is not a whole number');
+  });
+
+  it('delays adding up to the 4 days the queue keeps a message', () => {
+    expect(build(Array.from({ length: 8 }, () => 43_200))).toThrow(
+      "webhook retry schedule of 345600 s outlasts the delivery queue's retention of 4 days",
+    );
+    expect(build([43_200, 43_200])).not.toThrow();
   });
 });
 
