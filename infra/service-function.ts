@@ -21,7 +21,7 @@ export const sdkWorstCaseMs = maxAttempts * (connectionTimeoutMs + requestTimeou
 
 /** The sentence a stream consumer's acknowledgement of `Resource::*` adds (ServiceFunctionProps `readsStreams`). */
 const streamsReason =
-  ' As the consumer of the tables\' DynamoDB streams (docs/contract.md "History and events"), its event source mapping needs dynamodb:ListStreams, which accepts no resource-level permission either; reading the records is granted on the streams\' ARNs only.';
+  " As the consumer of the tables' DynamoDB streams (docs/contract.md \"History and events\"), its event source mapping needs dynamodb:ListStreams, which lists the account's streams and is granted on Resource * (as in the AWS managed policy AWSLambdaDynamoDBExecutionRole and CDK's grantStreamRead); reading the records is granted on the streams' ARNs only.";
 
 /** The alias API Gateway invokes on every function: the version that serves clients (CodeDeploy moves it). */
 export const liveAlias = 'live';
@@ -118,7 +118,8 @@ export class ServiceFunction extends NodejsFunction {
   /**
    * Lets the function's event source mapping read `table`'s DynamoDB stream, as Lambda's execution role needs
    * (AWS Lambda Developer Guide, "Using AWS Lambda with Amazon DynamoDB", execution role permissions):
-   * DescribeStream, GetRecords and GetShardIterator on the stream's ARN, ListStreams on `*`.
+   * DescribeStream, GetRecords and GetShardIterator on the stream's ARN, ListStreams on `*` (it lists the
+   * account's streams; AWS managed policy AWSLambdaDynamoDBExecutionRole).
    * @throws Error when the function was not made with `readsStreams` (its role's acknowledgement would not say so)
    */
   readStream(table: ITable): void {

@@ -131,8 +131,9 @@ const allow = (actions: string[], resourceValue: unknown) => ({
 });
 
 /**
- * What an event function may do besides its tables: the consumer reads both streams (ListStreams takes no
- * resource, AWS Lambda Developer Guide "DynamoDB" execution role), sends failed batches to its failure queue and
+ * What an event function may do besides its tables: the consumer reads both streams (ListStreams, which lists the
+ * account's streams, on `*` as AWS's managed AWSLambdaDynamoDBExecutionRole grants it), sends failed batches to
+ * its failure queue and
  * puts events on the bus; the fan-out sends deliveries and its own failures to its queues; the delivery reads,
  * deletes and re-times the delivery messages.
  */
