@@ -9,7 +9,6 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { EventSourceMapping, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -113,7 +112,7 @@ export class ChangeEvents extends Construct {
   readonly rule: Rule;
   /** Where the stream mappings send the batches recordChanges kept failing on. */
   readonly changeRecordsFailureQueue: Queue;
-  /** The events that could not be handed to fanOutWebhooks, or whose fan-out kept failing. */
+  /** The events EventBridge could not hand to fanOutWebhooks (the rule target's dead-letter queue). */
   readonly fanOutDeadLetterQueue: Queue;
   /** One message per delivery (subscription x event), read by deliverWebhooks. */
   readonly deliveryQueue: Queue;
@@ -212,11 +211,10 @@ export class ChangeEvents extends Construct {
       }),
     );
     (this.rule.node.defaultChild as CfnResource).overrideLogicalId('WebhookFanOutRule');
-    // EventBridge invokes asynchronously: an invocation that fails goes through Lambda's own retries, then here.
-    fanOutWebhooks.live.configureAsyncInvoke({
-      retryAttempts: fanOutAsyncRetryAttempts,
-      onFailure: new SqsDestination(this.fanOutDeadLetterQueue),
-    });
+    // EventBridge invokes asynchronously: an invocation that fails goes through Lambda's own retries. No
+    // on-failure destination: the local service does not serve one (local-api/events-model.ts), and the event
+    // stays in the archive for a replay; fanOutWebhooks' Errors alarm says when.
+    fanOutWebhooks.live.configureAsyncInvoke({ retryAttempts: fanOutAsyncRetryAttempts });
 
     // deliverWebhooks: the delivery queue, its retries by visibility timeout, its dead-letter queue.
     this.deliveryDeadLetterQueue = deadLetterQueue('WebhookDeliveryDeadLetterQueue');
@@ -251,10 +249,7 @@ export class ChangeEvents extends Construct {
 
     for (const [queueConstruct, role] of [
       [this.changeRecordsFailureQueue, 'the on-failure destination of the stream mappings of recordChanges'],
-      [
-        this.fanOutDeadLetterQueue,
-        "the dead-letter queue of the bus rule's target and the on-failure destination of fanOutWebhooks",
-      ],
+      [this.fanOutDeadLetterQueue, "the dead-letter queue of the bus rule's target (fanOutWebhooks)"],
     ] as const) {
       Validations.of(queueConstruct).acknowledge({
         id: 'AwsSolutions-SQS3',

@@ -65,7 +65,7 @@ function assetBundle(environment: EnvironmentName, logicalId: string): string {
 
 /**
  * Environment variable names read by a source file: literal `process.env.X`, `requiredEnv('X')`,
- * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`, `requiredEnv(eventsEnv.e)`.
+ * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`, `requiredEnv(eventsEnv.e)`, `process.env[eventsEnv.e]`.
  */
 function variablesRead(source: string, file: string): string[] {
   const names: string[] = [];
@@ -73,6 +73,11 @@ function variablesRead(source: string, file: string): string[] {
     /process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*'([A-Z0-9_]+)'\s*\])/g,
   )) {
     names.push((match[1] ?? match[2]) as string);
+  }
+  for (const match of source.matchAll(/process\.env\[eventsEnv\.(\w+)\]/g)) {
+    const member = match[1] as string;
+    if (!(member in eventsEnv)) throw new Error(`${file}: no eventsEnv.${member}`);
+    names.push(eventsEnv[member as keyof typeof eventsEnv]);
   }
   for (const match of source.matchAll(/requiredEnv\(([^)]*)\)/g)) {
     const argument = (match[1] as string).trim();
@@ -91,7 +96,8 @@ function variablesRead(source: string, file: string): string[] {
       throw new Error(`${file}: cannot tell which variable requiredEnv(${argument}) reads`);
     }
   }
-  const dynamic = /process\.env\[(?!\s*'[A-Z0-9_]+'\s*\])/.test(source) && !file.endsWith('lib/env.ts');
+  const dynamic =
+    /process\.env\[(?!\s*'[A-Z0-9_]+'\s*\]|eventsEnv\.\w+\])/.test(source) && !file.endsWith('lib/env.ts');
   if (dynamic) throw new Error(`${file}: reads process.env with a computed name`);
   return names;
 }

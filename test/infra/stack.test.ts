@@ -134,7 +134,7 @@ const allow = (actions: string[], resourceValue: unknown) => ({
  * What an event function may do besides its tables: the consumer reads both streams (ListStreams, which lists the
  * account's streams, on `*` as AWS's managed AWSLambdaDynamoDBExecutionRole grants it), sends failed batches to
  * its failure queue and
- * puts events on the bus; the fan-out sends deliveries and its own failures to its queues; the delivery reads,
+ * puts events on the bus; the fan-out sends deliveries to the delivery queue; the delivery reads,
  * deletes and re-times the delivery messages.
  */
 const sendActions = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
@@ -150,10 +150,7 @@ const eventStatements: Record<string, Record<string, unknown>[]> = {
     allow(sendActions, getAtt('ChangeRecordsFailureQueue', 'Arn')),
     allow(['events:PutEvents'], getAtt('EventBus', 'Arn')),
   ],
-  fanOutWebhooks: [
-    allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn')),
-    allow(sendActions, getAtt('WebhookFanOutDeadLetterQueue', 'Arn')),
-  ],
+  fanOutWebhooks: [allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn'))],
   deliverWebhooks: [
     allow(
       [
