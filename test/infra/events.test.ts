@@ -102,10 +102,11 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
   const settings = environments[name];
   const json = () => synthesized().environments[name].json;
 
-  it('has exactly the resources of the events path: 2 stream mappings and 1 queue mapping, 1 bus, 1 archive, 1 rule, 4 queues', () => {
+  it('has exactly the resources of the events path: 2 stream mappings and 2 queue mappings, 1 bus, 1 archive, 1 rule, 5 queues, no asynchronous invocation', () => {
     const ids = (type: string) => Object.keys(resourcesOfType(json(), type)).sort();
     expect(ids('AWS::Lambda::EventSourceMapping')).toEqual([
       'DeliverWebhooksQueueMapping',
+      'FanOutWebhooksQueueMapping',
       'RecordChangesInventoryStreamMapping',
       'RecordChangesOrdersStreamMapping',
     ]);
@@ -113,11 +114,13 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     expect(ids('AWS::Events::Archive')).toEqual(['EventArchive']);
     expect(ids('AWS::Events::Rule')).toEqual(['WebhookFanOutRule']);
     expect(ids('AWS::SQS::Queue')).toEqual([
+      'ChangeEventsQueue',
       'ChangeRecordsFailureQueue',
       'WebhookDeliveryDeadLetterQueue',
       'WebhookDeliveryQueue',
       'WebhookFanOutDeadLetterQueue',
     ]);
+    expect(ids('AWS::Lambda::EventInvokeConfig')).toEqual([]);
   });
 
   it.each([
@@ -176,41 +179,63 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     });
   });
 
-  it("sends every event of source pet-store on the bus to fanOutWebhooks' alias, retried 185 times over 24 h, then to its dead-letter queue", () => {
+  it('sends every event of source pet-store on the bus to the change-events queue, retried 185 times over 24 h, then to the fan-out dead-letter queue', () => {
     expect(resource(json(), 'WebhookFanOutRule').Properties).toMatchObject({
       EventBusName: ref('EventBus'),
       EventPattern: { source: ['pet-store'] },
       State: 'ENABLED',
       Targets: [
         {
-          Arn: ref(fanOutAlias),
+          Arn: getAtt('ChangeEventsQueue', 'Arn'),
           Id: 'Target0',
           RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: days(1) },
           DeadLetterConfig: { Arn: getAtt('WebhookFanOutDeadLetterQueue', 'Arn') },
         },
       ],
     });
-    // EventBridge may send to the dead-letter queue for this rule only.
-    expect(queueStatements(json(), 'WebhookFanOutDeadLetterQueue')).toContainEqual(
-      expect.objectContaining({
-        Action: 'sqs:SendMessage',
-        Effect: 'Allow',
-        Principal: { Service: 'events.amazonaws.com' },
-        Condition: { ArnEquals: { 'aws:SourceArn': getAtt('WebhookFanOutRule', 'Arn') } },
-        Resource: getAtt('WebhookFanOutDeadLetterQueue', 'Arn'),
-      }),
-    );
+    // EventBridge may send to both queues for this rule only.
+    for (const queueId of ['ChangeEventsQueue', 'WebhookFanOutDeadLetterQueue']) {
+      expect(queueStatements(json(), queueId)).toContainEqual(
+        expect.objectContaining({
+          // CDK's queue target grants SendMessage with the two reads; the dead-letter grant is SendMessage alone.
+          Action:
+            queueId === 'ChangeEventsQueue'
+              ? ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']
+              : 'sqs:SendMessage',
+          Effect: 'Allow',
+          Principal: { Service: 'events.amazonaws.com' },
+          Condition: { ArnEquals: { 'aws:SourceArn': getAtt('WebhookFanOutRule', 'Arn') } },
+          Resource: getAtt(queueId, 'Arn'),
+        }),
+      );
+    }
   });
 
-  it("retries a failing fan-out twice (Lambda's asynchronous invocation), with no on-failure destination: the archive keeps the event", () => {
-    const configs = Object.values(resourcesOfType(json(), 'AWS::Lambda::EventInvokeConfig'));
-    expect(configs.map((config) => config.Properties)).toEqual([
-      {
-        FunctionName: ref(functionLogicalId(eventFunctions.fanOutWebhooks)),
-        Qualifier: { 'Fn::Select': [7, { 'Fn::Split': [':', ref(fanOutAlias)] }] },
-        MaximumRetryAttempts: 2,
+  it('keeps each change event 4 days, hidden 180 s (6 x the 30 s of fanOutWebhooks) while handled, and moves it to the fan-out dead-letter queue after 5 receives', () => {
+    const timeout = resource(json(), functionLogicalId(eventFunctions.fanOutWebhooks)).Properties.Timeout;
+    expect(timeout).toBe(30);
+    expect(resource(json(), 'ChangeEventsQueue').Properties).toEqual({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 180,
+      MessageRetentionPeriod: days(4),
+      RedrivePolicy: {
+        deadLetterTargetArn: getAtt('WebhookFanOutDeadLetterQueue', 'Arn'),
+        maxReceiveCount: 5,
       },
-    ]);
+    });
+    expect(queueStatements(json(), 'ChangeEventsQueue')).toContainEqual(denyWithoutTls('ChangeEventsQueue'));
+  });
+
+  it(`feeds the change-events queue to fanOutWebhooks' alias: 10 per batch, partial batch failures, at most the reserved ${settings.reservedConcurrency} at once`, () => {
+    const mapping = resource(json(), 'FanOutWebhooksQueueMapping');
+    expect(mapping.Properties).toEqual({
+      EventSourceArn: getAtt('ChangeEventsQueue', 'Arn'),
+      FunctionName: aliasFunctionName(fanOutAlias),
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: settings.reservedConcurrency },
+    });
+    expect(mapping.DependsOn).toEqual(expect.arrayContaining(['FanOutWebhooksFunctionRole']));
   });
 
   it('keeps each delivery 4 days, hidden 180 s (6 x the 30 s of deliverWebhooks) while handled, and moves it to the dead-letter queue after 10 receives (8 attempts + 2)', () => {

@@ -134,7 +134,7 @@ const allow = (actions: string[], resourceValue: unknown) => ({
  * What an event function may do besides its tables: the consumer reads both streams (ListStreams, which lists the
  * account's streams, on `*` as AWS's managed AWSLambdaDynamoDBExecutionRole grants it), sends failed batches to
  * its failure queue and
- * puts events on the bus; the fan-out sends deliveries to the delivery queue; the delivery reads,
+ * puts events on the bus; the fan-out reads the change-events queue and sends deliveries to the delivery queue; the delivery reads,
  * deletes and re-times the delivery messages.
  */
 const sendActions = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
@@ -150,7 +150,19 @@ const eventStatements: Record<string, Record<string, unknown>[]> = {
     allow(sendActions, getAtt('ChangeRecordsFailureQueue', 'Arn')),
     allow(['events:PutEvents'], getAtt('EventBus', 'Arn')),
   ],
-  fanOutWebhooks: [allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn'))],
+  fanOutWebhooks: [
+    allow(
+      [
+        'sqs:ReceiveMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:GetQueueUrl',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+      ],
+      getAtt('ChangeEventsQueue', 'Arn'),
+    ),
+    allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn')),
+  ],
   deliverWebhooks: [
     allow(
       [
@@ -471,7 +483,7 @@ describe.each(environmentNames)('%s stack', (name) => {
       expect(uri).not.toContain(JSON.stringify(ref(functionLogicalId(authorizer))));
     });
 
-    it("lets API Gateway invoke only the aliases: each method its operation alias, the authorizer its alias; and the bus's rule fanOutWebhooks' alias", () => {
+    it('lets API Gateway invoke only the aliases: each method its operation alias, the authorizer its alias (the event functions are invoked by their mappings)', () => {
       const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
       const permissions = Object.values(resourcesOfType(json(), 'AWS::Lambda::Permission')).map(
         ({ Properties }) => ({
@@ -498,12 +510,6 @@ describe.each(environmentNames)('%s stack', (name) => {
           principal: 'apigateway.amazonaws.com',
           action: 'lambda:InvokeFunction',
           sourceArn: expect.stringMatching(/:api\/authorizers\/<[^>]+>$/),
-        },
-        {
-          functionName: ref(`${functionLogicalId(eventFunctions.fanOutWebhooks)}Alias`),
-          principal: 'events.amazonaws.com',
-          action: 'lambda:InvokeFunction',
-          sourceArn: getAtt('WebhookFanOutRule', 'Arn'),
         },
       ];
       expect(permissions).toHaveLength(expected.length);
