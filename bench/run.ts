@@ -8,8 +8,8 @@ import { Command } from 'commander';
 import { build } from 'esbuild';
 import { bundleFileName, untrimmedEsbuildOptions } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import { authorizer, operations } from '#lib/api.ts';
-import { apiModel } from '#local-api/api-model.ts';
+import { authorizer, eventFunctions, operations } from '#lib/api.ts';
+import { apiModel, functionModel, type ModelOptions } from '#local-api/api-model.ts';
 import { localTableName, readStack, synthesize } from '#local-api/assembly.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
 import { bodySizes, measureBodies } from './bodies.ts';
@@ -54,15 +54,18 @@ await synthesize(assemblyDir);
 // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
 const stack = await readStack(assemblyDir, 'production');
 const db = await startBenchDynamoDb();
-const model = apiModel(stack.template, {
+const modelOptions: ModelOptions = {
   assemblyDir,
   tableName: localTableName(localTableNames()),
   overrides: { AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, ...db.credentials },
-});
+  // The event functions' queue URLs and bus name: loading a handler only builds its clients.
+  resourceValue: (logicalId) => `http://127.0.0.1:9/000000000000/${logicalId}`,
+};
+const model = apiModel(stack.template, modelOptions);
 /** Every function of the stack by name: its bundle and the environment the stack gives it. */
-const functions = [...operations, authorizer].map((definition) => {
-  const fn = model.functions[functionLogicalId(definition)];
-  if (!fn) throw new Error(`the template has no ${functionLogicalId(definition)}`);
+const functions = [...operations, authorizer, ...Object.values(eventFunctions)].map((definition) => {
+  const logicalId = functionLogicalId(definition);
+  const fn = model.functions[logicalId] ?? functionModel(logicalId, stack.template.Resources, modelOptions);
   return { name: definition.name, file: fn.module, environment: fn.environment };
 });
 const baselineOut = join(scratch, 'baseline');
