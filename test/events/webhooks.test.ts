@@ -19,6 +19,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
 import { childEnv, projectRoot, runNode, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
+import { validateWebhookBody } from '#test/support/openapi-validator.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
@@ -200,6 +201,8 @@ test('two receivers get every event, signed; the failing one retried without del
       data: unknown;
     };
     expect(['inventory.changed', 'order.changed']).toContain(payload.type);
+    // The payload is what openapi.yaml's `webhooks` section declares for its type.
+    expect(validateWebhookBody(payload.type, receipt.body)).toStrictEqual([]);
     expect(receipt.body).toMatch(new RegExp(`"petId":${petId}[,}]`));
   }
   const attempts = byId(retrying.received);

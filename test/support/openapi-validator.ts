@@ -168,8 +168,15 @@ function resolve(document: JsonObject, node: Json | undefined): Json | undefined
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** Reads and compiles the description once: every declared response body of every operation. */
-function compile(specText: string): PathTemplate[] {
+/** What the description declares, compiled: every operation's responses, and each webhook's request body. */
+interface Compiled {
+  templates: PathTemplate[];
+  /** By webhook name (`inventory.changed`): the JSON schema of its POST's body. */
+  webhooks: Map<string, ValidateFunction>;
+}
+
+/** Reads and compiles the description once: every declared response body of every operation, every webhook body. */
+function compile(specText: string): Compiled {
   const document = parse(specText, { intAsBigInt: true }) as JsonObject;
   // strictTypes is off: the description's `allOf` branches that pin `code` and `status` of an Error carry
   // `properties` without repeating `type: object`, which JSON Schema allows.
@@ -217,14 +224,44 @@ function compile(specText: string): PathTemplate[] {
     }
     templates.push({ template, segments: template.split('/'), operations });
   }
-  return templates;
+  const webhooks = new Map<string, ValidateFunction>();
+  for (const [name, item] of Object.entries(isObject(document.webhooks) ? document.webhooks : {})) {
+    const post = isObject(item) ? item.post : undefined;
+    const body = isObject(post) ? resolve(document, post.requestBody) : undefined;
+    const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
+    if (isObject(media) && media.schema !== undefined) {
+      webhooks.set(name, ajv.compile(toAjvSchema(media.schema) as object));
+    }
+  }
+  return { templates, webhooks };
 }
 
-let compiled: PathTemplate[] | undefined;
+let compiled: Compiled | undefined;
 
-function declaredTemplates(): PathTemplate[] {
+function declared(): Compiled {
   compiled ??= compile(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
   return compiled;
+}
+
+function declaredTemplates(): PathTemplate[] {
+  return declared().templates;
+}
+
+/**
+ * Checks a webhook request body against the `webhooks` section of openapi.yaml (`name` as `inventory.changed`),
+ * int64 values exactly: its problems, empty when valid.
+ */
+export function validateWebhookBody(name: string, body: string): string[] {
+  const validate = declared().webhooks.get(name);
+  if (!validate) return [`openapi.yaml declares no webhook ${name}`];
+  let value: unknown;
+  try {
+    value = parseJsonExact(body);
+  } catch {
+    return [`webhook ${name}: the body is not valid JSON`];
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((error) => `webhook ${name}: ${describeError(error)}`);
 }
 
 /**
