@@ -121,7 +121,9 @@ async function checkHeaders(
   } else {
     expect(observed.contentType).toBe('application/json');
     const keyId = await senderKeyId(valuesOf('authorization'));
-    expect(response.text).toBe(inventoryItemJson(hostile.model.applyUpdate('7', { quantity }, keyId)));
+    expect(response.text).toBe(
+      inventoryItemJson(hostile.model.applyUpdate('7', { quantity }, response.window, keyId)),
+    );
   }
   await hostile.model.expectTable(hostile.api, context);
   return response.status;

@@ -7,7 +7,8 @@ import {
   inventoryItemJson,
   type ObservedResponse,
 } from './contract-oracle.ts';
-import { type RawClient, rawClient } from './raw-http.ts';
+import { type RawClient, rawClient, type TimeWindow } from './raw-http.ts';
+import { changeTimeWithin } from './raw-tables.ts';
 import { startTestApi, storedEntry, type TestApi } from './test-api.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */
@@ -22,38 +23,62 @@ export interface ModelItem {
 }
 
 /**
+ * An entry as the model expects it stored: its last change's `reason`, `keyId` (absent for the tools) and
+ * `changedAt`, the recorded time once a table read showed it, else the window of the write that set it
+ * (docs/architecture.md "Data layout").
+ */
+interface ExpectedItem extends ModelItem {
+  reason: string;
+  changedAt: string | TimeWindow;
+}
+
+/**
  * Expected table state: each request the contract says succeeds is applied to it, every other request leaves
  * it as it is, and after each request the real table (read with a raw Scan, `TestApi.tableItems`) must equal it.
  */
 export class InventoryModel {
-  readonly #items = new Map<string, ModelItem>();
+  readonly #items = new Map<string, ExpectedItem>();
   /** The id of the API key modelled updates are sent with unless they name another. */
   readonly #keyId: string;
 
-  constructor(items: readonly ModelItem[], keyId: string) {
-    for (const item of items) this.#items.set(item.petId, { ...item });
+  /**
+   * `items` as the service under test was started with them (`startTestApi({ inventory })`, the import's
+   * writer: reason `import`, no keyId) within `stored`; `keyId` the id of the suite's API key.
+   */
+  constructor(items: readonly ModelItem[], keyId: string, stored: TimeWindow) {
+    for (const { petId, quantity, status } of items) {
+      this.#items.set(petId, { petId, quantity, status, reason: 'import', changedAt: stored });
+    }
     this.#keyId = keyId;
   }
 
-  /** The entry for `petId`, or undefined when there is none. */
+  /** The entry for `petId` (without its `changedAt`), or undefined when there is none. */
   get(petId: string): ModelItem | undefined {
     const item = this.#items.get(petId);
-    return item && { ...item };
+    if (!item) return undefined;
+    const { changedAt, ...entry } = item;
+    return entry;
   }
 
   /**
    * Records a successful update (docs/contract.md "Inventory semantics"): the values it names change, the
    * others stay, and the entry records the update's reason (default `adjustment`) and the id of the key that
-   * sent it (default the suite's key).
+   * sent it (default the suite's key), written within `window` (the request's: `RawResponse.window`, raw-http.ts).
    */
-  applyUpdate(petId: string, update: Partial<ContractInventoryUpdate>, keyId = this.#keyId): ModelItem {
+  applyUpdate(
+    petId: string,
+    update: Partial<ContractInventoryUpdate>,
+    window: TimeWindow,
+    keyId = this.#keyId,
+  ): ModelItem {
     const item = this.#items.get(petId);
     if (!item) throw new Error(`the model has no entry ${petId}`);
     if (update.quantity !== undefined) item.quantity = update.quantity;
     if (update.status !== undefined) item.status = update.status;
     item.reason = update.reason ?? 'adjustment';
     item.keyId = keyId;
-    return { ...item };
+    item.changedAt = window;
+    return this.get(petId) as ModelItem;
   }
 
   /**
@@ -62,7 +87,7 @@ export class InventoryModel {
    * the model).
    */
   expectUpdateAnswer(
-    response: ObservedResponse,
+    response: ObservedResponse & { window: TimeWindow },
     petId: string,
     update: Partial<ContractInventoryUpdate>,
   ): void {
@@ -71,19 +96,30 @@ export class InventoryModel {
     } else {
       expect(response.status, response.text).toBe(200);
       expect(response.contentType).toBe('application/json');
-      const { petId: id, quantity, status } = this.applyUpdate(petId, update);
+      const { petId: id, quantity, status } = this.applyUpdate(petId, update, response.window);
       expect(response.text).toBe(inventoryItemJson({ petId: id, quantity, status }));
     }
   }
 
-  /** Asserts that the table holds exactly the model's entries and nothing else. */
+  /**
+   * Asserts that the table holds exactly the model's entries and nothing else, each with the last change the
+   * model expects: a `changedAt` the model has seen must be unchanged, one set since within its write's window.
+   * The times seen are then kept, so a later refused write that touches an entry fails the next check.
+   */
   async expectTable(api: TestApi, context?: string): Promise<void> {
-    const expected = [...this.#items.values()]
-      .sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1))
-      .map(({ petId, quantity, status, reason, keyId }) =>
-        storedEntry(petId, quantity, status, reason === undefined ? undefined : { reason, keyId }),
-      );
-    expect(await api.tableItems(), context).toEqual(expected);
+    const items = [...this.#items.values()].sort((a, b) => (BigInt(a.petId) < BigInt(b.petId) ? -1 : 1));
+    const expected = items.map(({ petId, quantity, status, reason, keyId, changedAt }) =>
+      storedEntry(petId, quantity, status, {
+        reason,
+        keyId,
+        changedAt: typeof changedAt === 'string' ? changedAt : changeTimeWithin(changedAt),
+      }),
+    );
+    const stored = await api.tableItems();
+    expect(stored, context).toEqual(expected);
+    items.forEach((item, index) => {
+      item.changedAt = stored[index]?.changedAt as string;
+    });
   }
 }
 
@@ -98,14 +134,14 @@ export interface ModelledApi {
 
 /**
  * A {@link RawClient} on `api` and the {@link InventoryModel} of `items`, the entries `api` was started with
- * (`startTestApi({ inventory: items })`): the setup of the property-based hostile suites.
+ * (`startTestApi({ inventory: items })`) within `stored`: the setup of the property-based hostile suites.
  */
-export function modelledApi(api: TestApi, items: readonly ModelItem[]): ModelledApi {
+export function modelledApi(api: TestApi, items: readonly ModelItem[], stored: TimeWindow): ModelledApi {
   const client = rawClient(api.baseUrl);
   return {
     api,
     client,
-    model: new InventoryModel(items, api.keyId),
+    model: new InventoryModel(items, api.keyId, stored),
     async close() {
       client.close();
       await api.close();
@@ -121,7 +157,9 @@ export function modelledApi(api: TestApi, items: readonly ModelItem[]): Modelled
 export function modelledSuite(items: readonly InventoryItem[]): ModelledApi {
   const suite = {} as ModelledApi;
   beforeAll(async () => {
-    Object.assign(suite, modelledApi(await startTestApi({ inventory: items }), items));
+    const from = Date.now();
+    const api = await startTestApi({ inventory: items });
+    Object.assign(suite, modelledApi(api, items, { from, to: Date.now() }));
   });
   afterAll(() => suite.close?.());
   return suite;

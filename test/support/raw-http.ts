@@ -16,6 +16,14 @@ export interface RawResponse {
   headers: IncomingHttpHeaders;
   /** The body decoded as UTF-8 (empty when there is none). */
   text: string;
+  /** When the request was sent and when its whole answer was read: epoch milliseconds of this machine's clock. */
+  window: TimeWindow;
+}
+
+/** A span of time, both ends included: epoch milliseconds. */
+export interface TimeWindow {
+  from: number;
+  to: number;
 }
 
 /** A client for one base URL (`http://host:port/v1`), keeping connections alive between requests. */
@@ -41,6 +49,7 @@ export function rawClient(
     send({ method, path, headers = [], body }) {
       const flat = ['Host', url.host, ...headers.flat()];
       return new Promise<RawResponse>((resolve, reject) => {
+        const from = Date.now();
         const outgoing = httpRequest(
           { agent, host: url.hostname, port: url.port, method, path: prefix + path, headers: flat },
           (incoming) => {
@@ -51,6 +60,7 @@ export function rawClient(
                 status: incoming.statusCode ?? 0,
                 headers: incoming.headers,
                 text: Buffer.concat(chunks).toString('utf8'),
+                window: { from, to: Date.now() },
               }),
             );
             incoming.on('error', reject);

@@ -10,13 +10,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { expect } from 'vitest';
 import { listShardOf } from '#lib/inventory/list-index.ts';
+import type { TimeWindow } from './raw-http.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
 export type RawItem = Record<string, AttributeValue>;
 
 /**
  * The last change an entry records (docs/architecture.md "Data layout"): why, by which key, for which order,
- * when (`changedAt`, RFC 3339 UTC with milliseconds: a value, or a matcher such as {@link anyChangeTime}).
+ * when (`changedAt`, RFC 3339 UTC with milliseconds: a value, or a matcher such as {@link changeTimeWithin}).
  */
 export interface RecordedChange {
   reason: string;
@@ -27,6 +28,21 @@ export interface RecordedChange {
 
 /** How the writers record `changedAt`: RFC 3339, UTC, milliseconds (lib/inventory/last-change.ts). */
 export const changeTimeFormat = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * A matcher for a `changedAt` written within `window`: {@link changeTimeFormat} and, read as a time, from
+ * `window.from` to `window.to` (milliseconds, both included; the writer's clock is this machine's).
+ */
+export function changeTimeWithin(window: TimeWindow): string {
+  return expect.toSatisfy(
+    (value: unknown) =>
+      typeof value === 'string' &&
+      changeTimeFormat.test(value) &&
+      Date.parse(value) >= window.from &&
+      Date.parse(value) <= window.to,
+    `an RFC 3339 UTC millisecond time from ${new Date(window.from).toISOString()} to ${new Date(window.to).toISOString()}`,
+  );
+}
 
 /**
  * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, the list
