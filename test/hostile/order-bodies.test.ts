@@ -23,7 +23,8 @@ import {
 } from '#test/support/contract-oracle.ts';
 import { jsonObjectOf } from '#test/support/json-arbitraries.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { changeTimeWithin } from '#test/support/raw-tables.ts';
+import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 let api: TestApi;
 let client: RawClient;
@@ -191,9 +192,17 @@ describe('hostile placeOrder bodies and keys', () => {
         );
         expect(response.headers.location).toBe(`/v1/store/orders/${id}`);
         stock -= order.quantity;
+        // The stocked entry records the order as its last change (docs/architecture.md "Data layout").
         expect(after.inventory, context).toEqual(
           before.inventory.map((item) =>
-            item.petId === stocked ? { ...item, quantity: String(stock) } : item,
+            item.petId === stocked
+              ? storedEntry(stocked, stock, item.status as string, {
+                  reason: 'order_placed',
+                  orderId: id,
+                  keyId: api.keyId,
+                  changedAt: changeTimeWithin(response.window),
+                })
+              : item,
           ),
         );
         const added = after.orders.filter(
@@ -205,6 +214,8 @@ describe('hostile placeOrder bodies and keys', () => {
           petId: stocked,
           quantity: String(order.quantity),
           status: 'placed',
+          keyId: api.keyId,
+          changedAt: changeTimeWithin(response.window),
         });
         expect(after.orders.filter((item) => item !== added[0])).toEqual(before.orders);
         // A keyed order leaves two items in the idempotency table, the utility's record and the claim written in
