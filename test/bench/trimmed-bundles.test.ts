@@ -66,7 +66,7 @@ try {
 process.send({ node: process.versions.node, outcome }, () => process.exit(0));
 `;
 
-/** The event functions (issue 20: change records and webhooks), bundled and checked here beside the API's. */
+/** The event functions (change records and webhooks), bundled and checked here beside the API's. */
 const eventFunctionList = Object.values(eventFunctions);
 
 const scratch = mkdtempSync(join(tmpdir(), 'trimmed-bundles-'));
