@@ -18,19 +18,13 @@ import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
 import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
-import { changeTimeFormat } from '#test/support/raw-tables.ts';
+import { changeTimeWithin, type TimeWindow, timed } from '#test/support/raw-tables.ts';
 import { testApiSuite, unthrottled } from '#test/support/test-api.ts';
 
 const api = testApiSuite();
 
 /** How long a record may take to appear after its write's answer (docs/contract.md "History and events"). */
 const visibleWithinMs = 5000;
-
-/** The milliseconds (epoch) from just before a write was sent to just after its answer arrived. */
-interface Window {
-  from: number;
-  to: number;
-}
 
 /** A change record as the consumer derives it from a write, with the window of that write. */
 interface ExpectedChange {
@@ -41,14 +35,7 @@ interface ExpectedChange {
   orderId?: string;
   /** The API key's id (absent for the tools). */
   keyId?: string;
-  window: Window;
-}
-
-/** Runs `write` and returns its result with its {@link Window}. */
-async function timed<T>(write: () => Promise<T>): Promise<{ result: T; window: Window }> {
-  const from = Date.now();
-  const result = await write();
-  return { result, window: { from, to: Date.now() } };
+  window: TimeWindow;
 }
 
 const get = (path: string, headers: Record<string, string> = {}) =>
@@ -103,14 +90,7 @@ function expectHistory(petId: string, body: string, oldestFirst: readonly Expect
   const times = occurredAts(body).reverse();
   expect(times).toHaveLength(oldestFirst.length);
   oldestFirst.forEach((change, index) => {
-    const time = times[index] as string;
-    expect(time).toMatch(changeTimeFormat);
-    expect(Date.parse(time), `occurredAt ${time} of record ${index + 1}`).toBeGreaterThanOrEqual(
-      change.window.from,
-    );
-    expect(Date.parse(time), `occurredAt ${time} of record ${index + 1}`).toBeLessThanOrEqual(
-      change.window.to,
-    );
+    expect(times[index], `occurredAt of record ${index + 1}`).toEqual(changeTimeWithin(change.window));
   });
   const records = oldestFirst.map((change, index) =>
     changeJson(petId, index + 1, times[index] as string, change),

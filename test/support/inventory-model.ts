@@ -7,8 +7,8 @@ import {
   inventoryItemJson,
   type ObservedResponse,
 } from './contract-oracle.ts';
-import { type RawClient, rawClient, type TimeWindow } from './raw-http.ts';
-import { changeTimeWithin } from './raw-tables.ts';
+import { type RawClient, rawClient } from './raw-http.ts';
+import { changeTimeWithin, type TimeWindow } from './raw-tables.ts';
 import { startTestApi, storedEntry, type TestApi } from './test-api.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */

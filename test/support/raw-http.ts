@@ -1,5 +1,6 @@
 /** HTTP requests sent exactly as written (docs/contract.md "Requests as API Gateway delivers them"). */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { TimeWindow } from './raw-tables.ts';
 
 /** One request: headers as ordered `[name, value]` pairs, sent as given (duplicates kept). */
 export interface RawRequest {
@@ -18,12 +19,6 @@ export interface RawResponse {
   text: string;
   /** When the request was sent and when its whole answer was read: epoch milliseconds of this machine's clock. */
   window: TimeWindow;
-}
-
-/** A span of time, both ends included: epoch milliseconds. */
-export interface TimeWindow {
-  from: number;
-  to: number;
 }
 
 /** A client for one base URL (`http://host:port/v1`), keeping connections alive between requests. */

@@ -10,7 +10,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { expect } from 'vitest';
 import { listShardOf } from '#lib/inventory/list-index.ts';
-import type { TimeWindow } from './raw-http.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
 export type RawItem = Record<string, AttributeValue>;
@@ -28,6 +27,19 @@ export interface RecordedChange {
 
 /** How the writers record `changedAt`: RFC 3339, UTC, milliseconds (lib/inventory/last-change.ts). */
 export const changeTimeFormat = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A span of time, both ends included: epoch milliseconds of this machine's clock. */
+export interface TimeWindow {
+  from: number;
+  to: number;
+}
+
+/** Runs `write` and returns its result with the {@link TimeWindow} from its start to its end. */
+export async function timed<T>(write: () => Promise<T>): Promise<{ result: T; window: TimeWindow }> {
+  const from = Date.now();
+  const result = await write();
+  return { result, window: { from, to: Date.now() } };
+}
 
 /**
  * A matcher for a `changedAt` written within `window`: {@link changeTimeFormat} and, read as a time, from
