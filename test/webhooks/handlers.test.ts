@@ -12,7 +12,11 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { InventoryChange, OrderChange } from '#lib/events/changes.ts';
-import { type ChangeEventsQueue, startChangeEventsQueue } from '#test/support/change-events-queue.ts';
+import {
+  type ChangeEventsQueue,
+  sqsRecordOf,
+  startChangeEventsQueue,
+} from '#test/support/change-events-queue.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import {
@@ -369,25 +373,8 @@ function sqsRecord(messageId: string, body: string, receiveCount: number): SQSRe
 }
 
 /** A message received from the local queue as the event source mapping gives it (from `eventSourceARN`). */
-function receivedRecord(m: Message, eventSourceARN = configuredArn): SQSRecord {
-  const attributes = m.Attributes ?? {};
-  return {
-    messageId: m.MessageId ?? '',
-    receiptHandle: m.ReceiptHandle ?? '',
-    body: m.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '',
-      SentTimestamp: attributes.SentTimestamp ?? '',
-      SenderId: attributes.SenderId ?? '',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? '',
-    },
-    messageAttributes: {},
-    md5OfBody: m.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN,
-    awsRegion: 'us-east-1',
-  };
-}
+const receivedRecord = (m: Message, eventSourceARN = configuredArn): SQSRecord =>
+  sqsRecordOf(m, eventSourceARN);
 
 /** Sends these bodies to the queue and receives them: the messages, in the order sent, received once. */
 async function sendAndReceive(bodies: readonly string[]): Promise<Message[]> {
