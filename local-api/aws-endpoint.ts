@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { EventBridgeError, type EventBuses } from './event-bus.ts';
 import { type LocalQueue, type LocalQueues, type MessageAttribute, SqsError } from './queues.ts';
-import { type StoreCredentials, signatureRefusal } from './store-credentials.ts';
+import { readBody, type StoreCredentials, signatureRefusal } from './store-credentials.ts';
 
 /** The services the endpoint answers for. */
 export interface AwsServices {
@@ -294,18 +294,8 @@ export async function startAwsEndpoint(options: {
       sendFailure(response, contentType, browserRefusal);
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of request as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        response.writeHead(413, { Connection: 'close' }).end();
-        request.socket.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    }
-    const body = Buffer.concat(chunks);
+    const body = await readBody(request, response, maxBodyBytes);
+    if (!body) return;
     const refusal = await signatureRefusal(request, body, credentials);
     if (refusal) {
       sendFailure(response, contentType, {

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, RequestListener, Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseEnv } from 'node:util';
@@ -164,6 +164,29 @@ export async function signatureRefusal(
   return expected.length === given.length && timingSafeEqual(expected, given) ? undefined : refusals.invalid;
 }
 
+/**
+ * Reads the whole body of `request` (the signature covers it) up to `maxBytes`: answers the bytes, or
+ * undefined once more arrive, after answering 413 on `response` and closing the connection (the rest unread).
+ */
+export async function readBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.writeHead(413, { Connection: 'close' }).end();
+      request.socket.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Largest request body read before the check: dynalite's own limit (16 MB); a larger one is 413. */
 const maxBodyBytes = 16 * 1024 * 1024;
 
@@ -175,18 +198,8 @@ export function requireSignature(server: Server, credentials: StoreCredentials):
   const handlers = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', async (request, response) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of request as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        response.writeHead(413, { Connection: 'close' }).end();
-        request.socket.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    }
-    const body = Buffer.concat(chunks);
+    const body = await readBody(request, response, maxBodyBytes);
+    if (!body) return;
     const refusal = await signatureRefusal(request, body, credentials);
     if (refusal) {
       const text = JSON.stringify({ __type: refusal.type, message: refusal.message });
