@@ -160,6 +160,25 @@ export class ChangeEvents extends Construct {
     };
     const deadLetterQueue = (logicalId: string) =>
       queue(logicalId, { retentionPeriod: Duration.days(deadLetterRetentionDays) });
+    /**
+     * The SQS mapping `logicalId` from `source` into `reader`'s alias `live`, `reader` granted to consume it:
+     * batches of `deliveryBatchSize`, ReportBatchItemFailures, concurrency at most the reserved concurrency
+     * (SQS mappings take 2 or more), so the mapping never invokes into throttles (which count as receives):
+     * docs/architecture.md "Events and webhooks".
+     */
+    const queueMapping = (logicalId: string, source: Queue, reader: ServiceFunction) => {
+      source.grantConsumeMessages(reader);
+      const mapping = new EventSourceMapping(scope, logicalId, {
+        target: reader.live,
+        eventSourceArn: source.queueArn,
+        batchSize: deliveryBatchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: Math.max(2, settings.reservedConcurrency),
+      });
+      // Lambda checks the role when it creates the mapping: the grants must exist first.
+      mapping.node.addDependency(reader.role as Construct);
+      (mapping.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
+    };
 
     // recordChanges: the tables' streams -> change records -> the bus.
     this.changeRecordsFailureQueue = deadLetterQueue('ChangeRecordsFailureQueue');
@@ -223,16 +242,7 @@ export class ChangeEvents extends Construct {
       }),
     );
     (this.rule.node.defaultChild as CfnResource).overrideLogicalId('WebhookFanOutRule');
-    this.changeEventsQueue.grantConsumeMessages(fanOutWebhooks);
-    const fanOuts = new EventSourceMapping(scope, 'FanOutWebhooksQueueMapping', {
-      target: fanOutWebhooks.live,
-      eventSourceArn: this.changeEventsQueue.queueArn,
-      batchSize: deliveryBatchSize,
-      reportBatchItemFailures: true,
-      maxConcurrency: Math.max(2, settings.reservedConcurrency),
-    });
-    fanOuts.node.addDependency(fanOutWebhooks.role as Construct);
-    (fanOuts.node.defaultChild as CfnResource).overrideLogicalId('FanOutWebhooksQueueMapping');
+    queueMapping('FanOutWebhooksQueueMapping', this.changeEventsQueue, fanOutWebhooks);
 
     // deliverWebhooks: the delivery queue, its retries by visibility timeout, its dead-letter queue.
     this.deliveryDeadLetterQueue = deadLetterQueue('WebhookDeliveryDeadLetterQueue');
@@ -249,17 +259,7 @@ export class ChangeEvents extends Construct {
     this.deliveryQueue.grantSendMessages(fanOutWebhooks);
     fanOutWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
     fanOutWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
-    this.deliveryQueue.grantConsumeMessages(deliverWebhooks);
-    const deliveries = new EventSourceMapping(scope, 'DeliverWebhooksQueueMapping', {
-      target: deliverWebhooks.live,
-      eventSourceArn: this.deliveryQueue.queueArn,
-      batchSize: deliveryBatchSize,
-      reportBatchItemFailures: true,
-      // At most the reserved concurrency, so the mapping never invokes into throttles (which count as receives).
-      maxConcurrency: Math.max(2, settings.reservedConcurrency),
-    });
-    deliveries.node.addDependency(deliverWebhooks.role as Construct);
-    (deliveries.node.defaultChild as CfnResource).overrideLogicalId('DeliverWebhooksQueueMapping');
+    queueMapping('DeliverWebhooksQueueMapping', this.deliveryQueue, deliverWebhooks);
     deliverWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
     deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));
     deliverWebhooks.addEnvironment(eventsEnv.urlPolicy, 'public-https');
