@@ -5,17 +5,7 @@ import { authorizerCacheTtlSeconds, isScope, type Scope, scopes } from '#lib/api
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
 import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from './admin/keys.ts';
-import { environmentOption, openTarget, type Target } from './target.ts';
-
-/** Runs `work` against the chosen target, closing it afterwards. */
-async function withTarget<T>(env: EnvironmentName | undefined, work: (target: Target) => Promise<T>) {
-  const target = await openTarget(env);
-  try {
-    return await work(target);
-  } finally {
-    await target.close();
-  }
-}
+import { environmentOption, type Target, withTarget } from './target.ts';
 
 const keysOf = (target: Target) => keyStore(target.client, target.tables.apiKeys);
 const daysMs = 86_400_000;

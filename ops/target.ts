@@ -201,3 +201,19 @@ async function localSqsClient(dataDir: string): Promise<SQSClient> {
 export function openTarget(environment?: EnvironmentName): Promise<Target> {
   return environment ? deployedTarget(environment) : localTarget();
 }
+
+/**
+ * Runs `work` against the target of `environment` (the local store when absent, as `openTarget`), closing the
+ * target afterwards whether `work` answers or throws; answers what `work` answers.
+ */
+export async function withTarget<T>(
+  environment: EnvironmentName | undefined,
+  work: (target: Target) => Promise<T>,
+): Promise<T> {
+  const target = await openTarget(environment);
+  try {
+    return await work(target);
+  } finally {
+    await target.close();
+  }
+}

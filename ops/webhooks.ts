@@ -6,17 +6,7 @@ import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { failureStore } from '#lib/webhooks/failures.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
-import { environmentOption, openTarget, type Target } from './target.ts';
-
-/** Runs `work` against the chosen target, closing it afterwards. */
-async function withTarget<T>(env: EnvironmentName | undefined, work: (target: Target) => Promise<T>) {
-  const target = await openTarget(env);
-  try {
-    return await work(target);
-  } finally {
-    await target.close();
-  }
-}
+import { environmentOption, type Target, withTarget } from './target.ts';
 
 const subscriptionsOf = (target: Target) => subscriptionStore(target.raw, target.tables.webhookSubscriptions);
 const failuresOf = (target: Target) => failureStore(target.raw, target.tables.webhookFailures);
