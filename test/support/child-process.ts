@@ -44,6 +44,24 @@ export function childEnv(variables: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...variables };
 }
 
+/**
+ * The environment of a tool run by an operator with AWS credentials against stand-ins: {@link childEnv} of
+ * `variables` (the endpoints, region and credentials), with no AWS profile, session token, general endpoint or
+ * default region of the machine running the tests, and the shared AWS config and credentials files pointed at
+ * absent files in `workDir`, so nothing of the machine's own AWS setup takes part.
+ */
+export function operatorEnv(workDir: string, variables: Record<string, string>): NodeJS.ProcessEnv {
+  const env = childEnv({
+    ...variables,
+    AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),
+  });
+  for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'AWS_DEFAULT_REGION']) {
+    delete env[name];
+  }
+  return env;
+}
+
 /** Every child started here and still running, killed by {@link killChildren}. */
 const running = new Set<ChildProcess>();
 

@@ -19,7 +19,7 @@ import { environments } from '#infra/settings.ts';
 import { ensureTables } from '#ops/admin/tables.ts';
 import type { ToolTableId } from '#ops/target.ts';
 import { type ApiGatewayStandIn, startApiGatewayStandIn } from '#test/support/api-gateway-stand-in.ts';
-import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
@@ -80,20 +80,13 @@ cleanUpAfterAll(
 
 /** The environment of a tool run by an operator with AWS credentials, the endpoints pointing here. */
 function awsEnv(): NodeJS.ProcessEnv {
-  const env = childEnv({
+  return operatorEnv(workDir, {
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
     AWS_REGION: 'us-east-1',
     // The stand-ins accept any credentials; the test DynamoDB only its own.
     ...storeVariables(db),
-    // No profile or shared file of the machine running the tests takes part.
-    AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),
   });
-  for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'AWS_DEFAULT_REGION']) {
-    delete env[name];
-  }
-  return env;
 }
 
 function keys(...args: string[]): Promise<ChildResult> {

@@ -4,11 +4,10 @@
  * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (a real local queue
  * of local-api named as the stack names it, test/support/local-queue.ts, read back with ReceiveMessage).
  */
-import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#ops/admin/tables.ts';
-import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
@@ -68,17 +67,12 @@ cleanUpAfterAll(
 
 /** A tool run by an operator with AWS credentials, the endpoints pointing at the stand-ins and dynalite. */
 function webhooks(...args: string[]): Promise<ChildResult> {
-  const env = childEnv({
+  const env = operatorEnv(workDir, {
     AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
     AWS_ENDPOINT_URL_SQS: queue.endpoint,
     AWS_REGION: 'us-east-1',
     ...storeVariables(db),
-    AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),
   });
-  for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'AWS_DEFAULT_REGION']) {
-    delete env[name];
-  }
   return runNode(scripts.webhooks, args, { env, cwd: workDir });
 }
 
