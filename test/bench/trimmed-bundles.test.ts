@@ -31,6 +31,7 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { tables } from '#lib/tables.ts';
 import { budgets } from '../../bench/budgets.ts';
 import { type ChangeEventsQueue, startChangeEventsQueue } from '../support/change-events-queue.ts';
+import { placedOrderChange } from '../support/change-fixtures.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '../support/lambda-events.ts';
 import { type LocalQueueFixture, startLocalQueue } from '../support/local-queue.ts';
 import {
@@ -379,23 +380,7 @@ describe('the trimmed fanOutWebhooks bundle, fed by the change-events queue', ()
   });
 
   it('reads the bus event from the queue message with exact ids and sends the exact delivery message', async () => {
-    const records = await changeEvents.publish([
-      {
-        type: 'order.changed',
-        data: {
-          orderId: '1795685400123000001',
-          occurredAt: '2026-11-26T09:31:00.000Z',
-          status: { from: null, to: 'placed' },
-          order: {
-            id: '1795685400123000001',
-            petId: '-9223372036854775808',
-            quantity: 1,
-            status: 'placed',
-            complete: false,
-          },
-        },
-      },
-    ]);
+    const records = await changeEvents.publish([{ type: 'order.changed', data: placedOrderChange }]);
 
     const { outcome } = await invokeBundle(
       'fanOutWebhooks',

@@ -1,9 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { InventoryChange, OrderChange } from '#lib/events/changes.ts';
+import type { InventoryChange } from '#lib/events/changes.ts';
 import { attemptDelivery, deliveryUserAgent } from '#lib/webhooks/delivery.ts';
 import { newSigningSecret } from '#lib/webhooks/subscriptions.ts';
 import { guardedLookup } from '#lib/webhooks/url-guard.ts';
+import { placedOrderChange } from '#test/support/change-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 let receiver: WebhookReceiver;
@@ -115,18 +116,7 @@ describe('a delivery attempt', () => {
 
   test('order.changed: the payload writes the order ids digit for digit, and the receiver verifies that text', async () => {
     const secret = newSigningSecret();
-    const change: OrderChange = {
-      orderId: '1795685400123000001',
-      occurredAt: '2026-11-26T09:31:00.000Z',
-      status: { from: null, to: 'placed' },
-      order: {
-        id: '1795685400123000001',
-        petId: '-9223372036854775808',
-        quantity: 1,
-        status: 'placed',
-        complete: false,
-      },
-    };
+    const change = placedOrderChange;
 
     const outcome = await attemptDelivery(
       {
