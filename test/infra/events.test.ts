@@ -101,6 +101,17 @@ describe('synthesis refuses a retry schedule the delivery queue cannot hold', ()
 describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name) => {
   const settings = environments[name];
   const json = () => synthesized().environments[name].json;
+  /**
+   * The properties of an SQS mapping from `queueId` into the alias `aliasId`: 10 per batch, partial batch
+   * failures, at most the reserved concurrency at once.
+   */
+  const queueMapping = (queueId: string, aliasId: string) => ({
+    EventSourceArn: getAtt(queueId, 'Arn'),
+    FunctionName: aliasFunctionName(aliasId),
+    BatchSize: 10,
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+    ScalingConfig: { MaximumConcurrency: settings.reservedConcurrency },
+  });
 
   it('has exactly the resources of the events path: 2 stream mappings and 2 queue mappings, 1 bus, 1 archive, 1 rule, 5 queues, no asynchronous invocation', () => {
     const ids = (type: string) => Object.keys(resourcesOfType(json(), type)).sort();
@@ -228,13 +239,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
 
   it(`feeds the change-events queue to fanOutWebhooks' alias: 10 per batch, partial batch failures, at most the reserved ${settings.reservedConcurrency} at once`, () => {
     const mapping = resource(json(), 'FanOutWebhooksQueueMapping');
-    expect(mapping.Properties).toEqual({
-      EventSourceArn: getAtt('ChangeEventsQueue', 'Arn'),
-      FunctionName: aliasFunctionName(fanOutAlias),
-      BatchSize: 10,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: settings.reservedConcurrency },
-    });
+    expect(mapping.Properties).toEqual(queueMapping('ChangeEventsQueue', fanOutAlias));
     expect(mapping.DependsOn).toEqual(expect.arrayContaining(['FanOutWebhooksFunctionRole']));
   });
 
@@ -260,13 +265,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
 
   it(`feeds the delivery queue to deliverWebhooks' alias: 10 per batch, partial batch failures, at most the reserved ${settings.reservedConcurrency} at once`, () => {
     const mapping = resource(json(), 'DeliverWebhooksQueueMapping');
-    expect(mapping.Properties).toEqual({
-      EventSourceArn: getAtt('WebhookDeliveryQueue', 'Arn'),
-      FunctionName: aliasFunctionName(deliverAlias),
-      BatchSize: 10,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: settings.reservedConcurrency },
-    });
+    expect(mapping.Properties).toEqual(queueMapping('WebhookDeliveryQueue', deliverAlias));
     expect(mapping.DependsOn).toEqual(expect.arrayContaining(['DeliverWebhooksFunctionRole']));
   });
 });
