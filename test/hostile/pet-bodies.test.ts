@@ -181,15 +181,6 @@ async function checkAddPet(text: string): Promise<number> {
 }
 
 describe('hostile addPet bodies', () => {
-  test('every generated body gets the contract answer and only a created pet changes the table', async () => {
-    await fc.assert(
-      fc.asyncProperty(body, async (text) => {
-        await checkAddPet(text);
-      }),
-      { numRuns: 400 },
-    );
-  });
-
   test.each([
     ['{"name": "Rex", "status": null}', 400],
     ['{"name": "Rex", "id": null}', 400],
@@ -206,6 +197,16 @@ describe('hostile addPet bodies', () => {
     [`{"name": "Rex", "tags": [${'{"id":1,"name":"t"},'.repeat(19)}{"id":1,"name":"t"}]}`, 201],
   ])('answers %s with %i', async (text, status) => {
     expect(await checkAddPet(text)).toBe(status);
+  });
+
+  // After the examples: a generated body may create one of their ids (fast-check favours the int64 edges).
+  test('every generated body gets the contract answer and only a created pet changes the table', async () => {
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        await checkAddPet(text);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   test('refuses a __proto__ member with 400 naming it (the guard of the JSON parser) and changes nothing', async () => {
