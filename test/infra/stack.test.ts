@@ -137,6 +137,14 @@ const allow = (actions: string[], resourceValue: unknown) => ({
  * puts events on the bus; the fan-out reads the change-events queue and sends deliveries to the delivery queue; the delivery reads,
  * deletes and re-times the delivery messages.
  */
+/** What an SQS event source mapping's function may do to its queue (aws-lambda-event-sources `SqsEventSource`). */
+const receiveActions = [
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+];
 const sendActions = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
 const eventStatements: Record<string, Record<string, unknown>[]> = {
   recordChanges: [
@@ -151,30 +159,10 @@ const eventStatements: Record<string, Record<string, unknown>[]> = {
     allow(['events:PutEvents'], getAtt('EventBus', 'Arn')),
   ],
   fanOutWebhooks: [
-    allow(
-      [
-        'sqs:ReceiveMessage',
-        'sqs:ChangeMessageVisibility',
-        'sqs:GetQueueUrl',
-        'sqs:DeleteMessage',
-        'sqs:GetQueueAttributes',
-      ],
-      getAtt('ChangeEventsQueue', 'Arn'),
-    ),
+    allow(receiveActions, getAtt('ChangeEventsQueue', 'Arn')),
     allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn')),
   ],
-  deliverWebhooks: [
-    allow(
-      [
-        'sqs:ReceiveMessage',
-        'sqs:ChangeMessageVisibility',
-        'sqs:GetQueueUrl',
-        'sqs:DeleteMessage',
-        'sqs:GetQueueAttributes',
-      ],
-      getAtt('WebhookDeliveryQueue', 'Arn'),
-    ),
-  ],
+  deliverWebhooks: [allow(receiveActions, getAtt('WebhookDeliveryQueue', 'Arn'))],
 };
 
 describe.each(environmentNames)('%s stack', (name) => {
