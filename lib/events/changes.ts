@@ -3,9 +3,6 @@ import type { PetStatus } from '../inventory/inventory-item.ts';
 import type { ChangeReason } from '../inventory/last-change.ts';
 import type { Order, OrderStatus } from '../orders/order.ts';
 
-/** Why an inventory entry changed: the reason its item records (lib/inventory/last-change.ts `ChangeReason`). */
-export type InventoryChangeReason = ChangeReason;
-
 /** A value before and after a change; `from` is null when the change created the entry or the order. */
 export interface FromTo<T> {
   from: T | null;
@@ -20,7 +17,7 @@ export interface InventoryChange {
   sequence: number;
   petId: string;
   occurredAt: string;
-  reason: InventoryChangeReason;
+  reason: ChangeReason;
   quantity: FromTo<number>;
   status: FromTo<PetStatus>;
   /** For `order_placed` and `order_cancelled`. */
