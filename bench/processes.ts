@@ -1,10 +1,10 @@
 /** The bench's servers in processes of their own: the embedded DynamoDB and `npm start`. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
 import type { StoreCredentials } from '#local-api/store-credentials.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 /**

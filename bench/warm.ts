@@ -32,7 +32,7 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
   );
   installStreamingRuntime();
   const { demoInventoryFile } = await import('#local-api/service.ts');
-  const { importInventoryFile } = await import('#ops/admin/inventory-writer.ts');
+  const { importInventoryFile } = await import('#lib/admin/inventory-writer.ts');
   const { scopes, stageName } = await import('#lib/api.ts');
   const { tables } = await import('#lib/tables.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');

@@ -104,7 +104,7 @@ export class ServiceFunction extends NodejsFunction {
     });
     this.readsStreams = props.readsStreams === true;
     this.live = new Alias(scope, `${id}Alias`, { aliasName: liveAlias, version: this.currentVersion });
-    // Fixed, readable logical ids, so `sam local invoke <LogicalId>` and events/env-vars.json can name them.
+    // Fixed, readable logical ids, so `sam local invoke <LogicalId>` and sam/env-vars.json can name them.
     for (const [construct, logicalId] of [
       [this, id],
       [role, `${id}Role`],

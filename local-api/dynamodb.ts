@@ -1,4 +1,4 @@
-/** The embedded DynamoDB (dynalite) of local runs and its table names (docs/local-api.md "Settings"); the tables themselves are created by ops/admin/tables.ts. */
+/** The embedded DynamoDB (dynalite) of local runs and its table names (docs/local-api.md "Settings"); the tables themselves are created by lib/admin/tables.ts. */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { RequestListener, Server } from 'node:http';

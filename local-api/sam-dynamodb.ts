@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTables } from '#ops/admin/tables.ts';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { inMemory, startDynamoDb } from './dynamodb.ts';
 import { samTableNames, seedSamFixtures } from './sam-fixtures.ts';
 import { localAwsDefaults, localDataDir } from './settings.ts';
@@ -38,7 +38,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** The port `events/env-vars.json` points the functions at. */
+/** The port `sam/env-vars.json` points the functions at. */
 const envVarsPort = 8000;
 const listening = new URL(db.endpoint).port;
 
@@ -57,8 +57,8 @@ if (values['data-dir'] === inMemory) {
   );
 }
 if (values['env-vars']) {
-  // events/env-vars.json with every function's endpoint on the port this server listens on.
-  const envVars = JSON.parse(await readFile(new URL('../events/env-vars.json', import.meta.url), 'utf8'));
+  // sam/env-vars.json with every function's endpoint on the port this server listens on.
+  const envVars = JSON.parse(await readFile(new URL('../sam/env-vars.json', import.meta.url), 'utf8'));
   for (const variables of Object.values(envVars) as Record<string, string>[]) {
     const endpoint = new URL(variables.AWS_ENDPOINT_URL_DYNAMODB as string);
     endpoint.port = listening;
@@ -68,6 +68,6 @@ if (values['env-vars']) {
   console.log(`Wrote ${values['env-vars']}: pass it to sam with --env-vars.`);
 } else if (listening !== String(envVarsPort)) {
   console.log(
-    `events/env-vars.json points the functions at port ${envVarsPort}: add --env-vars <file> to write one for port ${listening}.`,
+    `sam/env-vars.json points the functions at port ${envVarsPort}: add --env-vars <file> to write one for port ${listening}.`,
   );
 }

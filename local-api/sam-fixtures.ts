@@ -11,12 +11,12 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
 
 /**
- * The table names of `events/env-vars.json`, by table: each read from a function that uses the table.
+ * The table names of `sam/env-vars.json`, by table: each read from a function that uses the table.
  * @throws Error when the file names no function using a table
  */
 export function samTableNames(): Record<TableId, string> {
   const envVars = JSON.parse(
-    readFileSync(new URL('../events/env-vars.json', import.meta.url), 'utf8'),
+    readFileSync(new URL('../sam/env-vars.json', import.meta.url), 'utf8'),
   ) as Record<string, Record<string, string>>;
   return Object.fromEntries(
     (Object.keys(tables) as TableId[]).map((id) => {
@@ -24,19 +24,19 @@ export function samTableNames(): Record<TableId, string> {
         (definition) => (definition.access as Partial<Record<TableId, unknown>>)[id],
       );
       const name = owner && envVars[functionLogicalId(owner)]?.[tables[id].env];
-      if (!name) throw new Error(`events/env-vars.json: no function names the ${id} table`);
+      if (!name) throw new Error(`sam/env-vars.json: no function names the ${id} table`);
       return [id, name];
     }),
   ) as Record<TableId, string>;
 }
 
-/** The entry that `events/update-inventory-ok.json` updates and `events/list-inventory-ok.json` lists. */
+/** The entry that `sam/update-inventory-ok.json` updates and `sam/list-inventory-ok.json` lists. */
 export const samPet: InventoryItem = { petId: '9001', quantity: 5, status: 'available' };
 
-/** The petId of `events/update-inventory-unknown-pet.json`: never seeded, so the update answers 404. */
+/** The petId of `sam/update-inventory-unknown-pet.json`: never seeded, so the update answers 404. */
 export const samUnknownPetId = '404404';
 
-/** The bearer token of `events/authorizer-valid-token.json` (local test value, not a secret). */
+/** The bearer token of `sam/authorizer-valid-token.json` (local test value, not a secret). */
 export const samApiKey = 'sam-local-events-test-key';
 
 /** The name of {@link samApiKey}: the authorizer's `principalId` for that event. */

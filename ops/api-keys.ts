@@ -1,10 +1,10 @@
 /** The key tool, `npm run keys -- <command> [--env staging|production]`: docs/operating.md "API keys". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
+import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from '#lib/admin/keys.ts';
 import { authorizerCacheTtlSeconds, isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
-import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from './admin/keys.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
 
 const keysOf = (target: Target) => keyStore(target.client, target.tables.apiKeys);

@@ -1,8 +1,8 @@
 /** The import tool, `npm run import -- <file.json|file.csv> [--env ...]`: docs/operating.md "Importing inventory". */
 import { Command } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
+import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
-import { importInventoryFile } from './admin/inventory-writer.ts';
 import { environmentOption, openTarget } from './target.ts';
 
 const program = new Command('import')

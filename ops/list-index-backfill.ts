@@ -12,9 +12,9 @@ import {
   UpdateTableCommand,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
+import { createTable } from '#lib/admin/tables.ts';
 import { listShardOf } from '#lib/inventory/list-index.ts';
 import { listIndex, tables } from '#lib/tables.ts';
-import { createTable } from '#ops/admin/tables.ts';
 
 /** What a backfill did. */
 export interface BackfillResult {

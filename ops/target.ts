@@ -14,13 +14,13 @@ import {
   environments,
   stackName as stackNameOf,
 } from '#infra/settings.ts';
+import { type GatewayKeys, gatewayKeys } from '#lib/admin/gateway-keys.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import type { TableId } from '#lib/tables.ts';
 import { connectLocalDynamoDb, localTableNames } from '#local-api/dynamodb.ts';
 import { localAwsDefaults, localDataDir, localEnvironment } from '#local-api/settings.ts';
 import { dataFolderCredentials } from '#local-api/store-credentials.ts';
-import { type GatewayKeys, gatewayKeys } from './admin/gateway-keys.ts';
 
 /** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
 export function environmentOption(description = 'a deployed environment instead of the local store'): Option {
@@ -38,7 +38,7 @@ export interface Target {
   /** The environment's settings (key defaults); the local store has the local API's. */
   settings: EnvironmentSettings;
   /**
-   * The keys' API Gateway side in a deployed environment (ops/admin/gateway-keys.ts); undefined for the local store.
+   * The keys' API Gateway side in a deployed environment (lib/admin/gateway-keys.ts); undefined for the local store.
    * @throws Error when the stack has no `RestApiId` / `UsagePlanId` output (deployed before per-key throttling).
    */
   gatewayKeys(): GatewayKeys | undefined;

@@ -8,9 +8,9 @@
  * pages linked by `Link` rel="next", getOrderById. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { rotateKey } from '#lib/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
-import { rotateKey } from '#ops/admin/keys.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';

@@ -6,7 +6,7 @@
  * - every environment variable the code of a function reads (`process.env.X`, `requiredEnv(...)` in lib/ and
  *   functions/, found through the bundle's esbuild metafile) is declared on that function, because the SAM CLI
  *   only overrides declared variables and Lambda sets no other;
- * - `events/env-vars.json` names exactly the functions' logical ids and only variables declared on them;
+ * - `sam/env-vars.json` names exactly the functions' logical ids and only variables declared on them;
  * - an empty `AWS_ENDPOINT_URL_DYNAMODB`, as declared on deployed functions, leaves the SDK on the regional
  *   endpoint.
  */
@@ -176,8 +176,8 @@ describe('environment variables', () => {
     },
   );
 
-  it("events/env-vars.json names exactly the functions, only variables declared on each (SAM ignores others), the same SAM tables apart from npm start's", () => {
-    const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'), 'utf8')) as Record<
+  it("sam/env-vars.json names exactly the functions, only variables declared on each (SAM ignores others), the same SAM tables apart from npm start's", () => {
+    const envVars = JSON.parse(readFileSync(join(projectRoot, 'sam/env-vars.json'), 'utf8')) as Record<
       string,
       Record<string, string>
     >;

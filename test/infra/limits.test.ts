@@ -50,7 +50,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     expect(plan.Properties.Quota).toBeUndefined();
   });
 
-  it('declares no API key: the key tool creates one per key (ops/admin/gateway-keys.ts)', () => {
+  it('declares no API key: the key tool creates one per key (lib/admin/gateway-keys.ts)', () => {
     expect(Object.keys(resourcesOfType(json(), 'AWS::ApiGateway::ApiKey'))).toEqual([]);
   });
 

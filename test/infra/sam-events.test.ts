@@ -1,7 +1,7 @@
 /**
- * The SAM CLI events of `events/`, run as `sam local invoke` runs them, minus Docker: each function is bundled
+ * The SAM CLI events of `sam/`, run as `sam local invoke` runs them, minus Docker: each function is bundled
  * with the stack's esbuild settings (infra/bundling.ts), loaded in a fresh Node process with the variables of
- * `events/env-vars.json` (the endpoint pointed at an embedded DynamoDB seeded like `npm run sam:dynamodb`),
+ * `sam/env-vars.json` (the endpoint pointed at an embedded DynamoDB seeded like `npm run sam:dynamodb`),
  * and invoked with the event file. Each result is the one docs/local-api.md "Invoking one function" documents
  * for that event.
  */
@@ -16,6 +16,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
@@ -26,7 +27,6 @@ import {
   samUnknownPetId,
   seedSamFixtures,
 } from '#local-api/sam-fixtures.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
@@ -198,7 +198,7 @@ const cases: EventCase[] = [
   }),
 ];
 
-const envVars = JSON.parse(readFileSync(join(projectRoot, 'events/env-vars.json'), 'utf8')) as Record<
+const envVars = JSON.parse(readFileSync(join(projectRoot, 'sam/env-vars.json'), 'utf8')) as Record<
   string,
   Record<string, string>
 >;
@@ -250,7 +250,7 @@ console.log('OUTCOME ' + JSON.stringify(outcome));
 `;
 
 /**
- * Invokes the bundled function `logicalId` with `events/<file>` in a fresh process, as the SAM CLI would.
+ * Invokes the bundled function `logicalId` with `sam/<file>` in a fresh process, as the SAM CLI would.
  * Asynchronous: the embedded DynamoDB serves the child from this process's event loop.
  */
 async function invoke(logicalId: string, file: string): Promise<Outcome> {
@@ -263,7 +263,7 @@ async function invoke(logicalId: string, file: string): Promise<Outcome> {
       '-e',
       runtime,
       bundle,
-      join(projectRoot, 'events', file),
+      join(projectRoot, 'sam', file),
       pathToFileURL(join(projectRoot, 'test/support/lambda-invoke.ts')).href,
     ],
     {
@@ -289,13 +289,13 @@ function documentedEvents(): Map<string, [string, string]> {
     readFileSync(join(projectRoot, 'docs/local-api.md'), 'utf8'),
     'Invoking one function',
   ).join('\n');
-  const rows = page.matchAll(/^\|\s*`events\/([\w-]+\.json)`\s*\|\s*`(\w+)`\s*\|\s*([^\s|,]+)/gm);
+  const rows = page.matchAll(/^\|\s*`sam\/([\w-]+\.json)`\s*\|\s*`(\w+)`\s*\|\s*([^\s|,]+)/gm);
   return new Map([...rows].map((row) => [row[1] as string, [row[2] as string, row[3] as string]]));
 }
 
 describe('SAM CLI events', () => {
-  it('every event file in events/ has a case here and a row in docs/local-api.md', () => {
-    const files = readdirSync(join(projectRoot, 'events')).filter(
+  it('every event file in sam/ has a case here and a row in docs/local-api.md', () => {
+    const files = readdirSync(join(projectRoot, 'sam')).filter(
       (f) => f.endsWith('.json') && f !== 'env-vars.json',
     );
     expect(files.sort()).toEqual(cases.map((c) => c.file).sort());

@@ -17,6 +17,7 @@ import { accessLogFields } from '#infra/inventory-api.ts';
 import { deprecationEnvironment, functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
 import { defaultTimeout, liveAlias, sdkWorstCaseMs } from '#infra/service-function.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
+import { tableKeySchema } from '#lib/admin/tables.ts';
 import {
   authorizer,
   authorizerCacheTtlSeconds,
@@ -28,7 +29,6 @@ import {
 } from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { tableKeySchema } from '#ops/admin/tables.ts';
 import {
   getAtt,
   ref,
@@ -362,7 +362,7 @@ describe.each(environmentNames)('%s stack', (name) => {
         const { timeToLiveAttribute, stream } = tables[tableId] as TableDefinition;
         const table = resource(json(), tableLogicalId(tableId));
         expect(table.Type).toBe('AWS::DynamoDB::Table');
-        // The local store creates its tables with the same keys (ops/admin/tables.ts tableKeySchema).
+        // The local store creates its tables with the same keys (lib/admin/tables.ts tableKeySchema).
         expect(table.Properties).toEqual({
           ...tableKeySchema(tableId),
           BillingMode: 'PAY_PER_REQUEST',

@@ -16,9 +16,9 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { ChangeStream, type StreamLevelDb, type StreamRecord } from '#local-api/change-stream.ts';
 import { inMemory, startDynamoDb } from '#local-api/dynamodb.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
 

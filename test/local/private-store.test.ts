@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { describe, expect, test } from 'vitest';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { startDynamoDb } from '#local-api/dynamodb.ts';
 import { samTableNames } from '#local-api/sam-fixtures.ts';
 import { dataFolderCredentials } from '#local-api/store-credentials.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -170,7 +170,7 @@ describe('npm run sam:dynamodb', () => {
     cleanups.push(async () => client.destroy());
     const { TableNames } = await client.send(new ListTablesCommand({}));
     expect(TableNames?.sort()).toStrictEqual(Object.values(samTableNames()).sort());
-    const committed = JSON.parse(await readFile(join(projectRoot, 'events/env-vars.json'), 'utf8'));
+    const committed = JSON.parse(await readFile(join(projectRoot, 'sam/env-vars.json'), 'utf8'));
     const written = JSON.parse(await readFile(envVarsFile, 'utf8'));
     for (const variables of Object.values(committed) as Record<string, string>[]) {
       variables.AWS_ENDPOINT_URL_DYNAMODB = `http://host.docker.internal:${port}`;

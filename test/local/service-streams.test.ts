@@ -19,10 +19,10 @@ import {
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
+import { tableKeySchema } from '#lib/admin/tables.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { inMemory, localTableNames, startDynamoDb } from '#local-api/dynamodb.ts';
 import { startLocalService } from '#local-api/service.ts';
-import { tableKeySchema } from '#ops/admin/tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';

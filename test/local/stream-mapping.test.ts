@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { functionModel, type Template } from '#local-api/api-model.ts';
 import type { StreamRecord } from '#local-api/change-stream.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
@@ -22,7 +23,6 @@ import {
   startStreamMapping,
   streamMappingModels,
 } from '#local-api/stream-mapping.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';

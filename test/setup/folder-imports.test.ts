@@ -1,4 +1,7 @@
-/** Folders import one way (docs/architecture.md "Layout"): no two folders import each other, even through others. */
+/**
+ * Folders import one way (docs/architecture.md "Layout"): no two folders import each other, even through others,
+ * and no top-level folder imports one on a higher floor.
+ */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -54,6 +57,34 @@ it('no folder imports, directly or through others, a folder that imports it', ()
   const cycles = [...graph].flatMap(([from, targets]) =>
     [...targets].filter((to) => reaches(to, from)).map((to) => `${from} -> ${to}`),
   );
-  expect(graph.get('ops')).toContain('ops/admin');
+  expect(graph.get('ops')).toContain('lib/admin');
   expect(cycles).toEqual([]);
+});
+
+/** The code folders from the ground up (docs/architecture.md "Layout"); a folder's floor is its longest listed prefix. */
+const floors = [
+  ['lib'],
+  ['functions', 'infra'],
+  ['local-api'],
+  ['ops'],
+  ['test/support'],
+  ['bench'],
+  ['test'],
+];
+const floorOf = (folder: string): number => {
+  const prefixes = floors.flat().filter((prefix) => folder === prefix || folder.startsWith(`${prefix}/`));
+  const longest = prefixes.sort((a, b) => b.length - a.length)[0];
+  return floors.findIndex((floor) => floor.includes(longest ?? ''));
+};
+
+it('no import runs back up: a top-level folder imports only folders on a lower floor', () => {
+  const upward = [...folderImports()].flatMap(([from, targets]) =>
+    [...targets]
+      .filter(
+        (to) => floorOf(to) >= 0 && from.split('/')[0] !== to.split('/')[0] && floorOf(to) >= floorOf(from),
+      )
+      .map((to) => `${from} -> ${to}`),
+  );
+  expect(floors.flat().filter((folder) => floorOf(folder) < 0)).toEqual([]);
+  expect(upward).toEqual([]);
 });

@@ -3,8 +3,9 @@
  * (test/support/test-dynamodb.ts `testTableNames`), for crash tests that preload test/support/crash-hook.ts:
  * prints `ready <endpoint>` once the tables exist, then serves until killed.
  */
+
+import { ensureTables } from '#lib/admin/tables.ts';
 import { startDynamoDb } from '#local-api/dynamodb.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { dynamoDbClient, testTableNames } from './test-dynamodb.ts';
 
 const db = await startDynamoDb({ dataDir: process.env.DATA_DIR as string });

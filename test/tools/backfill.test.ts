@@ -8,10 +8,10 @@
 
 import { CreateTableCommand, DescribeTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { expect, onTestFinished, test } from 'vitest';
+import { createTable } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { listIndex } from '#lib/tables.ts';
-import { createTable } from '#ops/admin/tables.ts';
 import { backfillListIndex } from '#ops/list-index-backfill.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {

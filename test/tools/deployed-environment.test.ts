@@ -16,7 +16,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { environments } from '#infra/settings.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
+import { ensureTables } from '#lib/admin/tables.ts';
 import type { ToolTableId } from '#ops/target.ts';
 import { type ApiGatewayStandIn, startApiGatewayStandIn } from '#test/support/api-gateway-stand-in.ts';
 import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';

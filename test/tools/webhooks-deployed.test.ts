@@ -6,7 +6,7 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ensureTables } from '#ops/admin/tables.ts';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
   type CloudFormationStandIn,

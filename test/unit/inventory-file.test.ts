@@ -1,11 +1,11 @@
 /**
- * The import tool's JSON rows (ops/admin/inventory-file.ts) read integers from their source text, as the API
+ * The import tool's JSON rows (lib/admin/inventory-file.ts) read integers from their source text, as the API
  * reads request bodies (docs/contract.md "Integers in request bodies", "Operator tooling").
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { InventoryFileError, inventoryRows, validateInventoryFile } from '#ops/admin/inventory-file.ts';
+import { InventoryFileError, inventoryRows, validateInventoryFile } from '#lib/admin/inventory-file.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 afterAll(() => removeTemporaryDirs());
