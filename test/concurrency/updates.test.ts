@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { retryConnectionErrors } from '#test/support/connection-retries.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 function patch(petId: string, quantity: number): Promise<TestResponse> {
-  return api.patch(petId, JSON.stringify({ quantity }));
+  return retryConnectionErrors(() => api.patch(petId, JSON.stringify({ quantity })));
 }
 
 /** The exact list text when the target pet has `quantity` and every other entry is as seeded. */
@@ -53,7 +54,7 @@ describe('concurrent updates and lists', () => {
     const snapshots = new Map([3, ...quantities].map((quantity) => [listWith(quantity), quantity]));
 
     const updates = quantities.map((quantity) => patch(target, quantity));
-    const lists = Array.from({ length: concurrentLists }, () => api.list());
+    const lists = Array.from({ length: concurrentLists }, () => retryConnectionErrors(() => api.list()));
     const [updateResponses, listResponses] = await Promise.all([Promise.all(updates), Promise.all(lists)]);
 
     updateResponses.forEach((response, i) => {

@@ -28,7 +28,7 @@ let api: TestApi;
 let client: RawClient;
 beforeAll(async () => {
   api = await startTestApi();
-  client = rawClient(api.baseUrl, { maxSockets: 200 });
+  client = rawClient(api.baseUrl, { maxSockets: 200, retryConnectionErrors: true });
 });
 afterAll(async () => {
   client?.close();

@@ -126,7 +126,7 @@ describe('updateInventory with If-Match', () => {
   test('200 concurrent PATCHes with the same ETag (200 connections): exactly one 200, the rest 412, one write landed', async () => {
     const etag = (await get('7')).headers.get('etag') as string;
     // Every PATCH on its own connection, all in flight at once.
-    const client = rawClient(api.baseUrl, { maxSockets: 200 });
+    const client = rawClient(api.baseUrl, { maxSockets: 200, retryConnectionErrors: true });
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
         sendJson(client, api.authorization, 'PATCH', '/inventory/7', `{"quantity": ${1000 + index}}`, [
