@@ -27,7 +27,7 @@ const visibleWithinMs = 5000;
 let api: TestApi;
 let client: RawClient;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ events: true });
   client = rawClient(api.baseUrl, { maxSockets: 200, retryConnectionErrors: true });
 });
 afterAll(async () => {

@@ -66,7 +66,7 @@ let healing: Awaited<ReturnType<typeof startReceiver>>;
 let healed = false;
 beforeAll(async () => {
   process.env[eventsEnv.retryDelays] = '1,1';
-  api = await startTestApi({ onDisk: true });
+  api = await startTestApi({ onDisk: true, events: true });
   retrying = await startReceiver((attempt) => (attempt <= 2 ? 500 : 204));
   healing = await startReceiver(() => (healed ? 204 : 500));
 });
