@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { retryConnectionErrors } from '#test/support/connection-retries.ts';
+import { manyConnectionsTimeoutMs, retryConnectionErrors } from '#test/support/connection-retries.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 
@@ -42,7 +42,7 @@ function listWith(quantity: number): string {
   return `[${items.map((item) => inventoryItemJson(item.petId === target ? { ...item, quantity } : item)).join(',')}]`;
 }
 
-describe('concurrent updates and lists', () => {
+describe('concurrent updates and lists', { timeout: manyConnectionsTimeoutMs }, () => {
   test('200 concurrent PATCHes of one pet each answer 200 with their own quantity while every concurrent list is a sorted, complete snapshot', async () => {
     const quantities = fc.sample(
       fc.uniqueArray(fc.integer({ min: 0, max: 2147483647 }), {

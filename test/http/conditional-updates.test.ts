@@ -6,6 +6,7 @@
  * against openapi.yaml.
  */
 import { beforeEach, describe, expect, test } from 'vitest';
+import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import {
   badPetIdMessage,
@@ -66,7 +67,7 @@ describe('getInventoryItem', () => {
   });
 });
 
-describe('updateInventory with If-Match', () => {
+describe('updateInventory with If-Match', { timeout: manyConnectionsTimeoutMs }, () => {
   test('updates when If-Match is the current ETag and returns the new one', async () => {
     const { headers } = await get('7');
     const response = await patch('7', '{"quantity": 2}', { 'If-Match': headers.get('etag') as string });

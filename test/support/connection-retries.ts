@@ -5,6 +5,12 @@
  * "Many connections").
  */
 
+/**
+ * The timeout of a test that opens hundreds of connections at once: no time is asserted, so a loaded machine
+ * only takes longer, within this bound.
+ */
+export const manyConnectionsTimeoutMs = 180_000;
+
 /** Codes of errors where the connection failed before an answer began. */
 const connectionErrorCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED']);
 
