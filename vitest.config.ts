@@ -1,8 +1,9 @@
 /**
- * Test configuration. One synthesis per run (test/support/synthesized-assembly.ts) that the HTTP suites serve.
- * Each test file runs in its own process (`forks`), so a file's local service, table names and environment
- * never leak into another. Logs of the functions are silenced unless a test turns them
- * on (the log-hygiene test captures them itself).
+ * Test configuration of the full run (`npm run test:all`, and `npx vitest run <file>`): every suite
+ * (docs/testing.md "Two tiers"). One synthesis per run (test/support/synthesized-assembly.ts) that the HTTP
+ * suites serve. Each test file runs in its own process (`forks`), so a file's local service, table names and
+ * environment never leak into another. Logs of the functions are silenced unless a test turns them on (the
+ * log-hygiene test captures them itself). vitest.fast.config.ts is the developer's tier (`npm test`).
  */
 import { defineConfig } from 'vitest/config';
 

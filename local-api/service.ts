@@ -55,6 +55,12 @@ export interface LocalServiceOptions {
   stack: ServedStack;
   /** The throttle stored with the key the service accepts or creates; default: the environment's default. */
   keyThrottle?: ThrottleSettings;
+  /**
+   * Run the event path (default true): the stream mappings, the buses and rules, the queue mappings. Without it
+   * the API answers as usual, writes reach no function of the event path, and the local EventBridge and SQS
+   * endpoint answers every request 503 (docs/local-api.md "Events and queues").
+   */
+  events?: boolean;
 }
 
 /** A running local service. */
@@ -245,11 +251,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   const { port } = server.address() as AddressInfo;
   gate.open();
-  aws.start(modelOptions);
+  const events = options.events !== false;
+  if (events) aws.start(modelOptions);
   // Discarded stream records' failure records go to the mapping's on-failure queue (a local queue).
-  const mappings = startMappings(mappingModels, mappingFunctions, db, async (destination, record) => {
-    if (destination) await aws.sendToQueue(destination, JSON.stringify(record));
-  });
+  const mappings = events
+    ? startMappings(mappingModels, mappingFunctions, db, async (destination, record) => {
+        if (destination) await aws.sendToQueue(destination, JSON.stringify(record));
+      })
+    : [];
   return {
     // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
     baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,

@@ -66,14 +66,15 @@ describe('the pipeline', () => {
   const { test, 'deploy-staging': staging, 'deploy-production': production } = pipeline.jobs;
   const runs = (job: Job | undefined) => job?.steps.map((step) => step.run?.trim()).filter(Boolean);
 
-  it('runs npm ci and npm test on every push and pull request', () => {
+  it('installs cfn-lint, then runs npm ci and the full run of the tests on every push and pull request', () => {
     expect(Object.keys(pipeline.on).sort()).toEqual(['pull_request', 'push']);
     expect(pipeline.on.push).toBeNull();
     expect(test?.if).toBeUndefined();
     expect(runs(test)).toEqual([
       'echo "OLD_NODE_PATH=$(command -v node)" >> "$GITHUB_ENV"',
+      'pipx install cfn-lint==1.51.0',
       'npm ci --no-audit --no-fund',
-      'npm test',
+      'npm run test:all',
     ]);
   });
 

@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { manyConnectionsTimeoutMs, retryConnectionErrors } from '#test/support/connection-retries.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 function patch(petId: string, quantity: number): Promise<TestResponse> {
-  return api.patch(petId, JSON.stringify({ quantity }));
+  return retryConnectionErrors(() => api.patch(petId, JSON.stringify({ quantity })));
 }
 
 /** The exact list text when the target pet has `quantity` and every other entry is as seeded. */
@@ -41,7 +42,7 @@ function listWith(quantity: number): string {
   return `[${items.map((item) => inventoryItemJson(item.petId === target ? { ...item, quantity } : item)).join(',')}]`;
 }
 
-describe('concurrent updates and lists', () => {
+describe('concurrent updates and lists', { timeout: manyConnectionsTimeoutMs }, () => {
   test('200 concurrent PATCHes of one pet each answer 200 with their own quantity while every concurrent list is a sorted, complete snapshot', async () => {
     const quantities = fc.sample(
       fc.uniqueArray(fc.integer({ min: 0, max: 2147483647 }), {
@@ -53,7 +54,7 @@ describe('concurrent updates and lists', () => {
     const snapshots = new Map([3, ...quantities].map((quantity) => [listWith(quantity), quantity]));
 
     const updates = quantities.map((quantity) => patch(target, quantity));
-    const lists = Array.from({ length: concurrentLists }, () => api.list());
+    const lists = Array.from({ length: concurrentLists }, () => retryConnectionErrors(() => api.list()));
     const [updateResponses, listResponses] = await Promise.all([Promise.all(updates), Promise.all(lists)]);
 
     updateResponses.forEach((response, i) => {

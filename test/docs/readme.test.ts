@@ -71,7 +71,14 @@ describe('README as a front page', () => {
   });
 
   it('says how to start, test, read the API reference and deploy', () => {
-    for (const words of ['npm install', 'npm start', 'npm test', '/docs', 'npm run deploy:staging'])
+    for (const words of [
+      'npm install',
+      'npm start',
+      'npm test',
+      'npm run test:all',
+      '/docs',
+      'npm run deploy:staging',
+    ])
       expect(readme).toContain(words);
     expect(headings(readme)).toEqual(
       expect.arrayContaining(['Operations', 'Quick start', 'Tests', 'Deploying']),

@@ -6,6 +6,7 @@
  * write's answer; 200 concurrent PATCHes of one pet add exactly 200 records, gap-free.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
@@ -27,8 +28,8 @@ const visibleWithinMs = 5000;
 let api: TestApi;
 let client: RawClient;
 beforeAll(async () => {
-  api = await startTestApi();
-  client = rawClient(api.baseUrl, { maxSockets: 200 });
+  api = await startTestApi({ events: true });
+  client = rawClient(api.baseUrl, { maxSockets: 200, retryConnectionErrors: true });
 });
 afterAll(async () => {
   client?.close();
@@ -188,7 +189,7 @@ describe('a mixed sequence of writes', () => {
   });
 });
 
-describe('200 concurrent PATCHes of one pet', () => {
+describe('200 concurrent PATCHes of one pet', { timeout: manyConnectionsTimeoutMs }, () => {
   test('add exactly 200 records, gap-free, the newest equal to the entry', async () => {
     const petId = '-9223372036854775808';
     await api.inventory.putMany([{ petId, quantity: 0, status: 'available' }]);

@@ -6,6 +6,7 @@
  * against openapi.yaml.
  */
 import { beforeEach, describe, expect, test } from 'vitest';
+import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import {
   badPetIdMessage,
@@ -66,7 +67,7 @@ describe('getInventoryItem', () => {
   });
 });
 
-describe('updateInventory with If-Match', () => {
+describe('updateInventory with If-Match', { timeout: manyConnectionsTimeoutMs }, () => {
   test('updates when If-Match is the current ETag and returns the new one', async () => {
     const { headers } = await get('7');
     const response = await patch('7', '{"quantity": 2}', { 'If-Match': headers.get('etag') as string });
@@ -126,7 +127,7 @@ describe('updateInventory with If-Match', () => {
   test('200 concurrent PATCHes with the same ETag (200 connections): exactly one 200, the rest 412, one write landed', async () => {
     const etag = (await get('7')).headers.get('etag') as string;
     // Every PATCH on its own connection, all in flight at once.
-    const client = rawClient(api.baseUrl, { maxSockets: 200 });
+    const client = rawClient(api.baseUrl, { maxSockets: 200, retryConnectionErrors: true });
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
         sendJson(client, api.authorization, 'PATCH', '/inventory/7', `{"quantity": ${1000 + index}}`, [

@@ -21,7 +21,7 @@ import { badPetIdMessage, declaredRequest, expectError } from '#test/support/htt
 import { changeTimeWithin, type TimeWindow, timed } from '#test/support/raw-tables.ts';
 import { testApiSuite, unthrottled } from '#test/support/test-api.ts';
 
-const api = testApiSuite();
+const api = testApiSuite({ events: true });
 
 /** How long a record may take to appear after its write's answer (docs/contract.md "History and events"). */
 const visibleWithinMs = 5000;

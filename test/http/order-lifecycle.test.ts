@@ -21,7 +21,7 @@ let api: TestApi;
 let client: RawClient;
 beforeAll(async () => {
   api = await startTestApi();
-  client = rawClient(api.baseUrl, { maxSockets: connections });
+  client = rawClient(api.baseUrl, { maxSockets: connections, retryConnectionErrors: true });
 });
 afterAll(async () => {
   client?.close();

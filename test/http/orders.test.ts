@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { rotateKey } from '#lib/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
+import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
@@ -26,7 +27,7 @@ let api: TestApi;
 let client: RawClient;
 beforeAll(async () => {
   api = await startTestApi();
-  client = rawClient(api.baseUrl, { maxSockets: connections });
+  client = rawClient(api.baseUrl, { maxSockets: connections, retryConnectionErrors: true });
 });
 afterAll(async () => {
   client?.close();
@@ -287,7 +288,9 @@ describe('listOrders and getOrderById', () => {
   });
 });
 
-describe('concurrency (docs/contract.md: stock is never oversold)', () => {
+describe('concurrency (docs/contract.md: stock is never oversold)', {
+  timeout: manyConnectionsTimeoutMs,
+}, () => {
   test('500 concurrent orders of 1 (500 connections) against a stock of 100: exactly 100 201s and 400 409s, stock 0, 100 orders listed', async () => {
     await api.inventory.putMany([{ petId: '500', quantity: 100, status: 'available' }]);
     const responses = await Promise.all(

@@ -17,6 +17,7 @@ import { functionLogicalId, InventoryStack } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, type EnvironmentSettings, environments } from '#infra/settings.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
+import { itWithCfnLint } from '#test/support/cfn-lint.ts';
 import { type CfnResourceJson, getAtt, ref, resource, resourcesOfType, type TemplateJson } from './synth.ts';
 
 const backOffice = 'https://backoffice.example.com';
@@ -159,10 +160,9 @@ describe('one allowed origin', () => {
     );
   });
 
-  const cfnLint = spawnSync('sh', ['-c', 'command -v cfn-lint'], { encoding: 'utf8' }).stdout.trim();
-  it.skipIf(!cfnLint)(
+  itWithCfnLint(
     'passes cfn-lint',
-    () => {
+    (cfnLint) => {
       const dir = mkdtempSync(join(tmpdir(), 'cors-template-'));
       temporary.push(dir);
       const path = join(dir, 'template.json');

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
+import { itWithCfnLint } from '#test/support/cfn-lint.ts';
 import { removeSynthesized, synthesized } from './synth.ts';
 
 afterAll(removeSynthesized);
@@ -68,8 +69,6 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
   production: everyEnvironment,
 };
 
-const cfnLint = spawnSync('sh', ['-c', 'command -v cfn-lint'], { encoding: 'utf8' }).stdout.trim();
-
 describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name) => {
   it('has no unacknowledged cdk-nag AwsSolutions finding', () => {
     const report = new AwsSolutionsChecks().validateScope(synthesized().environments[name].stack);
@@ -89,9 +88,9 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
   });
 });
 
-it.skipIf(!cfnLint)(
+itWithCfnLint(
   'cfn-lint reports no error in the staging, production and once-per-account templates',
-  () => {
+  (cfnLint) => {
     const paths = [
       ...Object.values(synthesized().environments).map((e) => e.templatePath),
       synthesized().account.templatePath,
@@ -107,7 +106,3 @@ it.skipIf(!cfnLint)(
   },
   120_000,
 );
-
-if (!cfnLint) {
-  console.warn('cfn-lint is not on PATH: the cfn-lint tests are skipped (pip install cfn-lint to run them)');
-}

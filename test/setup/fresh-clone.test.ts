@@ -1,10 +1,11 @@
 /**
- * Set-up on a fresh clone (README "Prerequisites"): whatever Node the machine has (18 or newer), the npm
- * scripts, vitest and the processes the tests spawn run on the Node of the `node` devDependency, and
- * `package-lock.json` is complete enough for `npm ci` on any platform.
+ * Set-up on a fresh clone (README "Prerequisites"): on any Node that `engines` admits, npm installs without an
+ * engine warning; the npm scripts, vitest and the processes the tests spawn run on the Node of the `node`
+ * devDependency; and `package-lock.json` is complete enough for `npm ci` on any platform.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#test/support/child-process.ts';
@@ -16,7 +17,14 @@ interface PackageJson {
 }
 interface LockEntry {
   optionalDependencies?: Record<string, string>;
+  engines?: { node?: string };
+  optional?: boolean;
 }
+
+/** npm's own version ranges (the `semver` package npm checks `engines` with). */
+const semver = createRequire(import.meta.url)('semver') as {
+  subset(sub: string, dom: string): boolean;
+};
 
 const packageJson = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PackageJson;
 const lock = JSON.parse(readFileSync(join(projectRoot, 'package-lock.json'), 'utf8')) as {
@@ -43,8 +51,14 @@ describe('the Node the project brings', () => {
     expect(version).toBe(process.version);
   });
 
-  it('engines states what installing needs (Node 18 or newer runs npm), not what the scripts run on', () => {
-    expect(packageJson.engines).toEqual({ node: '>=18' });
+  it("engines admits only Nodes that every installed package's engines admits: npm warns of no engine there", () => {
+    expect(packageJson.engines).toEqual({ node: '^22.18.0 || ^24.0.0 || >=26.0.0' });
+    const narrower = Object.entries(lock.packages).flatMap(([path, entry]) =>
+      !entry.optional && entry.engines?.node && !semver.subset(packageJson.engines.node, entry.engines.node)
+        ? [`${path || 'the project'}: ${entry.engines.node}`]
+        : [],
+    );
+    expect(narrower).toEqual([]);
   });
 });
 

@@ -9,7 +9,7 @@ import {
 } from './contract-oracle.ts';
 import { type RawClient, rawClient } from './raw-http.ts';
 import { changeTimeWithin, type TimeWindow } from './raw-tables.ts';
-import { startTestApi, storedEntry, type TestApi } from './test-api.ts';
+import { startTestApi, storedEntry, type TestApi, type TestApiOptions } from './test-api.ts';
 
 /** One entry, as the contract describes it (petId as its canonical decimal string). */
 export interface ModelItem {
@@ -151,14 +151,17 @@ export function modelledApi(api: TestApi, items: readonly ModelItem[], stored: T
 
 /**
  * Registers the file's hooks: before its tests, starts the service under test with `items`
- * (`startTestApi({ inventory: items })`) and models it ({@link modelledApi}); after them, closes it. The
- * members of the returned object are set once the first hook has run.
+ * (`startTestApi({ inventory: items, events })`) and models it ({@link modelledApi}); after them, closes it.
+ * The members of the returned object are set once the first hook has run.
  */
-export function modelledSuite(items: readonly InventoryItem[]): ModelledApi {
+export function modelledSuite(
+  items: readonly InventoryItem[],
+  options: Pick<TestApiOptions, 'events'> = {},
+): ModelledApi {
   const suite = {} as ModelledApi;
   beforeAll(async () => {
     const from = Date.now();
-    const api = await startTestApi({ inventory: items });
+    const api = await startTestApi({ ...options, inventory: items });
     Object.assign(suite, modelledApi(api, items, { from, to: Date.now() }));
   });
   afterAll(() => suite.close?.());

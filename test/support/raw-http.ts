@@ -1,5 +1,6 @@
 /** HTTP requests sent exactly as written (docs/contract.md "Requests as API Gateway delivers them"). */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { retryConnectionErrors } from './connection-retries.ts';
 import type { TimeWindow } from './raw-tables.ts';
 
 /** One request: headers as ordered `[name, value]` pairs, sent as given (duplicates kept). */
@@ -31,39 +32,47 @@ export interface RawClient {
 /**
  * Creates a {@link RawClient} for `baseUrl` (an origin alone, or with a path prefix). A `Host` header is added
  * first; `Content-Length` is added by Node when a body is given. `maxSockets` bounds the connections used by
- * concurrent requests; `keepAlive` false opens a new connection for every request.
+ * concurrent requests; `keepAlive` false opens a new connection for every request. `retryConnectionErrors`
+ * sends a request again when its connection fails before an answer (connection-retries.ts), as a client would
+ * for the hundreds of connections some suites open at once; its `window` starts at the first attempt.
  */
 export function rawClient(
   baseUrl: string,
-  options: { maxSockets?: number; keepAlive?: boolean } = {},
+  options: { maxSockets?: number; keepAlive?: boolean; retryConnectionErrors?: boolean } = {},
 ): RawClient {
   const url = new URL(baseUrl);
   const prefix = url.pathname === '/' ? '' : url.pathname;
   const agent = new Agent({ keepAlive: options.keepAlive ?? true, maxSockets: options.maxSockets ?? 16 });
+  const sendOnce = ({ method, path, headers = [], body }: RawRequest, from: number) => {
+    const flat = ['Host', url.host, ...headers.flat()];
+    return new Promise<RawResponse>((resolve, reject) => {
+      const outgoing = httpRequest(
+        { agent, host: url.hostname, port: url.port, method, path: prefix + path, headers: flat },
+        (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('end', () =>
+            resolve({
+              status: incoming.statusCode ?? 0,
+              headers: incoming.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+              window: { from, to: Date.now() },
+            }),
+          );
+          // An answer cut short is final: no code, so never retried.
+          incoming.on('error', (error) => reject(new Error(`answer cut short: ${error.message}`)));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  };
   return {
-    send({ method, path, headers = [], body }) {
-      const flat = ['Host', url.host, ...headers.flat()];
-      return new Promise<RawResponse>((resolve, reject) => {
-        const from = Date.now();
-        const outgoing = httpRequest(
-          { agent, host: url.hostname, port: url.port, method, path: prefix + path, headers: flat },
-          (incoming) => {
-            const chunks: Buffer[] = [];
-            incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-            incoming.on('end', () =>
-              resolve({
-                status: incoming.statusCode ?? 0,
-                headers: incoming.headers,
-                text: Buffer.concat(chunks).toString('utf8'),
-                window: { from, to: Date.now() },
-              }),
-            );
-            incoming.on('error', reject);
-          },
-        );
-        outgoing.on('error', reject);
-        outgoing.end(body);
-      });
+    send(request) {
+      const from = Date.now();
+      return options.retryConnectionErrors
+        ? retryConnectionErrors(() => sendOnce(request, from))
+        : sendOnce(request, from);
     },
     close() {
       agent.destroy();

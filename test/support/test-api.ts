@@ -115,6 +115,11 @@ export interface TestApiOptions {
   onDisk?: boolean;
   /** Use this DynamoDB (for example a restartable test DynamoDB) instead of an embedded one. */
   dynamoDb?: StoreAddress;
+  /**
+   * Run the event path: the stream mappings (change records), the bus and its rules, the queues' mappings
+   * (webhooks). Default false: a suite that tests events asks for it (docs/testing.md "Two tiers").
+   */
+  events?: boolean;
 }
 
 /**
@@ -143,6 +148,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     apiKey,
     seed: options.seed ?? false,
     keyThrottle: unthrottled,
+    events: options.events ?? false,
   });
   const raw = new DynamoDBClient({});
   const client = toDocumentClient(raw);
