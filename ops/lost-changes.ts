@@ -3,7 +3,7 @@
  * stream mappings' on-failure records (read from the failure queue, left in it) and, for the inventory stream,
  * the pets whose history shows the break over each lost range. docs/operating.md "Lost change records".
  */
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { StreamFailureRecord } from '#local-api/stream-mapping.ts';
 
@@ -33,16 +33,37 @@ export interface LostBatch {
 
 /** Longest ReceiveMessage wait and batch: SQS's limits (10 messages). */
 const receiveBatch = 10;
-/** Seconds each listed message stays hidden, so that one listing sees each message once; it then reappears. */
+/** Seconds each message stays hidden while the listing runs, so that it sees each message once. */
 const listingVisibilitySeconds = 60;
 
 /**
  * Every on-failure record in the queue `url`, oldest discard first: ReceiveMessage until the queue answers
- * none, each message hidden for a minute and left in the queue (the alarm stays until an operator purges it).
+ * none, each message hidden while the listing runs, then visible again (ChangeMessageVisibility 0): the
+ * messages stay, and so does the alarm on them, until an operator purges the queue.
  * @throws Error when a message is not a stream mapping's on-failure record; any SQS error.
  */
 export async function failureRecords(sqs: SQSClient, url: string): Promise<StreamFailureRecord[]> {
   const records = new Map<string, StreamFailureRecord>();
+  const receipts: string[] = [];
+  try {
+    await receiveAll(sqs, url, records, receipts);
+  } finally {
+    for (const ReceiptHandle of receipts) {
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle, VisibilityTimeout: 0 }),
+      );
+    }
+  }
+  return [...records.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+}
+
+/** Receives every message of `url` once into `records` (by message id), keeping each receipt handle. */
+async function receiveAll(
+  sqs: SQSClient,
+  url: string,
+  records: Map<string, StreamFailureRecord>,
+  receipts: string[],
+): Promise<void> {
   for (;;) {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
@@ -52,8 +73,9 @@ export async function failureRecords(sqs: SQSClient, url: string): Promise<Strea
         WaitTimeSeconds: 0,
       }),
     );
+    receipts.push(...Messages.flatMap((message) => (message.ReceiptHandle ? [message.ReceiptHandle] : [])));
     const fresh = Messages.filter((message) => !records.has(message.MessageId ?? ''));
-    if (fresh.length === 0) break;
+    if (fresh.length === 0) return;
     for (const message of fresh) {
       const record = JSON.parse(message.Body ?? 'null') as StreamFailureRecord | null;
       if (!record?.DDBStreamBatchInfo) {
@@ -62,7 +84,6 @@ export async function failureRecords(sqs: SQSClient, url: string): Promise<Strea
       records.set(message.MessageId ?? '', record);
     }
   }
-  return [...records.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
 }
 
 /** A history item's members the break needs (numbers as the document client reads them). */
