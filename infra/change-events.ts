@@ -33,15 +33,21 @@ export const eventFunctionSizing = {
 /**
  * The stream mappings of recordChanges (AWS::Lambda::EventSourceMapping on each table with a stream): from the
  * oldest record kept, batches of up to 100 gathered for at most 1 s (records on the bus within the contract's
- * 5 s), a failing batch split in two and retried up to 10 times, then sent to the failure queue; one batch at a
- * time per shard, so each pet's records are processed in commit order.
+ * 5 s), one batch at a time per shard, so each pet's records are processed in commit order. A failing batch is
+ * retried for as long as the stream keeps its records (`MaximumRetryAttempts` and `MaximumRecordAgeInSeconds`
+ * -1: "failed records are retried until the record expires", DynamoDB Streams keeping them 24 hours:
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html), split in two on each failure
+ * (`BisectBatchOnFunctionError`, which uses no retry: the records before a failing one are recorded rather than
+ * held back with it), and only then described in the failure queue. docs/architecture.md "Events and webhooks".
  */
 export const streamMapping = {
   startingPosition: StartingPosition.TRIM_HORIZON,
   batchSize: 100,
   maxBatchingWindowSeconds: 1,
   bisectBatchOnError: true,
-  retryAttempts: 10,
+  /** -1: until the records expire (CDK's `retryAttempts` and `maxRecordAge` cannot say -1; set as properties). */
+  maximumRetryAttempts: -1,
+  maximumRecordAgeSeconds: -1,
   parallelizationFactor: 1,
 } as const;
 
@@ -182,6 +188,10 @@ export class ChangeEvents extends Construct {
 
     // recordChanges: the tables' streams -> change records -> the bus.
     this.changeRecordsFailureQueue = deadLetterQueue('ChangeRecordsFailureQueue');
+    new CfnOutput(scope, 'ChangeRecordsFailureQueueUrl', {
+      value: this.changeRecordsFailureQueue.queueUrl,
+      description: "The stream mappings' on-failure queue: change records lost (npm run webhooks -- lost)",
+    });
     for (const [tableId, table] of Object.entries(props.streams)) {
       recordChanges.readStream(table);
       const logicalId = `RecordChanges${tableId.replace(/Table$/, '')}StreamMapping`;
@@ -192,13 +202,15 @@ export class ChangeEvents extends Construct {
         batchSize: streamMapping.batchSize,
         maxBatchingWindow: Duration.seconds(streamMapping.maxBatchingWindowSeconds),
         bisectBatchOnError: streamMapping.bisectBatchOnError,
-        retryAttempts: streamMapping.retryAttempts,
         parallelizationFactor: streamMapping.parallelizationFactor,
         onFailure: new SqsDlq(this.changeRecordsFailureQueue),
       });
+      const cfnMapping = mapping.node.defaultChild as CfnResource;
+      cfnMapping.addPropertyOverride('MaximumRetryAttempts', streamMapping.maximumRetryAttempts);
+      cfnMapping.addPropertyOverride('MaximumRecordAgeInSeconds', streamMapping.maximumRecordAgeSeconds);
       // Lambda checks the role when it creates the mapping: the grants must exist first.
       mapping.node.addDependency(recordChanges.role as Construct);
-      (mapping.node.defaultChild as CfnResource).overrideLogicalId(logicalId);
+      cfnMapping.overrideLogicalId(logicalId);
     }
 
     this.bus = new EventBus(scope, 'EventBus', { eventBusName: stack.stackName });

@@ -53,6 +53,22 @@ export interface ItemChange {
 export const sequenceDigits = 21;
 /** How long a record is kept: DynamoDB Streams keeps records 24 hours. */
 export const retentionMs = 24 * 60 * 60 * 1000;
+
+/** The variable that shortens the local stream's retention (whole seconds), so tests reach the records' expiry. */
+export const retentionVariable = 'LOCAL_STREAM_RETENTION_SECONDS';
+
+/**
+ * The retention of a new local stream in ms: `LOCAL_STREAM_RETENTION_SECONDS` when set, else {@link retentionMs}
+ * (docs/local-api.md "Settings").
+ * @throws Error when the variable is not a positive whole number of seconds
+ */
+export function streamRetentionMs(): number {
+  const value = process.env[retentionVariable];
+  if (value === undefined || value === '') return retentionMs;
+  if (!/^[1-9][0-9]*$/.test(value))
+    throw new Error(`${retentionVariable} must be a positive whole number of seconds`);
+  return Number(value) * 1000;
+}
 /** How often a table's expired records are looked for, at most (they are removed lazily, as reads pass). */
 const trimEveryMs = 60_000;
 
@@ -72,7 +88,14 @@ export interface StreamLevelDb {
   get(key: string): Promise<unknown>;
   put(key: string, value: unknown): Promise<void>;
   batch(operations: LevelOperation[]): Promise<void>;
-  iterator(options: { gt?: string; gte?: string; lt: string; limit?: number; reverse?: boolean }): {
+  iterator(options: {
+    gt?: string;
+    gte?: string;
+    lt?: string;
+    lte?: string;
+    limit?: number;
+    reverse?: boolean;
+  }): {
     all(): Promise<[string, unknown][]>;
   };
 }
@@ -166,12 +189,15 @@ export class ChangeStream {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly trimmedAt = new Map<string, number>();
   private readonly clock: () => number;
+  /** How long a record is kept, in ms ({@link streamRetentionMs}): an older one is trimmed, its mapping gives it up. */
+  readonly retentionMs: number;
 
   /** `db`: the store's main LevelDB; `region`: of the records; `clock`: epoch ms (default `Date.now`). */
   constructor(db: StreamLevelDb, region: string, clock: () => number = Date.now) {
     this.db = db;
     this.region = region;
     this.clock = clock;
+    this.retentionMs = streamRetentionMs();
   }
 
   /**
@@ -215,10 +241,12 @@ export class ChangeStream {
 
   /**
    * Up to `limit` records of table `tableName` after sequence number `after` (undefined: from the oldest kept),
-   * oldest first. Removes the table's records older than {@link retentionMs} first (at most once a minute).
+   * oldest first. Removes first (at most once a minute) the table's records older than the retention up to
+   * `after`: a record the reader has not passed yet stays until it reads it, so that its mapping gives it up
+   * to the on-failure destination rather than never seeing it (docs/local-api.md "The change stream").
    */
   async read(tableName: string, after: string | undefined, limit: number): Promise<StreamRecord[]> {
-    await this.trim(tableName);
+    if (after) await this.trim(tableName, after);
     const entries = await this.db
       .iterator({
         ...(after ? { gt: keys.record(tableName, after) } : { gt: keys.first(tableName) }),
@@ -247,18 +275,18 @@ export class ChangeStream {
     return this.db.put(keys.checkpoint(id), sequence);
   }
 
-  /** Removes table `tableName`'s records older than {@link retentionMs}, if not done in the last minute. */
-  private async trim(tableName: string): Promise<void> {
+  /** Removes table `tableName`'s records older than the retention up to `upTo`, if not done in the last minute. */
+  private async trim(tableName: string, upTo: string): Promise<void> {
     const now = this.clock();
-    if (now - (this.trimmedAt.get(tableName) ?? 0) < trimEveryMs) return;
+    if (now - (this.trimmedAt.get(tableName) ?? 0) < Math.min(trimEveryMs, this.retentionMs)) return;
     this.trimmedAt.set(tableName, now);
-    const oldest = (now - retentionMs) / 1000;
+    const oldest = (now - this.retentionMs) / 1000;
     const expired: LevelOperation[] = [];
     for (;;) {
       const page = await this.db
         .iterator({
           gt: expired.at(-1)?.key ?? keys.first(tableName),
-          lt: keys.end(tableName),
+          lte: keys.record(tableName, upTo),
           limit: 100,
         })
         .all();

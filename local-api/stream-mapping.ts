@@ -210,7 +210,9 @@ const arrival = (record: StreamRecord) =>
 /**
  * Starts the mapping `model`: polls its table's stream from its checkpoint (saved in the store; a mapping
  * without one starts at `StartingPosition`), invokes the function with one batch at a time in stream order,
- * and retries, bisects, and discards to the on-failure destination as Lambda does.
+ * and retries, bisects, and discards to the on-failure destination as Lambda does: a failing batch is retried
+ * until `MaximumRetryAttempts`, `MaximumRecordAgeInSeconds`, or the stream's retention (its records expire),
+ * whichever comes first.
  */
 export function startStreamMapping(
   model: StreamMappingModel,
@@ -230,6 +232,13 @@ export function startStreamMapping(
   const wait = (ms: number) =>
     Promise.race([stopping, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
   const retryDelay = (tries: number) => Math.min(retryBaseMs * 2 ** (tries - 1), 30_000);
+  // A record is given up at MaximumRecordAgeInSeconds, and in any case when the stream no longer keeps it
+  // (-1: "retried until the record expires", local-api/behaviour.md D9, D12).
+  const retentionSeconds = stream.retentionMs / 1000;
+  const maximumAgeSeconds =
+    model.maximumRecordAgeSeconds >= 0
+      ? Math.min(model.maximumRecordAgeSeconds, retentionSeconds)
+      : retentionSeconds;
   const checkpoint = (record: StreamRecord) =>
     stream.saveCheckpoint(model.logicalId, record.dynamodb.SequenceNumber);
 
@@ -286,15 +295,13 @@ export function startStreamMapping(
     let tries = initialTries;
     for (;;) {
       if (stopped) return false;
-      if (model.maximumRecordAgeSeconds >= 0) {
-        const oldest = Date.now() / 1000 - model.maximumRecordAgeSeconds;
-        const expired = batch.findIndex((record) => record.dynamodb.ApproximateCreationDateTime >= oldest);
-        const count = expired < 0 ? batch.length : expired;
-        if (count > 0) {
-          if (!(await discard(batch.slice(0, count), 'RecordAgeExceeded', tries, undefined))) return false;
-          batch = batch.slice(count);
-          if (batch.length === 0) return true;
-        }
+      const oldest = Date.now() / 1000 - maximumAgeSeconds;
+      const kept = batch.findIndex((record) => record.dynamodb.ApproximateCreationDateTime >= oldest);
+      const expired = kept < 0 ? batch.length : kept;
+      if (expired > 0) {
+        if (!(await discard(batch.slice(0, expired), 'RecordAgeExceeded', tries, undefined))) return false;
+        batch = batch.slice(expired);
+        if (batch.length === 0) return true;
       }
       let outcome: InvokeOutcome;
       try {
@@ -322,7 +329,11 @@ export function startStreamMapping(
       if (model.maximumRetryAttempts >= 0 && tries > model.maximumRetryAttempts) {
         return discard(batch, 'RetryAttemptsExhausted', tries, functionError);
       }
-      await wait(retryDelay(tries));
+      // No wait past the moment the oldest record expires: it is given up then, as Lambda does.
+      const expiresInMs =
+        ((batch[0] as StreamRecord).dynamodb.ApproximateCreationDateTime + maximumAgeSeconds) * 1000 -
+        Date.now();
+      await wait(Math.max(0, Math.min(retryDelay(tries), expiresInMs + 1000)));
     }
   }
 

@@ -48,13 +48,19 @@ export interface Target {
    * @throws Error when the stack has no such output, or the local service is not running (its queues live in it).
    */
   deliveryQueue(): Promise<{ sqs: SQSClient; url: string }>;
+  /**
+   * The stream mappings' on-failure queue (the webhook tool's `lost`), as {@link deliveryQueue}: deployed, the
+   * output `ChangeRecordsFailureQueueUrl`; locally, the local service's queue `ChangeRecordsFailureQueue`.
+   * @throws Error when the stack has no such output, or the local service is not running (its queues live in it).
+   */
+  changeRecordsFailureQueue(): Promise<{ sqs: SQSClient; url: string }>;
   close(): Promise<void>;
 }
 
 /** The tables the operator tools work on. */
 export type ToolTableId = Extract<
   TableId,
-  'inventory' | 'apiKeys' | 'webhookSubscriptions' | 'webhookFailures'
+  'inventory' | 'apiKeys' | 'inventoryHistory' | 'webhookSubscriptions' | 'webhookFailures'
 >;
 
 /**
@@ -64,12 +70,16 @@ export type ToolTableId = Extract<
 const tableOutputs: Record<ToolTableId, string> = {
   inventory: 'InventoryTableName',
   apiKeys: 'ApiKeysTableName',
+  inventoryHistory: 'InventoryHistoryTableName',
   webhookSubscriptions: 'WebhookSubscriptionsTableName',
   webhookFailures: 'WebhookFailuresTableName',
 };
 
-/** The stack output holding the webhook delivery queue's URL. */
-const deliveryQueueOutput = 'WebhookDeliveryQueueUrl';
+/** The stack outputs holding the queues' URLs the tools use, by the queue's logical id (its local name). */
+const queueOutputs = {
+  WebhookDeliveryQueue: 'WebhookDeliveryQueueUrl',
+  ChangeRecordsFailureQueue: 'ChangeRecordsFailureQueueUrl',
+} as const;
 
 /**
  * The local delivery queue's name, asked of the local AWS endpoint with GetQueueUrl (the local service names a
@@ -103,6 +113,13 @@ async function deployedTarget(environment: EnvironmentName): Promise<Target> {
   table('inventory');
   table('apiKeys');
   let sqs: SQSClient | undefined;
+  const queue = async (id: keyof typeof queueOutputs) => {
+    const url = outputs.get(queueOutputs[id]);
+    if (!url)
+      throw new Error(`stack ${stackName} has no output ${queueOutputs[id]}: deploy the current version`);
+    sqs ??= new SQSClient({});
+    return { sqs, url };
+  };
   return {
     client,
     raw,
@@ -120,13 +137,10 @@ async function deployedTarget(environment: EnvironmentName): Promise<Target> {
       return gatewayKeys(apiGateway, { stackName, restApiId, defaultUsagePlanId });
     },
     async deliveryQueue() {
-      const url = outputs.get(deliveryQueueOutput);
-      if (!url)
-        throw new Error(
-          `stack ${stackName} has no output ${deliveryQueueOutput}: deploy the current version`,
-        );
-      sqs ??= new SQSClient({});
-      return { sqs, url };
+      return queue('WebhookDeliveryQueue');
+    },
+    async changeRecordsFailureQueue() {
+      return queue('ChangeRecordsFailureQueue');
     },
     close: async () => {
       client.destroy();
@@ -158,6 +172,13 @@ async function localTarget(): Promise<Target> {
   }
   const client = toDocumentClient(raw);
   let sqs: SQSClient | undefined;
+  /** The local queue `QueueName` (a queue of the served template is named after its logical id). */
+  const queue = async (QueueName: string) => {
+    sqs ??= await localSqsClient(dataDir);
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName }));
+    if (!QueueUrl) throw new Error(`the local service has no queue ${QueueName}`);
+    return { sqs, url: QueueUrl };
+  };
   return {
     client,
     raw,
@@ -166,12 +187,13 @@ async function localTarget(): Promise<Target> {
     settings: localEnvironment,
     gatewayKeys: () => undefined,
     async deliveryQueue() {
-      sqs ??= await localSqsClient(dataDir);
       const configured = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
-      if (configured) return { sqs, url: configured };
-      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: localDeliveryQueueName }));
-      if (!QueueUrl) throw new Error(`the local service has no queue ${localDeliveryQueueName}`);
-      return { sqs, url: QueueUrl };
+      if (!configured) return queue(localDeliveryQueueName);
+      sqs ??= await localSqsClient(dataDir);
+      return { sqs, url: configured };
+    },
+    async changeRecordsFailureQueue() {
+      return queue('ChangeRecordsFailureQueue');
     },
     async close() {
       client.destroy();

@@ -6,6 +6,7 @@ import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { failureStore } from '#lib/webhooks/failures.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+import { failureRecords, lostBatches } from './lost-changes.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
 
 const subscriptionsOf = (target: Target) => subscriptionStore(target.raw, target.tables.webhookSubscriptions);
@@ -152,6 +153,38 @@ program
         ? `No failed deliveries of ${id}.`
         : `Redrove ${sent} failed deliveries of ${id} to the delivery queue.`,
     );
+  });
+
+program
+  .command('lost')
+  .description(
+    "list the change records lost after the stream's retries: stream range, times, and the pets whose history shows the break",
+  )
+  .option('--json', 'print a JSON array (one object per lost batch) instead of lines')
+  .addOption(environmentOption())
+  .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
+    const lost = await withTarget(options.env, async (target) => {
+      const { sqs, url } = await target.changeRecordsFailureQueue();
+      return lostBatches(
+        await failureRecords(sqs, url),
+        { client: target.client, tableName: target.tables.inventoryHistory },
+        target.tables.inventory,
+      );
+    });
+    if (options.json) {
+      console.log(JSON.stringify(lost, null, 2));
+      return;
+    }
+    if (lost.length === 0) {
+      console.log('No lost change records.');
+      return;
+    }
+    for (const batch of lost) {
+      const pets = batch.pets.map(({ petId, afterSequence }) => `${petId} (after sequence ${afterSequence})`);
+      console.log(
+        `${batch.table} stream, records ${batch.startSequenceNumber}..${batch.endSequenceNumber} (${batch.batchSize}), written ${batch.firstRecordAt}..${batch.lastRecordAt}, given up ${batch.discardedAt} (${batch.condition}); pets with the break: ${pets.join(', ') || 'none recorded yet'}`,
+      );
+    }
   });
 
 await program.parseAsync().catch((error: Error) => {

@@ -87,16 +87,43 @@ async function queryNewestFirst(
   return items;
 }
 
-/** The newest record of `petId` (one strongly consistent Query, newest first), or undefined when it has none. */
-export async function newestChange(
+/** A pet's newest record, and its records made from the stream records from a given one on. */
+export interface RecentChanges {
+  /** The pet's newest record; undefined when it has none. */
+  newest?: NewestChange;
+  /** The records whose `streamSequence` is at least the one asked for, by `streamSequence`. */
+  since: Map<string, InventoryChange>;
+}
+
+/**
+ * The newest record of `petId` and its records made from stream record `streamSequence` on (compared as
+ * BigInt): strongly consistent Queries newest first, `pageSize` records per page (the number of the pet's
+ * records the caller expects, plus one), until a record older than `streamSequence` or the partition's start.
+ * docs/architecture.md "Change records": "Write, then publish".
+ */
+export async function recentChanges(
   client: DynamoDBDocumentClient,
   tableName: string,
   petId: string,
-): Promise<NewestChange | undefined> {
-  const [item] = await queryNewestFirst(client, tableName, petId, 1);
-  if (item === undefined) return undefined;
-  const { sequence, streamSequence } = item as unknown as StoredChange;
-  return { sequence: Number(sequence.toString()), streamSequence };
+  streamSequence: string,
+  pageSize: number,
+): Promise<RecentChanges> {
+  const oldest = BigInt(streamSequence);
+  const since = new Map<string, InventoryChange>();
+  let newest: NewestChange | undefined;
+  let before: number | undefined;
+  for (;;) {
+    const items = await queryNewestFirst(client, tableName, petId, pageSize, before);
+    for (const item of items) {
+      const stored = item as unknown as StoredChange;
+      const sequence = Number(stored.sequence.toString());
+      newest ??= { sequence, streamSequence: stored.streamSequence };
+      if (BigInt(stored.streamSequence) < oldest) return newest ? { newest, since } : { since };
+      since.set(stored.streamSequence, fromStoredChange(item));
+      before = sequence;
+    }
+    if (items.length < pageSize) return newest ? { newest, since } : { since };
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { publishChanges } from './bus.ts';
 import type { ChangeEvent, InventoryChange } from './changes.ts';
-import { newestChange, putChange } from './history-store.ts';
+import { putChange, type RecentChanges, recentChanges } from './history-store.ts';
 import { inventoryChangeOf, orderChangeOf } from './stream-changes.ts';
 
 /** Where the consumer reads and writes. */
@@ -43,14 +43,17 @@ function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
 
 /**
  * The consumer over `targets`: for a batch of stream records (in stream order; each item's records in the order
- * of its modifications), numbers each pet's inventory changes from the pet's newest history record + 1,
- * skipping every record whose `SequenceNumber` is not above the newest record's `streamSequence` (written by an
- * earlier attempt of the batch); publishes the new inventory changes and every order change, in stream order
- * (PutEvents, 10 per request), then writes the inventory changes, each pet's one after the other in sequence
- * order (PutItem, `attribute_not_exists(sequence)`). A retried batch therefore publishes the same event ids
- * again (at least once) and never writes a record twice or leaves a gap.
+ * of its modifications), numbers each pet's new inventory changes from the pet's newest history record + 1,
+ * writes them, each pet's one after the other in sequence order (PutItem, `attribute_not_exists(sequence)`),
+ * pets in parallel, and only then publishes, in stream order (PutEvents, 10 per request), every order change
+ * and every inventory change of the batch that the history holds: the ones just written and those an earlier
+ * attempt wrote (a record whose `SequenceNumber` is not above the newest record's `streamSequence`), read back
+ * with their sequence. A retried batch therefore publishes the same event ids again (at least once), never
+ * writes a record twice or leaves a gap, and an event id names only a written record, so a change lost after
+ * the stream's retries never shares its id with a later one. docs/architecture.md "Change records".
  * @throws on any failure (a refused event, a DynamoDB error, a taken sequence), after the pets' writes under way
- *   have settled: the event source mapping retries the batch (or its halves).
+ *   have settled; nothing is published when a write failed. The event source mapping retries the batch (or its
+ *   halves).
  */
 export function changeRecorder(
   targets: RecorderTargets,
@@ -58,25 +61,43 @@ export function changeRecorder(
   const { dynamoDb, eventBridge, historyTable, busName } = targets;
   return async (records) => {
     const candidates = records.map((record) => {
+      const streamSequence = record.dynamodb?.SequenceNumber ?? '';
       const table = tableOf(record);
-      if (table === 'inventory') return { record, inventory: inventoryChangeOf(record) };
-      if (table === 'orders') return { record, order: orderChangeOf(record) };
-      return { record };
+      if (table === 'inventory') return { streamSequence, inventory: inventoryChangeOf(record) };
+      if (table === 'orders') return { streamSequence, order: orderChangeOf(record) };
+      return { streamSequence };
     });
-    const pets = [...new Set(candidates.flatMap(({ inventory }) => (inventory ? [inventory.petId] : [])))];
-    const newest = new Map(
+    // Each pet's first record in the batch and its number of records there.
+    const firsts = new Map<string, { streamSequence: string; count: number }>();
+    for (const { streamSequence, inventory } of candidates) {
+      if (!inventory) continue;
+      const seen = firsts.get(inventory.petId);
+      firsts.set(inventory.petId, {
+        streamSequence: seen?.streamSequence ?? streamSequence,
+        count: (seen?.count ?? 0) + 1,
+      });
+    }
+    const recent = new Map(
       await Promise.all(
-        pets.map(async (petId) => [petId, await newestChange(dynamoDb, historyTable, petId)] as const),
+        [...firsts].map(
+          async ([petId, { streamSequence, count }]) =>
+            [petId, await recentChanges(dynamoDb, historyTable, petId, streamSequence, count + 1)] as const,
+        ),
       ),
     );
     const events: ChangeEvent[] = [];
     const writes = new Map<string, NumberedChange[]>();
-    for (const { record, inventory, order } of candidates) {
+    for (const { streamSequence, inventory, order } of candidates) {
       if (order) events.push({ type: 'order.changed', data: order });
       if (!inventory) continue;
-      const streamSequence = record.dynamodb?.SequenceNumber ?? '';
-      const last = newest.get(inventory.petId);
-      if (last && BigInt(streamSequence) <= BigInt(last.streamSequence)) continue;
+      const pet = recent.get(inventory.petId) as RecentChanges;
+      const last = pet.newest;
+      if (last && BigInt(streamSequence) <= BigInt(last.streamSequence)) {
+        // Written by an earlier attempt: published again as written (its publication may not have happened).
+        const written = pet.since.get(streamSequence);
+        if (written) events.push({ type: 'inventory.changed', data: written });
+        continue;
+      }
       const { petId, occurredAt, reason, quantity, status, orderId, keyId } = inventory;
       const sequence = (last?.sequence ?? 0) + 1;
       // Members in the contract's order: the event's JSON and the API's body list them so.
@@ -90,11 +111,10 @@ export function changeRecorder(
         ...(orderId === undefined ? {} : { orderId }),
         ...(keyId === undefined ? {} : { keyId }),
       };
-      newest.set(petId, { sequence, streamSequence });
+      pet.newest = { sequence, streamSequence };
       events.push({ type: 'inventory.changed', data: change });
       writes.set(petId, [...(writes.get(petId) ?? []), { change, streamSequence }]);
     }
-    await publishChanges(eventBridge, busName, events);
     const outcomes = await Promise.allSettled(
       [...writes.values()].map(async (changes) => {
         for (const { change, streamSequence } of changes) {
@@ -104,6 +124,7 @@ export function changeRecorder(
     );
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+    await publishChanges(eventBridge, busName, events);
     return { published: events.length, written: [...writes.values()].flat().length };
   };
 }

@@ -138,7 +138,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     ['RecordChangesInventoryStreamMapping', 'InventoryTable'],
     ['RecordChangesOrdersStreamMapping', 'OrdersTable'],
   ])(
-    "%s feeds the %s stream to recordChanges' alias: from the oldest record, 100 per batch within 1 s, bisected, 10 retries, one batch per shard, failures to the failure queue",
+    "%s feeds the %s stream to recordChanges' alias: from the oldest record, 100 per batch within 1 s, bisected, retried until the records expire, one batch per shard, failures to the failure queue",
     (mappingId, tableId) => {
       const mapping = resource(json(), mappingId);
       expect(mapping.Properties).toEqual({
@@ -148,7 +148,8 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
         BatchSize: 100,
         MaximumBatchingWindowInSeconds: 1,
         BisectBatchOnFunctionError: true,
-        MaximumRetryAttempts: 10,
+        MaximumRetryAttempts: -1,
+        MaximumRecordAgeInSeconds: -1,
         ParallelizationFactor: 1,
         DestinationConfig: { OnFailure: { Destination: getAtt('ChangeRecordsFailureQueue', 'Arn') } },
       });

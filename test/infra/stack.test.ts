@@ -718,7 +718,7 @@ describe.each(environmentNames)('%s stack', (name) => {
   });
 
   describe('outputs', () => {
-    it('outputs BaseUrl as the stage URL ending in /v1/, the tables the tools use, the delivery queue and the exported bus name', () => {
+    it('outputs BaseUrl as the stage URL ending in /v1/, the tables the tools use, the delivery and change-records failure queues and the exported bus name', () => {
       const outputs = json().Outputs ?? {};
       const restApiId = onlyOfType(json(), 'AWS::ApiGateway::RestApi');
       const stageId = onlyOfType(json(), 'AWS::ApiGateway::Stage');
@@ -733,6 +733,7 @@ describe.each(environmentNames)('%s stack', (name) => {
       expect(outputs.WebhookSubscriptionsTableName?.Value).toEqual(ref('WebhookSubscriptionsTable'));
       expect(outputs.WebhookFailuresTableName?.Value).toEqual(ref('WebhookFailuresTable'));
       expect(outputs.WebhookDeliveryQueueUrl?.Value).toEqual(ref('WebhookDeliveryQueue'));
+      expect(outputs.ChangeRecordsFailureQueueUrl?.Value).toEqual(ref('ChangeRecordsFailureQueue'));
       expect(outputs.EventBusName).toMatchObject({
         Value: ref('EventBus'),
         Export: { Name: `InventoryService-${name}-EventBusName` },

@@ -279,7 +279,7 @@ test('concurrent writes to one item are recorded in commit order, each image the
   ).toStrictEqual(Array.from({ length: 20 }, (_, at) => String(at)));
 });
 
-test('records older than 24 hours are trimmed as the stream is read; younger ones are kept', async () => {
+test('records older than 24 hours are trimmed once the reader has passed them; younger ones, and expired ones not read yet, are kept', async () => {
   // A stream on its own LevelDB (memory-level, as dynalite's in-memory store uses) with a clock the test moves.
   const { MemoryLevel } = await import('memory-level');
   const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
@@ -293,13 +293,24 @@ test('records older than 24 hours are trimmed as the stream is read; younger one
   };
   const write = (petId: string) =>
     clocked.commit([], [{ table, oldImage: null, newImage: { petId: { N: petId } } }]);
+  const keysOf = (records: StreamRecord[]) => records.map((record) => record.dynamodb.Keys);
   await write('1');
-  now += 60 * 60 * 1000;
   await write('2');
+  now += 60 * 60 * 1000;
+  await write('3');
   now += 24 * 60 * 60 * 1000 - 60 * 60 * 1000 + 1000;
+
+  // Not read yet: kept for the reader's mapping, which gives expired records up to its on-failure destination.
+  const unread = await clocked.read('pets', undefined, 10);
+  expect(keysOf(unread)).toStrictEqual([{ petId: { N: '1' } }, { petId: { N: '2' } }, { petId: { N: '3' } }]);
+  // Read past the first: it is trimmed, the second (expired, not passed) and the third (younger) are kept.
+  expect(keysOf(await clocked.read('pets', unread[0]?.dynamodb.SequenceNumber, 10))).toStrictEqual([
+    { petId: { N: '2' } },
+    { petId: { N: '3' } },
+  ]);
   const kept = await clocked.read('pets', undefined, 10);
-  expect(kept.map((record) => record.dynamodb.Keys)).toStrictEqual([{ petId: { N: '2' } }]);
-  expect(kept[0]?.dynamodb.SequenceNumber).toBe('000000000000000000002');
+  expect(keysOf(kept)).toStrictEqual([{ petId: { N: '2' } }, { petId: { N: '3' } }]);
+  expect(kept[1]?.dynamodb.SequenceNumber).toBe('000000000000000000003');
   await level.close();
 });
 

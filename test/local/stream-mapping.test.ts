@@ -14,7 +14,7 @@ import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { functionModel, type Template } from '#local-api/api-model.ts';
-import type { StreamRecord } from '#local-api/change-stream.ts';
+import { retentionVariable, type StreamRecord } from '#local-api/change-stream.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import { LambdaFunction } from '#local-api/lambda-runtime.ts';
 import {
@@ -324,6 +324,36 @@ test('a record older than MaximumRecordAgeInSeconds is discarded instead of retr
   });
   expect((await run.invocations()).length).toBeGreaterThanOrEqual(1);
 });
+
+test('MaximumRetryAttempts and MaximumRecordAgeInSeconds -1: a failing record is retried until the stream no longer keeps it, then described to the on-failure destination, and the later records wait for it', async () => {
+  // The store's stream keeps records 3 s (LOCAL_STREAM_RETENTION_SECONDS) instead of 24 hours.
+  process.env[retentionVariable] = '3';
+  const opened = await store().finally(() => {
+    delete process.env[retentionVariable];
+  });
+  const { db, client } = opened;
+  const poison = await put(db, client, 1, 'throw');
+  const later = await put(db, client, 2);
+  const run = await mapping(db, { BatchSize: 1, MaximumRetryAttempts: -1, MaximumRecordAgeInSeconds: -1 });
+  await until(() => run.failures.length >= 1, 60_000);
+  const delivered = async () => (await run.invocations()).map((invocation) => invocation.sequences);
+  const beforeDiscard = await delivered();
+  // Retried until it expired (never given up by a count), and nothing after it delivered while it failed.
+  expect(beforeDiscard.length).toBeGreaterThanOrEqual(1);
+  expect(beforeDiscard.every((sequences) => sequences.length === 1 && sequences[0] === poison)).toBe(true);
+  expect(run.failures[0]?.record.requestContext.condition).toBe('RecordAgeExceeded');
+  expect(run.failures[0]?.record.DDBStreamBatchInfo).toMatchObject({
+    startSequenceNumber: poison,
+    endSequenceNumber: poison,
+    batchSize: 1,
+  });
+  // The later record, expired too while it waited, is given up as well, never silently dropped.
+  await until(() => run.failures.length === 2, 60_000);
+  expect(run.failures[1]?.record.DDBStreamBatchInfo).toMatchObject({
+    startSequenceNumber: later,
+    endSequenceNumber: later,
+  });
+}, 120_000);
 
 test('the checkpoint survives a restart: delivered records are not delivered again, an abandoned batch is', async () => {
   const dataDir = join(await temporaryDir('stream-checkpoint-'), 'data');
