@@ -13,6 +13,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeEventId } from '#lib/events/changes.ts';
 import { updateEntry } from '#lib/inventory/entry-store.ts';
@@ -26,7 +27,6 @@ import {
   startStreamMapping,
   streamMappingModels,
 } from '#local-api/stream-mapping.ts';
-import { ensureTables } from '#ops/admin/tables.ts';
 import { failureRecords, lostBatches } from '#ops/lost-changes.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { type EventBusStandIn, startEventBusStandIn } from '#test/support/event-bus-stand-in.ts';
