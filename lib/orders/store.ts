@@ -9,6 +9,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { maxAssignedId, newOrderId } from '../assigned-ids.ts';
 import { HttpError } from '../http/errors.ts';
 import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
 import { tables } from '../tables.ts';
@@ -17,18 +18,6 @@ import type { NewOrder, Order, OrderStatus } from './order.ts';
 
 /** The one value of the index partition key: every order is listed from it (see docs/implementation.md "Store orders"). */
 export const listPartition = 'orders';
-
-/** Bits of randomness below the millisecond timestamp of an order id. */
-const randomBits = 22;
-
-/**
- * A new order id: milliseconds since the epoch shifted left by 22 bits, plus 22 random bits. Positive, below
- * 2^63 until the year 2248, and ordered by creation time across functions up to their clocks' skew, so the
- * index sorted by `orderId` is newest first (docs/contract.md "Identifiers": assigned ids are positive).
- */
-export function newOrderId(now: number = Date.now()): string {
-  return ((BigInt(now) << BigInt(randomBits)) | BigInt(randomInt(2 ** randomBits))).toString();
-}
 
 /**
  * The outcome of a placement: the stored order (or the one its key's claim placed before), or why nothing
@@ -161,6 +150,19 @@ export function orderPlacement(
   };
 }
 
+/**
+ * The newest-first list's two ranges of the index's sort key `orderId`, read in this order, each in descending
+ * order: the ids assigned since ids fit in 2^53 - 1, then the larger ids assigned before (all of them older;
+ * docs/implementation.md "Store orders").
+ */
+const earlyRange = 'orderId > :maxAssignedId';
+const newestFirstRanges = ['orderId <= :maxAssignedId', earlyRange];
+
+/** True when `orderId` (canonical decimal) was assigned before ids fit in 2^53 - 1: it is larger. */
+function isEarlyOrderId(orderId: string): boolean {
+  return BigInt(orderId) > BigInt(maxAssignedId);
+}
+
 /** The store over `client` and the orders table `ordersTable`. */
 export function orderStore(client: DynamoDBDocumentClient, ordersTable: string): OrderStore {
   const [index] = tables.orders.globalIndexes;
@@ -180,22 +182,30 @@ export function orderStore(client: DynamoDBDocumentClient, ordersTable: string):
       const orders: Order[] = [];
       let start: Record<string, unknown> | undefined =
         after === undefined ? undefined : { listPartition, orderId: NumberValue.from(after) };
-      // One more than asked tells whether a next page exists; 1 MB pages may need several requests.
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: ordersTable,
-            IndexName: index.name,
-            KeyConditionExpression: `${index.partitionKey.name} = :partition`,
-            ExpressionAttributeValues: { ':partition': listPartition },
-            ScanIndexForward: false,
-            Limit: limit + 1 - orders.length,
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) orders.push(fromStored(item));
-        start = page.LastEvaluatedKey;
-      } while (start && orders.length <= limit);
+      // A cursor after an order of the second range continues in it.
+      const ranges = after !== undefined && isEarlyOrderId(after) ? [earlyRange] : newestFirstRanges;
+      for (const range of ranges) {
+        // One more than asked tells whether a next page exists; 1 MB pages may need several requests.
+        do {
+          const page = await client.send(
+            new QueryCommand({
+              TableName: ordersTable,
+              IndexName: index.name,
+              KeyConditionExpression: `${index.partitionKey.name} = :partition AND ${range}`,
+              ExpressionAttributeValues: {
+                ':partition': listPartition,
+                ':maxAssignedId': NumberValue.from(maxAssignedId.toString()),
+              },
+              ScanIndexForward: false,
+              Limit: limit + 1 - orders.length,
+              ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+          );
+          for (const item of page.Items ?? []) orders.push(fromStored(item));
+          start = page.LastEvaluatedKey;
+        } while (start && orders.length <= limit);
+        if (orders.length > limit) break;
+      }
       const more = orders.length > limit;
       const shown = orders.slice(0, limit);
       return more ? { orders: shown, next: shown[shown.length - 1]?.id } : { orders: shown };
