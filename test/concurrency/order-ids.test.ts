@@ -10,8 +10,8 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { maxAssignedId, orderIdEpoch, orderIdRandomBits } from '#lib/assigned-ids.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { Order } from '#lib/orders/order.ts';
-import { listPartition, orderPlacement } from '#lib/orders/store.ts';
-import { inventoryRecord, putItems, type RawItem, scanTable } from '#test/support/raw-tables.ts';
+import { orderPlacement } from '#lib/orders/store.ts';
+import { inventoryRecord, orderRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
 import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 /** Orders placed at once, each of its own pet (so that no two transactions meet on one entry). */
@@ -31,18 +31,6 @@ afterAll(async () => {
   await db?.close();
 });
 
-/** An order item of the millisecond's id `orderId`, as the service stores it. */
-function storedOrder(orderId: string): RawItem {
-  return {
-    orderId: { N: orderId },
-    petId: { N: '1' },
-    quantity: { N: '1' },
-    status: { S: 'placed' },
-    complete: { BOOL: false },
-    listPartition: { S: listPartition },
-  };
-}
-
 test(`${placed} orders placed at once within one millisecond get ${placed} distinct ids and overwrite none of the ${stored} stored there`, async () => {
   const petIds = Array.from({ length: placed }, (_, index) => String(1000 + index));
   await putItems(
@@ -52,7 +40,7 @@ test(`${placed} orders placed at once within one millisecond get ${placed} disti
   );
   const earlier = new Set<string>();
   while (earlier.size < stored) earlier.add(String(firstId + BigInt(randomInt(2 ** orderIdRandomBits))));
-  const earlierItems = [...earlier].map(storedOrder);
+  const earlierItems = [...earlier].map((orderId) => orderRecord(orderId, '1', 1));
   await putItems(db.client, testTableNames.orders, earlierItems);
 
   const place = orderPlacement(

@@ -11,6 +11,7 @@ import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
 import { crowdedShard, int64Inventory, listBody, sortedByPetId } from '#test/support/inventory-fixtures.ts';
+import { orderRecord } from '#test/support/raw-tables.ts';
 import { storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 const javaPresent = hasJava();
@@ -199,19 +200,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     }
     // An order placed before assigned ids fit in 2^53 - 1 (milliseconds << 22 | 22 random bits).
     const early = String((BigInt(Date.UTC(2026, 10, 20)) << 22n) | 7n);
-    await api.putRawItems(
-      [
-        {
-          orderId: { N: early },
-          petId: { N: '10' },
-          quantity: { N: '1' },
-          status: { S: 'delivered' },
-          complete: { BOOL: true },
-          listPartition: { S: 'orders' },
-        },
-      ],
-      'orders',
-    );
+    await api.putRawItems([orderRecord(early, '10', 1, 'delivered')], 'orders');
     const entry = await api.request('GET', '/inventory/10', {
       headers: { Authorization: api.authorization },
     });

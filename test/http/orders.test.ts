@@ -18,6 +18,7 @@ import { isContractAssignedId } from '#test/support/contract-oracle.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { orderRecord } from '#test/support/raw-tables.ts';
 import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
 /**
@@ -345,14 +346,7 @@ describe('listOrders and getOrderById', () => {
     // Ids as they were assigned before: milliseconds << 22 | 22 random bits (about 7.5e18).
     const early = [8, 9, 10].map((hour) => String((BigInt(Date.UTC(2026, 10, 20, hour)) << 22n) | 12345n));
     await api.putRawItems(
-      early.map((orderId) => ({
-        orderId: { N: orderId },
-        petId: { N: '33' },
-        quantity: { N: '1' },
-        status: { S: 'placed' },
-        complete: { BOOL: false },
-        listPartition: { S: 'orders' },
-      })),
+      early.map((orderId) => orderRecord(orderId, '33', 1)),
       'orders',
     );
     const placed: string[] = [];
