@@ -64,7 +64,8 @@ export const tables = {
   /**
    * Store orders (docs/contract.md "Store orders"). The global secondary index `newestFirst` lists them without
    * a scan: every order carries the same `listPartition` value and its `orderId` is time-ordered
-   * (lib/orders/store.ts `newOrderId`), so a Query on that one partition in descending `orderId` order is newest first.
+   * (lib/assigned-ids.ts `newOrderId`), so Queries on that one partition in descending `orderId` order, the ids up
+   * to 2^53 - 1 before the larger ones assigned earlier, are newest first (lib/orders/store.ts `orderStore`).
    */
   orders: {
     env: 'ORDERS_TABLE_NAME',

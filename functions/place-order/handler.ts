@@ -29,8 +29,8 @@ const placement = orderPlacement(
 
 /**
  * Reserves the stock of `order` for the API key `keyId`, claiming the scoped Idempotency-Key `key` when there
- * is one: the order (the one the key placed before, if it did), or the contract's 404 or 409
- * `insufficient_stock` refusal.
+ * is one: the order (the one the key placed before, if it did), or the contract's 404, 409 `pet_unavailable` or
+ * 409 `insufficient_stock` refusal.
  * @throws HttpError 422 `idempotency_key_reused` when the key placed another order (not remembered as a result)
  */
 async function place(order: NewOrder, key?: string, keyId?: string): Promise<Order | Refusal> {
@@ -38,6 +38,12 @@ async function place(order: NewOrder, key?: string, keyId?: string): Promise<Ord
   if (result === 'key_reused') throw keyReused();
   if (result === 'no_entry')
     return { code: 'not_found', message: `no inventory entry for petId ${order.petId}` };
+  if (typeof result === 'object' && 'unavailable' in result) {
+    return {
+      code: 'pet_unavailable',
+      message: `petId ${order.petId} is not available: its status is ${result.unavailable}`,
+    };
+  }
   if (result === 'insufficient_stock') {
     return {
       code: 'insufficient_stock',

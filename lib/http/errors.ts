@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'insufficient_stock'
+  | 'pet_unavailable'
   | 'invalid_transition'
   | 'gone'
   | 'precondition_failed'
@@ -25,6 +26,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   conflict: 409,
   insufficient_stock: 409,
+  pet_unavailable: 409,
   invalid_transition: 409,
   gone: 410,
   precondition_failed: 412,

@@ -31,7 +31,7 @@ export function parseIdempotencyKey(values: readonly string[]): string | undefin
   return key;
 }
 
-/** A placement's refusal (404 `not_found`, 409 `insufficient_stock`), remembered under a key like an order. */
+/** A placement's refusal (404 `not_found`, 409 `pet_unavailable` or `insufficient_stock`), remembered under a key like an order. */
 export interface Refusal {
   code: ErrorCode;
   message: string;

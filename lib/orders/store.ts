@@ -1,7 +1,7 @@
 /** The orders store, order and stock decrement in one transaction: docs/contract.md "Store orders". */
 import { randomInt } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -9,7 +9,9 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { maxAssignedId, newOrderId } from '../assigned-ids.ts';
 import { HttpError } from '../http/errors.ts';
+import type { PetStatus } from '../inventory/inventory-item.ts';
 import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
 import { tables } from '../tables.ts';
 import { claimedOrderId, claimPut, type OrderClaim } from './claim.ts';
@@ -18,23 +20,16 @@ import type { NewOrder, Order, OrderStatus } from './order.ts';
 /** The one value of the index partition key: every order is listed from it (see docs/implementation.md "Store orders"). */
 export const listPartition = 'orders';
 
-/** Bits of randomness below the millisecond timestamp of an order id. */
-const randomBits = 22;
-
-/**
- * A new order id: milliseconds since the epoch shifted left by 22 bits, plus 22 random bits. Positive, below
- * 2^63 until the year 2248, and ordered by creation time across functions up to their clocks' skew, so the
- * index sorted by `orderId` is newest first (docs/contract.md "Identifiers": assigned ids are positive).
- */
-export function newOrderId(now: number = Date.now()): string {
-  return ((BigInt(now) << BigInt(randomBits)) | BigInt(randomInt(2 ** randomBits))).toString();
+/** A placement refused because the entry's status is not `available`: the status it has. */
+export interface PetUnavailable {
+  unavailable: Exclude<PetStatus, 'available'>;
 }
 
 /**
  * The outcome of a placement: the stored order (or the one its key's claim placed before), or why nothing
- * changed: no entry, short stock, or the key's claim holds another order.
+ * changed: no entry, an entry that is not `available`, short stock, or the key's claim holds another order.
  */
-export type PlaceResult = Order | 'no_entry' | 'insufficient_stock' | 'key_reused';
+export type PlaceResult = Order | 'no_entry' | PetUnavailable | 'insufficient_stock' | 'key_reused';
 
 /** One page of the newest-first list: the orders, and the last one's id when more follow. */
 export interface OrderPage {
@@ -72,16 +67,28 @@ function fromStored(item: Record<string, unknown>): Order {
   };
 }
 
+/**
+ * Why the decrement's condition refused, from the entry's old item (`ALL_OLD`, DynamoDB's attribute values as
+ * the cancellation reason carries them; absent: no entry): a status other than `available` first, then short
+ * stock.
+ */
+function stockRefusal(item: Record<string, AttributeValue> | undefined): PlaceResult {
+  if (item === undefined) return 'no_entry';
+  const status = item.status?.S as PetStatus;
+  return status === 'available' ? 'insufficient_stock' : { unavailable: status };
+}
+
 /** Transactions tried per order: a conflict with another order of the same pet, or a taken id, is retried. */
 const placeAttempts = 5;
 
 /**
  * placeOrder's write: one TransactWriteItems that puts the key's claim when there is one (lib/orders/claim.ts,
- * into `claimsTable`), decrements the item's `quantity` only if it holds enough, recording the change
- * `order_placed` with the order's id and the API key's id `keyId` (lib/inventory/last-change.ts), and puts the
- * order under a new id with its `changedAt` and `keyId`. A claim that refuses returns the order it placed
- * before, as placed (`key_reused` for another order); the decrement's old item tells `no_entry` from
- * `insufficient_stock`; a `TransactionConflict` is retried, {@link placeAttempts} times in all, then 503
+ * into `claimsTable`), decrements the item's `quantity` only if it holds enough and its `status` is
+ * `available`, recording the change `order_placed` with the order's id and the API key's id `keyId`
+ * (lib/inventory/last-change.ts), and puts the order under a new id with its `changedAt` and `keyId`. A claim
+ * that refuses returns the order it placed before, as placed (`key_reused` for another order); the decrement's
+ * old item tells `no_entry`, then {@link PetUnavailable}, then `insufficient_stock` (docs/implementation.md
+ * "Store orders"); a `TransactionConflict` is retried, {@link placeAttempts} times in all, then 503
  * `service_unavailable`.
  */
 export function orderPlacement(
@@ -109,9 +116,14 @@ export function orderPlacement(
                   TableName: inventoryTable,
                   Key: { petId: NumberValue.from(order.petId) },
                   UpdateExpression: `SET quantity = quantity - :quantity, ${change.set.join(', ')}${remove}`,
-                  ConditionExpression: 'attribute_exists(petId) AND quantity >= :quantity',
-                  ExpressionAttributeNames: change.names,
-                  ExpressionAttributeValues: { ':quantity': order.quantity, ...change.values },
+                  ConditionExpression:
+                    'attribute_exists(petId) AND quantity >= :quantity AND #status = :available',
+                  ExpressionAttributeNames: { ...change.names, '#status': 'status' },
+                  ExpressionAttributeValues: {
+                    ':quantity': order.quantity,
+                    ':available': 'available' satisfies PetStatus,
+                    ...change.values,
+                  },
                   ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
                 },
               },
@@ -145,7 +157,7 @@ export function orderPlacement(
           const orderId = claimedOrderId(reasons[0].Item, claim);
           return orderId === 'key_reused' ? orderId : { ...order, id: orderId };
         }
-        if (stock?.Code === 'ConditionalCheckFailed') return stock.Item ? 'insufficient_stock' : 'no_entry';
+        if (stock?.Code === 'ConditionalCheckFailed') return stockRefusal(stock.Item);
         const conflict = reasons.some((reason) => reason?.Code === 'TransactionConflict');
         const idTaken = put?.Code === 'ConditionalCheckFailed';
         if (!(conflict || idTaken)) throw error;
@@ -159,6 +171,19 @@ export function orderPlacement(
       }
     }
   };
+}
+
+/**
+ * The newest-first list's two ranges of the index's sort key `orderId`, read in this order, each in descending
+ * order: the ids assigned since ids fit in 2^53 - 1, then the larger ids assigned before (all of them older;
+ * docs/implementation.md "Store orders").
+ */
+const earlyRange = 'orderId > :maxAssignedId';
+const newestFirstRanges = ['orderId <= :maxAssignedId', earlyRange];
+
+/** True when `orderId` (canonical decimal) was assigned before ids fit in 2^53 - 1: it is larger. */
+function isEarlyOrderId(orderId: string): boolean {
+  return BigInt(orderId) > BigInt(maxAssignedId);
 }
 
 /** The store over `client` and the orders table `ordersTable`. */
@@ -180,22 +205,30 @@ export function orderStore(client: DynamoDBDocumentClient, ordersTable: string):
       const orders: Order[] = [];
       let start: Record<string, unknown> | undefined =
         after === undefined ? undefined : { listPartition, orderId: NumberValue.from(after) };
-      // One more than asked tells whether a next page exists; 1 MB pages may need several requests.
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: ordersTable,
-            IndexName: index.name,
-            KeyConditionExpression: `${index.partitionKey.name} = :partition`,
-            ExpressionAttributeValues: { ':partition': listPartition },
-            ScanIndexForward: false,
-            Limit: limit + 1 - orders.length,
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) orders.push(fromStored(item));
-        start = page.LastEvaluatedKey;
-      } while (start && orders.length <= limit);
+      // A cursor after an order of the second range continues in it.
+      const ranges = after !== undefined && isEarlyOrderId(after) ? [earlyRange] : newestFirstRanges;
+      for (const range of ranges) {
+        // One more than asked tells whether a next page exists; 1 MB pages may need several requests.
+        do {
+          const page = await client.send(
+            new QueryCommand({
+              TableName: ordersTable,
+              IndexName: index.name,
+              KeyConditionExpression: `${index.partitionKey.name} = :partition AND ${range}`,
+              ExpressionAttributeValues: {
+                ':partition': listPartition,
+                ':maxAssignedId': NumberValue.from(maxAssignedId.toString()),
+              },
+              ScanIndexForward: false,
+              Limit: limit + 1 - orders.length,
+              ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+          );
+          for (const item of page.Items ?? []) orders.push(fromStored(item));
+          start = page.LastEvaluatedKey;
+        } while (start && orders.length <= limit);
+        if (orders.length > limit) break;
+      }
       const more = orders.length > limit;
       const shown = orders.slice(0, limit);
       return more ? { orders: shown, next: shown[shown.length - 1]?.id } : { orders: shown };

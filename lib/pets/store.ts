@@ -1,7 +1,7 @@
 /** The pets store, a pet and its inventory entry as one item: docs/contract.md "Pets". */
-import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newPetId } from '../assigned-ids.ts';
 import { getEntry, projection } from '../inventory/entry-store.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { lastChangeAttributes } from '../inventory/last-change.ts';
@@ -14,18 +14,12 @@ export interface PetStore {
   /**
    * Creates the pet and its inventory entry (quantity 0) in one conditional PutItem (`attribute_not_exists`),
    * recording the change `created` by the API key `keyId` (lib/inventory/last-change.ts). Without `pet.id`,
-   * assigns a random positive int64, trying a new one if it was taken (at most 3 times).
+   * assigns a random id from 1 to 2^53 - 1 (lib/assigned-ids.ts `newPetId`), trying a new one if it was taken (at most 3 times).
    * @returns the stored Pet, or `'exists'` when `pet.id` was given and is taken.
    */
   add(pet: NewPet, keyId?: string): Promise<Pet | 'exists'>;
   /** The pet of `petId` (a strongly consistent GetItem), or undefined when there is no item. */
   get(petId: string): Promise<Pet | undefined>;
-}
-
-/** A random identifier from 1 to 2^63 - 1 (docs/contract.md "Identifiers": assigned ids are positive). */
-export function randomPositiveInt64(): string {
-  const value = randomBytes(8).readBigUInt64BE() >> 1n;
-  return (value === 0n ? 1n : value).toString();
 }
 
 type StoredPet = {
@@ -82,7 +76,7 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
       if (pet.id !== undefined)
         return (await put({ ...pet, id: pet.id }, keyId)) ? { ...pet, id: pet.id } : 'exists';
       for (let attempt = 1; ; attempt++) {
-        const assigned = { ...pet, id: randomPositiveInt64() };
+        const assigned = { ...pet, id: newPetId() };
         if (await put(assigned, keyId)) return assigned;
         if (attempt === assignAttempts) throw new Error('no free pet id found');
       }

@@ -1,23 +1,27 @@
 /**
  * Hostile placeOrder bodies and Idempotency-Key headers (docs/contract.md "Store orders", "Integers in request
- * bodies"), property-based: 300 generated requests per run against a pet with ample stock and one without an
- * entry: bodies with `petId` and `quantity` of every JSON type and number form (near the int64 and quantity
+ * bodies"), property-based: 300 generated requests per run against a pet with ample stock, a `pending` one with
+ * ample stock, a `sold` one without stock and one without an entry: bodies with `petId` and `quantity` of every JSON type and number form (near the int64 and quantity
  * limits, fractions, exponents, strings), `shipDate` forms, unknown members (`id`, `status`, `__proto__`),
  * random text; and 0-2 `Idempotency-Key` headers: empty, 255 and 256 characters, spaces, invisible characters.
  *
  * Oracle (test/support/contract-oracle.ts `contractNewOrder`, `isContractIdempotencyKey`, independent of
  * lib/): 201 exactly for a valid body and key on the stocked pet when the stock suffices, with the exact Order
  * and `Location` (the stock then drops by the quantity, one order item and, with a key, one idempotency record
- * appear; each key new), 409 `insufficient_stock` with its exact message when it does not, 404 with its exact
- * message for a valid order of a pet without an entry, else 400 `invalid_request` with the message of one of
+ * appear; each key new), 409 `insufficient_stock` with its exact message when it does not, 409
+ * `pet_unavailable` for the `pending` and the `sold` pet, 404 with its exact message for a valid order of a pet
+ * without an entry (`contractPlacementRefusal`), else 400 `invalid_request` with the message of one of
  * the request's problems; never a 5xx. The inventory, orders and idempotency tables are compared after every
  * request: a refused request changes none of them.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  type ContractEntry,
   contractNewOrder,
+  contractPlacementRefusal,
   expectContractError,
+  isContractAssignedId,
   isContractIdempotencyKey,
   observe,
 } from '#test/support/contract-oracle.ts';
@@ -30,12 +34,20 @@ let api: TestApi;
 let client: RawClient;
 const stocked = '7';
 let stock = 2_000_000_000;
+/** Entries that take no order whatever their stock (docs/contract.md "Store orders"). */
+const unavailable: Record<string, ContractEntry & { status: 'pending' | 'sold' }> = {
+  '5': { quantity: 2_000_000_000, status: 'pending' },
+  '6': { quantity: 0, status: 'sold' },
+};
 const keyMessage = 'Idempotency-Key must be sent once, as 1 to 255 visible ASCII characters';
 
 beforeAll(async () => {
   api = await startTestApi();
   client = rawClient(api.baseUrl);
-  await api.inventory.putMany([{ petId: stocked, quantity: stock, status: 'available' }]);
+  await api.inventory.putMany([
+    { petId: stocked, quantity: stock, status: 'available' },
+    ...Object.entries(unavailable).map(([petId, entry]) => ({ petId, ...entry })),
+  ]);
 });
 afterAll(async () => {
   client?.close();
@@ -86,7 +98,10 @@ const shipDate = fc.constantFrom(
 const member = fc.oneof(
   fc.tuple(
     fc.constant('petId'),
-    fc.oneof({ weight: 3, arbitrary: fc.constantFrom(stocked, '8') }, integerText),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(stocked, '8', ...Object.keys(unavailable)) },
+      integerText,
+    ),
   ),
   fc.tuple(fc.constant('quantity'), integerText),
   fc.tuple(fc.constant('shipDate'), shipDate),
@@ -168,24 +183,20 @@ describe('hostile placeOrder bodies and keys', () => {
           expect([after.inventory, after.orders], context).toEqual([before.inventory, before.orders]);
           expect(after.idempotency.length - before.idempotency.length, context).toBe(sent.length);
         };
-        if (order.petId !== stocked) {
-          expectContractError(response, 404, `no inventory entry for petId ${order.petId}`);
-          refusedState();
-          return;
-        }
-        if (order.quantity > stock) {
-          expect(response.status, context).toBe(409);
-          expect(JSON.parse(response.text), context).toEqual({
-            code: 'insufficient_stock',
-            message: `fewer than ${order.quantity} of petId ${stocked} in stock`,
-            status: 409,
-          });
+        const entry =
+          order.petId === stocked ? { quantity: stock, status: 'available' } : unavailable[order.petId];
+        const refusal = contractPlacementRefusal(entry, order);
+        if (refusal !== undefined) {
+          expect(response.status, context).toBe(refusal.status);
+          expect(response.contentType).toBe('application/json');
+          expect(JSON.parse(response.text), context).toEqual(refusal);
           refusedState();
           return;
         }
         expect(response.status, context).toBe(201);
         expect(response.contentType).toBe('application/json');
         const id = /^\{"id":([1-9][0-9]*),/.exec(response.text)?.[1] as string;
+        expect(isContractAssignedId(id), context).toBe(true);
         const shipDate = order.shipDate === undefined ? '' : `,"shipDate":${JSON.stringify(order.shipDate)}`;
         expect(response.text, context).toBe(
           `{"id":${id},"petId":${stocked},"quantity":${order.quantity}${shipDate},"status":"placed","complete":false}`,

@@ -16,6 +16,7 @@ import {
   contractNewPet,
   contractPetJson,
   expectContractError,
+  isContractAssignedId,
   observe,
 } from '#test/support/contract-oracle.ts';
 import { jsonObjectOf } from '#test/support/json-arbitraries.ts';
@@ -163,6 +164,7 @@ async function checkAddPet(text: string): Promise<number> {
   expect(response.status, context).toBe(201);
   expect(observed.contentType).toBe('application/json');
   const id = pet.id ?? (/^\{"id":([1-9][0-9]*),/.exec(response.text)?.[1] as string);
+  if (pet.id === undefined) expect(isContractAssignedId(id), context).toBe(true);
   expect(response.text, context).toBe(contractPetJson({ ...pet, id }));
   expect(response.headers.location).toBe(`/v1/pets/${id}`);
   const added = after.find((item) => item.petId === id);

@@ -11,6 +11,7 @@ import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
 import { crowdedShard, int64Inventory, listBody, sortedByPetId } from '#test/support/inventory-fixtures.ts';
+import { orderRecord } from '#test/support/raw-tables.ts';
 import { storedEntry, type TestApi } from '#test/support/test-api.ts';
 
 const javaPresent = hasJava();
@@ -163,7 +164,7 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     ]);
   });
 
-  test('places orders in one transaction (201, 409 insufficient_stock, 404), replays an Idempotency-Key, lists newest first', async () => {
+  test('places orders in one transaction (201, 409 insufficient_stock, 409 pet_unavailable, 404), replays an Idempotency-Key, lists newest first (ids from before 2^53 - 1 last)', async () => {
     const order = (body: string, headers: Record<string, string> = {}) =>
       api.request('POST', '/store/orders', {
         headers: { Authorization: api.authorization, 'Content-Type': 'application/json', ...headers },
@@ -183,6 +184,23 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
       { code: 'insufficient_stock', message: 'fewer than 1 of petId 10 in stock', status: 409 },
     ]);
     expectContractError(observe(await order('{"petId": 11, "quantity": 1}')), 404);
+    for (const [petId, quantity, status] of [
+      ['-1', 1, 'pending'],
+      ['0', 5, 'sold'],
+    ] as const) {
+      const unavailable = await order(`{"petId": ${petId}, "quantity": ${quantity}}`);
+      expect([unavailable.status, JSON.parse(unavailable.text)]).toEqual([
+        409,
+        {
+          code: 'pet_unavailable',
+          message: `petId ${petId} is not available: its status is ${status}`,
+          status: 409,
+        },
+      ]);
+    }
+    // An order placed before assigned ids fit in 2^53 - 1 (milliseconds << 22 | 22 random bits).
+    const early = String((BigInt(Date.UTC(2026, 10, 20)) << 22n) | 7n);
+    await api.putRawItems([orderRecord(early, '10', 1, 'delivered')], 'orders');
     const entry = await api.request('GET', '/inventory/10', {
       headers: { Authorization: api.authorization },
     });
@@ -195,6 +213,12 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     const next = /^<\/v1([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1] as string;
     const rest = await api.request('GET', next, { headers: { Authorization: api.authorization } });
     expect(rest.text).toContain(`"id":${ids[0]}`);
+    const last = /^<\/v1([^>]+)>; rel="next"$/.exec(rest.headers.get('link') ?? '')?.[1] as string;
+    const oldest = await api.request('GET', last, { headers: { Authorization: api.authorization } });
+    expect(oldest.text).toBe(
+      `[{"id":${early},"petId":10,"quantity":1,"status":"delivered","complete":true}]`,
+    );
+    expect(oldest.headers.get('link')).toBeNull();
     await api.patch('10', '{"quantity":10}');
   });
 });

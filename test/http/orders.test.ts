@@ -1,20 +1,25 @@
 /**
  * Store orders over HTTP (docs/contract.md "Store orders"): placeOrder reserves stock in one transaction
- * (201 with Location, the stock decremented; 404 without an entry; 409 `insufficient_stock` changing nothing),
+ * (201 with Location, the stock decremented, an id from 1 to 2^53 - 1; 404 without an entry; 409
+ * `pet_unavailable` for a `pending` or `sold` entry, whatever its stock; 409 `insufficient_stock`; each refusal
+ * changing nothing),
  * 500 concurrent orders of 1 against a stock of 100 (exactly 100 201s, 400 409s, stock 0, exactly those 100
  * orders listed), the same run with every Idempotency-Key sent 3 times concurrently (each key's stock reserved
  * once), Idempotency-Key replays, scoped by the API key's id (two keys of one name place two orders; a rotated
  * key shares its predecessor's), 422 for a reused key and 400 for a malformed one, listOrders newest first in
- * pages linked by `Link` rel="next", getOrderById. Every response is checked against openapi.yaml.
+ * pages linked by `Link` rel="next" (orders placed before ids fit in 2^53 - 1 after every newer one),
+ * getOrderById and updateOrder of such an order. Every response is checked against openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { rotateKey } from '#lib/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
 import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
+import { isContractAssignedId } from '#test/support/contract-oracle.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { orderRecord } from '#test/support/raw-tables.ts';
 import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
 /**
@@ -65,6 +70,18 @@ async function listAll(limit: number): Promise<{ id: string; petId: string; quan
   return orders;
 }
 
+/** The largest id the service assigns now (docs/contract.md "Identifiers"). */
+const maxAssignedId = 9007199254740991n;
+
+/**
+ * `ids` in the newest-first list's order (docs/implementation.md "Store orders"): the ids up to 2^53 - 1
+ * descending, then the larger ones assigned before them, descending.
+ */
+function newestFirst(ids: readonly bigint[]): bigint[] {
+  const early = (id: bigint) => id > maxAssignedId;
+  return [...ids].sort((a, b) => Number(early(a)) - Number(early(b)) || (a > b ? -1 : a < b ? 1 : 0));
+}
+
 function stockOf(items: Record<string, string>[], petId: string): string | undefined {
   return items.find((item) => item.petId === petId)?.quantity;
 }
@@ -80,6 +97,7 @@ describe('placeOrder', () => {
     expect(response.text).toBe(
       `{"id":${id},"petId":9223372036854775807,"quantity":2,"shipDate":"2026-12-01T10:00:00Z","status":"placed","complete":false}`,
     );
+    expect(isContractAssignedId(id), id).toBe(true);
     expect(response.headers.get('location')).toBe(`/v1/store/orders/${id}`);
     expect(stockOf(await api.tableItems(), '9223372036854775807')).toBe('3');
     const read = await get(`/store/orders/${id}`);
@@ -108,10 +126,30 @@ describe('placeOrder', () => {
       'fewer than 2 of petId 11 in stock',
     ],
     ['404 not_found for a pet with no entry', '12', 1, 404, 'not_found', 'no inventory entry for petId 12'],
+    [
+      '409 pet_unavailable for a pending entry with stock enough',
+      '14',
+      1,
+      409,
+      'pet_unavailable',
+      'petId 14 is not available: its status is pending',
+    ],
+    [
+      '409 pet_unavailable, not insufficient_stock, for a sold entry whose stock is also short',
+      '15',
+      2,
+      409,
+      'pet_unavailable',
+      'petId 15 is not available: its status is sold',
+    ],
   ])(
     'answers %s, and changes nothing (no order, no entry created)',
     async (_name, petId, quantity, status, code, message) => {
-      await api.inventory.putMany([{ petId: '11', quantity: 1, status: 'available' }]);
+      await api.inventory.putMany([
+        { petId: '11', quantity: 1, status: 'available' },
+        { petId: '14', quantity: 5, status: 'pending' },
+        { petId: '15', quantity: 1, status: 'sold' },
+      ]);
       const ordersBefore = await listAll(1000);
       await expectRefused(
         api,
@@ -123,6 +161,28 @@ describe('placeOrder', () => {
       expect(await listAll(1000)).toEqual(ordersBefore);
     },
   );
+
+  test('an order refused for an unavailable entry leaves no history record: the next change follows the one before', async () => {
+    await api.inventory.putMany([{ petId: '16', quantity: 3, status: 'sold' }]);
+    expectError(
+      await placeOrder('{"petId": 16, "quantity": 1}'),
+      409,
+      'pet_unavailable',
+      'petId 16 is not available: its status is sold',
+    );
+    const patched = await declaredRequest(api, 'PATCH', '/inventory/16', { body: '{"quantity": 4}' });
+    expect(patched.status).toBe(200);
+    // Records arrive in commit order per pet: once the PATCH's is listed, one of the refusal would be too.
+    let records: { sequence: number; reason: string; quantity: { to: number } }[] = [];
+    for (let attempt = 0; attempt < 50 && records[0]?.reason !== 'adjustment'; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      records = JSON.parse((await get('/inventory/16/history?limit=1000')).text);
+    }
+    expect(records.map((record) => [record.sequence, record.reason, record.quantity.to])).toEqual([
+      [2, 'adjustment', 4],
+      [1, 'import', 3],
+    ]);
+  });
 
   test.each([
     ['{"petId": 11}', 'quantity must be an integer from 1 to 2147483647'],
@@ -267,7 +327,7 @@ describe('listOrders and getOrderById', () => {
     const mine = all.filter((order) => order.petId === '31').map((order) => order.id);
     expect(mine).toEqual([...placed].reverse());
     const ids = all.map((order) => BigInt(order.id));
-    expect(ids).toEqual([...ids].sort((a, b) => (a > b ? -1 : 1)));
+    expect(ids).toEqual(newestFirst(ids));
     for (const query of [
       'limit=0',
       'limit=1001',
@@ -280,6 +340,42 @@ describe('listOrders and getOrderById', () => {
       const response = await get(`/store/orders?${query}`);
       expect(response.status, query).toBe(400);
     }
+  });
+
+  test('orders placed before ids fit in 2^53 - 1 come after every newer order, across pages, and stay readable and movable', async () => {
+    await api.inventory.putMany([{ petId: '33', quantity: 10, status: 'available' }]);
+    // Ids as they were assigned before: milliseconds << 22 | 22 random bits (about 7.5e18).
+    const early = [8, 9, 10].map((hour) => String((BigInt(Date.UTC(2026, 10, 20, hour)) << 22n) | 12345n));
+    await api.putRawItems(
+      early.map((orderId) => orderRecord(orderId, '33', 1)),
+      'orders',
+    );
+    const placed: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await placeOrder('{"petId": 33, "quantity": 1}');
+      expect(response.status).toBe(201);
+      placed.push(/^\{"id":(\d+)/.exec(response.text)?.[1] as string);
+    }
+    for (const limit of [1, 2, 1000]) {
+      const all = await listAll(limit);
+      const mine = all.filter((order) => order.petId === '33').map((order) => order.id);
+      expect(mine, `limit ${limit}`).toEqual([...placed].reverse().concat([...early].reverse()));
+      const ids = all.map((order) => BigInt(order.id));
+      expect(ids, `limit ${limit}`).toEqual(newestFirst(ids));
+    }
+    const [oldest] = early as [string];
+    const read = await get(`/store/orders/${oldest}`);
+    expect([read.status, read.text]).toEqual([
+      200,
+      `{"id":${oldest},"petId":33,"quantity":1,"status":"placed","complete":false}`,
+    ]);
+    const approved = await declaredRequest(api, 'PATCH', `/store/orders/${oldest}`, {
+      body: '{"status": "approved"}',
+    });
+    expect([approved.status, approved.text]).toEqual([
+      200,
+      `{"id":${oldest},"petId":33,"quantity":1,"status":"approved","complete":false}`,
+    ]);
   });
 
   test('getOrderById answers 404 for no such order and 400 for a bad id', async () => {

@@ -372,6 +372,58 @@ export function contractNewOrder(body: Uint8Array): { order: ContractOrder } | {
   };
 }
 
+/**
+ * True when `id` (the digits a response wrote) is an id the service may assign (docs/contract.md
+ * "Identifiers"): canonical decimal, from 1 to 2^53 - 1 (9007199254740991), so `JSON.parse` reads it exactly.
+ */
+export function isContractAssignedId(id: string): boolean {
+  return /^[1-9][0-9]{0,15}$/.test(id) && BigInt(id) <= 9007199254740991n;
+}
+
+/** An inventory entry as placeOrder finds it. */
+export interface ContractEntry {
+  quantity: number;
+  status: string;
+}
+
+/** A refusal's status, code and exact message. */
+export interface ContractRefusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/**
+ * placeOrder's answer to a valid `order` by the contract (docs/contract.md "Store orders", "Errors"): undefined
+ * when it is placed (201); else 404 `not_found` when the pet has no entry (`entry` undefined), 409
+ * `pet_unavailable` when the entry is `pending` or `sold`, 409 `insufficient_stock` when it holds less than the
+ * order's quantity. Decision where the contract is silent: an entry both unavailable and short is
+ * `pet_unavailable` (its status keeps the order out whatever its stock).
+ */
+export function contractPlacementRefusal(
+  entry: ContractEntry | undefined,
+  order: ContractOrder,
+): ContractRefusal | undefined {
+  if (entry === undefined) {
+    return { status: 404, code: 'not_found', message: `no inventory entry for petId ${order.petId}` };
+  }
+  if (entry.status !== 'available') {
+    return {
+      status: 409,
+      code: 'pet_unavailable',
+      message: `petId ${order.petId} is not available: its status is ${entry.status}`,
+    };
+  }
+  if (entry.quantity < order.quantity) {
+    return {
+      status: 409,
+      code: 'insufficient_stock',
+      message: `fewer than ${order.quantity} of petId ${order.petId} in stock`,
+    };
+  }
+  return undefined;
+}
+
 /** True when `date` is an RFC 3339 date-time (§5.6) naming a real calendar date (leap second 60 allowed). */
 function isContractDateTime(date: string): boolean {
   const match =

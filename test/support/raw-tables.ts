@@ -100,6 +100,21 @@ export function legacyInventoryRecord(petId: string, quantity: number, status: s
   return { petId: { N: petId }, quantity: { N: String(quantity) }, status: { S: status } };
 }
 
+/**
+ * An order item as the service stores it, with what getOrderById and listOrders read: `orderId`, `petId` and
+ * `quantity` Numbers, `status`, `complete` (true once `delivered`) and the newest-first index's `listPartition`.
+ */
+export function orderRecord(orderId: string, petId: string, quantity: number, status = 'placed'): RawItem {
+  return {
+    orderId: { N: orderId },
+    petId: { N: petId },
+    quantity: { N: String(quantity) },
+    status: { S: status },
+    complete: { BOOL: status === 'delivered' },
+    listPartition: { S: 'orders' },
+  };
+}
+
 /** Writes `items` (any attributes) into `table` with raw BatchWriteItem requests of 25. */
 export async function putItems(client: DynamoDBClient, table: string, items: readonly RawItem[]) {
   for (let start = 0; start < items.length; start += 25) {
