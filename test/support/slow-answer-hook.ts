@@ -12,6 +12,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 import { requestTimeoutMs } from '../../lib/clients/dynamodb-client.ts';
 
 const armedFile = process.env.SLOW_ARMED ?? '';
@@ -39,7 +40,8 @@ const actionModules = {
   BatchWriteItem: 'batchWriteItem',
 };
 
-for (const [operation, module] of Object.entries(actionModules)) {
+// The store runs in the main thread; the functions' worker threads get the preload too and need none of it.
+for (const [operation, module] of isMainThread ? Object.entries(actionModules) : []) {
   // Replaced in the module cache before dynalite loads it: dynalite's own `require` then gets this one.
   const path = require.resolve(`dynalite/actions/${module}.js`);
   const original = require(path) as Action;
@@ -53,27 +55,28 @@ for (const [operation, module] of Object.entries(actionModules)) {
 }
 
 const emit = Server.prototype.emit;
-Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
-  const [request, response] = args as [IncomingMessage, ServerResponse];
-  if (
-    event === 'request' &&
-    String(request.headers['x-amz-target']).endsWith('.TransactWriteItems') &&
-    fires('TransactWriteItems', [])
-  ) {
-    // The store answers once it has committed: its answer's head and body are held, then sent if still wanted.
-    const { writeHead, end } = response;
-    const held: (() => void)[] = [];
-    response.writeHead = ((...head: Parameters<typeof writeHead>) => {
-      held.push(() => writeHead.apply(response, head));
-      return response;
-    }) as typeof writeHead;
-    response.end = ((...body: Parameters<typeof end>) => {
-      held.push(() => end.apply(response, body));
-      setTimeout(() => {
-        if (!response.destroyed) for (const step of held) step();
-      }, delayMs);
-      return response;
-    }) as typeof end;
-  }
-  return (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
-} as typeof Server.prototype.emit;
+if (isMainThread)
+  Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+    const [request, response] = args as [IncomingMessage, ServerResponse];
+    if (
+      event === 'request' &&
+      String(request.headers['x-amz-target']).endsWith('.TransactWriteItems') &&
+      fires('TransactWriteItems', [])
+    ) {
+      // The store answers once it has committed: its answer's head and body are held, then sent if still wanted.
+      const { writeHead, end } = response;
+      const held: (() => void)[] = [];
+      response.writeHead = ((...head: Parameters<typeof writeHead>) => {
+        held.push(() => writeHead.apply(response, head));
+        return response;
+      }) as typeof writeHead;
+      response.end = ((...body: Parameters<typeof end>) => {
+        held.push(() => end.apply(response, body));
+        setTimeout(() => {
+          if (!response.destroyed) for (const step of held) step();
+        }, delayMs);
+        return response;
+      }) as typeof end;
+    }
+    return (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
+  } as typeof Server.prototype.emit;
