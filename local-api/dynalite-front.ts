@@ -1,8 +1,8 @@
 /**
  * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems` (with its `ClientRequestToken`,
- * transaction-tokens.ts), `ALL_OLD` on refusals, every
- * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB"), and table streams (CreateTable
- * and UpdateTable `StreamSpecification`) whose records are written in that batch (local-api/change-stream.ts).
+ * transaction-tokens.ts), `ALL_OLD` on refusals, every write one atomic LevelDB batch (docs/architecture.md
+ * "The embedded DynamoDB"), and table streams (CreateTable and UpdateTable `StreamSpecification`) whose records
+ * are written in that batch (local-api/change-stream.ts).
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
