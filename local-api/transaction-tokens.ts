@@ -1,9 +1,10 @@
 /**
  * `ClientRequestToken` of the embedded store's `TransactWriteItems`, as DynamoDB documents it
- * (local-api/behaviour.md "ClientRequestToken"; API reference, TransactWriteItems, ClientRequestToken): a
- * repeat of a committed transaction with the same token and the same request within 10 minutes of its
- * completion succeeds and writes nothing again; the same token with another request is
- * `IdempotentParameterMismatchException`; a repeat while the first still runs is `TransactionInProgressException`.
+ * (local-api/behaviour.md "DynamoDB transactions", row X1; API reference, TransactWriteItems,
+ * ClientRequestToken): a repeat of a committed transaction with the same token and the same request within 10
+ * minutes of its completion succeeds and writes nothing again; the same token with another request is
+ * `IdempotentParameterMismatchException`; a repeat while the first still runs is
+ * `TransactionInProgressException`.
  */
 import { createHash } from 'node:crypto';
 import type { LevelOperation, StreamLevelDb } from './change-stream.ts';

@@ -1,8 +1,9 @@
 /**
  * The embedded store honours `ClientRequestToken` on TransactWriteItems as DynamoDB documents it
- * (local-api/behaviour.md "ClientRequestToken"): the same token and request again succeeds and writes nothing
- * again, also after a restart; the same token with another request is `IdempotentParameterMismatchException`
- * and writes nothing; a transaction that was cancelled recorded no token, so its repeat is decided afresh.
+ * (local-api/behaviour.md "DynamoDB transactions", row X1): the same token and request again succeeds and
+ * writes nothing again, also after a restart; the same token with another request is
+ * `IdempotentParameterMismatchException` and writes nothing; a transaction that was cancelled recorded no
+ * token, so its repeat is decided afresh.
  */
 import {
   GetItemCommand,
