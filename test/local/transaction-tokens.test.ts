@@ -3,7 +3,7 @@
  * (local-api/behaviour.md "DynamoDB transactions", row X1): the same token and request again succeeds and
  * writes nothing again, also after a restart; the same token with another request is
  * `IdempotentParameterMismatchException` and writes nothing; a transaction that was cancelled recorded no
- * token, so its repeat is decided afresh.
+ * token, so its repeat is decided afresh; after 10 minutes a repeat is a new request.
  */
 import {
   GetItemCommand,
@@ -13,6 +13,8 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { LevelOperation, StreamLevelDb } from '#local-api/change-stream.ts';
+import { TransactionTokens, tokenWindowMs } from '#local-api/transaction-tokens.ts';
 import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const { inventory, orders } = testTableNames;
@@ -95,4 +97,28 @@ test('a cancelled transaction records no token: its repeat is decided again', as
   );
   expect((await db.client.send(takeStock('token-c', 50))).$metadata.httpStatusCode).toBe(200);
   expect(await stock()).toBe('10');
+});
+
+test('a token names its transaction for 10 minutes after the commit, then a repeat is a new request', async () => {
+  // The tokens on their own LevelDB (memory-level, as dynalite's in-memory store uses) with a clock the test moves.
+  const { MemoryLevel } = await import('memory-level');
+  const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
+  let now = Date.parse('2026-11-27T12:00:00Z');
+  const tokens = new TransactionTokens(level as unknown as StreamLevelDb, () => now);
+  const request = { ClientRequestToken: 'token-d', TransactItems: [{ Put: { TableName: 't' } }] };
+  let runs = 0;
+  const run = async (record: LevelOperation[]) => {
+    runs++;
+    await (level as unknown as StreamLevelDb).batch(record);
+    return { status: 200, body: {} };
+  };
+
+  await tokens.once(request, run);
+  now += tokenWindowMs - 1;
+  expect(await tokens.once(request, run)).toStrictEqual({ status: 200, body: {} });
+  expect(runs).toBe(1);
+  now += 1;
+  await tokens.once(request, run);
+  expect(runs).toBe(2);
+  await level.close();
 });
