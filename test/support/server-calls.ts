@@ -11,7 +11,7 @@ export function exactJson(text: string) {
   );
 }
 
-/** A server's answer: status, the headers asked for by name (lower case), body as JSON (undefined when empty). */
+/** A server's answer: status, headers, and the body as JSON (undefined when empty). */
 export interface ServerAnswer {
   status: number;
   // biome-ignore lint/suspicious/noExplicitAny: the body is the API's JSON, compared whole by the tests
