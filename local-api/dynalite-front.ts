@@ -1,7 +1,8 @@
 /**
- * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems`, `ALL_OLD` on refusals, every
- * write one atomic LevelDB batch (docs/architecture.md "The embedded DynamoDB"), and table streams (CreateTable
- * and UpdateTable `StreamSpecification`) whose records are written in that batch (local-api/change-stream.ts).
+ * The embedded DynamoDB's dynalite with what it lacks: `TransactWriteItems` (with its `ClientRequestToken`,
+ * transaction-tokens.ts), `ALL_OLD` on refusals, every write one atomic LevelDB batch (docs/architecture.md
+ * "The embedded DynamoDB"), and table streams (CreateTable and UpdateTable `StreamSpecification`) whose records
+ * are written in that batch (local-api/change-stream.ts).
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -17,6 +18,7 @@ import {
   type StreamTable,
   streamLabel,
 } from './change-stream.ts';
+import { TransactionTokens } from './transaction-tokens.ts';
 
 const require = createRequire(import.meta.url);
 const targetPrefix = 'DynamoDB_20120810.';
@@ -356,10 +358,15 @@ function cancellation(count: number, index: number, refused: Json): DynamoAnswer
 
 /**
  * Decides every action in order on a staging store (each item's dynalite lock held from its decision on), then
- * writes all they would write in one LevelDB batch: all or nothing, for readers and across a crash alike. The
- * first refused action cancels the transaction with nothing written.
+ * writes all they would write, and `tokenRecord` (its ClientRequestToken's, transaction-tokens.ts), in one
+ * LevelDB batch: all or nothing, for readers and across a crash alike. The first refused action cancels the
+ * transaction with nothing written.
  */
-async function applyTransaction(store: Store, actions: TransactAction[]): Promise<DynamoAnswer> {
+async function applyTransaction(
+  store: Store,
+  actions: TransactAction[],
+  tokenRecord: LevelOperation[],
+): Promise<DynamoAnswer> {
   const writes: WriteSet = { operations: [], changes: [] };
   const releases: (() => void)[] = [];
   try {
@@ -375,6 +382,7 @@ async function applyTransaction(store: Store, actions: TransactAction[]): Promis
         return cancellation(actions.length, index, error.answer.body);
       }
     }
+    writes.operations.push(...tokenRecord);
     const stream = changeStreams.get(store);
     if (stream) await stream.commit(writes.operations, writes.changes);
     else {
@@ -388,8 +396,16 @@ async function applyTransaction(store: Store, actions: TransactAction[]): Promis
   }
 }
 
-/** `TransactWriteItems`: validated, each item locked (in one order: no deadlock between transactions), applied. */
-async function transactWriteItems(store: Store, locked: Locks, body: Json): Promise<DynamoAnswer> {
+/**
+ * `TransactWriteItems`: validated, its `ClientRequestToken` honoured (`tokens`), each item locked (in one
+ * order: no deadlock between transactions), applied.
+ */
+async function transactWriteItems(
+  store: Store,
+  locked: Locks,
+  tokens: TransactionTokens,
+  body: Json,
+): Promise<DynamoAnswer> {
   const entries = (body.TransactItems ?? []) as Json[];
   let actions: TransactAction[];
   try {
@@ -403,7 +419,9 @@ async function transactWriteItems(store: Store, locked: Locks, body: Json): Prom
     const message = 'Transaction request cannot include multiple operations on one item';
     return { status: 400, body: { __type: 'com.amazon.coral.validate#ValidationException', message } };
   }
-  return locked(names, () => applyTransaction(store, actions));
+  return tokens.once(body, (tokenRecord) =>
+    locked(names, () => applyTransaction(store, actions, tokenRecord)),
+  );
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -532,6 +550,7 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
   changeStreams.set(own, stream);
   serverStreams.set(server, stream);
   const locked = itemLocks();
+  const tokens = new TransactionTokens(own.db);
   const [dynaliteListener] = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', async (request, response) => {
@@ -547,7 +566,7 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
           return dynaliteListener?.(replay(request, text), response);
         return send(response, await enableStream(own, body));
       }
-      send(response, await transactWriteItems(own, locked, JSON.parse(text) as Json));
+      send(response, await transactWriteItems(own, locked, tokens, JSON.parse(text) as Json));
     } catch (error) {
       const serialization = error instanceof SyntaxError;
       send(response, {

@@ -4,11 +4,12 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, NumberValue, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { listIndex } from '../tables.ts';
 import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import type { InventoryUpdate } from './inventory-update.ts';
-import { type LastChange, lastChangeUpdate } from './last-change.ts';
+import { type LastChange, lastChangeUpdate, newRequestToken, requestTokenOf } from './last-change.ts';
 import { listShardOf } from './list-index.ts';
 import { fromStoredItem } from './stored-item.ts';
 
@@ -59,21 +60,23 @@ export async function getInventoryItem(
 }
 
 /**
- * The condition of a conditional quantity update: the entry exists and, with `ifMatch` listing tags, its
+ * The condition of a conditional quantity update: the entry exists, the request's own earlier attempt is not
+ * already on it (its `requestToken`, lib/inventory/last-change.ts) and, with `ifMatch` listing tags, its
  * stored quantity and status are those of one of them (a list naming no state can never hold).
  */
 function updateCondition(ifMatch: IfMatch | undefined): {
   expression: string;
   values: Record<string, unknown>;
-  /** Attribute names of a condition on the stored values (then a failure returns the item); else undefined. */
-  names: Record<string, string> | undefined;
+  names: Record<string, string>;
 } {
   const values: Record<string, unknown> = {};
-  if (!ifMatch || ifMatch.any) return { expression: 'attribute_exists(petId)', values, names: undefined };
+  // `#lc_requestToken` and `:lc_requestToken` are lastChangeUpdate's placeholders.
+  const entry =
+    'attribute_exists(petId) AND (attribute_not_exists(#lc_requestToken) OR #lc_requestToken <> :lc_requestToken)';
+  if (!ifMatch || ifMatch.any) return { expression: entry, values, names: {} };
   if (ifMatch.states.length === 0) {
     // No state can match: `quantity < 0` never holds, and the failure still returns the item (412, not 404).
-    const never = 'attribute_exists(petId) AND quantity < :none';
-    return { expression: never, values: { ':none': 0 }, names: {} };
+    return { expression: `${entry} AND quantity < :none`, values: { ':none': 0 }, names: {} };
   }
   const alternatives = ifMatch.states.map(({ quantity, status }, index) => {
     values[`:q${index}`] = quantity;
@@ -82,14 +85,15 @@ function updateCondition(ifMatch: IfMatch | undefined): {
   });
   // AND binds tighter than OR; DynamoDB refuses redundant parentheses.
   const states = alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
-  const expression = `attribute_exists(petId) AND ${states}`;
-  return { expression, values, names: { '#status': 'status' } };
+  return { expression: `${entry} AND ${states}`, values, names: { '#status': 'status' } };
 }
 
 /**
  * Sets the quantity, the status or both (and the list shard) of the existing entry of `petId`, with the
- * change's reason and key id, in one conditional UpdateItem, never creating one; the old item of a failed
- * condition (`ALL_OLD`) tells `not_found` from `precondition_failed`.
+ * change's reason, key id and a request token chosen once per call, in one conditional UpdateItem, never
+ * creating one. A failed condition returns the stored item (`ALL_OLD`): none is `not_found`; one carrying this
+ * call's token is its own earlier attempt, committed before the SDK sent it again (docs/architecture.md
+ * "Writes exactly once"), answered as applied; any other is `precondition_failed`.
  */
 export async function updateEntry(
   client: DynamoDBDocumentClient,
@@ -99,7 +103,8 @@ export async function updateEntry(
   ifMatch?: IfMatch,
 ): Promise<UpdateResult> {
   const condition = updateCondition(ifMatch);
-  const change = lastChangeUpdate({ reason, ...(keyId === undefined ? {} : { keyId }) });
+  const requestToken = newRequestToken();
+  const change = lastChangeUpdate({ reason, ...(keyId === undefined ? {} : { keyId }), requestToken });
   const set = [
     ...(quantity === undefined ? [] : ['quantity = :quantity']),
     ...(status === undefined ? [] : ['#newStatus = :status']),
@@ -128,15 +133,17 @@ export async function updateEntry(
           ...condition.values,
         },
         ReturnValues: 'ALL_NEW',
-        // Only a condition on the stored values can fail with the item present (412 rather than 404).
-        ...(condition.names ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return fromStoredItem(Attributes ?? {});
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      return error.Item ? 'precondition_failed' : 'not_found';
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!error.Item) return 'not_found';
+    // The request's own earlier attempt: numbers read as NumberValue, as the document client reads them.
+    if (requestTokenOf(error.Item) === requestToken) {
+      return fromStoredItem(unmarshall(error.Item, { wrapNumbers: true }));
     }
-    throw error;
+    return 'precondition_failed';
   }
 }

@@ -1,4 +1,6 @@
 /** The last change an inventory item records with its values: docs/architecture.md "Data layout". */
+import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { InventoryReason } from './inventory-update.ts';
 
@@ -9,14 +11,29 @@ import type { InventoryReason } from './inventory-update.ts';
 export type ChangeReason = InventoryReason | 'created' | 'order_placed' | 'order_cancelled' | 'import';
 
 /**
- * The last change of an entry: why, by which API key (its id), for which order (the order reasons only). The
- * item also records when (`changedAt`, {@link changeTime}), set by the functions below.
+ * The last change of an entry: why, by which API key (its id), for which order (the order reasons only), by
+ * which request. The item also records when (`changedAt`, {@link changeTime}), set by the functions below.
  */
 export interface LastChange {
   reason: ChangeReason;
   /** The API key's id (lib/auth/api-key.ts `keyIdOf`) from the authorizer's context; absent: none known. */
   keyId?: string;
   orderId?: string;
+  /**
+   * The writing request's own token ({@link newRequestToken}), chosen once per request: a retried write that
+   * finds it on the item knows its earlier attempt committed (docs/architecture.md "Writes exactly once").
+   */
+  requestToken?: string;
+}
+
+/** A new {@link LastChange.requestToken}: a random UUID. */
+export function newRequestToken(): string {
+  return randomUUID();
+}
+
+/** The {@link LastChange.requestToken} of an item read raw (a refusal's `ALL_OLD` item); undefined when none. */
+export function requestTokenOf(item: Record<string, AttributeValue> | undefined): string | undefined {
+  return item?.requestToken?.S;
 }
 
 /** The time of a change as items record it (`changedAt`): RFC 3339, UTC, milliseconds, the writer's clock. */
@@ -35,28 +52,29 @@ export interface LastChangeUpdate {
 }
 
 /**
- * The attributes that record `change` on an item written whole (PutItem): `reason`, `keyId` (Strings),
- * `orderId` (Number), `changedAt` (String, {@link changeTime}); absent members are not written.
+ * The attributes that record `change` on an item written whole (PutItem): `reason`, `keyId`, `requestToken`
+ * (Strings), `orderId` (Number), `changedAt` (String, {@link changeTime}); absent members are not written.
  */
 export function lastChangeAttributes(change: LastChange, now?: Date): Record<string, unknown> {
-  const { reason, keyId, orderId } = change;
+  const { reason, keyId, orderId, requestToken } = change;
   return {
     reason,
     ...(keyId === undefined ? {} : { keyId }),
     // orderId is a Number, as in the orders table (an int64: exact as a NumberValue).
     ...(orderId === undefined ? {} : { orderId: NumberValue.from(orderId) }),
+    ...(requestToken === undefined ? {} : { requestToken }),
     changedAt: changeTime(now),
   };
 }
 
 /**
- * The update actions that record `change` on the item: attributes `reason`, `keyId` (Strings), `orderId`
- * (Number), `changedAt` (String, {@link changeTime}); the ones `change` lacks are removed.
+ * The update actions that record `change` on the item: attributes `reason`, `keyId`, `requestToken` (Strings),
+ * `orderId` (Number), `changedAt` (String, {@link changeTime}); the ones `change` lacks are removed.
  */
 export function lastChangeUpdate(change: LastChange, now?: Date): LastChangeUpdate {
   const attributes = lastChangeAttributes(change, now);
   const update: LastChangeUpdate = { set: [], remove: [], names: {}, values: {} };
-  for (const attribute of ['reason', 'keyId', 'orderId', 'changedAt']) {
+  for (const attribute of ['reason', 'keyId', 'orderId', 'requestToken', 'changedAt']) {
     update.names[`#lc_${attribute}`] = attribute;
     if (attribute in attributes) {
       update.set.push(`#lc_${attribute} = :lc_${attribute}`);

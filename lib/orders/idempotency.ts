@@ -6,12 +6,12 @@ import {
   IdempotencyValidationError,
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
 import { dynamoDbClientConfig } from '../clients/dynamodb.ts';
 import { type ErrorCode, HttpError, invalidRequest } from '../http/errors.ts';
 import { idempotencyWindowSeconds } from './claim.ts';
 import type { NewOrder, Order } from './order.ts';
+import { RequestPersistenceLayer } from './request-persistence-layer.ts';
 
 /** The request header carrying the key. */
 export const idempotencyKeyHeader = 'Idempotency-Key';
@@ -91,7 +91,9 @@ function contractError(error: unknown): unknown {
 
 /**
  * `place` made idempotent by {@link Reservation.key} over the table `tableName` (Powertools' DynamoDB
- * persistence layer: key `id`, TTL attribute `expiration`): a concurrent repeat is 409 `conflict`, a repeat
+ * persistence layer: key `id`, TTL attribute `expiration`; its records name their Lambda request, so the SDK's
+ * own retry of a record's write is not taken for a concurrent repeat: request-persistence-layer.ts): a
+ * concurrent repeat is 409 `conflict`, a repeat
  * answers the first result again (an order or a remembered refusal), and a result thrown is not remembered. A
  * reservation without a key calls `place` directly. `place` is given the scoped key too: the order's own
  * transaction claims it (lib/orders/claim.ts), which keeps the order single when the utility's record does not
@@ -106,7 +108,7 @@ export function idempotentPlacement(
   place: (order: NewOrder, key?: string, keyId?: string) => Promise<Order | Refusal>,
   tableName: string,
 ): (reservation: Reservation, context: Context) => Promise<Order> {
-  const persistenceStore = new DynamoDBPersistenceLayer({ tableName, clientConfig: dynamoDbClientConfig });
+  const persistenceStore = new RequestPersistenceLayer({ tableName, clientConfig: dynamoDbClientConfig });
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'order',
@@ -122,6 +124,7 @@ export function idempotentPlacement(
       return orderOf(await place(reservation.order, undefined, reservation.keyId));
     }
     config.registerLambdaContext(context);
+    persistenceStore.registerRequest(context.awsRequestId);
     const result = await idempotent(reservation).catch((error: unknown) => {
       throw contractError(error);
     });

@@ -4,7 +4,7 @@ import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-
 import { newPetId } from '../assigned-ids.ts';
 import { getEntry, projection } from '../inventory/entry-store.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
-import { lastChangeAttributes } from '../inventory/last-change.ts';
+import { lastChangeAttributes, newRequestToken, requestTokenOf } from '../inventory/last-change.ts';
 import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
 import { storedItem } from '../inventory/stored-item.ts';
 import type { NewPet, Pet } from './pet.ts';
@@ -13,8 +13,11 @@ import type { NewPet, Pet } from './pet.ts';
 export interface PetStore {
   /**
    * Creates the pet and its inventory entry (quantity 0) in one conditional PutItem (`attribute_not_exists`),
-   * recording the change `created` by the API key `keyId` (lib/inventory/last-change.ts). Without `pet.id`,
-   * assigns a random id from 1 to 2^53 - 1 (lib/assigned-ids.ts `newPetId`), trying a new one if it was taken (at most 3 times).
+   * recording the change `created` by the API key `keyId` and a request token chosen once per call
+   * (lib/inventory/last-change.ts). A refusal whose stored item carries that token is this call's own earlier
+   * attempt, committed before the SDK sent it again: the pet is created (docs/architecture.md "Writes exactly
+   * once"). Without `pet.id`, assigns a random id from 1 to 2^53 - 1 (lib/assigned-ids.ts `newPetId`), trying a
+   * new one if another item holds it (at most 3 times).
    * @returns the stored Pet, or `'exists'` when `pet.id` was given and is taken.
    */
   add(pet: NewPet, keyId?: string): Promise<Pet | 'exists'>;
@@ -51,7 +54,8 @@ const assignAttempts = 3;
 
 /** The store over `client` and the inventory table `tableName`. */
 export function petStore(client: DynamoDBDocumentClient, tableName: string): PetStore {
-  const put = async (pet: Pet, keyId: string | undefined): Promise<boolean> => {
+  /** True when `pet` was created by this request (`requestToken`), false when another item holds its id. */
+  const put = async (pet: Pet, keyId: string | undefined, requestToken: string): Promise<boolean> => {
     try {
       await client.send(
         new PutCommand({
@@ -59,25 +63,32 @@ export function petStore(client: DynamoDBDocumentClient, tableName: string): Pet
           Item: {
             ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
             ...storedPetDetails(pet),
-            ...lastChangeAttributes({ reason: 'created', ...(keyId === undefined ? {} : { keyId }) }),
+            ...lastChangeAttributes({
+              reason: 'created',
+              ...(keyId === undefined ? {} : { keyId }),
+              requestToken,
+            }),
           },
           ConditionExpression: 'attribute_not_exists(petId)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (error instanceof ConditionalCheckFailedException)
+        return requestTokenOf(error.Item) === requestToken;
       throw error;
     }
   };
 
   return {
     async add(pet, keyId) {
+      const requestToken = newRequestToken();
       if (pet.id !== undefined)
-        return (await put({ ...pet, id: pet.id }, keyId)) ? { ...pet, id: pet.id } : 'exists';
+        return (await put({ ...pet, id: pet.id }, keyId, requestToken)) ? { ...pet, id: pet.id } : 'exists';
       for (let attempt = 1; ; attempt++) {
         const assigned = { ...pet, id: newPetId() };
-        if (await put(assigned, keyId)) return assigned;
+        if (await put(assigned, keyId, requestToken)) return assigned;
         if (attempt === assignAttempts) throw new Error('no free pet id found');
       }
     },

@@ -28,11 +28,11 @@ import {
   scripts,
   spawnNode,
 } from '#test/support/child-process.ts';
-import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
+import type { RawItem } from '#test/support/raw-tables.ts';
+import { callServer, exactJson, stockOf, storeTable } from '#test/support/server-calls.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, runningStore, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const hook = pathToFileURL(join(import.meta.dirname, '../support/crash-hook.ts')).href;
 const apiKey = generateApiKey();
@@ -57,41 +57,10 @@ async function startServer(dataDir: string, variables: Record<string, string> = 
   return server;
 }
 
-/** JSON text parsed with every integer beyond 2^53 kept as written (a string): petIds and order ids. */
-function exactJson(text: string) {
-  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
-    typeof value === 'number' && !Number.isSafeInteger(value) ? context?.source : value,
-  );
-}
-
 /** One API request with the test's key: status and body as JSON (undefined when empty). */
 async function call(server: ServerProcess, method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(server.baseUrl + path, {
-    method,
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? exactJson(text) : undefined };
-}
-
-/** The items of a table of the store in `dataDir` (served by a running process), sorted by their text. */
-async function table(dataDir: string, id: keyof typeof testTableNames): Promise<RawItem[]> {
-  const store = await runningStore(dataDir);
-  const client = dynamoDbClient(store.endpoint, store.credentials);
-  try {
-    const items = await scanTable(client, testTableNames[id]);
-    return items.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-  } finally {
-    client.destroy();
-  }
-}
-
-/** petId -> `quantity status` of the inventory table's items. */
-function stock(items: RawItem[]): Record<string, string> {
-  return Object.fromEntries(
-    items.map((item) => [item.petId?.N as string, `${item.quantity?.N} ${item.status?.S}`]),
-  );
+  const { status, body: json } = await callServer(server, apiKey, method, path, body, headers);
+  return { status, body: json };
 }
 
 /**
@@ -110,7 +79,7 @@ async function expectListMatchesTable(server: ServerProcess, dataDir: string): P
   const fromList = Object.fromEntries(
     listed.map((entry) => [String(entry.petId), `${entry.quantity} ${entry.status}`]),
   );
-  expect(fromList).toStrictEqual(stock(await table(dataDir, 'inventory')));
+  expect(fromList).toStrictEqual(stockOf(await storeTable(dataDir, 'inventory')));
 }
 
 /** How long a client keeps retrying: past the killed request's deadline (the function's 10 s timeout). */
@@ -137,7 +106,7 @@ async function retried(request: () => Promise<Awaited<ReturnType<typeof call>>>)
 async function crashDuring(crashAt: string, request: (server: ServerProcess) => Promise<unknown>) {
   const run = await crashRun(crashAt);
   const crashing = await startServer(run.dataDir, run.hookVariables);
-  const before = stock(await table(run.dataDir, 'inventory'));
+  const before = stockOf(await storeTable(run.dataDir, 'inventory'));
   await run.arm();
   await expect(request(crashing)).rejects.toThrow('fetch failed');
   expect((await crashing.stop()).signal).toBe('SIGKILL');
@@ -159,7 +128,7 @@ describe('crash points', () => {
         status: 200,
         body: { petId: 3, quantity: 7, status: 'available' },
       });
-      expect(stock(await table(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '7 available' });
+      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '7 available' });
       await expectListMatchesTable(server, dataDir);
     },
   );
@@ -179,7 +148,10 @@ describe('crash points', () => {
         status: 200,
         body: { id: 500, name: 'Nemo', photoUrls: [], tags: [], status: 'available' },
       });
-      expect(stock(await table(dataDir, 'inventory'))).toStrictEqual({ ...before, 500: '0 available' });
+      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({
+        ...before,
+        500: '0 available',
+      });
       await expectListMatchesTable(server, dataDir);
     },
   );
@@ -206,7 +178,7 @@ describe('crash points', () => {
 
     const server = await startServer(run.dataDir);
     const imported = Object.fromEntries(rows.map((row) => [String(row.petId), `${row.quantity} pending`]));
-    const inventory = stock(await table(run.dataDir, 'inventory'));
+    const inventory = stockOf(await storeTable(run.dataDir, 'inventory'));
     expect(inventory).toMatchObject(imported);
     expect(Object.keys(inventory)).toHaveLength(24 + 60);
     await expectListMatchesTable(server, run.dataDir);
@@ -228,11 +200,11 @@ describe('crash points', () => {
 
       const retry = await retried(() => placeOrder(server));
       expect(retry).toMatchObject({ status: 201, body: { ...order, status: 'placed', complete: false } });
-      const orders = await table(dataDir, 'orders');
+      const orders = await storeTable(dataDir, 'orders');
       expect(orders.map((item) => [item.orderId?.N, item.petId?.N, item.quantity?.N])).toStrictEqual([
         [String(retry.body.id), '3', '2'],
       ]);
-      expect(stock(await table(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '23 available' });
+      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '23 available' });
       await expectListMatchesTable(server, dataDir);
     },
   );
