@@ -3,7 +3,8 @@
  * events"): the write path, the embedded store's stream, the stream mapping, recordChanges and
  * listInventoryHistory. After a mixed sequence of writes (addPet, PATCHes with each reason, an order, a
  * cancelled order, an import) a pet's history is a continuous chain, each record visible within 5 s of its
- * write's answer; 200 concurrent PATCHes of one pet add exactly 200 records, gap-free.
+ * write's answer; an order refused as `pet_unavailable` adds none; 200 concurrent PATCHes of one pet add exactly
+ * 200 records, gap-free.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
@@ -186,6 +187,29 @@ describe('a mixed sequence of writes', () => {
     ]);
     // The tools write no key id: the import's record has none.
     expect(changes[0] && 'keyId' in changes[0]).toBe(false);
+  });
+});
+
+describe('an order refused for an unavailable entry', () => {
+  test('leaves no record: the next change follows the one before', async () => {
+    await api.inventory.putMany([{ petId: '16', quantity: 3, status: 'sold' }]);
+    await historyOf('16', 1);
+    const refused = await call('POST', '/store/orders', '{"petId": 16, "quantity": 1}');
+    expect(refused).toEqual({
+      status: 409,
+      body: {
+        code: 'pet_unavailable',
+        message: 'petId 16 is not available: its status is sold',
+        status: 409,
+      },
+    });
+    expect((await call('PATCH', '/inventory/16', '{"quantity": 4}')).status).toBe(200);
+    // Records arrive in commit order per pet: once the PATCH's is listed, one of the refusal would be too.
+    const changes = await historyOf('16', 2);
+    expect(changes.map((change) => [change.sequence, change.reason, change.quantity.to])).toEqual([
+      [2, 'adjustment', 4],
+      [1, 'import', 3],
+    ]);
   });
 });
 
