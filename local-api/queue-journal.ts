@@ -2,7 +2,7 @@
  * @module The local queues' messages kept in the embedded store's own LevelDB, beside its tables and its change
  * stream, so that a stop or a crash of `npm start` loses no accepted message (docs/local-api.md "Events and
  * queues"; local-api/behaviour.md Q9).
- * @see https://github.com/google/leveldb/blob/main/doc/index.md#synchronous-writes
+ * @see https://github.com/google/leveldb/blob/main/include/leveldb/options.h (WriteOptions::sync)
  */
 import type { LevelOperation, StreamLevelDb } from './change-stream.ts';
 import type { QueueMessage } from './queues.ts';
