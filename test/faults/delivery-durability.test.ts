@@ -11,12 +11,16 @@
  * retried after 1 s (`WEBHOOK_RETRY_DELAYS`).
  */
 import { setTimeout } from 'node:timers/promises';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { beforeAll, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
+import type { Template } from '#local-api/api-model.ts';
+import { localAwsEndpoint } from '#local-api/aws-endpoint.ts';
+import { dataFolderCredentials } from '#local-api/store-credentials.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { patchedAssembly, withVisibilityTimeout } from '#test/support/patched-assembly.ts';
-import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
+import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -35,8 +39,12 @@ const visibilityTimeoutSeconds = 20;
 const answeredBeforeStop = 24;
 
 let assembly: string;
+let served: Template;
 beforeAll(async () => {
-  assembly = await patchedAssembly((template) => withVisibilityTimeout(template, visibilityTimeoutSeconds));
+  assembly = await patchedAssembly((template) => {
+    served = withVisibilityTimeout(template, visibilityTimeoutSeconds);
+    return served;
+  });
 });
 
 /** `npm start` on `dataDir` with the test's key (rate high enough for the bursts) and short retry delays. */
@@ -54,27 +62,25 @@ async function startServer(dataDir: string): Promise<ServerProcess> {
   return server;
 }
 
-/** One API request with the test's key: its status and body text (status 0: no answer, the server is gone). */
-async function call(server: ServerProcess, method: string, path: string, body?: string) {
-  try {
-    const response = await fetch(server.baseUrl + path, {
-      method,
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body }),
-    });
-    return { status: response.status, text: await response.text() };
-  } catch {
-    return { status: 0, text: '' };
-  }
-}
+/** One API request with the test's key (see `callApi`). */
+const call = (server: ServerProcess, method: string, path: string, body?: string) =>
+  callApi(server, apiKey, method, path, body);
 
-/** Subscribes `url` to every event with the webhook tool, on the running server's data folder. */
-async function subscribe(dataDir: string, url: string): Promise<void> {
-  const added = await runNode(scripts.webhooks, ['add', url], {
-    env: childEnv({ DATA_DIR: dataDir }),
-    timeoutMs: 60_000,
-  });
-  expect(added.code, added.stderr).toBe(0);
+/**
+ * `npm run webhooks -- ...args` on the running server's data folder; run again, as an operator would, when it
+ * fails (its DynamoDB requests time out after 2 s on a loaded machine; an `add` run twice would only repeat
+ * deliveries, which the assertions deduplicate).
+ */
+async function webhooks(dataDir: string, ...args: string[]) {
+  let result: Awaited<ReturnType<typeof runNode>> | undefined;
+  for (let run = 1; run <= 3 && result?.code !== 0; run += 1) {
+    result = await runNode(scripts.webhooks, args, {
+      env: childEnv({ DATA_DIR: dataDir }),
+      timeoutMs: 60_000,
+    });
+  }
+  expect(result?.code, result?.stderr).toBe(0);
+  return result as Awaited<ReturnType<typeof runNode>>;
 }
 
 /** Per pet, the quantities whose PATCH was answered 200 (each PATCH sets a new quantity: one change each). */
@@ -104,11 +110,48 @@ async function burst(server: ServerProcess, accepted: Accepted, stop: () => Prom
   await (stopping ?? stop());
 }
 
-/** The pet's history records: `sequence` and the quantity set. */
+/** The pet's history records (`sequence` and the quantity set), or undefined when the server did not answer 200. */
 async function historyOf(server: ServerProcess, petId: string) {
   const { status, text } = await call(server, 'GET', `/inventory/${petId}/history?limit=1000`);
-  expect(status, text).toBe(200);
-  return JSON.parse(text) as { sequence: number; quantity: { to: number } }[];
+  return status === 200 ? (JSON.parse(text) as { sequence: number; quantity: { to: number } }[]) : undefined;
+}
+
+/**
+ * Messages in each queue of the served stack that no event source mapping reads (the dead-letter queues and
+ * the stream mappings' failure queue), by local queue name, asked of the running server's SQS endpoint.
+ */
+async function unreadQueues(dataDir: string): Promise<Record<string, number>> {
+  const resources = Object.entries(served.Resources);
+  const read = new Set(
+    resources.flatMap(([, resource]) => {
+      const source = resource.Properties?.EventSourceArn as { 'Fn::GetAtt'?: string[] } | undefined;
+      const getAtt = source?.['Fn::GetAtt'];
+      return resource.Type === 'AWS::Lambda::EventSourceMapping' && getAtt ? [getAtt[0]] : [];
+    }),
+  );
+  const sqs = new SQSClient({
+    endpoint: await localAwsEndpoint(dataDir),
+    region: 'us-east-1',
+    credentials: await dataFolderCredentials(dataDir),
+  });
+  const counts: Record<string, number> = {};
+  try {
+    for (const [logicalId, resource] of resources) {
+      if (resource.Type !== 'AWS::SQS::Queue' || read.has(logicalId)) continue;
+      const name = String(resource.Properties?.QueueName ?? logicalId);
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }),
+      );
+      counts[name] =
+        Number(Attributes.ApproximateNumberOfMessages) +
+        Number(Attributes.ApproximateNumberOfMessagesNotVisible) +
+        Number(Attributes.ApproximateNumberOfMessagesDelayed);
+    }
+  } finally {
+    sqs.destroy();
+  }
+  return counts;
 }
 
 /** The distinct `webhook-id`s `receiver` got. */
@@ -119,14 +162,16 @@ const deliveredIds = (receiver: WebhookReceiver) =>
  * Runs the scenario: two subscribers, six pets created, `stops` bursts each ended by `signal` and a restart;
  * then waits (at most twice the visibility timeout plus a minute) until the history holds every accepted
  * change and each subscriber got every change of the history.
- * @returns per subscriber, how many of the accepted changes it got, and how many were accepted
+ * @returns per subscriber, the history's changes it did not get, how many of the accepted changes it got and
+ *   how many were accepted; the deliveries the webhook tool lists as `failures`; the messages left in the
+ *   queues no mapping reads
  */
 async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
   const dataDir = await temporaryDir(`delivery-durability-${signal}-`);
   const subscribers = [await startWebhookReceiver(), await startWebhookReceiver()];
   receivers.push(...subscribers);
   let server = await startServer(dataDir);
-  for (const subscriber of subscribers) await subscribe(dataDir, `${subscriber.endpoint}/hooks`);
+  for (const subscriber of subscribers) await webhooks(dataDir, 'add', `${subscriber.endpoint}/hooks`);
 
   const petIds = ['9101', '9102', '9103', '9104', '9105', '9106'];
   const accepted: Accepted = new Map(petIds.map((petId) => [petId, [0]]));
@@ -151,6 +196,7 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
     const acceptedIds: string[] = [];
     for (const petId of petIds) {
       const history = await historyOf(server, petId);
+      if (!history) return undefined;
       const quantities = new Set(history.map((change) => change.quantity.to));
       if ((accepted.get(petId) as number[]).some((quantity) => !quantities.has(quantity))) return undefined;
       for (const change of history) {
@@ -175,25 +221,33 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
     outcome = await missing();
   }
   expect(outcome, 'the history holds every accepted change').toBeDefined();
-  return outcome as NonNullable<typeof outcome>;
+  const failures = JSON.parse((await webhooks(dataDir, 'failures', '--json')).stdout) as unknown[];
+  const deadLetters = await unreadQueues(dataDir);
+  return { subscribers: outcome as NonNullable<typeof outcome>, failures, deadLetters };
 }
 
-test('SIGKILL of npm start 8 times during bursts: every accepted change reaches every subscriber', {
-  timeout: 900_000,
-}, async () => {
-  const subscribers = await scenario('SIGKILL', 8);
-  for (const subscriber of subscribers) {
-    expect(subscriber.missing).toStrictEqual([]);
-    expect(subscriber.acceptedDelivered).toBe(subscriber.accepted);
-  }
-});
-
-test('SIGTERM of npm start 4 times during bursts: every accepted change reaches every subscriber', {
-  timeout: 900_000,
-}, async () => {
-  const subscribers = await scenario('SIGTERM', 4);
-  for (const subscriber of subscribers) {
-    expect(subscriber.missing).toStrictEqual([]);
-    expect(subscriber.acceptedDelivered).toBe(subscriber.accepted);
-  }
-});
+test.each([
+  { signal: 'SIGKILL' as const, stops: 8 },
+  { signal: 'SIGTERM' as const, stops: 4 },
+])(
+  '$signal of npm start $stops times during bursts: every accepted change reaches every subscriber',
+  {
+    timeout: 900_000,
+  },
+  async ({ signal, stops }) => {
+    const { subscribers, failures, deadLetters } = await scenario(signal, stops);
+    expect(failures).toStrictEqual([]);
+    expect(
+      Object.values(deadLetters).every((count) => count === 0),
+      JSON.stringify(deadLetters),
+    ).toBe(true);
+    // Each subscriber got every accepted change, and every other change of the history too.
+    for (const subscriber of subscribers) {
+      expect(subscriber).toStrictEqual({
+        missing: [],
+        acceptedDelivered: subscriber.accepted,
+        accepted: subscriber.accepted,
+      });
+    }
+  },
+);

@@ -94,3 +94,26 @@ export async function getInventory(
   const response = await fetch(`${baseUrl}/inventory`, { headers: { Authorization: `Bearer ${apiKey}` } });
   return { status: response.status, text: await response.text() };
 }
+
+/**
+ * One API request to `server` with `apiKey` as a Bearer credential and `body` as JSON: its status and body
+ * text; status 0 when no answer came (the server is gone: the connection was refused or reset).
+ */
+export async function callApi(
+  server: { baseUrl: string },
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  try {
+    const response = await fetch(server.baseUrl + path, {
+      method,
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: response.status, text: await response.text() };
+  } catch {
+    return { status: 0, text: '' };
+  }
+}
