@@ -4,9 +4,9 @@
  * subscribers (the webhook tool) take every change of six pets; bursts of PATCHes run while `npm start` is
  * killed with SIGKILL (or stopped with SIGTERM) and started again on the same data folder. At the end every
  * change the history holds, and so every PATCH answered 200, has reached each subscriber at least once
- * (deduplicated by `webhook-id`, as receivers do).
+ * (deduplicated by `webhook-id`, as receivers do), and no delivery sits in `failures` or a dead-letter queue.
  *
- * The served staging stack has its queues' visibility timeout shortened to 20 s (from six times the function's
+ * The served staging stack has its queues' visibility timeout shortened to 30 s (from six times the function's
  * timeout), so that the deliveries in flight at a SIGKILL come back within the test; failed deliveries are
  * retried after 1 s (`WEBHOOK_RETRY_DELAYS`).
  */
@@ -33,8 +33,11 @@ cleanUpAfterAll(
   () => Promise.all(receivers.map((receiver) => receiver.close())),
 );
 
-/** Seconds a received message stays invisible in the served stack's queues. */
-const visibilityTimeoutSeconds = 20;
+/**
+ * Seconds a received message stays invisible in the served stack's queues: the event functions' timeout, so
+ * that no message comes back while the invocation that received it may still run.
+ */
+const visibilityTimeoutSeconds = 30;
 /** PATCHes answered in a burst before the stop is sent (the burst goes on until the server stops answering). */
 const answeredBeforeStop = 24;
 
@@ -160,7 +163,7 @@ const deliveredIds = (receiver: WebhookReceiver) =>
 
 /**
  * Runs the scenario: two subscribers, six pets created, `stops` bursts each ended by `signal` and a restart;
- * then waits (at most twice the visibility timeout plus a minute) until the history holds every accepted
+ * then waits (at most twice the visibility timeout plus two minutes) until the history holds every accepted
  * change and each subscriber got every change of the history.
  * @returns per subscriber, the history's changes it did not get, how many of the accepted changes it got and
  *   how many were accepted; the deliveries the webhook tool lists as `failures`; the messages left in the
@@ -214,7 +217,7 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
       };
     });
   };
-  const deadline = Date.now() + (2 * visibilityTimeoutSeconds + 60) * 1000;
+  const deadline = Date.now() + (2 * visibilityTimeoutSeconds + 120) * 1000;
   let outcome = await missing();
   while (Date.now() < deadline && (!outcome || outcome.some((subscriber) => subscriber.missing.length > 0))) {
     await setTimeout(500);
