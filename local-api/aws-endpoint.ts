@@ -111,13 +111,17 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
       ...(messageAttributes(input) ? { messageAttributes: messageAttributes(input) } : {}),
       senderId,
     });
-  const sent = (message: ReturnType<LocalQueue['send']>) => ({
+  const sent = (message: Awaited<ReturnType<LocalQueue['send']>>) => ({
     MessageId: message.messageId,
     MD5OfMessageBody: message.md5OfBody,
     ...(message.md5OfMessageAttributes ? { MD5OfMessageAttributes: message.md5OfMessageAttributes } : {}),
   });
-  /** Runs `each` on every entry of a batch request, as SQS checks a batch. */
-  const batch = (input: Input, entryName: string, each: (entry: Input) => Record<string, unknown>) => {
+  /** Runs `each` on every entry of a batch request, in order, as SQS checks a batch. */
+  const batch = async (
+    input: Input,
+    entryName: string,
+    each: (entry: Input) => Promise<Record<string, unknown>>,
+  ) => {
     const entries = Array.isArray(input.Entries) ? (input.Entries as Input[]) : [];
     if (entries.length === 0)
       throw new SqsError(
@@ -137,23 +141,32 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
         'AWS.SimpleQueueService.BatchEntryIdsNotDistinct',
         'Two or more batch entries in the request have the same Id.',
       );
+    // Every entry starts in order before any is awaited, so that their journal writes share one batch.
+    const outcomes = entries.map((entry) =>
+      each(entry).then(
+        (result) => ({ result }),
+        (error) => ({ error }),
+      ),
+    );
     const Successful: Record<string, unknown>[] = [];
     const Failed: Record<string, unknown>[] = [];
-    for (const entry of entries) {
-      try {
-        Successful.push({ Id: entry.Id, ...each(entry) });
-      } catch (error) {
-        if (!(error instanceof SqsError)) throw error;
-        Failed.push({ Id: entry.Id, SenderFault: true, Code: error.type, Message: error.message });
+    for (const [index, outcome] of (await Promise.all(outcomes)).entries()) {
+      const entry = entries[index] as Input;
+      if ('result' in outcome) {
+        Successful.push({ Id: entry.Id, ...outcome.result });
+        continue;
       }
+      if (!(outcome.error instanceof SqsError)) throw outcome.error;
+      const { type, message } = outcome.error;
+      Failed.push({ Id: entry.Id, SenderFault: true, Code: type, Message: message });
     }
     return { Successful, Failed };
   };
   return {
-    SendMessage: (input: Input) => sent(send(queues.byUrl(input.QueueUrl), input)),
+    SendMessage: async (input: Input) => sent(await send(queues.byUrl(input.QueueUrl), input)),
     SendMessageBatch: (input: Input) => {
       const queue = queues.byUrl(input.QueueUrl);
-      return batch(input, 'SendMessageBatchRequestEntry', (entry) => sent(send(queue, entry)));
+      return batch(input, 'SendMessageBatchRequestEntry', async (entry) => sent(await send(queue, entry)));
     },
     ReceiveMessage: async (input: Input) => {
       const queue = queues.byUrl(input.QueueUrl);
@@ -209,19 +222,19 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
         }),
       };
     },
-    DeleteMessage: (input: Input) => {
-      queues.byUrl(input.QueueUrl).delete(String(input.ReceiptHandle ?? ''));
+    DeleteMessage: async (input: Input) => {
+      await queues.byUrl(input.QueueUrl).delete(String(input.ReceiptHandle ?? ''));
       return {};
     },
     DeleteMessageBatch: (input: Input) => {
       const queue = queues.byUrl(input.QueueUrl);
-      return batch(input, 'DeleteMessageBatchRequestEntry', (entry) => {
-        queue.delete(String(entry.ReceiptHandle ?? ''));
+      return batch(input, 'DeleteMessageBatchRequestEntry', async (entry) => {
+        await queue.delete(String(entry.ReceiptHandle ?? ''));
         return {};
       });
     },
-    ChangeMessageVisibility: (input: Input) => {
-      queues
+    ChangeMessageVisibility: async (input: Input) => {
+      await queues
         .byUrl(input.QueueUrl)
         .changeVisibility(String(input.ReceiptHandle ?? ''), Number(input.VisibilityTimeout));
       return {};

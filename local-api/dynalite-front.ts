@@ -516,6 +516,19 @@ function keepStreamArns(store: Store): void {
 /** The change stream of a server made by {@link embeddedDynalite}. */
 const serverStreams = new WeakMap<Server, ChangeStream>();
 
+/** The main LevelDB of a server made by {@link embeddedDynalite}. */
+const serverDbs = new WeakMap<Server, StreamLevelDb>();
+
+/**
+ * The main LevelDB of `server`, made by {@link embeddedDynalite}: for what the local AWS keeps beside the tables
+ * under its own key prefix (queue-journal.ts). @throws for another server
+ */
+export function levelDbOf(server: Server): StreamLevelDb {
+  const db = serverDbs.get(server);
+  if (!db) throw new Error('not an embedded DynamoDB server');
+  return db;
+}
+
 /** The change stream of `server`, made by {@link embeddedDynalite}. @throws for another server */
 export function changeStreamOf(server: Server): ChangeStream {
   const stream = serverStreams.get(server);
@@ -549,6 +562,7 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
   const stream = new ChangeStream(own.db, storeRegion());
   changeStreams.set(own, stream);
   serverStreams.set(server, stream);
+  serverDbs.set(server, own.db);
   const locked = itemLocks();
   const tokens = new TransactionTokens(own.db);
   const [dynaliteListener] = server.listeners('request') as RequestListener[];

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type TableId, tables } from '#lib/tables.ts';
 import type { ChangeStream } from './change-stream.ts';
-import { changeStreamOf, embeddedDynalite } from './dynalite-front.ts';
+import { changeStreamOf, embeddedDynalite, levelDbOf } from './dynalite-front.ts';
+import { QueueJournal } from './queue-journal.ts';
 import {
   dataFolderCredentials,
   newStoreCredentials,
@@ -28,6 +29,11 @@ export interface LocalDynamoDb {
    * undefined for a store another process serves.
    */
   changeStream?: ChangeStream;
+  /**
+   * Where the local queues keep their messages, in the store's own database (in memory for a store in
+   * memory), when this process serves the store; undefined for a store another process serves.
+   */
+  queueJournal?: QueueJournal;
   /** Stops serving and flushes the store to disk; removes the endpoint file. */
   close(): Promise<void>;
 }
@@ -142,6 +148,7 @@ export async function startDynamoDb(options: {
     endpoint,
     credentials,
     changeStream: changeStreamOf(server),
+    queueJournal: new QueueJournal(levelDbOf(server)),
     async close() {
       if (persistent) await rm(paths.endpointFile, { force: true });
       await new Promise<void>((resolve, reject) =>

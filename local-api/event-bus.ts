@@ -123,14 +123,17 @@ export class EventBuses {
   }
 
   /**
-   * PutEvents: one result per entry, in order; each accepted entry is matched against the rules of its bus
-   * and delivered after this answer (targets never delay the caller).
-   * @throws EventBridgeError ValidationException (no entries, more than 10), ResourceNotFoundException (no such bus)
+   * PutEvents: one result per entry, in order; each accepted entry is matched against the rules of its bus.
+   * It answers once the entries' messages to SQS targets are stored in their queues (an accepted event is not
+   * lost when the process stops: local-api/behaviour.md Q9); Lambda targets are invoked after this answer
+   * (they never delay the caller).
+   * @throws EventBridgeError ValidationException (no entries, more than 10), ResourceNotFoundException (no such
+   *   bus); a queue's journal error (nothing is acknowledged: the caller retries)
    */
-  putEvents(entries: PutEventsEntry[] | undefined): {
+  async putEvents(entries: PutEventsEntry[] | undefined): Promise<{
     FailedEntryCount: number;
     Entries: PutEventsResultEntry[];
-  } {
+  }> {
     if (!Array.isArray(entries) || entries.length === 0 || entries.length > maxEntries) {
       throw new EventBridgeError(
         'ValidationException',
@@ -142,6 +145,7 @@ export class EventBuses {
       if (!this.names.has(bus))
         throw new EventBridgeError('ResourceNotFoundException', `Event bus ${bus} does not exist.`);
     }
+    const stored: Promise<unknown>[] = [];
     const results = entries.map((entry): PutEventsResultEntry => {
       const checked = entryDetail(entry);
       if (!('detail' in checked)) return checked;
@@ -162,29 +166,40 @@ export class EventBuses {
         resources: entry.Resources ?? [],
         detail: checked.detail,
       };
-      this.route((entry.EventBusName ?? 'default').split('/').pop() as string, event, entry.Detail as string);
+      stored.push(
+        ...this.route(
+          (entry.EventBusName ?? 'default').split('/').pop() as string,
+          event,
+          entry.Detail as string,
+        ),
+      );
       return { EventId: event.id };
     });
+    await Promise.all(stored);
     return {
       FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length,
       Entries: results,
     };
   }
 
-  /** Delivers `event` (its detail sent as `detailText`) to every target of every rule of `bus` that matches it. */
-  private route(bus: string, event: EventEnvelope, detailText: string): void {
+  /**
+   * Delivers `event` (its detail sent as `detailText`) to every target of every rule of `bus` that matches it.
+   * @returns the sends to SQS targets, each settled once its message is stored
+   */
+  private route(bus: string, event: EventEnvelope, detailText: string): Promise<unknown>[] {
+    const sends: Promise<unknown>[] = [];
     for (const rule of this.rules) {
       if (rule.busName !== bus || !rule.matches(event)) continue;
       for (const target of rule.targets) {
         if (target.kind === 'sqs') {
-          this.targets.queues
-            .find(target.queueId)
-            ?.send(eventJson(event, detailText), { senderId: 'events' });
+          const queue = this.targets.queues.find(target.queueId);
+          if (queue) sends.push(queue.send(eventJson(event, detailText), { senderId: 'events' }));
         } else {
           this.track(this.invokeAsync(this.targets.functionOf(target.functionId), event));
         }
       }
     }
+    return sends;
   }
 
   private track(delivery: Promise<void>): void {

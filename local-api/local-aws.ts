@@ -7,6 +7,7 @@ import { type AwsEndpoint, startAwsEndpoint } from './aws-endpoint.ts';
 import { EventBuses } from './event-bus.ts';
 import { type EventsModel, eventsModel } from './events-model.ts';
 import { LambdaFunction } from './lambda-runtime.ts';
+import type { QueueJournal } from './queue-journal.ts';
 import { type QueueMapping, startQueueMapping } from './queue-mapping.ts';
 import { LocalQueues } from './queues.ts';
 import type { StoreCredentials } from './store-credentials.ts';
@@ -31,7 +32,7 @@ export interface LocalAws {
   start(options: ModelOptions): void;
   /**
    * Sends `body` to the queue with this logical id, name or ARN (a DynamoDB-stream mapping's on-failure
-   * destination, for instance); resolves with the message id.
+   * destination, for instance); resolves with the message id once the message is stored.
    * @throws Error when no queue of the template has that reference
    */
   sendToQueue(queue: string, body: string): Promise<string>;
@@ -41,7 +42,8 @@ export interface LocalAws {
   endBy(deadline: number): void;
   /**
    * Stops polling and retrying; waits for the batches and invocations in flight; closes the endpoint (its
-   * long polls answer at once) and the functions. Messages still queued are lost: queues live in memory.
+   * long polls answer at once) and the functions. Messages still queued stay in the journal, when there is
+   * one, for the next start; without one they are lost. Retries of Lambda targets still waiting are dropped.
    */
   close(): Promise<void>;
 }
@@ -53,14 +55,20 @@ export interface LocalAwsOptions {
   credentials: StoreCredentials;
   /** The data folder to write `aws-endpoint` into; none for a store in memory. */
   dataDir?: string;
+  /**
+   * Where the queues keep their messages across restarts (the embedded store's: queue-journal.ts); without
+   * one they live in memory only.
+   */
+  journal?: QueueJournal;
   region?: string;
   /** Delays before Lambda's asynchronous retries (default event-bus.ts `asyncRetryDelaysMs`). */
   asyncRetryDelaysMs?: number[];
 }
 
 /**
- * Reads the template's buses, rules, queues and queue mappings (refusing what is not served locally) and
- * starts the endpoint; requests are answered once {@link LocalAws.start} runs.
+ * Reads the template's buses, rules, queues and queue mappings (refusing what is not served locally), loads
+ * the messages the journal keeps, and starts the endpoint; requests are answered once {@link LocalAws.start}
+ * runs.
  * @throws Error naming a resource not served locally, or when the endpoint cannot listen
  */
 export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
@@ -70,7 +78,11 @@ export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAw
     credentials: options.credentials,
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
-  const queues = new LocalQueues(model.queues, server.endpoint, region, localAccount);
+  const queues = new LocalQueues(model.queues, server.endpoint, region, localAccount, options.journal);
+  await queues.restore().catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
   const functions = new Map<string, LambdaFunction>();
   let buses: EventBuses | undefined;
   let mappings: QueueMapping[] = [];
@@ -128,7 +140,7 @@ export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAw
     async sendToQueue(reference, body) {
       const queue = queues.find(reference);
       if (!queue) throw new Error(`no local queue ${reference}`);
-      return queue.send(body, { senderId: 'lambda' }).messageId;
+      return (await queue.send(body, { senderId: 'lambda' })).messageId;
     },
     recycle() {
       for (const fn of functions.values()) fn.recycle();

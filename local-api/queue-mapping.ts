@@ -104,7 +104,7 @@ export function failedItems(payload: string, batch: SqsRecord[]): Set<string> | 
 
 /** A running queue mapping. */
 export interface QueueMapping {
-  /** Stops polling; waits for the batches in flight (their function ends or times out). */
+  /** Stops polling; waits for the batches in flight (their function ends or times out) and their deletes. */
   close(): Promise<void>;
 }
 
@@ -162,7 +162,8 @@ export function startQueueMapping(
         );
       }
       if (failed === 'all') continue;
-      for (const record of records) if (!failed.has(record.messageId)) queue.delete(record.receiptHandle);
+      const done = records.filter((record) => !failed.has(record.messageId));
+      await Promise.all(done.map((record) => queue.delete(record.receiptHandle)));
     }
   }
 

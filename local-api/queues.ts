@@ -1,10 +1,12 @@
 /**
- * @module Local SQS standard queues, in memory: visibility timeout, delays, receive counts, retention and
- * redrive to a dead-letter queue (docs/local-api.md "Events and queues"; local-api/behaviour.md Q1-Q8).
+ * @module Local SQS standard queues: visibility timeout, delays, receive counts, retention and redrive to a
+ * dead-letter queue, held in memory and, given a journal, written through to the embedded store before each
+ * answer (docs/local-api.md "Events and queues"; local-api/behaviour.md Q1-Q9).
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { JournalEntry, QueueJournal } from './queue-journal.ts';
 
 /** A message attribute as SQS carries it (`DataType` `String`, `Number`, `Binary` or a custom `.suffix`). */
 export interface MessageAttribute {
@@ -97,7 +99,11 @@ export interface Received {
   receiptHandle: string;
 }
 
-/** One local standard queue. Messages live in this process's memory only. */
+/**
+ * One local standard queue. Its messages live in this process's memory; with a journal every change of them
+ * (send, receive, visibility change, delete, redrive, expiry) is also written to the journal, and an operation
+ * answers only once its change is written, as SQS acknowledges a message only once it is stored.
+ */
 export class LocalQueue {
   readonly settings: QueueSettings;
   readonly url: string;
@@ -106,26 +112,57 @@ export class LocalQueue {
   deadLetterQueue: LocalQueue | undefined;
   private readonly messages = new Map<string, QueueMessage>();
   private readonly waiters = new Set<() => void>();
+  private readonly journal: QueueJournal | undefined;
   private closed = false;
 
-  constructor(settings: QueueSettings, endpoint: string, region: string, account: string) {
+  constructor(
+    settings: QueueSettings,
+    endpoint: string,
+    region: string,
+    account: string,
+    journal?: QueueJournal,
+  ) {
     this.settings = settings;
     this.url = `${endpoint}/${account}/${settings.name}`;
     this.arn = `arn:aws:sqs:${region}:${account}:${settings.name}`;
+    this.journal = journal;
+  }
+
+  /** Writes `entries` to the journal (resolves at once without one or without entries). */
+  private persist(entries: JournalEntry[]): Promise<void> {
+    if (!this.journal || entries.length === 0) return Promise.resolve();
+    return this.journal.write(entries);
+  }
+
+  private put(message: QueueMessage): JournalEntry {
+    return { type: 'put', queueName: this.settings.name, message };
+  }
+
+  private removal(message: QueueMessage): JournalEntry {
+    return { type: 'del', queueName: this.settings.name, messageId: message.messageId };
+  }
+
+  /** Loads the messages the journal keeps for this queue (a restart), oldest sent first. */
+  async restore(): Promise<void> {
+    if (!this.journal) return;
+    const kept = await this.journal.messages(this.settings.name);
+    kept.sort((a, b) => a.sentTimestamp - b.sentTimestamp);
+    for (const message of kept) this.messages.set(message.messageId, message);
   }
 
   /**
-   * Enqueues `body`; `delaySeconds` (0-900) overrides the queue's `DelaySeconds`.
-   * @throws SqsError InvalidParameterValue for an empty body or a delay out of range
+   * Enqueues `body`; `delaySeconds` (0-900) overrides the queue's `DelaySeconds`. Resolves once the message is
+   * written to the journal.
+   * @throws SqsError InvalidParameterValue for an empty body or a delay out of range; the journal's error
    */
-  send(
+  async send(
     body: string,
     options: {
       delaySeconds?: number;
       messageAttributes?: Record<string, MessageAttribute>;
       senderId?: string;
     } = {},
-  ): QueueMessage {
+  ): Promise<QueueMessage> {
     if (body.length === 0)
       throw invalidParameter('The request must contain the parameter MessageBody.', 'MissingParameter');
     const delay = options.delaySeconds ?? this.settings.delaySeconds;
@@ -150,23 +187,30 @@ export class LocalQueue {
       senderId: options.senderId ?? 'local',
     };
     this.messages.set(message.messageId, message);
+    await this.persist([this.put(message)]);
     this.wake();
     return message;
   }
 
-  /** Puts a message redriven from a source queue: its id, body, attributes and `SentTimestamp` are kept. */
-  private adopt(message: QueueMessage): void {
+  /**
+   * Puts a message redriven from a source queue: its id, body, attributes and `SentTimestamp` are kept.
+   * @returns its journal entry, to be written in one batch with its removal from the source
+   */
+  private adopt(message: QueueMessage): JournalEntry {
     const { receiptHandle: _, firstReceiveTimestamp: __, ...rest } = message;
-    this.messages.set(message.messageId, { ...rest, receiveCount: 0, visibleAt: Date.now() });
+    const adopted = { ...rest, receiveCount: 0, visibleAt: Date.now() };
+    this.messages.set(message.messageId, adopted);
     this.wake();
+    return this.put(adopted);
   }
 
   /**
    * Receives up to `max` visible messages, oldest first, waiting up to `waitSeconds` for the first (long
    * polling) unless `signal` aborts. Each gets a new receipt handle, one more receive, and is invisible for
    * `visibilityTimeoutSeconds` (default the queue's). A message that would be received more than the redrive
-   * policy's `maxReceiveCount` times is moved to the dead-letter queue instead.
-   * @throws SqsError InvalidParameterValue for a visibility timeout out of 0-43200
+   * policy's `maxReceiveCount` times is moved to the dead-letter queue instead. Resolves once the receives
+   * (and the moves) are written to the journal, so that a restart keeps their receive counts and visibility.
+   * @throws SqsError InvalidParameterValue for a visibility timeout out of 0-43200; the journal's error
    */
   async receive(options: {
     max: number;
@@ -185,27 +229,34 @@ export class LocalQueue {
     }
     const deadline = Date.now() + options.waitSeconds * 1000;
     for (;;) {
-      const taken = this.take(options.max, options.visibilityTimeoutSeconds);
+      const { taken, entries } = this.take(options.max, options.visibilityTimeoutSeconds);
+      await this.persist(entries);
       const remaining = deadline - Date.now();
       if (taken.length > 0 || remaining <= 0 || options.signal?.aborted || this.closed) return taken;
       await this.nextChange(Math.min(remaining, this.untilNextVisible()), options.signal);
     }
   }
 
-  private take(max: number, visibilityTimeoutSeconds?: number): Received[] {
+  /** Takes up to `max` visible messages; `entries`: the journal entries of what it changed. */
+  private take(
+    max: number,
+    visibilityTimeoutSeconds?: number,
+  ): { taken: Received[]; entries: JournalEntry[] } {
     const now = Date.now();
     const taken: Received[] = [];
+    const entries: JournalEntry[] = [];
     for (const message of this.messages.values()) {
       if (taken.length >= max) break;
       if (now - message.sentTimestamp > this.settings.retentionSeconds * 1000) {
         this.messages.delete(message.messageId);
+        entries.push(this.removal(message));
         continue;
       }
       if (message.visibleAt > now) continue;
       const redrive = this.settings.redrive;
       if (redrive && this.deadLetterQueue && message.receiveCount >= redrive.maxReceiveCount) {
         this.messages.delete(message.messageId);
-        this.deadLetterQueue.adopt(message);
+        entries.push(this.removal(message), this.deadLetterQueue.adopt(message));
         continue;
       }
       const receiptHandle = randomBytes(24).toString('base64url');
@@ -214,8 +265,9 @@ export class LocalQueue {
       message.firstReceiveTimestamp ??= now;
       message.visibleAt = now + (visibilityTimeoutSeconds ?? this.settings.visibilityTimeoutSeconds) * 1000;
       taken.push({ message: { ...message }, receiptHandle });
+      entries.push(this.put(message));
     }
-    return taken;
+    return { taken, entries };
   }
 
   /** Milliseconds until the next invisible message becomes visible (at most one long poll). */
@@ -257,20 +309,24 @@ export class LocalQueue {
   /**
    * Deletes the message of `receiptHandle`. A handle of a message already deleted, or of an earlier receive,
    * succeeds without deleting anything (SQS: "the request succeeds, but the message might not be deleted").
-   * @throws SqsError ReceiptHandleIsInvalid for an empty handle
+   * Resolves once the removal is written to the journal.
+   * @throws SqsError ReceiptHandleIsInvalid for an empty handle; the journal's error
    */
-  delete(receiptHandle: string): void {
+  async delete(receiptHandle: string): Promise<void> {
     if (!receiptHandle) throw receiptHandleInvalid(receiptHandle);
     const message = this.byHandle(receiptHandle);
-    if (message) this.messages.delete(message.messageId);
+    if (!message) return;
+    this.messages.delete(message.messageId);
+    await this.persist([this.removal(message)]);
   }
 
   /**
-   * Makes the message of `receiptHandle` visible again `seconds` from now (0-43200).
+   * Makes the message of `receiptHandle` visible again `seconds` from now (0-43200); resolves once that is
+   * written to the journal.
    * @throws SqsError MessageNotInflight when that receive's visibility timeout has already ended or the
-   *   handle is not the latest; InvalidParameterValue for `seconds` out of range
+   *   handle is not the latest; InvalidParameterValue for `seconds` out of range; the journal's error
    */
-  changeVisibility(receiptHandle: string, seconds: number): void {
+  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > maxVisibilityTimeoutSeconds) {
       throw invalidParameter(
         `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: must be between 0 and ${maxVisibilityTimeoutSeconds}.`,
@@ -286,6 +342,7 @@ export class LocalQueue {
       );
     }
     message.visibleAt = Date.now() + seconds * 1000;
+    await this.persist([this.put(message)]);
     if (seconds === 0) this.wake();
   }
 
@@ -326,10 +383,20 @@ function receiptHandleInvalid(receiptHandle: string): SqsError {
 export class LocalQueues {
   private readonly byLogicalId = new Map<string, LocalQueue>();
 
-  /** Creates every queue and links each redrive policy to its dead-letter queue. @throws for an unknown DLQ */
-  constructor(settings: QueueSettings[], endpoint: string, region: string, account: string) {
+  /**
+   * Creates every queue and links each redrive policy to its dead-letter queue; with `journal` their messages
+   * are kept there too (call {@link restore} before use).
+   * @throws for an unknown DLQ
+   */
+  constructor(
+    settings: QueueSettings[],
+    endpoint: string,
+    region: string,
+    account: string,
+    journal?: QueueJournal,
+  ) {
     for (const queue of settings)
-      this.byLogicalId.set(queue.logicalId, new LocalQueue(queue, endpoint, region, account));
+      this.byLogicalId.set(queue.logicalId, new LocalQueue(queue, endpoint, region, account, journal));
     for (const queue of this.byLogicalId.values()) {
       const redrive = queue.settings.redrive;
       if (!redrive) continue;
@@ -340,6 +407,11 @@ export class LocalQueues {
         );
       queue.deadLetterQueue = target;
     }
+  }
+
+  /** Loads every queue's messages kept in the journal (see {@link LocalQueue.restore}). */
+  async restore(): Promise<void> {
+    for (const queue of this.all()) await queue.restore();
   }
 
   /** Every queue. */

@@ -170,6 +170,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     template: options.stack.template,
     credentials,
     ...(db && options.dataDir !== inMemory ? { dataDir: options.dataDir } : {}),
+    ...(db?.queueJournal ? { journal: db.queueJournal } : {}),
   }).catch(async (error: unknown) => {
     await db?.close();
     throw error;

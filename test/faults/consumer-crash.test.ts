@@ -14,7 +14,7 @@ import { expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { connectLocalDynamoDb } from '#local-api/dynamodb.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
-import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
+import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
@@ -31,19 +31,9 @@ async function startServer(dataDir: string, variables: Record<string, string> = 
   return server;
 }
 
-/** One API request with the test's key: the status and the body text (a refused connection: status 0). */
-async function call(server: ServerProcess, method: string, path: string, body?: string) {
-  try {
-    const response = await fetch(server.baseUrl + path, {
-      method,
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body }),
-    });
-    return { status: response.status, text: await response.text() };
-  } catch {
-    return { status: 0, text: '' };
-  }
-}
+/** One API request with the test's key (see `callApi`). */
+const call = (server: ServerProcess, method: string, path: string, body?: string) =>
+  callApi(server, apiKey, method, path, body);
 
 /** The history records of `petId` in the store of `dataDir` (no server running): sequence -> quantity.to. */
 async function storedHistory(dataDir: string, petId: string): Promise<Map<number, string>> {

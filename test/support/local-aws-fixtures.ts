@@ -10,6 +10,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Template } from '#local-api/api-model.ts';
 import { type LocalAws, prepareLocalAws } from '#local-api/local-aws.ts';
+import type { QueueJournal } from '#local-api/queue-journal.ts';
 import { newStoreCredentials, type StoreCredentials } from '#local-api/store-credentials.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
@@ -75,11 +76,12 @@ export function awsClients(endpoint: string, credentials: StoreCredentials) {
 
 /**
  * Starts the local buses and queues of `template(recordFile)`; every function runs the recording handler.
- * Lambda's asynchronous retries wait `asyncRetryDelaysMs` (default 200 ms, 200 ms).
+ * Lambda's asynchronous retries wait `asyncRetryDelaysMs` (default 200 ms, 200 ms). With `journal` the queues
+ * keep their messages there (an embedded store's, local-api/dynamodb.ts), else in memory.
  */
 export async function startAwsFixture(
   template: (recordFile: string) => Template,
-  options: { asyncRetryDelaysMs?: number[] } = {},
+  options: { asyncRetryDelaysMs?: number[]; journal?: QueueJournal } = {},
 ): Promise<AwsFixture> {
   const dir = await temporaryDir('local-aws-');
   const module = join(dir, 'index.mjs');
@@ -91,6 +93,7 @@ export async function startAwsFixture(
     credentials,
     region: 'us-east-1',
     asyncRetryDelaysMs: options.asyncRetryDelaysMs ?? [200, 200],
+    ...(options.journal ? { journal: options.journal } : {}),
   });
   aws.start({ assemblyDir: dir, tableName: () => 'unused', overrides: {}, sourceOf: () => module });
   const { sqs, events } = awsClients(aws.endpoint, credentials);

@@ -23,25 +23,28 @@ export interface ServerProcess {
 /** The first line of server output naming the base URL: `Pet store inventory API at <url> (...)`. */
 const baseUrlLine = /^Pet store inventory API at (\S+) /m;
 
-/** The arguments of `npm start` that serve this run's synthesized staging stack without synthesizing again. */
-export function serverArgs(): string[] {
-  return ['--stack', 'staging', '--assembly', assemblyDir()];
+/**
+ * The arguments of `npm start` that serve this run's synthesized staging stack (or the assembly in `assembly`)
+ * without synthesizing again.
+ */
+export function serverArgs(assembly = assemblyDir()): string[] {
+  return ['--stack', 'staging', '--assembly', assembly];
 }
 
 /**
- * Starts `node local-api/server.ts` with {@link serverArgs} (then `options.args`, e.g. `--watch` as `npm run
- * dev` passes) on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), `variables` added to or replacing those
+ * Starts `node local-api/server.ts` with {@link serverArgs} of `options.assembly` (then `options.args`, e.g.
+ * `--watch` as `npm run dev` passes) on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), `variables` added to or replacing those
  * of the child's environment (see `childEnv`), and waits until it has printed its startup lines (the last one
  * is the `Try: curl ...` line, printed once it listens).
  * @throws with the child's output when it exits or prints nothing usable within `timeoutMs` (default 30 s).
  */
 export async function startServerProcess(
   variables: Record<string, string> = {},
-  options: { cwd?: string; args?: readonly string[]; timeoutMs?: number } = {},
+  options: { cwd?: string; args?: readonly string[]; timeoutMs?: number; assembly?: string } = {},
 ): Promise<ServerProcess> {
   const { child, output, exited } = spawnNode(
     scripts.server,
-    [...serverArgs(), ...(options.args ?? [])],
+    [...serverArgs(options.assembly), ...(options.args ?? [])],
     childEnv({ PORT: '0', HOST: '127.0.0.1', ...variables }),
     options.cwd ?? projectRoot,
   );
@@ -90,4 +93,27 @@ export async function getInventory(
 ): Promise<{ status: number; text: string }> {
   const response = await fetch(`${baseUrl}/inventory`, { headers: { Authorization: `Bearer ${apiKey}` } });
   return { status: response.status, text: await response.text() };
+}
+
+/**
+ * One API request to `server` with `apiKey` as a Bearer credential and `body` as JSON: its status and body
+ * text; status 0 when no answer came (the server is gone: the connection was refused or reset).
+ */
+export async function callApi(
+  server: { baseUrl: string },
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  try {
+    const response = await fetch(server.baseUrl + path, {
+      method,
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: response.status, text: await response.text() };
+  } catch {
+    return { status: 0, text: '' };
+  }
 }
