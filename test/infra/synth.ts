@@ -7,11 +7,10 @@
  * that folder instead of synthesizing again; the global setup removes the folder after the run.
  * Also: small readers of the synthesized CloudFormation JSON.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { PolicyValidationReportJson } from 'aws-cdk-lib/cloud-assembly-schema';
+import { Manifest, type PolicyValidationReportJson } from 'aws-cdk-lib/cloud-assembly-schema';
 import { CloudAssembly, VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { accountStackName } from '#infra/account-stack.ts';
@@ -89,7 +88,8 @@ export function synthesized(): Synthesized {
  */
 export function readSynthesized(outdir: string): Synthesized {
   const assembly = new CloudAssembly(outdir);
-  const report = readValidationReport(outdir);
+  // Written by every synthesis that runs a validation plugin; absent (and a throw here) when none ran.
+  const report = Manifest.loadValidationReport(join(outdir, VALIDATION_REPORT_FILE));
   const read = (name: string): SynthesizedStack => {
     const artifact = assembly.getStackByName(name);
     const json = artifact.template as TemplateJson;
@@ -113,15 +113,6 @@ export function readSynthesized(outdir: string): Synthesized {
   const result = {} as Record<EnvironmentName, SynthesizedStack>;
   for (const name of Object.keys(environments) as EnvironmentName[]) result[name] = read(stackName(name));
   return { outdir, environments: result, account: read(accountStackName) };
-}
-
-/**
- * The assembly's validation report (`validation-report.json`, written by every synthesis that runs a validation
- * plugin).
- * @throws when it is absent: no validation ran, so no finding could have been reported
- */
-function readValidationReport(outdir: string): PolicyValidationReportJson {
-  return JSON.parse(readFileSync(join(outdir, VALIDATION_REPORT_FILE), 'utf8')) as PolicyValidationReportJson;
 }
 
 /** The name cdk-nag's AwsSolutions pack reports under. */
