@@ -30,14 +30,11 @@ import { tables } from '#lib/tables.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
 import { samTableNames } from '#local-api/sam-fixtures.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
-import { removeSynthesized, resource, synthesized } from './synth.ts';
+import { resource, synthesized } from './synth.ts';
 
 const definitions: FunctionDefinition[] = [...operations, authorizer, ...Object.values(eventFunctions)];
 const scratch = mkdtempSync(join(tmpdir(), 'inventory-bundles-'));
-afterAll(() => {
-  removeSynthesized();
-  rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The Node major of the Lambda runtime the stack uses (`nodejs24.x` -> 24). */
 const runtimeMajor = Number(/nodejs(\d+)\.x/.exec(Runtime.NODEJS_24_X.name)?.[1]);

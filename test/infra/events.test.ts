@@ -8,24 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId, InventoryStack } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { eventFunctions } from '#lib/api.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
-import {
-  getAtt,
-  ref,
-  removeSynthesized,
-  resource,
-  resourcesOfType,
-  synthesized,
-  type TemplateJson,
-} from './synth.ts';
-
-afterAll(removeSynthesized);
+import { getAtt, ref, resource, resourcesOfType, synthesized, type TemplateJson } from './synth.ts';
 
 const recordChangesAlias = `${functionLogicalId(eventFunctions.recordChanges)}Alias`;
 const fanOutAlias = `${functionLogicalId(eventFunctions.fanOutWebhooks)}Alias`;

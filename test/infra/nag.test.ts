@@ -1,38 +1,25 @@
 /**
- * Static checks of both synthesized stacks: cdk-nag's AwsSolutions pack finds nothing unacknowledged, the
- * acknowledgements are exactly the reviewed list (a new one must be added here with its reason), and
- * `cfn-lint` finds no error in either template.
+ * Static checks of both synthesized stacks, read from the run's one synthesis (./synth.ts): cdk-nag's
+ * AwsSolutions pack finds nothing unacknowledged, the acknowledgements are exactly the reviewed list (a new one
+ * must be added here with its reason), and `cfn-lint` finds no error in either template. The findings are the
+ * ones the App's own validation plugin reported into the assembly; one test proves that plugin runs on every
+ * synthesis and that its findings reach the report this file reads, by adding a non-compliant queue.
  */
 import { spawnSync } from 'node:child_process';
-import { Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import type { IConstruct } from 'constructs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
+import { createServiceApp } from '#infra/service-app.ts';
 import { type EnvironmentName, environments } from '#infra/settings.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { itWithCfnLint } from '#test/support/cfn-lint.ts';
-import { removeSynthesized, synthesized } from './synth.ts';
+import { readSynthesized, synthesized } from './synth.ts';
 
-afterAll(removeSynthesized);
-
-/**
- * Every acknowledged rule in the construct tree under `scope`: `{ path, id, reason }`, the path relative to the
- * stack and the id without the `Annotation::` prefix CDK records (cdk-nag ignores it too).
- */
-function acknowledgements(scope: IConstruct) {
-  return scope.node.findAll().flatMap((construct) =>
-    construct.node.metadata
-      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((entry) =>
-        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
-          path: construct.node.path.split('/').slice(1).join('/'),
-          id: id.replace(/^annotation::/i, ''),
-          reason,
-        })),
-      ),
-  );
-}
+const scratch = mkdtempSync(join(tmpdir(), 'inventory-nag-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The acknowledgements every environment has: construct path and rule id. */
 const everyEnvironment = [
@@ -71,13 +58,11 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
 
 describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name) => {
   it('has no unacknowledged cdk-nag AwsSolutions finding', () => {
-    const report = new AwsSolutionsChecks().validateScope(synthesized().environments[name].stack);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.description}`)).toEqual([]);
-    expect(report.success).toBe(true);
+    expect(synthesized().environments[name].nagViolations).toEqual([]);
   });
 
   it('acknowledges exactly the reviewed AwsSolutions rules, each with a reason naming this service', () => {
-    const found = acknowledgements(synthesized().environments[name].stack);
+    const found = synthesized().environments[name].acknowledgements;
     expect(found.map(({ path, id }) => [path, id]).sort()).toEqual(
       [...expectedAcknowledgements[name]].sort(),
     );
@@ -87,6 +72,29 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     }
   });
 });
+
+it('every synthesis runs the AwsSolutions checks: an unacknowledged finding stops it and is in its report', () => {
+  // The one synthesis of this file: the App of infra/app.ts with a queue that neither enforces TLS nor has a
+  // dead-letter queue, to see that the checks run and that the report read above carries what they find.
+  // Without bundling (`aws:cdk:bundling-stacks: []`: no template here depends on the bundles) and without CDK's
+  // built-in CloudFormation validation (an App prop; cfn-lint checks the templates above), so it costs little.
+  const outdir = join(scratch, 'with-finding');
+  const { app, account } = createServiceApp({
+    outdir,
+    builtinCloudFormationValidation: false,
+    context: { 'aws:cdk:bundling-stacks': [] },
+  });
+  new Queue(account, 'NonCompliantQueue');
+  expect(() => app.synth()).toThrow("Acknowledge with 'AwsSolutions::AwsSolutions-SQS4'");
+  const withFinding = readSynthesized(outdir);
+  expect(withFinding.account.nagViolations).toEqual([
+    'AwsSolutions-SQS3: The SQS queue is not used as a dead-letter queue (DLQ) and does not have a DLQ enabled.',
+    'AwsSolutions-SQS4: The SQS queue does not require requests to use SSL.',
+  ]);
+  for (const name of Object.keys(environments) as EnvironmentName[]) {
+    expect(withFinding.environments[name].nagViolations).toEqual([]);
+  }
+}, 120_000);
 
 itWithCfnLint(
   'cfn-lint reports no error in the staging, production and once-per-account templates',

@@ -1,20 +1,21 @@
 /**
- * Synthesis of both stacks for the infra tests, once per test file (bundling runs esbuild three times per
- * stack, so each file shares one synthesis through {@link synthesized}).
- *
- * The App is the one `infra/app.ts` builds (`createServiceApp`), with the cdk-nag plugin registered, written to
- * a temporary folder with asset metadata on (as the CDK CLI does, and as the SAM CLI needs to find each
- * function's bundle). Also: small readers of the synthesized CloudFormation JSON.
+ * The infra tests' reader of this run's one synthesis (docs/testing.md "Two tiers"): the cloud assembly that
+ * vitest's global setup (test/support/synthesized-assembly.ts) writes with `cdk synth` of infra/app.ts: both
+ * environments' stacks and the once-per-account stack, with cdk-nag's AwsSolutions checks run as the App's
+ * validation plugin (infra/service-app.ts) and asset metadata on (the CLI's default; the SAM CLI needs it to find
+ * each function's bundle). A test file reads the templates, the acknowledged rules and the validation report from
+ * that folder instead of synthesizing again; the global setup removes the folder after the run.
+ * Also: small readers of the synthesized CloudFormation JSON.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll } from 'vitest';
-import { type ApiGatewayAccountStack, accountStackName } from '#infra/account-stack.ts';
-import type { InventoryStack } from '#infra/inventory-stack.ts';
-import { createServiceApp } from '#infra/service-app.ts';
+import { Manifest, type PolicyValidationReportJson } from 'aws-cdk-lib/cloud-assembly-schema';
+import { CloudAssembly, VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { accountStackName } from '#infra/account-stack.ts';
 import { type EnvironmentName, environments, stackName } from '#infra/settings.ts';
+import { assemblyDir } from '#test/support/synthesized-assembly.ts';
 
 /** A CloudFormation resource as synthesized. */
 export interface CfnResourceJson {
@@ -36,87 +37,96 @@ export interface TemplateJson {
   Conditions?: Record<string, unknown>;
 }
 
-/** One synthesized environment. */
-export interface SynthesizedEnvironment {
-  /** The stack construct (for cdk-nag, which walks the construct tree). */
-  stack: InventoryStack;
+/** A rule acknowledged with `Validations.acknowledge` on a construct of a stack, as recorded in the assembly. */
+export interface Acknowledgement {
+  /** The construct's path relative to its stack (`Api/RestApi`). */
+  path: string;
+  /** The rule id without the `Annotation::` prefix CDK records (cdk-nag ignores it too): `AwsSolutions-APIG2`. */
+  id: string;
+  reason: string;
+}
+
+/** One synthesized stack, read from the cloud assembly. */
+export interface SynthesizedStack {
   /** The template for `aws-cdk-lib/assertions` matchers. */
   template: Template;
   /** The same template as plain JSON, for exact comparisons. */
   json: TemplateJson;
   /** Absolute path of `<stack>.template.json` in the cloud assembly. */
   templatePath: string;
+  /** The stack's environment as the manifest records it: `aws://<account>/<region>`. */
+  environment: string;
+  /** Every rule acknowledged in the stack's construct tree (the stack's metadata in the assembly). */
+  acknowledgements: Acknowledgement[];
+  /**
+   * Every violation cdk-nag's AwsSolutions checks reported on a construct of this stack, as `rule: description`,
+   * from the assembly's validation report (CDK lists a plugin there only when it reported something).
+   */
+  nagViolations: string[];
 }
 
-/** The synthesis: the cloud assembly folder and each environment. */
+/** The synthesis: the cloud assembly folder and each stack. */
 export interface Synthesized {
-  /** The cloud assembly folder (temporary; holds the templates and the `asset.*` bundle folders). */
+  /** The cloud assembly folder (the run's; holds the templates and the `asset.*` bundle folders). */
   outdir: string;
-  environments: Record<EnvironmentName, SynthesizedEnvironment>;
+  environments: Record<EnvironmentName, SynthesizedStack>;
   /** The once-per-account stack (infra/account-stack.ts). */
-  account: { stack: ApiGatewayAccountStack; json: TemplateJson; templatePath: string };
+  account: SynthesizedStack;
 }
 
 let cache: Synthesized | undefined;
-let failure: unknown;
 
-/**
- * Both stacks synthesized (the first call synthesizes; later calls in the same file reuse it).
- * @throws what synthesis threw (e.g. a cdk-nag finding), on the first and every later call
- */
+/** This run's synthesis, read from its cloud assembly (once per test file). */
 export function synthesized(): Synthesized {
-  if (cache) return cache;
-  if (failure) throw failure;
-  try {
-    cache = synthesize();
-  } catch (error) {
-    failure = error;
-    throw error;
-  }
+  cache ??= readSynthesized(assemblyDir());
   return cache;
 }
 
-// Synthesis outlasts a test's timeout on a loaded machine: every file importing this pays it in a hook (hookTimeout);
-// a failure is left for the tests to report, through synthesized().
-beforeAll(() => {
-  try {
-    synthesized();
-  } catch {}
-});
-
-function synthesize(): Synthesized {
-  const outdir = mkdtempSync(join(tmpdir(), 'inventory-synth-'));
-  const { app, stacks, account } = createServiceApp({
-    outdir,
-    context: { 'aws:cdk:enable-asset-metadata': true },
-  });
-  const assembly = app.synth();
-  const result = {} as Record<EnvironmentName, SynthesizedEnvironment>;
-  for (const name of Object.keys(environments) as EnvironmentName[]) {
-    const artifact = assembly.getStackByName(stackName(name));
-    result[name] = {
-      stack: stacks[name],
-      template: Template.fromJSON(artifact.template),
-      json: artifact.template as TemplateJson,
-      templatePath: join(outdir, artifact.templateFile),
+/**
+ * Reads the cloud assembly `outdir` (written by `cdk synth` or `App.synth()` of createServiceApp).
+ * @throws when a stack of createServiceApp or the validation report is missing from it
+ */
+export function readSynthesized(outdir: string): Synthesized {
+  const assembly = new CloudAssembly(outdir);
+  // Written by every synthesis that runs a validation plugin; absent (and a throw here) when none ran.
+  const report = Manifest.loadValidationReport(join(outdir, VALIDATION_REPORT_FILE));
+  const read = (name: string): SynthesizedStack => {
+    const artifact = assembly.getStackByName(name);
+    const json = artifact.template as TemplateJson;
+    return {
+      template: Template.fromJSON(json),
+      json,
+      templatePath: artifact.templateFullPath,
+      environment: artifact.environment.name,
+      acknowledgements: artifact
+        .findMetadataByType(Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((entry) =>
+          Object.entries(entry.data as unknown as Record<string, string>).map(([id, reason]) => ({
+            path: entry.path.split('/').slice(2).join('/'),
+            id: id.replace(/^annotation::/i, ''),
+            reason,
+          })),
+        ),
+      nagViolations: nagViolationsOf(report, name),
     };
-  }
-  const accountArtifact = assembly.getStackByName(accountStackName);
-  return {
-    outdir,
-    environments: result,
-    account: {
-      stack: account,
-      json: accountArtifact.template as TemplateJson,
-      templatePath: join(outdir, accountArtifact.templateFile),
-    },
   };
+  const result = {} as Record<EnvironmentName, SynthesizedStack>;
+  for (const name of Object.keys(environments) as EnvironmentName[]) result[name] = read(stackName(name));
+  return { outdir, environments: result, account: read(accountStackName) };
 }
 
-/** Removes the cloud assembly folder of this file's synthesis. */
-export function removeSynthesized(): void {
-  if (cache) rmSync(cache.outdir, { recursive: true, force: true });
-  cache = undefined;
+/** The name cdk-nag's AwsSolutions pack reports under. */
+const awsSolutions = new AwsSolutionsChecks().name;
+
+/** The AwsSolutions violations of `report` on constructs under the stack `name`, as `rule: description`. */
+function nagViolationsOf(report: PolicyValidationReportJson, name: string): string[] {
+  return report.pluginReports
+    .filter((plugin) => plugin.pluginName === awsSolutions)
+    .flatMap((plugin) => plugin.violations)
+    .filter((violation) =>
+      violation.violatingConstructs.some(({ constructPath }) => constructPath.startsWith(`${name}/`)),
+    )
+    .map((violation) => `${violation.ruleName}: ${violation.description}`);
 }
 
 /** The resources of `type`, by logical id. */
