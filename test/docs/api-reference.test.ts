@@ -314,7 +314,7 @@ describe('the API reference page', () => {
     expect(await response.locator('.response-col_status').textContent()).toBe('200');
     expect(pageErrors).toEqual([]);
     await page.close();
-  });
+  }, 60_000); // a page load, an expansion and a request through the browser, on a loaded machine
 
   it('has Authorize on the first screen (1280 x 720), the description folded under "About this API"', async () => {
     const { page, pageErrors } = await openPage(`${new URL(api.baseUrl).origin}/docs`);
