@@ -241,7 +241,7 @@ describe('the API reference page', () => {
     } finally {
       await page.close();
     }
-  }, 120_000); // every operation in turn through the browser: more than the default 30 s on a loaded machine
+  }, 240_000); // every operation in turn through the browser: more than the default 30 s on a loaded machine
 
   it('shows every example and int64 bound as openapi.yaml writes it, and sends the largest petId example digit for digit', async () => {
     const origin = new URL(api.baseUrl).origin;
