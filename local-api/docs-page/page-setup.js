@@ -1,7 +1,8 @@
 /**
  * @module The API reference page's own script (docs/api-reference.md): starts Swagger UI on the description
- * embedded in the page, with the page's own server first and int64 values of responses and response examples
- * shown digit for digit.
+ * embedded in the page, with the page's own server first, every int64 of responses, examples and schemas shown
+ * (and examples sent) digit for digit, the description's sections folded below the title, and, opened as a
+ * file, read-only with a notice saying so.
  */
 
 /** Reads the JSON of the `<script type="application/json">` element with this id. */
