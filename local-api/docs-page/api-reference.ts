@@ -10,7 +10,7 @@ export const openapiFile = fileURLToPath(new URL('../../openapi.yaml', import.me
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** The page's own script (servers, exact int64 responses), beside this module. */
+/** The page's own script (servers, exact int64, the folded description, read-only as a file), beside this module. */
 const pageSetupFile = fileURLToPath(new URL('page-setup.js', import.meta.url));
 
 /** A file of the renderer's package as a base64 data URL of the given media type. */
@@ -27,7 +27,8 @@ function scriptJson(json: string): string {
 export interface ApiReferenceOptions {
   /**
    * The API's path on the page's own origin (`/v1`): the page offers that server first and preselects it.
-   * Omitted (the file of `npm run docs`): the servers of openapi.yaml alone.
+   * Omitted (the file of `npm run docs`): the servers of openapi.yaml alone, and the page is read-only
+   * (docs/api-reference.md "The static file is read-only").
    */
   apiBasePath?: string;
 }
