@@ -4,7 +4,7 @@ import type { EnvironmentName } from '#infra/settings.ts';
 import { type EventType, eventTypes } from '#lib/events/changes.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { failureStore } from '#lib/webhooks/failures.ts';
-import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
+import { enableSubscription } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
@@ -97,7 +97,7 @@ program
   .addOption(environmentOption())
   .action(async (id: string, options: { env?: EnvironmentName }) => {
     const enabled = await withTarget(options.env, (target) =>
-      subscriptionHealth(target.raw, target.tables.webhookSubscriptions).enable(id),
+      enableSubscription(target.raw, target.tables.webhookSubscriptions, id),
     );
     if (!enabled) throw new Error(`no subscription ${id}`);
     console.log(`Enabled subscription ${id}: redrive its failed deliveries with webhooks redrive ${id}.`);

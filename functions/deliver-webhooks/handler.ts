@@ -15,11 +15,10 @@ import { requiredEnv } from '#lib/env.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
-import { processSqsBatch, SeeAgainLater } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
 import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
-import { type DeliveryDependencies, deliverMessage } from '#lib/webhooks/deliver-messages.ts';
-import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
+import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/deliver-messages.ts';
+import { slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
 import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
@@ -29,25 +28,26 @@ import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 const dynamoDb = createDynamoDbClient();
 const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
 const slowLaneArn = requiredEnv(eventsEnv.slowLaneQueueArn);
-/** Counts of this invocation, published as metrics when any is not 0 (docs/operating.md "Metrics"). */
-const counts = { failuresKept: 0, disabled: 0 };
+/** Metrics added in this invocation, published when any was (docs/operating.md "Metrics"). */
+let added = 0;
+
+/** Adds 1 to the metric `name`. */
+function count(name: string) {
+  added++;
+  metrics.addMetric(name, MetricUnit.Count, 1);
+}
+
 const deps: DeliveryDependencies = {
   subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
   health: subscriptionHealth(dynamoDb, subscriptionsTable),
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
-  slowLane: deliveryQueue(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.slowLaneQueueUrl)),
+  slowLane: slowLane(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.slowLaneQueueUrl)),
   retryDelays: retryDelaysFrom(process.env[eventsEnv.retryDelays]),
   disableAfterSeconds: disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]),
   policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
   now: () => new Date(),
-  onFailureKept: () => {
-    counts.failuresKept++;
-    metrics.addMetric('WebhookDeliveriesFailed', MetricUnit.Count, 1);
-  },
-  onDisabled: () => {
-    counts.disabled++;
-    metrics.addMetric('WebhookEndpointsDisabled', MetricUnit.Count, 1);
-  },
+  onFailureKept: () => count('WebhookDeliveriesFailed'),
+  onDisabled: () => count('WebhookEndpointsDisabled'),
   log: (message, details) => logger.warn(message, details),
 };
 
@@ -57,22 +57,14 @@ const deps: DeliveryDependencies = {
  * subscription disabled 1 in `WebhookEndpointsDisabled` (docs/operating.md "Metrics").
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  counts.failuresKept = 0;
-  counts.disabled = 0;
+  added = 0;
   try {
-    return await processSqsBatch(
+    return await deliverMessages(
       event,
-      async (record) => {
-        const lane = record.eventSourceARN === slowLaneArn ? 'slow' : 'fast';
-        if ((await deliverMessage(record, lane, deps)) === 'retry') throw new SeeAgainLater();
-      },
-      (record, error) =>
-        logger.warn('webhook message not handled, seen again after its visibility timeout', {
-          messageId: record.messageId,
-          error: String(error),
-        }),
+      (record) => (record.eventSourceARN === slowLaneArn ? 'slow' : 'fast'),
+      deps,
     );
   } finally {
-    if (counts.failuresKept + counts.disabled > 0) metrics.publishStoredMetrics();
+    if (added > 0) metrics.publishStoredMetrics();
   }
 }

@@ -22,8 +22,3 @@ export function disableAfterSecondsFrom(value: string | undefined): number {
   }
   return Number(text);
 }
-
-/** Whether a subscription failing since `failingSince` (RFC 3339) has failed long enough at `now` to be disabled. */
-export function breakerTrips(failingSince: string, now: Date, disableAfterSeconds: number): boolean {
-  return now.getTime() - Date.parse(failingSince) >= disableAfterSeconds * 1000;
-}

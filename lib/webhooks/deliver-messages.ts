@@ -5,20 +5,13 @@
  * schedule's delays, keeps the last failure, and trips the breaker.
  * @module
  */
-import type { SQSRecord } from 'aws-lambda';
-import { breakerTrips } from './breaker.ts';
-import {
-  type AttemptOutcome,
-  type AttemptTarget,
-  attemptDelivery,
-  deliveryTimeoutMs,
-  fastLaneTimeoutMs,
-} from './delivery.ts';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type AttemptOutcome, attemptDelivery, deliveryTimeoutMs, fastLaneTimeoutMs } from './delivery.ts';
 import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
-import type { DeliveryQueue } from './delivery-queue.ts';
+import type { SlowLane } from './delivery-queue.ts';
 import type { FailureStore } from './failures.ts';
 import type { SubscriptionHealth } from './subscription-health.ts';
-import type { Subscription, SubscriptionStore } from './subscriptions.ts';
+import type { SubscriptionStore } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
 /** The queue a message came from: `fast` (first attempts of enabled subscriptions) or `slow`. */
@@ -27,10 +20,10 @@ export type Lane = 'fast' | 'slow';
 /** What the delivery works with. */
 export interface DeliveryDependencies {
   subscriptions: Pick<SubscriptionStore, 'get'>;
-  health: Omit<SubscriptionHealth, 'enable'>;
+  health: SubscriptionHealth;
   failures: Pick<FailureStore, 'put'>;
-  /** The slow lane: moves go there (`send`), and its retries wait there (`retryAfter`). */
-  slowLane: DeliveryQueue;
+  /** The slow lane: moves go there, and its retries wait there. */
+  slowLane: SlowLane;
   /** The delays in seconds before attempts 2, 3, ... (lib/webhooks/retry-schedule.ts). */
   retryDelays: readonly number[];
   /** The breaker's period in seconds (lib/webhooks/breaker.ts). */
@@ -44,8 +37,6 @@ export interface DeliveryDependencies {
   onDisabled(): void;
   /** Logs what happened to a message that was not delivered. */
   log(message: string, details: Record<string, unknown>): void;
-  /** Overrides of the attempt (tests: the DNS lookup). */
-  attempt?: Partial<Pick<AttemptTarget, 'lookup'>>;
 }
 
 /**
@@ -93,7 +84,7 @@ export async function deliverMessage(
     return 'kept';
   }
   if (lane === 'fast' && subscription.state !== 'enabled') {
-    await deps.slowLane.send([delivery]);
+    await deps.slowLane.move(delivery, 0);
     return 'moved';
   }
 
@@ -103,7 +94,6 @@ export async function deliverMessage(
     secret: subscription.secret,
     policy: deps.policy,
     timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
-    ...deps.attempt,
   });
   if (outcome.delivered) {
     const quick = Date.now() - started < fastLaneTimeoutMs;
@@ -122,48 +112,69 @@ export async function deliverMessage(
   if (lane === 'fast' && outcome.timedOut) {
     // Cut, not failed: the slow lane makes this first attempt again with the full timeout.
     await deps.health.isolate(subscription.subscriptionId);
-    await deps.slowLane.send([delivery]);
-    deps.log('webhook attempt cut at the fast lane limit, moved to the slow lane', details);
+    await deps.slowLane.move(delivery, 0);
+    deps.log('webhook attempt cut, moved to the slow lane', details);
     return 'moved';
   }
-  return failedAttempt(subscription, attempt, outcome, details);
-
-  /** After a failed attempt: the breaker, the next try, or the failures table. */
-  async function failedAttempt(
-    subscription: Subscription,
-    attempt: number,
-    outcome: { status?: number; error: string },
-    details: Record<string, unknown>,
-  ): Promise<MessageResult> {
-    const now = deps.now();
-    const { subscriptionId, failingSince } = subscription;
-    if (failingSince !== undefined && breakerTrips(failingSince, now, deps.disableAfterSeconds)) {
-      if (await deps.health.disable(subscriptionId, failingSince, now)) {
-        deps.onDisabled();
-        deps.log('webhook subscription disabled: every attempt failed since failingSince', {
-          ...details,
-          failingSince,
-        });
-      }
-      await keep(attempt, outcome);
-      return 'kept';
-    }
-    if (failingSince === undefined || subscription.state !== 'isolated') {
-      await deps.health.failed(subscriptionId, now);
-    }
-    if (attempt <= deps.retryDelays.length) {
-      const delay = deps.retryDelays[attempt - 1] as number;
-      deps.log('webhook attempt failed, retried later in the slow lane', details);
-      if (lane === 'slow') {
-        await deps.slowLane.retryAfter(record.receiptHandle, delay);
-        return 'retry';
-      }
-      await deps.slowLane.send([{ ...delivery, priorAttempts: attempt }], delay);
-      return 'moved';
+  // A failed attempt: the breaker, the next try, or the failures table.
+  const now = deps.now();
+  const { subscriptionId, failingSince } = subscription;
+  if (
+    failingSince !== undefined &&
+    now.getTime() - Date.parse(failingSince) >= deps.disableAfterSeconds * 1000
+  ) {
+    if (await deps.health.disable(subscriptionId, failingSince, now)) {
+      deps.onDisabled();
+      deps.log('webhook subscription disabled', { ...details, failingSince });
     }
     await keep(attempt, outcome);
-    deps.onFailureKept();
-    deps.log('webhook delivery failed for good, kept as a failure', details);
     return 'kept';
   }
+  if (failingSince === undefined || subscription.state !== 'isolated') {
+    await deps.health.isolate(subscriptionId, now);
+  }
+  if (attempt <= deps.retryDelays.length) {
+    const delay = deps.retryDelays[attempt - 1] as number;
+    deps.log('webhook attempt failed, retried later', details);
+    if (lane === 'slow') {
+      await deps.slowLane.retryAfter(record.receiptHandle, delay);
+      return 'retry';
+    }
+    await deps.slowLane.move({ ...delivery, priorAttempts: attempt }, delay);
+    return 'moved';
+  }
+  await keep(attempt, outcome);
+  deps.onFailureKept();
+  deps.log('webhook delivery failed for good, kept as a failure', details);
+  return 'kept';
+}
+
+/**
+ * The SQS batch, every message in parallel in the lane `laneOf` names: the response's `batchItemFailures` names
+ * the messages to see again (slow-lane retries, and any whose handling threw), the others are deleted by the
+ * event source mapping (ReportBatchItemFailures). A loop of its own rather than Powertools' batch utility, which
+ * fanOutWebhooks uses: here it would take the bundle over its budget (docs/architecture.md "Events and webhooks").
+ */
+export async function deliverMessages(
+  event: SQSEvent,
+  laneOf: (record: SQSRecord) => Lane,
+  deps: DeliveryDependencies,
+): Promise<SQSBatchResponse> {
+  const results = await Promise.allSettled(
+    event.Records.map((record) => deliverMessage(record, laneOf(record), deps)),
+  );
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  results.forEach((result, index) => {
+    const record = event.Records[index] as SQSRecord;
+    if (result.status === 'rejected') {
+      deps.log('webhook message not handled, seen again after its visibility timeout', {
+        messageId: record.messageId,
+        error: String(result.reason),
+      });
+    }
+    if (result.status === 'rejected' || result.value === 'retry') {
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  });
+  return { batchItemFailures };
 }

@@ -3,7 +3,12 @@
  * (docs/contract.md "History and events").
  * @module
  */
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { type DeliveryMessage, deliveryMessageBody } from './delivery-message.ts';
 
 /** Entries per SendMessageBatch request (the SQS maximum). */
@@ -21,9 +26,45 @@ export interface DeliveryQueue {
   retryAfter(receiptHandle: string, seconds: number): Promise<void>;
 }
 
+/** What the delivery function does with the slow lane (docs/architecture.md "Events and webhooks"). */
+export interface SlowLane extends Pick<DeliveryQueue, 'retryAfter'> {
+  /** Sends one delivery to the slow lane, hidden for `delaySeconds` (0-900, SQS's `DelaySeconds`). */
+  move(message: DeliveryMessage, delaySeconds: number): Promise<void>;
+}
+
+/**
+ * The slow lane at `queueUrl` for the delivery function alone: one SendMessage per move, so that its bundle
+ * carries no SendMessageBatch (docs/architecture.md "Bundles").
+ */
+export function slowLane(sqs: SQSClient, queueUrl: string): SlowLane {
+  return {
+    async move(message, delaySeconds) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: deliveryMessageBody(message),
+          DelaySeconds: delaySeconds,
+        }),
+      );
+    },
+    retryAfter: (receiptHandle, seconds) => changeVisibility(sqs, queueUrl, receiptHandle, seconds),
+  };
+}
+
+/** ChangeMessageVisibility of the received message `receiptHandle` of the queue at `queueUrl`. */
+async function changeVisibility(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number) {
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl,
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: seconds,
+    }),
+  );
+}
+
 /**
  * A delivery queue (the fast lane or the slow lane, docs/architecture.md "Events and webhooks") at `queueUrl`
- * through `sqs`.
+ * through `sqs`: the fan-out's and the tool's.
  */
 export function deliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
   const QueueUrl = queueUrl;
@@ -47,14 +88,6 @@ export function deliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
         }
       }
     },
-    async retryAfter(receiptHandle, seconds) {
-      await sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl,
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      );
-    },
+    retryAfter: (receiptHandle, seconds) => changeVisibility(sqs, QueueUrl, receiptHandle, seconds),
   };
 }

@@ -2,6 +2,7 @@
  * The state of a subscription's endpoint, written by the delivery and the webhook tool (docs/architecture.md
  * "Events and webhooks": the slow lane and the breaker). Each operation is one conditional UpdateItem on the
  * subscriptions table; a condition that fails (the subscription removed, or already moved on) changes nothing.
+ * `state` is a DynamoDB reserved word: expressions name it `#s`.
  * @module
  */
 import {
@@ -11,12 +12,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 
-/** The state transitions of a subscription (lib/webhooks/subscriptions.ts `SubscriptionState`). */
+/** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
 export interface SubscriptionHealth {
-  /** An attempt cut at the fast lane's limit: `enabled` becomes `isolated` (slow lane). */
-  isolate(subscriptionId: string): Promise<void>;
-  /** A failed attempt at `now`: `isolated`, `failingSince` set unless already set. Never undoes `disabled`. */
-  failed(subscriptionId: string, now: Date): Promise<void>;
+  /**
+   * An attempt cut at the fast lane's limit, or failed at `failedAt`: `isolated` (slow lane), and after a failure
+   * `failingSince` set unless already set. Never undoes `disabled`.
+   */
+  isolate(subscriptionId: string, failedAt?: Date): Promise<void>;
   /** A delivered attempt: `failingSince` removed; back to `enabled` when `quick` (within the fast lane's limit). */
   delivered(subscriptionId: string, quick: boolean): Promise<void>;
   /**
@@ -24,73 +26,93 @@ export interface SubscriptionHealth {
    * @returns true when this call disabled it.
    */
   disable(subscriptionId: string, failingSince: string, now: Date): Promise<boolean>;
-  /** The webhook tool's `enable`: `enabled`, failing and disabled times removed. @returns false when there is none. */
-  enable(subscriptionId: string): Promise<boolean>;
 }
 
-/** `state` is a DynamoDB reserved word: every expression names it through `#state`. */
-const names = { '#state': 'state' };
+/**
+ * One UpdateItem of the subscription `subscriptionId` in `tableName`, only while it exists and `condition` holds.
+ * @returns false when the condition failed.
+ */
+async function update(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  expression: string,
+  condition: string,
+  values: Record<string, string>,
+): Promise<boolean> {
+  try {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: marshall({ subscriptionId }),
+        UpdateExpression: expression,
+        ConditionExpression: `attribute_exists(subscriptionId) AND (${condition})`,
+        ExpressionAttributeNames: { '#s': 'state' },
+        ExpressionAttributeValues: marshall(values),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Not `disabled` (`:d`). */
+const notDisabled = 'attribute_not_exists(#s) OR #s <> :d';
 
 /** The subscription health over `client` and the subscriptions table `tableName`. */
 export function subscriptionHealth(client: DynamoDBClient, tableName: string): SubscriptionHealth {
-  /** One UpdateItem; false when its condition failed. */
-  async function update(
-    subscriptionId: string,
-    expression: { update: string; condition: string; values: Record<string, unknown> },
-  ): Promise<boolean> {
-    try {
-      await client.send(
-        new UpdateItemCommand({
-          TableName: tableName,
-          Key: marshall({ subscriptionId }),
-          UpdateExpression: expression.update,
-          ConditionExpression: `attribute_exists(subscriptionId) AND (${expression.condition})`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: marshall(expression.values),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  }
-  const notDisabled = 'attribute_not_exists(#state) OR #state <> :disabled';
   return {
-    async isolate(subscriptionId) {
-      await update(subscriptionId, {
-        update: 'SET #state = :isolated',
-        condition: 'attribute_not_exists(#state) OR #state = :enabled',
-        values: { ':isolated': 'isolated', ':enabled': 'enabled' },
-      });
+    async isolate(id, failedAt) {
+      await update(
+        client,
+        tableName,
+        id,
+        failedAt ? 'SET #s = :i, failingSince = if_not_exists(failingSince, :n)' : 'SET #s = :i',
+        notDisabled,
+        { ':i': 'isolated', ':d': 'disabled', ...(failedAt && { ':n': failedAt.toISOString() }) },
+      );
     },
-    async failed(subscriptionId, now) {
-      await update(subscriptionId, {
-        update: 'SET #state = :isolated, failingSince = if_not_exists(failingSince, :now)',
-        condition: notDisabled,
-        values: { ':isolated': 'isolated', ':disabled': 'disabled', ':now': now.toISOString() },
-      });
+    async delivered(id, quick) {
+      await update(
+        client,
+        tableName,
+        id,
+        quick ? 'SET #s = :e REMOVE failingSince' : 'REMOVE failingSince',
+        notDisabled,
+        quick ? { ':d': 'disabled', ':e': 'enabled' } : { ':d': 'disabled' },
+      );
     },
-    async delivered(subscriptionId, quick) {
-      await update(subscriptionId, {
-        update: quick ? 'SET #state = :enabled REMOVE failingSince' : 'REMOVE failingSince',
-        condition: notDisabled,
-        values: { ':disabled': 'disabled', ...(quick && { ':enabled': 'enabled' }) },
-      });
-    },
-    disable(subscriptionId, failingSince, now) {
-      return update(subscriptionId, {
-        update: 'SET #state = :disabled, disabledAt = :now',
-        condition: `failingSince = :since AND (${notDisabled})`,
-        values: { ':disabled': 'disabled', ':now': now.toISOString(), ':since': failingSince },
-      });
-    },
-    enable(subscriptionId) {
-      return update(subscriptionId, {
-        update: 'SET #state = :enabled REMOVE failingSince, disabledAt',
-        condition: 'attribute_exists(subscriptionId)',
-        values: { ':enabled': 'enabled' },
-      });
-    },
+    disable: (id, failingSince, now) =>
+      update(
+        client,
+        tableName,
+        id,
+        'SET #s = :d, disabledAt = :n',
+        `failingSince = :f AND (${notDisabled})`,
+        {
+          ':d': 'disabled',
+          ':n': now.toISOString(),
+          ':f': failingSince,
+        },
+      ),
   };
+}
+
+/**
+ * The webhook tool's `enable`: the subscription `enabled`, its failing and disabled times removed.
+ * @returns false when there is no such subscription.
+ */
+export function enableSubscription(client: DynamoDBClient, tableName: string, subscriptionId: string) {
+  return update(
+    client,
+    tableName,
+    subscriptionId,
+    'SET #s = :e REMOVE failingSince, disabledAt',
+    'attribute_exists(subscriptionId)',
+    {
+      ':e': 'enabled',
+    },
+  );
 }
