@@ -280,6 +280,9 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
     [tables.webhookFailures.env]: testTableNames.webhookFailures,
     WEBHOOK_URL_POLICY: 'local',
     WEBHOOK_RETRY_DELAYS: '5',
+    // The slow lane, whose records these are (no message is moved or retried here: no SQS request).
+    WEBHOOK_SLOW_LANE_QUEUE_URL: 'http://127.0.0.1:9/000000000000/webhook-slow-lane',
+    WEBHOOK_SLOW_LANE_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-slow-lane',
   };
   let receiver: WebhookReceiver;
   beforeAll(async () => {
@@ -311,7 +314,7 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
         attributes: { ApproximateReceiveCount: String(receiveCount) },
         messageAttributes: {},
         eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-slow-lane',
         awsRegion: 'us-east-1',
       },
     ],
@@ -388,6 +391,7 @@ describe('the trimmed fanOutWebhooks bundle, fed by the change-events queue', ()
       {
         [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
         WEBHOOK_DELIVERY_QUEUE_URL: deliveries.url,
+        WEBHOOK_SLOW_LANE_QUEUE_URL: deliveries.url.replace(/[^/]+$/, 'webhook-slow-lane'),
         AWS_ENDPOINT_URL_SQS: deliveries.endpoint,
       },
     );
