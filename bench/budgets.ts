@@ -4,7 +4,7 @@ import type { BodyResult } from './bodies.ts';
 import type { ListResult } from './list-http.ts';
 import type { WarmResult } from './warm.ts';
 
-/** The limits: KB, ratios, MB, share of the total. Linear: time grows at most `growthSlack` x the entries. */
+/** The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total. Linear: time grows at most `growthSlack` x the entries. */
 export const budgets = {
   bundleKb: 250,
   loadRatio: 1.0,
@@ -15,6 +15,9 @@ export const budgets = {
   firstByteShare: 0.05,
   bodyCostGrowth: 5,
 } as const;
+
+/** Bytes in the budgets' KB: a bundle's KB is its size / 1024, in the bench and in the tests alike. */
+export const bytesPerKb = 1024;
 
 /** One checked budget: the measured figure and the limit in words. */
 export interface BudgetCheck {

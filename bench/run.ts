@@ -13,7 +13,7 @@ import { apiModel, functionModel, type ModelOptions } from '#local-api/api-model
 import { localTableName, readStack, synthesize } from '#local-api/assembly.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
 import { bodySizes, measureBodies } from './bodies.ts';
-import { type BudgetCheck, checkBudgets } from './budgets.ts';
+import { type BudgetCheck, bytesPerKb, checkBudgets } from './budgets.ts';
 import { measureListOverHttp } from './list-http.ts';
 import { measureLoadTimes } from './load-time.ts';
 import { startBenchDynamoDb } from './processes.ts';
@@ -72,7 +72,7 @@ const baselineOut = join(scratch, 'baseline');
 await build(untrimmedEsbuildOptions('bench/baseline-handler.ts', baselineOut));
 const baseline = { name: 'baseline', file: join(baselineOut, bundleFileName), environment: {} };
 
-const bundles = functions.map(({ name, file }) => ({ name, kb: statSync(file).size / 1024 }));
+const bundles = functions.map(({ name, file }) => ({ name, kb: statSync(file).size / bytesPerKb }));
 const [rounds, iterations] = quick ? [5, 300] : [20, 3000];
 log(`Load time: ${rounds} fresh processes per bundle; warm: ${iterations} invocations per function...`);
 let loads: Awaited<ReturnType<typeof measureLoadTimes>>;

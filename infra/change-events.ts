@@ -1,8 +1,8 @@
 /**
  * Change records' events and webhooks (docs/contract.md "History and events"; docs/architecture.md "Events and
  * webhooks"): the tables' stream mappings into recordChanges, the event bus with its archive, the rule to the
- * change-events queue read by fanOutWebhooks, the delivery queue read by deliverWebhooks, their dead-letter queues
- * and alarms.
+ * change-events queue read by fanOutWebhooks, the delivery queues (fast and slow lane) read by deliverWebhooks,
+ * their dead-letter queues and alarms.
  */
 import { CfnOutput, type CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { ComparisonOperator, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
@@ -15,6 +15,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { eventSource, eventsEnv } from '#lib/events/changes.ts';
 import { serviceName } from '#lib/service-name.ts';
+import { maxDelaySeconds } from '#lib/webhooks/retry-schedule.ts';
 import type { ServiceAlarms } from './service-alarms.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
@@ -55,6 +56,13 @@ export const streamMapping = {
 export const deliveryBatchSize = 10;
 
 /**
+ * Concurrent batches of the slow lane's mapping (`MaximumConcurrency`, at least 2): taken from deliverWebhooks'
+ * reserved concurrency, the fast lane's mapping gets the rest (at least 2), so the slow lane's long attempts
+ * never take the fast lane's executions (docs/architecture.md "Events and webhooks").
+ */
+export const slowLaneConcurrency = 2;
+
+/**
  * AWS's recommendation for a queue read by Lambda: a visibility timeout of at least six times the function's
  * timeout (AWS Lambda Developer Guide, "Using Lambda with Amazon SQS"), so a batch retried after throttling is
  * not received again while it still runs.
@@ -87,6 +95,9 @@ export const maxVisibilityTimeoutSeconds = 43_200;
 
 /** The metric deliverWebhooks emits (Count, 1 per delivery kept as a failure), dimension `service`. */
 export const webhookDeliveriesFailedMetric = 'WebhookDeliveriesFailed';
+
+/** The metric deliverWebhooks emits (Count, 1 per subscription the breaker disabled), dimension `service`. */
+export const webhookEndpointsDisabledMetric = 'WebhookEndpointsDisabled';
 
 /** The value of `AWS_ENDPOINT_URL_EVENTBRIDGE` and `AWS_ENDPOINT_URL_SQS` deployed: empty, the regional endpoint. */
 export const deployedAwsEndpoint = '';
@@ -123,16 +134,19 @@ export class ChangeEvents extends Construct {
   readonly changeEventsQueue: Queue;
   /** The events EventBridge could not send to the change-events queue, or that fanOutWebhooks kept failing on. */
   readonly fanOutDeadLetterQueue: Queue;
-  /** One message per delivery (subscription x event), read by deliverWebhooks. */
+  /** The fast lane: one message per first attempt of an enabled subscription's delivery, read by deliverWebhooks. */
   readonly deliveryQueue: Queue;
-  /** The delivery messages received too often (crashes of deliverWebhooks). */
+  /** The slow lane: retries, and the deliveries of subscriptions not enabled, read by deliverWebhooks. */
+  readonly slowLaneQueue: Queue;
+  /** The delivery messages of either lane received too often (crashes of deliverWebhooks). */
   readonly deliveryDeadLetterQueue: Queue;
   /** The streams' consumer, whose iterator age is watched. */
   private readonly recordChanges: ServiceFunction;
 
   /**
    * @throws Error when a retry delay is not a whole number of seconds from 0 to 43,200 (SQS's visibility limit),
-   *   or the delays add up to the delivery queue's retention or more
+   *   the first is over 900 (SQS's message delay limit), or the delays add up to the delivery queue's retention
+   *   or more
    */
   constructor(scope: Construct, id: string, props: ChangeEventsProps) {
     super(scope, id);
@@ -147,6 +161,11 @@ export class ChangeEvents extends Construct {
           `webhook retry delay ${delay} is not a whole number of seconds from 0 to ${maxVisibilityTimeoutSeconds}`,
         );
       }
+    }
+    if ((delays[0] ?? 0) > maxDelaySeconds) {
+      throw new Error(
+        `the first webhook retry delay ${delays[0]} is over ${maxDelaySeconds} s, SQS's longest message delay`,
+      );
     }
     const schedule = delays.reduce((sum, delay) => sum + delay, 0);
     if (schedule >= deliveryRetentionDays * 86_400) {
@@ -168,18 +187,23 @@ export class ChangeEvents extends Construct {
       queue(logicalId, { retentionPeriod: Duration.days(deadLetterRetentionDays) });
     /**
      * The SQS mapping `logicalId` from `source` into `reader`'s alias `live`, `reader` granted to consume it:
-     * batches of `deliveryBatchSize`, ReportBatchItemFailures, concurrency at most the reserved concurrency
-     * (SQS mappings take 2 or more), so the mapping never invokes into throttles (which count as receives):
-     * docs/architecture.md "Events and webhooks".
+     * batches of `deliveryBatchSize`, ReportBatchItemFailures, at most `maxConcurrency` batches at once (default
+     * the reserved concurrency; SQS mappings take 2 or more), so the mappings of a function never invoke into
+     * throttles (which count as receives): docs/architecture.md "Events and webhooks".
      */
-    const queueMapping = (logicalId: string, source: Queue, reader: ServiceFunction) => {
+    const queueMapping = (
+      logicalId: string,
+      source: Queue,
+      reader: ServiceFunction,
+      maxConcurrency = Math.max(2, settings.reservedConcurrency),
+    ) => {
       source.grantConsumeMessages(reader);
       const mapping = new EventSourceMapping(scope, logicalId, {
         target: reader.live,
         eventSourceArn: source.queueArn,
         batchSize: deliveryBatchSize,
         reportBatchItemFailures: true,
-        maxConcurrency: Math.max(2, settings.reservedConcurrency),
+        maxConcurrency,
       });
       // Lambda checks the role when it creates the mapping: the grants must exist first.
       mapping.node.addDependency(reader.role as Construct);
@@ -256,23 +280,36 @@ export class ChangeEvents extends Construct {
     (this.rule.node.defaultChild as CfnResource).overrideLogicalId('WebhookFanOutRule');
     queueMapping('FanOutWebhooksQueueMapping', this.changeEventsQueue, fanOutWebhooks);
 
-    // deliverWebhooks: the delivery queue, its retries by visibility timeout, its dead-letter queue.
+    // deliverWebhooks: the two lanes (docs/architecture.md "Events and webhooks"), the slow lane's retries by
+    // visibility timeout, one dead-letter queue for both.
     this.deliveryDeadLetterQueue = deadLetterQueue('WebhookDeliveryDeadLetterQueue');
-    this.deliveryQueue = queue('WebhookDeliveryQueue', {
-      visibilityTimeout: Duration.seconds(
-        visibilityTimeoutPerFunctionTimeout * eventFunctionSizing.deliverWebhooks.timeoutSeconds,
-      ),
-      retentionPeriod: Duration.days(deliveryRetentionDays),
-      deadLetterQueue: {
-        queue: this.deliveryDeadLetterQueue,
-        maxReceiveCount: deliveryMaxReceiveCount(delays),
-      },
-    });
-    this.deliveryQueue.grantSendMessages(fanOutWebhooks);
+    const deliveryLane = (logicalId: string) =>
+      queue(logicalId, {
+        visibilityTimeout: Duration.seconds(
+          visibilityTimeoutPerFunctionTimeout * eventFunctionSizing.deliverWebhooks.timeoutSeconds,
+        ),
+        retentionPeriod: Duration.days(deliveryRetentionDays),
+        deadLetterQueue: {
+          queue: this.deliveryDeadLetterQueue,
+          maxReceiveCount: deliveryMaxReceiveCount(delays),
+        },
+      });
+    this.deliveryQueue = deliveryLane('WebhookDeliveryQueue');
+    this.slowLaneQueue = deliveryLane('WebhookSlowLaneQueue');
+    for (const lane of [this.deliveryQueue, this.slowLaneQueue]) lane.grantSendMessages(fanOutWebhooks);
     fanOutWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    fanOutWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
     fanOutWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
-    queueMapping('DeliverWebhooksQueueMapping', this.deliveryQueue, deliverWebhooks);
-    deliverWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    queueMapping(
+      'DeliverWebhooksQueueMapping',
+      this.deliveryQueue,
+      deliverWebhooks,
+      Math.max(2, settings.reservedConcurrency - slowLaneConcurrency),
+    );
+    queueMapping('DeliverWebhooksSlowLaneMapping', this.slowLaneQueue, deliverWebhooks, slowLaneConcurrency);
+    this.slowLaneQueue.grantSendMessages(deliverWebhooks);
+    deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
+    deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
     deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));
     deliverWebhooks.addEnvironment(eventsEnv.urlPolicy, 'public-https');
     deliverWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
@@ -286,7 +323,8 @@ export class ChangeEvents extends Construct {
 
   /**
    * The production alarms of the events path, on `alarms`' topic: recordChanges late (IteratorAge), any message
-   * in the three dead-letter queues, any webhook delivery kept as a failure (`WebhookDeliveriesFailed`).
+   * in the three dead-letter queues, any webhook delivery kept as a failure (`WebhookDeliveriesFailed`), any
+   * subscription disabled by the breaker (`WebhookEndpointsDisabled`).
    */
   addAlarms(alarms: ServiceAlarms, settings: AlarmSettings, metricsNamespace: string): void {
     const period = Duration.seconds(settings.periodSeconds);
@@ -309,17 +347,22 @@ export class ChangeEvents extends Construct {
         atLeast,
       );
     }
-    alarms.add(
-      'WebhookDeliveriesFailedAlarm',
-      new Metric({
-        namespace: metricsNamespace,
-        metricName: webhookDeliveriesFailedMetric,
-        dimensionsMap: { service: serviceName },
-        statistic: Stats.SUM,
-        period,
-      }),
-      1,
-      atLeast,
-    );
+    for (const [name, metricName] of [
+      ['WebhookDeliveriesFailedAlarm', webhookDeliveriesFailedMetric],
+      ['WebhookEndpointsDisabledAlarm', webhookEndpointsDisabledMetric],
+    ] as const) {
+      alarms.add(
+        name,
+        new Metric({
+          namespace: metricsNamespace,
+          metricName,
+          dimensionsMap: { service: serviceName },
+          statistic: Stats.SUM,
+          period,
+        }),
+        1,
+        atLeast,
+      );
+    }
   }
 }

@@ -192,16 +192,22 @@ export const eventFunctions = {
     entry: 'functions/record-changes/handler.ts',
     access: { inventoryHistory: ['dynamodb:Query', 'dynamodb:PutItem'] },
   },
-  /** Target of the bus's rule: sends one delivery message per matching subscription to the delivery queue. */
+  /** Target of the bus's rule: sends one delivery message per matching subscription to its delivery lane. */
   fanOutWebhooks: {
     name: 'fanOutWebhooks',
     entry: 'functions/fan-out-webhooks/handler.ts',
     access: { webhookSubscriptions: ['dynamodb:Scan'] },
   },
-  /** Reads the delivery queue: signs and POSTs each delivery, retries with backoff, keeps the failures. */
+  /**
+   * Reads both delivery lanes: signs and POSTs each delivery, retries with backoff, keeps the failures; UpdateItem
+   * writes a subscription's state (slow lane, breaker: lib/webhooks/subscription-health.ts).
+   */
   deliverWebhooks: {
     name: 'deliverWebhooks',
     entry: 'functions/deliver-webhooks/handler.ts',
-    access: { webhookSubscriptions: ['dynamodb:GetItem'], webhookFailures: ['dynamodb:PutItem'] },
+    access: {
+      webhookSubscriptions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      webhookFailures: ['dynamodb:PutItem'],
+    },
   },
 } as const satisfies Record<string, FunctionDefinition>;

@@ -130,7 +130,8 @@ const answerMarginMs = 1000;
 /**
  * Variables of this process that the functions get over the template's: the AWS SDK's region and local
  * credentials, the Powertools log level and metrics switch (so a developer or a test can quiet or raise
- * the functions' logs), and the webhook retry delays (to watch a retry without waiting hours); a variable unset
+ * the functions' logs), the webhook retry delays and the breaker's period (to watch a retry or a subscription
+ * disabled without waiting hours or days); a variable unset
  * here keeps the template's value.
  */
 const hostVariables = [
@@ -142,6 +143,7 @@ const hostVariables = [
   'POWERTOOLS_LOG_LEVEL',
   'POWERTOOLS_METRICS_DISABLED',
   eventsEnv.retryDelays,
+  eventsEnv.disableAfterSeconds,
 ];
 
 /**

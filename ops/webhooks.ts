@@ -4,6 +4,7 @@ import type { EnvironmentName } from '#infra/settings.ts';
 import { type EventType, eventTypes } from '#lib/events/changes.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { failureStore } from '#lib/webhooks/failures.ts';
+import { enableSubscription } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 import { failureRecords, lostBatches } from './lost-changes.ts';
@@ -56,7 +57,9 @@ program
 
 program
   .command('list')
-  .description('list subscriptions: id, url, events, creation; never their secrets')
+  .description(
+    'list subscriptions: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled) and since when disabled; never their secrets',
+  )
   .option('--json', 'print a JSON array (one object per subscription) instead of a table')
   .addOption(environmentOption())
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
@@ -65,7 +68,14 @@ program
       .sort(
         (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
       )
-      .map(({ subscriptionId, url, events, createdAt }) => ({ id: subscriptionId, url, events, createdAt }));
+      .map(({ subscriptionId, url, events, createdAt, state, disabledAt }) => ({
+        id: subscriptionId,
+        url,
+        events,
+        createdAt,
+        state,
+        disabledAt: disabledAt ?? null,
+      }));
     if (options.json) {
       console.log(JSON.stringify(rows, null, 2));
       return;
@@ -74,7 +84,24 @@ program
       console.log('No subscriptions.');
       return;
     }
-    console.table(rows.map((row) => ({ ...row, events: row.events.join(' ') })));
+    console.table(
+      rows.map((row) => ({ ...row, events: row.events.join(' '), disabledAt: row.disabledAt ?? '-' })),
+    );
+  });
+
+program
+  .command('enable')
+  .description(
+    'enable a subscription the breaker disabled (every attempt failed for 5 days); then `redrive` sends its kept deliveries',
+  )
+  .argument('<id>', 'the subscription id (as webhooks list shows it)')
+  .addOption(environmentOption())
+  .action(async (id: string, options: { env?: EnvironmentName }) => {
+    const enabled = await withTarget(options.env, (target) =>
+      enableSubscription(target.raw, target.tables.webhookSubscriptions, id),
+    );
+    if (!enabled) throw new Error(`no subscription ${id}`);
+    console.log(`Enabled subscription ${id}: redrive its failed deliveries with webhooks redrive ${id}.`);
   });
 
 program
@@ -124,8 +151,12 @@ program
   .addOption(environmentOption())
   .action(async (id: string, options: { env?: EnvironmentName }) => {
     const { sent, total } = await withTarget(options.env, async (target) => {
-      if (!(await subscriptionsOf(target).get(id))) {
+      const subscription = await subscriptionsOf(target).get(id);
+      if (!subscription) {
         throw new Error(`no subscription ${id}: its deliveries could not be delivered`);
+      }
+      if (subscription.state === 'disabled') {
+        throw new Error(`subscription ${id} is disabled: enable it first (webhooks enable ${id})`);
       }
       const failures = failuresOf(target);
       const pending = await failures.list(id);

@@ -1,9 +1,11 @@
 /**
- * deliverWebhooks: reads the webhook delivery queue through an SQS event source mapping with
- * ReportBatchItemFailures (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html): each
- * message one signed POST; a failed one made visible again after the retry schedule's delay
- * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table
- * (docs/contract.md "History and events").
+ * deliverWebhooks: reads both delivery queues, the fast lane and the slow lane, through SQS event source mappings
+ * with ReportBatchItemFailures (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html):
+ * each message one signed POST. The fast lane's attempts are cut at 2 s and anything not delivered there moves
+ * to the slow lane; a failed slow-lane attempt is made visible again after the retry schedule's delay
+ * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; a
+ * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
+ * events"; docs/architecture.md "Events and webhooks").
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -14,52 +16,55 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
-import { deliverMessages } from '#lib/webhooks/deliver-messages.ts';
-import { type DeliveryQueue, deliveryRetries, queueUrlOfArn } from '#lib/webhooks/delivery-queue.ts';
+import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
+import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/deliver-messages.ts';
+import { slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
+import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionReader } from '#lib/webhooks/subscriptions.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 
-const sqs = new SQSClient({ maxAttempts: 3 });
 const dynamoDb = createDynamoDbClient();
-const subscriptions = subscriptionReader(dynamoDb, requiredEnv(tables.webhookSubscriptions.env));
-const failures = failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env));
-const retryDelays = retryDelaysFrom(process.env[eventsEnv.retryDelays]);
-const policy = urlPolicyFrom(process.env[eventsEnv.urlPolicy]);
-/** The queue by its ARN, its URL asked of SQS on first use unless WEBHOOK_DELIVERY_QUEUE_URL names it. */
-const queues = new Map<string, Pick<DeliveryQueue, 'retryAfter'>>();
+const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const slowLaneArn = requiredEnv(eventsEnv.slowLaneQueueArn);
+/** Metrics added in this invocation, published when any was (docs/operating.md "Metrics"). */
+let added = 0;
 
-function queueOf(arn: string): Pick<DeliveryQueue, 'retryAfter'> {
-  let queue = queues.get(arn);
-  if (!queue) {
-    const configuredUrl = process.env[eventsEnv.deliveryQueueUrl];
-    queue = deliveryRetries(sqs, configuredUrl || (() => queueUrlOfArn(sqs, arn)));
-    queues.set(arn, queue);
-  }
-  return queue;
+/** Adds 1 to the metric `name`. */
+function count(name: string) {
+  added++;
+  metrics.addMetric(name, MetricUnit.Count, 1);
 }
 
+const deps: DeliveryDependencies = {
+  subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
+  health: subscriptionHealth(dynamoDb, subscriptionsTable),
+  failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
+  slowLane: slowLane(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.slowLaneQueueUrl)),
+  retryDelays: retryDelaysFrom(process.env[eventsEnv.retryDelays]),
+  disableAfterSeconds: disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]),
+  policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
+  now: () => new Date(),
+  onFailureKept: () => count('WebhookDeliveriesFailed'),
+  onDisabled: () => count('WebhookEndpointsDisabled'),
+  log: (message, details) => logger.warn(message, details),
+};
+
 /**
- * The Lambda handler: the batch's messages in parallel; the failed ones named for the mapping to retry. Each
- * delivery kept as a failure counts 1 in `WebhookDeliveriesFailed` (docs/operating.md "Metrics").
+ * The Lambda handler: the batch's messages in parallel, in the lane of their queue; the ones to see again named
+ * for the mapping. Each delivery kept after its last attempt counts 1 in `WebhookDeliveriesFailed`, each
+ * subscription disabled 1 in `WebhookEndpointsDisabled` (docs/operating.md "Metrics").
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  let kept = 0;
+  added = 0;
   try {
-    return await deliverMessages(event, {
-      subscriptions,
-      failures,
-      queue: queueOf(event.Records[0]?.eventSourceARN ?? ''),
-      retryDelays,
-      policy,
-      onFailureKept: () => {
-        kept++;
-        metrics.addMetric('WebhookDeliveriesFailed', MetricUnit.Count, 1);
-      },
-      log: (message, details) => logger.warn(message, details),
-    });
+    return await deliverMessages(
+      event,
+      (record) => (record.eventSourceARN === slowLaneArn ? 'slow' : 'fast'),
+      deps,
+    );
   } finally {
-    if (kept > 0) metrics.publishStoredMetrics();
+    if (added > 0) metrics.publishStoredMetrics();
   }
 }

@@ -2,9 +2,11 @@
  * fanOutWebhooks: reads the change-events queue, the target of the bus's rule `{"source": ["pet-store"]}`
  * (each message body an EventBridge event as JSON: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html),
  * through an SQS event source mapping with ReportBatchItemFailures. Sends one delivery message per subscription
- * that takes the event's type (docs/contract.md "History and events"); a message whose sends fail is reported
- * failed and seen again (at least once). The body is read with exact ids (lib/events/change-json.ts): the
- * queue carries the event as text, where a Lambda target would get it parsed, int64 ids past 2^53 rounded.
+ * that takes the event's type, to the fast or the slow lane by the subscription's state (docs/contract.md "History
+ * and events"; docs/architecture.md "Events and webhooks"); a message whose sends fail is reported failed and
+ * seen again (at least once). The subscriptions are read without their signing secrets. The body is read with
+ * exact ids (lib/events/change-json.ts): the queue carries the event as text, where a Lambda target would get it
+ * parsed, int64 ids past 2^53 rounded.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -13,14 +15,21 @@ import { requiredEnv } from '#lib/env.ts';
 import { exactIds } from '#lib/events/change-json.ts';
 import { type ChangeEvent, eventsEnv, eventTypes } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
+import { processSqsBatch } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { fanOut } from '#lib/webhooks/fan-out.ts';
-import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
+import { subscriptionRoutes } from '#lib/webhooks/subscriptions.ts';
 
-const dynamoDb = createDynamoDbClient();
-const subscriptions = subscriptionStore(dynamoDb, requiredEnv(tables.webhookSubscriptions.env));
-const queue = deliveryQueue(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.deliveryQueueUrl));
+const subscriptions = subscriptionRoutes(
+  createDynamoDbClient(),
+  requiredEnv(tables.webhookSubscriptions.env),
+);
+const sqs = new SQSClient({ maxAttempts: 3 });
+const lanes = {
+  fast: deliveryQueue(sqs, requiredEnv(eventsEnv.deliveryQueueUrl)),
+  slow: deliveryQueue(sqs, requiredEnv(eventsEnv.slowLaneQueueUrl)),
+};
 
 /** The change event of a queue message's body, or undefined when it is none of the service's (logged, deleted). */
 function changeEventOf(body: string, messageId: string): ChangeEvent | undefined {
@@ -44,21 +53,16 @@ function changeEventOf(body: string, messageId: string): ChangeEvent | undefined
 /** The Lambda handler: each bus event of the batch fanned out to its subscriptions; the failed ones named. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const current = await subscriptions.list();
-  const results = await Promise.allSettled(
-    event.Records.map(async (record) => {
+  return processSqsBatch(
+    event,
+    async (record) => {
       const change = changeEventOf(record.body, record.messageId);
-      if (change) await fanOut(change, current, queue);
-    }),
+      if (change) await fanOut(change, current, lanes);
+    },
+    (record, error) =>
+      logger.warn('fan-out failed, the event is seen again after its visibility timeout', {
+        messageId: record.messageId,
+        error: String(error),
+      }),
   );
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  results.forEach((result, index) => {
-    if (result.status === 'fulfilled') return;
-    const messageId = event.Records[index]?.messageId as string;
-    logger.warn('fan-out failed, the event is seen again after its visibility timeout', {
-      messageId,
-      error: String(result.reason),
-    });
-    batchItemFailures.push({ itemIdentifier: messageId });
-  });
-  return { batchItemFailures };
 }

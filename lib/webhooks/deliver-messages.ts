@@ -1,43 +1,63 @@
 /**
- * The delivery of the queue's messages (docs/contract.md "History and events"): each message one attempt; a
- * failed attempt is retried after the schedule's next delay, and after the last one kept as a failure.
+ * The delivery of one message of a delivery queue (docs/contract.md "History and events"; docs/architecture.md
+ * "Events and webhooks"): the fast lane makes the first attempt of an enabled subscription's delivery, cut at
+ * {@link fastLaneTimeoutMs}; anything else moves to the slow lane, which makes full attempts, retries after the
+ * schedule's delays, keeps the last failure, and trips the breaker.
  * @module
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type AttemptOutcome, type AttemptTarget, attemptDelivery } from './delivery.ts';
-import { parseDeliveryMessage } from './delivery-message.ts';
-import type { DeliveryQueue } from './delivery-queue.ts';
+import { type AttemptOutcome, attemptDelivery, deliveryTimeoutMs, fastLaneTimeoutMs } from './delivery.ts';
+import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
+import type { SlowLane } from './delivery-queue.ts';
 import type { FailureStore } from './failures.ts';
+import type { SubscriptionHealth } from './subscription-health.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
+
+/** The queue a message came from: `fast` (first attempts of enabled subscriptions) or `slow`. */
+export type Lane = 'fast' | 'slow';
 
 /** What the delivery works with. */
 export interface DeliveryDependencies {
   subscriptions: Pick<SubscriptionStore, 'get'>;
+  health: SubscriptionHealth;
   failures: Pick<FailureStore, 'put'>;
-  queue: Pick<DeliveryQueue, 'retryAfter'>;
+  /** The slow lane: moves go there, and its retries wait there. */
+  slowLane: SlowLane;
   /** The delays in seconds before attempts 2, 3, ... (lib/webhooks/retry-schedule.ts). */
   retryDelays: readonly number[];
+  /** The breaker's period in seconds (lib/webhooks/breaker.ts). */
+  disableAfterSeconds: number;
   policy: UrlPolicy;
-  /** Called once per delivery kept as a failure (the `WebhookDeliveriesFailed` metric). */
+  /** The clock of failures and of the breaker. */
+  now(): Date;
+  /** Called once per delivery kept after its schedule's last attempt (the `WebhookDeliveriesFailed` metric). */
   onFailureKept(): void;
+  /** Called when this message's failure disabled its subscription (the `WebhookEndpointsDisabled` metric). */
+  onDisabled(): void;
   /** Logs what happened to a message that was not delivered. */
   log(message: string, details: Record<string, unknown>): void;
-  /** Overrides of the attempt (tests: timeout). */
-  attempt?: Partial<Pick<AttemptTarget, 'timeoutMs' | 'lookup'>>;
 }
 
-/** What became of one message: delivered or dropped (deleted), retried later, or kept as a failure (deleted). */
-export type MessageResult = 'delivered' | 'dropped' | 'retry' | 'kept';
+/**
+ * What became of one message: delivered or dropped (deleted), moved to the slow lane (deleted here), retried later
+ * in the slow lane (reported failed), or kept as a failure (deleted).
+ */
+export type MessageResult = 'delivered' | 'dropped' | 'moved' | 'retry' | 'kept';
 
 /**
- * One message: its subscription (gone: dropped), one attempt, then on failure, with attempt =
- * ApproximateReceiveCount, either ChangeMessageVisibility to the schedule's delay (attempt <= delays) or a
- * PutItem into the failures table.
- * @throws Error when a store or the queue fails (the message is then reported failed and seen again).
+ * One message of `lane`: its subscription (gone: dropped); disabled: kept as a failure without an attempt; in the
+ * fast lane and not enabled: moved to the slow lane without an attempt; else one attempt, and on failure either
+ * the next try after the schedule's delay (attempt = priorAttempts + ApproximateReceiveCount in the slow lane, 1
+ * in the fast lane), or a PutItem into the failures table, or the breaker.
+ * @throws Error when a store or a queue fails (the message is then reported failed and seen again).
  */
-export async function deliverMessage(record: SQSRecord, deps: DeliveryDependencies): Promise<MessageResult> {
-  let message: ReturnType<typeof parseDeliveryMessage>;
+export async function deliverMessage(
+  record: SQSRecord,
+  lane: Lane,
+  deps: DeliveryDependencies,
+): Promise<MessageResult> {
+  let message: DeliveryMessage;
   try {
     message = parseDeliveryMessage(record.body);
   } catch (error) {
@@ -47,50 +67,102 @@ export async function deliverMessage(record: SQSRecord, deps: DeliveryDependenci
     });
     return 'dropped';
   }
-  const subscription = await deps.subscriptions.get(message.subscriptionId);
+  const { priorAttempts = 0, ...delivery } = message;
+  const subscription = await deps.subscriptions.get(delivery.subscriptionId);
   if (!subscription) return 'dropped';
-  const outcome: AttemptOutcome = await attemptDelivery(message, {
+  const attempt = lane === 'fast' ? 1 : priorAttempts + Number(record.attributes.ApproximateReceiveCount);
+  const keep = (attempts: number, outcome: { status?: number; error: string }) =>
+    deps.failures.put({
+      ...delivery,
+      attempts,
+      ...(outcome.status !== undefined && { lastStatus: outcome.status }),
+      lastError: outcome.error,
+      failedAt: deps.now().toISOString(),
+    });
+  if (subscription.state === 'disabled') {
+    await keep(attempt - 1, { error: 'not attempted: the subscription is disabled' });
+    return 'kept';
+  }
+  if (lane === 'fast' && subscription.state !== 'enabled') {
+    await deps.slowLane.move(delivery, 0);
+    return 'moved';
+  }
+
+  const started = Date.now();
+  const outcome: AttemptOutcome = await attemptDelivery(delivery, {
     url: subscription.url,
     secret: subscription.secret,
     policy: deps.policy,
-    ...deps.attempt,
+    timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
   });
-  if (outcome.delivered) return 'delivered';
-  const attempt = Number(record.attributes.ApproximateReceiveCount);
+  if (outcome.delivered) {
+    const quick = Date.now() - started < fastLaneTimeoutMs;
+    if (subscription.failingSince !== undefined || (subscription.state === 'isolated' && quick)) {
+      await deps.health.delivered(subscription.subscriptionId, quick);
+    }
+    return 'delivered';
+  }
   const details = {
-    subscriptionId: message.subscriptionId,
-    eventId: message.eventId,
+    subscriptionId: delivery.subscriptionId,
+    eventId: delivery.eventId,
     attempt,
     ...(outcome.status !== undefined && { status: outcome.status }),
     error: outcome.error,
   };
-  if (attempt <= deps.retryDelays.length) {
-    await deps.queue.retryAfter(record.receiptHandle, deps.retryDelays[attempt - 1] as number);
-    deps.log('webhook attempt failed, retried later', details);
-    return 'retry';
+  if (lane === 'fast' && outcome.timedOut) {
+    // Cut, not failed: the slow lane makes this first attempt again with the full timeout.
+    await deps.health.isolate(subscription.subscriptionId);
+    await deps.slowLane.move(delivery, 0);
+    deps.log('webhook attempt cut, moved to the slow lane', details);
+    return 'moved';
   }
-  await deps.failures.put({
-    ...message,
-    attempts: attempt,
-    ...(outcome.status !== undefined && { lastStatus: outcome.status }),
-    lastError: outcome.error,
-    failedAt: new Date().toISOString(),
-  });
+  // A failed attempt: the breaker, the next try, or the failures table.
+  const now = deps.now();
+  const { subscriptionId, failingSince } = subscription;
+  if (
+    failingSince !== undefined &&
+    now.getTime() - Date.parse(failingSince) >= deps.disableAfterSeconds * 1000
+  ) {
+    if (await deps.health.disable(subscriptionId, failingSince, now)) {
+      deps.onDisabled();
+      deps.log('webhook subscription disabled', { ...details, failingSince });
+    }
+    await keep(attempt, outcome);
+    return 'kept';
+  }
+  if (failingSince === undefined || subscription.state !== 'isolated') {
+    await deps.health.isolate(subscriptionId, now);
+  }
+  if (attempt <= deps.retryDelays.length) {
+    const delay = deps.retryDelays[attempt - 1] as number;
+    deps.log('webhook attempt failed, retried later', details);
+    if (lane === 'slow') {
+      await deps.slowLane.retryAfter(record.receiptHandle, delay);
+      return 'retry';
+    }
+    await deps.slowLane.move({ ...delivery, priorAttempts: attempt }, delay);
+    return 'moved';
+  }
+  await keep(attempt, outcome);
   deps.onFailureKept();
   deps.log('webhook delivery failed for good, kept as a failure', details);
   return 'kept';
 }
 
 /**
- * The SQS batch, every message in parallel (one slow subscriber never holds another): the response's
- * `batchItemFailures` names the messages to see again (retries, and any whose handling threw), the others are
- * deleted by the event source mapping (ReportBatchItemFailures).
+ * The SQS batch, every message in parallel in the lane `laneOf` names: the response's `batchItemFailures` names
+ * the messages to see again (slow-lane retries, and any whose handling threw), the others are deleted by the
+ * event source mapping (ReportBatchItemFailures). A loop of its own rather than Powertools' batch utility, which
+ * fanOutWebhooks uses: here it would take the bundle over its budget (docs/architecture.md "Events and webhooks").
  */
 export async function deliverMessages(
   event: SQSEvent,
+  laneOf: (record: SQSRecord) => Lane,
   deps: DeliveryDependencies,
 ): Promise<SQSBatchResponse> {
-  const results = await Promise.allSettled(event.Records.map((record) => deliverMessage(record, deps)));
+  const results = await Promise.allSettled(
+    event.Records.map((record) => deliverMessage(record, laneOf(record), deps)),
+  );
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   results.forEach((result, index) => {
     const record = event.Records[index] as SQSRecord;

@@ -22,6 +22,11 @@ export interface DeliveryMessage {
   timestamp: string;
   /** The change record (written as its exact JSON: lib/events/change-json.ts). */
   data: InventoryChange | OrderChange;
+  /**
+   * Attempts made before the message entered its queue: 1 for a message moved to the slow lane after a failed
+   * first attempt, absent (0) otherwise (docs/architecture.md "Events and webhooks").
+   */
+  priorAttempts?: number;
 }
 
 /** The exact JSON text of a message's record. */
@@ -31,8 +36,8 @@ function dataJson(message: Pick<DeliveryMessage, 'type' | 'data'>): string {
 
 /** The JSON body of a delivery message. */
 export function deliveryMessageBody(message: DeliveryMessage): string {
-  const { subscriptionId, eventId, type, timestamp } = message;
-  const head = JSON.stringify({ subscriptionId, eventId, type, timestamp });
+  const { subscriptionId, eventId, type, timestamp, priorAttempts } = message;
+  const head = JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts });
   return `${head.slice(0, -1)},"data":${dataJson(message)}}`;
 }
 
@@ -48,7 +53,9 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
     !text('eventId') ||
     !text('timestamp') ||
     !(eventTypes as readonly unknown[]).includes(value?.type) ||
-    value?.data === undefined
+    value?.data === undefined ||
+    (value.priorAttempts !== undefined &&
+      !(Number.isInteger(value.priorAttempts) && value.priorAttempts >= 0))
   ) {
     throw new Error('not a webhook delivery message');
   }

@@ -5,8 +5,8 @@
  */
 import {
   ChangeMessageVisibilityCommand,
-  GetQueueUrlCommand,
   SendMessageBatchCommand,
+  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type DeliveryMessage, deliveryMessageBody } from './delivery-message.ts';
@@ -17,61 +17,68 @@ export const sendBatchSize = 10;
 /** The queue's operations the fan-out, the delivery and the tool use. */
 export interface DeliveryQueue {
   /**
-   * Sends one message per delivery, in SendMessageBatch requests of up to 10.
+   * Sends one message per delivery, in SendMessageBatch requests of up to 10, each hidden for `delaySeconds`
+   * (0-900, SQS's `DelaySeconds`; default 0).
    * @throws Error when SQS reports any entry failed (the caller retries the whole call: at least once).
    */
-  send(messages: readonly DeliveryMessage[]): Promise<void>;
+  send(messages: readonly DeliveryMessage[], delaySeconds?: number): Promise<void>;
   /** Makes the received message with this receipt handle visible again after `seconds` (its retry delay). */
   retryAfter(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-/** A queue URL given, or asked for on first use (and asked again after a failure). */
-function lazyQueueUrl(queueUrl: string | (() => Promise<string>)): () => Promise<string> {
-  let url: Promise<string> | undefined;
-  return () => {
-    url ??= typeof queueUrl === 'string' ? Promise.resolve(queueUrl) : queueUrl();
-    url.catch(() => {
-      url = undefined;
-    });
-    return url;
-  };
+/** What the delivery function does with the slow lane (docs/architecture.md "Events and webhooks"). */
+export interface SlowLane extends Pick<DeliveryQueue, 'retryAfter'> {
+  /** Sends one delivery to the slow lane, hidden for `delaySeconds` (0-900, SQS's `DelaySeconds`). */
+  move(message: DeliveryMessage, delaySeconds: number): Promise<void>;
 }
 
 /**
- * The retrying half of {@link deliveryQueue} alone (the delivery function): it never sends, so its bundle
+ * The slow lane at `queueUrl` for the delivery function alone: one SendMessage per move, so that its bundle
  * carries no SendMessageBatch (docs/architecture.md "Bundles").
  */
-export function deliveryRetries(
-  sqs: SQSClient,
-  queueUrl: string | (() => Promise<string>),
-): Pick<DeliveryQueue, 'retryAfter'> {
-  const QueueUrl = lazyQueueUrl(queueUrl);
+export function slowLane(sqs: SQSClient, queueUrl: string): SlowLane {
   return {
-    async retryAfter(receiptHandle, seconds) {
+    async move(message, delaySeconds) {
       await sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: await QueueUrl(),
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: deliveryMessageBody(message),
+          DelaySeconds: delaySeconds,
         }),
       );
     },
+    retryAfter: (receiptHandle, seconds) => changeVisibility(sqs, queueUrl, receiptHandle, seconds),
   };
 }
 
-/** The delivery queue at `queueUrl` (a URL, or a promise of one resolved on first use) through `sqs`. */
-export function deliveryQueue(sqs: SQSClient, queueUrl: string | (() => Promise<string>)): DeliveryQueue {
-  const QueueUrl = lazyQueueUrl(queueUrl);
+/** ChangeMessageVisibility of the received message `receiptHandle` of the queue at `queueUrl`. */
+async function changeVisibility(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number) {
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl,
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: seconds,
+    }),
+  );
+}
+
+/**
+ * A delivery queue (the fast lane or the slow lane, docs/architecture.md "Events and webhooks") at `queueUrl`
+ * through `sqs`: the fan-out's and the tool's.
+ */
+export function deliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
+  const QueueUrl = queueUrl;
   return {
-    async send(messages) {
+    async send(messages, delaySeconds = 0) {
       for (let start = 0; start < messages.length; start += sendBatchSize) {
         const batch = messages.slice(start, start + sendBatchSize);
         const { Failed } = await sqs.send(
           new SendMessageBatchCommand({
-            QueueUrl: await QueueUrl(),
+            QueueUrl,
             Entries: batch.map((message, index) => ({
               Id: String(index),
               MessageBody: deliveryMessageBody(message),
+              ...(delaySeconds > 0 && { DelaySeconds: delaySeconds }),
             })),
           }),
         );
@@ -81,22 +88,6 @@ export function deliveryQueue(sqs: SQSClient, queueUrl: string | (() => Promise<
         }
       }
     },
-    ...deliveryRetries(sqs, QueueUrl),
+    retryAfter: (receiptHandle, seconds) => changeVisibility(sqs, QueueUrl, receiptHandle, seconds),
   };
-}
-
-/**
- * The URL of the queue with ARN `arn` (`arn:aws:sqs:<region>:<account>:<name>`), asked of SQS with
- * GetQueueUrl (the URL's form differs between AWS and the local endpoint).
- * @throws Error when `arn` is not a queue ARN.
- */
-export async function queueUrlOfArn(sqs: SQSClient, arn: string): Promise<string> {
-  const match = /^arn:[^:]+:sqs:[^:]*:([^:]*):([^:]+)$/.exec(arn);
-  if (!match) throw new Error(`not an SQS queue ARN: ${arn}`);
-  const [, account, name] = match as unknown as [string, string, string];
-  const { QueueUrl } = await sqs.send(
-    new GetQueueUrlCommand({ QueueName: name, ...(account && { QueueOwnerAWSAccountId: account }) }),
-  );
-  if (!QueueUrl) throw new Error(`SQS has no URL for ${arn}`);
-  return QueueUrl;
 }

@@ -13,13 +13,22 @@ import { checkUrlForm, guardedLookup, type LookupFunction, type UrlPolicy } from
 /** Milliseconds an attempt may take in total, from connecting to the response's status: then it fails. */
 export const deliveryTimeoutMs = 10_000;
 
+/**
+ * Milliseconds a first attempt may take in the fast lane: then it is cut, not failed, and the delivery moves to
+ * the slow lane for an attempt of the full {@link deliveryTimeoutMs} (docs/architecture.md "Events and webhooks").
+ */
+export const fastLaneTimeoutMs = 2_000;
+
 /** The `User-Agent` of deliveries. */
 export const deliveryUserAgent = 'pet-store-webhooks/1';
 
-/** How an attempt ended: delivered (a 2xx), or failed with the status (when one came) and why. */
+/**
+ * How an attempt ended: delivered (a 2xx), or failed with the status (when one came) and why; `timedOut` when no
+ * status came within the timeout.
+ */
 export type AttemptOutcome =
   | { delivered: true; status: number }
-  | { delivered: false; status?: number; error: string };
+  | { delivered: false; status?: number; error: string; timedOut?: true };
 
 /** What an attempt needs besides the message: the subscription's URL and secret, the policy, the clock. */
 export interface AttemptTarget {
@@ -81,7 +90,7 @@ export function attemptDelivery(
       lookup: target.lookup ?? guardedLookup(target.policy),
     });
     const timer = setTimeout(
-      () => settle({ delivered: false, error: `no response within ${timeoutMs / 1000} s` }),
+      () => settle({ delivered: false, timedOut: true, error: `no response within ${timeoutMs / 1000} s` }),
       timeoutMs,
     );
     req.on('response', (response) => {

@@ -1,34 +1,43 @@
 /**
  * The fan-out of a change event to its webhook subscriptions (docs/contract.md "History and events"): one
- * delivery message per subscription whose `events` include the event's type.
+ * delivery message per subscription whose `events` include the event's type, in the lane of its state
+ * (docs/architecture.md "Events and webhooks").
  * @module
  */
 import { type ChangeEvent, changeEventId, type EventType } from '../events/changes.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
-import type { Subscription } from './subscriptions.ts';
+import type { SubscriptionRoute } from './subscriptions.ts';
+
+/** The two delivery queues: enabled subscriptions' deliveries go to the fast lane, the others' to the slow lane. */
+export interface DeliveryLanes {
+  fast: Pick<DeliveryQueue, 'send'>;
+  slow: Pick<DeliveryQueue, 'send'>;
+}
 
 /**
  * Sends one delivery message per subscription of `subscriptions` that takes the event's type: `eventId` from
- * `changeEventId`, `timestamp` the record's `occurredAt`.
- * @returns the messages sent.
- * @throws Error when the queue refuses any (the invocation is retried: a subscriber may get an event twice).
+ * `changeEventId`, `timestamp` the record's `occurredAt`; to the fast lane when the subscription is `enabled`,
+ * else to the slow lane.
+ * @throws Error when a queue refuses any (the invocation is retried: a subscriber may get an event twice).
  */
 export async function fanOut(
   event: ChangeEvent,
-  subscriptions: readonly Subscription[],
-  queue: DeliveryQueue,
-): Promise<DeliveryMessage[]> {
+  subscriptions: readonly SubscriptionRoute[],
+  lanes: DeliveryLanes,
+): Promise<void> {
   const eventId = changeEventId(event);
-  const messages = subscriptions
-    .filter((subscription) => subscription.events.includes(event.type as EventType))
-    .map((subscription) => ({
-      subscriptionId: subscription.subscriptionId,
-      eventId,
-      type: event.type,
-      timestamp: event.data.occurredAt,
-      data: event.data,
-    }));
-  await queue.send(messages);
-  return messages;
+  const taking = subscriptions.filter((subscription) =>
+    subscription.events.includes(event.type as EventType),
+  );
+  const messageOf = (subscription: SubscriptionRoute): DeliveryMessage => ({
+    subscriptionId: subscription.subscriptionId,
+    eventId,
+    type: event.type,
+    timestamp: event.data.occurredAt,
+    data: event.data,
+  });
+  const fast = taking.filter((subscription) => subscription.state === 'enabled').map(messageOf);
+  const slow = taking.filter((subscription) => subscription.state !== 'enabled').map(messageOf);
+  await Promise.all([fast.length > 0 && lanes.fast.send(fast), slow.length > 0 && lanes.slow.send(slow)]);
 }

@@ -15,7 +15,15 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EventType } from '../events/changes.ts';
 
-/** A subscription: where to POST which event types, signed with which secret. `createdAt` is RFC 3339 UTC. */
+/**
+ * Where a subscription's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
+ * `isolated`, the slow lane (its last attempt failed or outlasted the fast lane's limit); `disabled`, no attempt
+ * (every attempt failed for the breaker's period: kept as failures until an operator enables it). A
+ * subscription stored before states existed is `enabled`.
+ */
+export type SubscriptionState = 'enabled' | 'isolated' | 'disabled';
+
+/** A subscription: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
 export interface Subscription {
   /** `ws_` + 16 base64url characters (96 random bits). */
   subscriptionId: string;
@@ -24,7 +32,15 @@ export interface Subscription {
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
   secret: string;
   createdAt: string;
+  state: SubscriptionState;
+  /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
+  failingSince?: string;
+  /** When the breaker disabled it (state `disabled`). */
+  disabledAt?: string;
 }
+
+/** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
+export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state'>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
 const secretBytes = 24;
@@ -57,6 +73,11 @@ export interface SubscriptionStore {
   remove(subscriptionId: string): Promise<boolean>;
 }
 
+/** A stored state, `enabled` when absent (items stored before states existed). */
+function stateOf(item: Record<string, unknown>): SubscriptionState {
+  return (item.state as SubscriptionState | undefined) ?? 'enabled';
+}
+
 /** A stored item as a subscription (`events`, a list of strings, as an array). */
 function fromStored(item: Record<string, unknown>): Subscription {
   return {
@@ -65,6 +86,45 @@ function fromStored(item: Record<string, unknown>): Subscription {
     events: [...((item.events as EventType[] | undefined) ?? [])],
     secret: String(item.secret),
     createdAt: String(item.createdAt),
+    state: stateOf(item),
+    ...(item.failingSince !== undefined && { failingSince: String(item.failingSince) }),
+    ...(item.disabledAt !== undefined && { disabledAt: String(item.disabledAt) }),
+  };
+}
+
+/**
+ * The fan-out's read of the subscriptions table alone: a Scan of all pages with `ProjectionExpression`
+ * subscriptionId, events, state, so that no signing secret leaves the table for the fan-out
+ * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
+ * placeholders.
+ */
+export function subscriptionRoutes(
+  client: DynamoDBClient,
+  tableName: string,
+): { list(): Promise<SubscriptionRoute[]> } {
+  return {
+    async list() {
+      const routes: SubscriptionRoute[] = [];
+      const pages = paginateScan(
+        { client },
+        {
+          TableName: tableName,
+          ProjectionExpression: '#id, #events, #state',
+          ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
+        },
+      );
+      for await (const page of pages) {
+        for (const stored of page.Items ?? []) {
+          const item = unmarshall(stored);
+          routes.push({
+            subscriptionId: String(item.subscriptionId),
+            events: [...((item.events as EventType[] | undefined) ?? [])],
+            state: stateOf(item),
+          });
+        }
+      }
+      return routes;
+    },
   };
 }
 
@@ -104,6 +164,7 @@ export function subscriptionStore(client: DynamoDBClient, tableName: string): Su
         events: [...events],
         secret: newSigningSecret(),
         createdAt: now.toISOString(),
+        state: 'enabled',
       };
       await client.send(
         new PutItemCommand({

@@ -29,7 +29,7 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { tables } from '#lib/tables.ts';
-import { budgets } from '../../bench/budgets.ts';
+import { budgets, bytesPerKb } from '../../bench/budgets.ts';
 import { type ChangeEventsQueue, startChangeEventsQueue } from '../support/change-events-queue.ts';
 import { placedOrderChange } from '../support/change-fixtures.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '../support/lambda-events.ts';
@@ -219,9 +219,9 @@ describe('the event functions, within the budget by their trims', () => {
   });
 
   it.each(eventFunctionList.map(({ name }) => name))(
-    '%s is at most 250 KB (budgets.bundleKb, 1000 bytes a KB)',
+    "%s is at most 250 KB (budgets.bundleKb, in the bench's KB of 1024 bytes)",
     (name) => {
-      expect(statSync(bundles.get(name) as string).size).toBeLessThanOrEqual(budgets.bundleKb * 1000);
+      expect(statSync(bundles.get(name) as string).size).toBeLessThanOrEqual(budgets.bundleKb * bytesPerKb);
     },
   );
 });
@@ -280,6 +280,9 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
     [tables.webhookFailures.env]: testTableNames.webhookFailures,
     WEBHOOK_URL_POLICY: 'local',
     WEBHOOK_RETRY_DELAYS: '5',
+    // The slow lane, whose records these are (no message is moved or retried here: no SQS request).
+    WEBHOOK_SLOW_LANE_QUEUE_URL: 'http://127.0.0.1:9/000000000000/webhook-slow-lane',
+    WEBHOOK_SLOW_LANE_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-slow-lane',
   };
   let receiver: WebhookReceiver;
   beforeAll(async () => {
@@ -311,7 +314,7 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
         attributes: { ApproximateReceiveCount: String(receiveCount) },
         messageAttributes: {},
         eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-slow-lane',
         awsRegion: 'us-east-1',
       },
     ],
@@ -388,6 +391,7 @@ describe('the trimmed fanOutWebhooks bundle, fed by the change-events queue', ()
       {
         [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
         WEBHOOK_DELIVERY_QUEUE_URL: deliveries.url,
+        WEBHOOK_SLOW_LANE_QUEUE_URL: deliveries.url.replace(/[^/]+$/, 'webhook-slow-lane'),
         AWS_ENDPOINT_URL_SQS: deliveries.endpoint,
       },
     );

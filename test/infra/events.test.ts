@@ -2,7 +2,7 @@
  * The events path of the synthesized staging and production templates (docs/contract.md "History and events",
  * docs/architecture.md "Events and webhooks", docs/operating.md "Events and webhooks"): the stream mappings into
  * recordChanges, the event bus with its archive and exported name, the rule to fanOutWebhooks with its retries
- * and dead-letter queue, the delivery queue read by deliverWebhooks, and the production alarms of the path.
+ * and dead-letter queue, the two delivery lanes read by deliverWebhooks, and the production alarms of the path.
  * Expected values are written out from the issue's design; the settings are checked against them once.
  */
 import { readFileSync } from 'node:fs';
@@ -80,11 +80,18 @@ describe('synthesis refuses a retry schedule the delivery queue cannot hold', ()
     expect(build([5, 1.5])).toThrow('webhook retry delay 1.5 is not a whole number');
   });
 
-  it('delays adding up to the 4 days the queue keeps a message', () => {
-    expect(build(Array.from({ length: 8 }, () => 43_200))).toThrow(
-      "webhook retry schedule of 345600 s outlasts the delivery queue's retention of 4 days",
+  it('a first delay over 15 minutes, the longest message delay SQS takes (a delivery moves to the slow lane with it)', () => {
+    expect(build([901, 5])).toThrow(
+      "the first webhook retry delay 901 is over 900 s, SQS's longest message delay",
     );
-    expect(build([43_200, 43_200])).not.toThrow();
+    expect(build([900, 43_200])).not.toThrow();
+  });
+
+  it('delays adding up to the 4 days the queue keeps a message', () => {
+    expect(build([900, ...Array.from({ length: 8 }, () => 43_200)])).toThrow(
+      "webhook retry schedule of 346500 s outlasts the delivery queue's retention of 4 days",
+    );
+    expect(build([900, 43_200, 43_200])).not.toThrow();
   });
 });
 
@@ -93,20 +100,25 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
   const json = () => synthesized().environments[name].json;
   /**
    * The properties of an SQS mapping from `queueId` into the alias `aliasId`: 10 per batch, partial batch
-   * failures, at most the reserved concurrency at once.
+   * failures, at most `maximumConcurrency` batches at once (default the reserved concurrency).
    */
-  const queueMapping = (queueId: string, aliasId: string) => ({
+  const queueMapping = (
+    queueId: string,
+    aliasId: string,
+    maximumConcurrency = settings.reservedConcurrency,
+  ) => ({
     EventSourceArn: getAtt(queueId, 'Arn'),
     FunctionName: aliasFunctionName(aliasId),
     BatchSize: 10,
     FunctionResponseTypes: ['ReportBatchItemFailures'],
-    ScalingConfig: { MaximumConcurrency: settings.reservedConcurrency },
+    ScalingConfig: { MaximumConcurrency: maximumConcurrency },
   });
 
-  it('has exactly the resources of the events path: 2 stream mappings and 2 queue mappings, 1 bus, 1 archive, 1 rule, 5 queues, no asynchronous invocation', () => {
+  it('has exactly the resources of the events path: 2 stream mappings and 3 queue mappings, 1 bus, 1 archive, 1 rule, 6 queues, no asynchronous invocation', () => {
     const ids = (type: string) => Object.keys(resourcesOfType(json(), type)).sort();
     expect(ids('AWS::Lambda::EventSourceMapping')).toEqual([
       'DeliverWebhooksQueueMapping',
+      'DeliverWebhooksSlowLaneMapping',
       'FanOutWebhooksQueueMapping',
       'RecordChangesInventoryStreamMapping',
       'RecordChangesOrdersStreamMapping',
@@ -120,6 +132,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
       'WebhookDeliveryDeadLetterQueue',
       'WebhookDeliveryQueue',
       'WebhookFanOutDeadLetterQueue',
+      'WebhookSlowLaneQueue',
     ]);
     expect(ids('AWS::Lambda::EventInvokeConfig')).toEqual([]);
   });
@@ -234,30 +247,56 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     expect(mapping.DependsOn).toEqual(expect.arrayContaining(['FanOutWebhooksFunctionRole']));
   });
 
-  it('keeps each delivery 4 days, hidden 180 s (6 x the 30 s of deliverWebhooks) while handled, and moves it to the dead-letter queue after 10 receives (8 attempts + 2)', () => {
-    const deliverTimeout = resource(json(), functionLogicalId(eventFunctions.deliverWebhooks)).Properties
-      .Timeout as number;
-    expect(deliverTimeout).toBe(30);
-    expect(resource(json(), 'WebhookDeliveryQueue').Properties).toEqual({
-      SqsManagedSseEnabled: true,
-      VisibilityTimeout: 6 * deliverTimeout,
-      MessageRetentionPeriod: days(4),
-      RedrivePolicy: {
-        deadLetterTargetArn: getAtt('WebhookDeliveryDeadLetterQueue', 'Arn'),
-        maxReceiveCount: settings.events.webhookRetryDelaysSeconds.length + 1 + 2,
-      },
-    });
-    expect(settings.events.webhookRetryDelaysSeconds.length + 1 + 2).toBe(10);
-    expect(queueStatements(json(), 'WebhookDeliveryQueue')).toEqual([denyWithoutTls('WebhookDeliveryQueue')]);
-    // The whole schedule fits in the retention.
-    const schedule = settings.events.webhookRetryDelaysSeconds.reduce((sum, delay) => sum + delay, 0);
-    expect(days(4)).toBeGreaterThan(schedule);
+  it.each(['WebhookDeliveryQueue', 'WebhookSlowLaneQueue'])(
+    '%s keeps each delivery 4 days, hidden 180 s (6 x the 30 s of deliverWebhooks) while handled, and moves it to the one delivery dead-letter queue after 10 receives (8 attempts + 2)',
+    (queueId) => {
+      const deliverTimeout = resource(json(), functionLogicalId(eventFunctions.deliverWebhooks)).Properties
+        .Timeout as number;
+      expect(deliverTimeout).toBe(30);
+      expect(resource(json(), queueId).Properties).toEqual({
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: 6 * deliverTimeout,
+        MessageRetentionPeriod: days(4),
+        RedrivePolicy: {
+          deadLetterTargetArn: getAtt('WebhookDeliveryDeadLetterQueue', 'Arn'),
+          maxReceiveCount: settings.events.webhookRetryDelaysSeconds.length + 1 + 2,
+        },
+      });
+      expect(settings.events.webhookRetryDelaysSeconds.length + 1 + 2).toBe(10);
+      expect(queueStatements(json(), queueId)).toEqual([denyWithoutTls(queueId)]);
+      // The whole schedule fits in the retention.
+      const schedule = settings.events.webhookRetryDelaysSeconds.reduce((sum, delay) => sum + delay, 0);
+      expect(days(4)).toBeGreaterThan(schedule);
+    },
+  );
+
+  it(`feeds the fast lane to deliverWebhooks' alias at most ${settings.reservedConcurrency - 2} batches at once and the slow lane at most 2: together the reserved ${settings.reservedConcurrency}`, () => {
+    const fastLane = resource(json(), 'DeliverWebhooksQueueMapping');
+    expect(fastLane.Properties).toEqual(
+      queueMapping('WebhookDeliveryQueue', deliverAlias, settings.reservedConcurrency - 2),
+    );
+    const slowLane = resource(json(), 'DeliverWebhooksSlowLaneMapping');
+    expect(slowLane.Properties).toEqual(queueMapping('WebhookSlowLaneQueue', deliverAlias, 2));
+    for (const mapping of [fastLane, slowLane]) {
+      expect(mapping.DependsOn).toEqual(expect.arrayContaining(['DeliverWebhooksFunctionRole']));
+    }
   });
 
-  it(`feeds the delivery queue to deliverWebhooks' alias: 10 per batch, partial batch failures, at most the reserved ${settings.reservedConcurrency} at once`, () => {
-    const mapping = resource(json(), 'DeliverWebhooksQueueMapping');
-    expect(mapping.Properties).toEqual(queueMapping('WebhookDeliveryQueue', deliverAlias));
-    expect(mapping.DependsOn).toEqual(expect.arrayContaining(['DeliverWebhooksFunctionRole']));
+  it('tells deliverWebhooks the slow lane (its URL to move deliveries to, its ARN to know its records) and the fan-out both lanes', () => {
+    const variables = (functionId: string) =>
+      (resource(json(), functionId).Properties.Environment as { Variables: Record<string, unknown> })
+        .Variables;
+    expect(variables(functionLogicalId(eventFunctions.deliverWebhooks))).toMatchObject({
+      WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
+      WEBHOOK_SLOW_LANE_QUEUE_ARN: getAtt('WebhookSlowLaneQueue', 'Arn'),
+    });
+    expect(variables(functionLogicalId(eventFunctions.deliverWebhooks))).not.toHaveProperty(
+      'WEBHOOK_DELIVERY_QUEUE_URL',
+    );
+    expect(variables(functionLogicalId(eventFunctions.fanOutWebhooks))).toMatchObject({
+      WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'),
+      WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
+    });
   });
 });
 
@@ -305,6 +344,18 @@ describe('production alarms of the events path', () => {
     });
   });
 
+  it('alarms on any subscription disabled by the breaker (WebhookEndpointsDisabled, namespace and service like the other metrics)', () => {
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PetStoreInventory/production',
+      MetricName: 'WebhookEndpointsDisabled',
+      Dimensions: [{ Name: 'service', Value: serviceName }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
   it('docs/operating.md "Events and webhooks" says what to do for exactly these alarms', () => {
     const page = readFileSync(join(projectRoot, 'docs/operating.md'), 'utf8');
     const documented = tableRows(section(page, 'Events and webhooks')).map(([name = '']) =>
@@ -316,6 +367,7 @@ describe('production alarms of the events path', () => {
       'WebhookFanOutDeadLetterQueueAlarm',
       'WebhookDeliveryDeadLetterQueueAlarm',
       'WebhookDeliveriesFailedAlarm',
+      'WebhookEndpointsDisabledAlarm',
     ];
     expect([...documented].sort()).toEqual([...eventsAlarms].sort());
     const alarmIds = Object.keys(

@@ -48,14 +48,20 @@ function sizingOf(definition: FunctionDefinition): { memoryMb: number; timeoutSe
 
 /**
  * The variables of the events path on an event function (docs/operating.md "Events and webhooks"): the bus for
- * the consumer, the delivery queue for both webhook functions, the retry schedule and URL policy for deliveries,
- * and an empty endpoint for each AWS service it calls besides DynamoDB (the regional one, as deployed).
+ * the consumer, both delivery lanes for the fan-out, the slow lane (URL and ARN) for the delivery, the retry
+ * schedule and URL policy for deliveries, and an empty endpoint for each AWS service it calls besides DynamoDB
+ * (the regional one, as deployed).
  */
 const eventVariables: Record<string, Record<string, unknown>> = {
   recordChanges: { EVENT_BUS_NAME: ref('EventBus'), AWS_ENDPOINT_URL_EVENTBRIDGE: '' },
-  fanOutWebhooks: { WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'), AWS_ENDPOINT_URL_SQS: '' },
-  deliverWebhooks: {
+  fanOutWebhooks: {
     WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'),
+    WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
+    AWS_ENDPOINT_URL_SQS: '',
+  },
+  deliverWebhooks: {
+    WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
+    WEBHOOK_SLOW_LANE_QUEUE_ARN: getAtt('WebhookSlowLaneQueue', 'Arn'),
     WEBHOOK_RETRY_DELAYS: '5,300,1800,7200,18000,36000,36000',
     WEBHOOK_URL_POLICY: 'public-https',
     AWS_ENDPOINT_URL_SQS: '',
@@ -151,8 +157,13 @@ const eventStatements: Record<string, Record<string, unknown>[]> = {
   fanOutWebhooks: [
     allow(receiveActions, getAtt('ChangeEventsQueue', 'Arn')),
     allow(sendActions, getAtt('WebhookDeliveryQueue', 'Arn')),
+    allow(sendActions, getAtt('WebhookSlowLaneQueue', 'Arn')),
   ],
-  deliverWebhooks: [allow(receiveActions, getAtt('WebhookDeliveryQueue', 'Arn'))],
+  deliverWebhooks: [
+    allow(receiveActions, getAtt('WebhookDeliveryQueue', 'Arn')),
+    allow(receiveActions, getAtt('WebhookSlowLaneQueue', 'Arn')),
+    allow(sendActions, getAtt('WebhookSlowLaneQueue', 'Arn')),
+  ],
 };
 
 describe.each(environmentNames)('%s stack', (name) => {
@@ -752,10 +763,11 @@ describe('production alarms', () => {
     });
   });
 
-  it('has the alarms: API 5XX rate, API p99 latency, Errors, Throttles and new-version Errors per function, throttled requests per table, and the 5 of the events path', () => {
+  it('has the alarms: API 5XX rate, API p99 latency, Errors, Throttles and new-version Errors per function, throttled requests per table, and the 6 of the events path', () => {
     const names = Object.keys(resourcesOfType(json(), 'AWS::CloudWatch::Alarm'));
-    // The events path (test/infra/events.test.ts): iterator age, three dead-letter queues, failed deliveries.
-    expect(names).toHaveLength(2 + 3 * definitions.length + Object.keys(tables).length + 5);
+    // The events path (test/infra/events.test.ts): iterator age, three dead-letter queues, failed deliveries,
+    // disabled subscriptions.
+    expect(names).toHaveLength(2 + 3 * definitions.length + Object.keys(tables).length + 6);
   });
 
   it('every alarm notifies the alarm topic', () => {

@@ -36,31 +36,37 @@ export interface LocalQueueFixture {
   counts(): Promise<{ visible: number; notVisible: number; delayed: number }>;
   /** Deletes these received messages by their receipt handles. */
   remove(messages: readonly Message[]): Promise<void>;
+  /** The second queue of {@link startLocalQueue}'s `sibling`, on the same endpoint (closed with this one). */
+  sibling?: LocalQueueFixture;
   close(): Promise<void>;
 }
 
 /**
  * Starts the local AWS endpoint with one queue `name` (visibility timeout `visibilityTimeout` seconds, default
- * CloudFormation's 30), accepting `credentials` (new ones unless given: a tool's data folder or dynalite's own),
- * writing `<dataDir>/aws-endpoint` when `dataDir` is given, as `npm start` does.
+ * CloudFormation's 30), and a second one `sibling` with the same settings when given, accepting `credentials`
+ * (new ones unless given: a tool's data folder or dynalite's own), writing `<dataDir>/aws-endpoint` when
+ * `dataDir` is given, as `npm start` does.
  */
 export async function startLocalQueue(options: {
   name: string;
+  sibling?: string;
   visibilityTimeout?: number;
   credentials?: StoreCredentials;
   dataDir?: string;
 }): Promise<LocalQueueFixture> {
   const credentials = options.credentials ?? newStoreCredentials();
+  const queueResource = (QueueName: string) => ({
+    Type: 'AWS::SQS::Queue',
+    Properties: {
+      QueueName,
+      ...(options.visibilityTimeout !== undefined && { VisibilityTimeout: options.visibilityTimeout }),
+    },
+  });
   const aws = await prepareLocalAws({
     template: {
       Resources: {
-        Queue: {
-          Type: 'AWS::SQS::Queue',
-          Properties: {
-            QueueName: options.name,
-            ...(options.visibilityTimeout !== undefined && { VisibilityTimeout: options.visibilityTimeout }),
-          },
-        },
+        Queue: queueResource(options.name),
+        ...(options.sibling !== undefined && { SiblingQueue: queueResource(options.sibling) }),
       },
     },
     credentials,
@@ -70,13 +76,27 @@ export async function startLocalQueue(options: {
   aws.start({ assemblyDir: await temporaryDir('local-queue-'), tableName: () => 'unused', overrides: {} });
   const { sqs, events } = awsClients(aws.endpoint, credentials);
   events.destroy();
-  const url = aws.resourceValue('Queue') as string;
+  const fixture = queueFixture(aws, credentials, sqs, 'Queue');
+  if (options.sibling !== undefined) {
+    fixture.sibling = { ...queueFixture(aws, credentials, sqs, 'SiblingQueue'), close: async () => {} };
+  }
+  return fixture;
+}
+
+/** The fixture of the queue `logicalId` of `aws`, read through `sqs`. */
+function queueFixture(
+  aws: LocalAws,
+  credentials: StoreCredentials,
+  sqs: SQSClient,
+  logicalId: string,
+): LocalQueueFixture {
+  const url = aws.resourceValue(logicalId) as string;
   const fixture: LocalQueueFixture = {
     aws,
     endpoint: aws.endpoint,
     credentials,
     url,
-    arn: aws.resourceValue('Queue', 'Arn') as string,
+    arn: aws.resourceValue(logicalId, 'Arn') as string,
     sqs,
     async receiveAll(visibilityTimeout) {
       const all: Message[] = [];

@@ -64,7 +64,7 @@ const subscriptions = () => scanTable(db.client, testTableNames.webhookSubscript
 const failures = () => scanTable(db.client, testTableNames.webhookFailures);
 
 describe('webhooks --help', () => {
-  test('exits 0 and describes add, list, remove, failures and redrive', async () => {
+  test('exits 0 and describes add, list, remove, enable, failures and redrive', async () => {
     const result = await webhooks('--help');
 
     expect(result.code).toBe(0);
@@ -72,8 +72,9 @@ describe('webhooks --help', () => {
     expect(result.stdout).toMatch(
       /^ {2}add \[options\] <url> +subscribe a URL to events and print its signing secret$/m,
     );
+    expect(result.stdout).toMatch(/^ {2}list \[options\] +list subscriptions: id, url, events, creation,/m);
     expect(result.stdout).toMatch(
-      /^ {2}list \[options\] +list subscriptions: id, url, events, creation; never$/m,
+      /^ {2}enable \[options\] <id> +enable a subscription the breaker disabled/m,
     );
     expect(result.stdout).toMatch(/^ {2}remove \[options\] <id> +remove a subscription/m);
     expect(result.stdout).toMatch(
@@ -107,12 +108,20 @@ describe('webhooks add and list', () => {
       events: { L: [{ S: 'inventory.changed' }, { S: 'order.changed' }] },
       secret: { S: secret },
       createdAt: { S: createdAt },
+      state: { S: 'enabled' },
     });
 
     const listed = await webhooks('list', '--json');
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toStrictEqual([
-      { id, url: 'http://127.0.0.1:9999/hooks', events: ['inventory.changed', 'order.changed'], createdAt },
+      {
+        id,
+        url: 'http://127.0.0.1:9999/hooks',
+        events: ['inventory.changed', 'order.changed'],
+        createdAt,
+        state: 'enabled',
+        disabledAt: null,
+      },
     ]);
     const table = await webhooks('list');
     expect(table.code).toBe(0);
@@ -168,7 +177,7 @@ describe('webhooks add and list', () => {
 });
 
 /** Stores a subscription as `add` does. */
-async function subscribe(subscriptionId: string) {
+async function subscribe(subscriptionId: string, extra: Record<string, AttributeValue> = {}) {
   await db.client.send(
     new PutItemCommand({
       TableName: testTableNames.webhookSubscriptions,
@@ -178,10 +187,68 @@ async function subscribe(subscriptionId: string) {
         events: { L: [{ S: 'inventory.changed' }] },
         secret: { S: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
         createdAt: { S: '2026-11-26T08:00:00.000Z' },
+        ...extra,
       },
     }),
   );
 }
+
+/** A subscription as the breaker leaves it: disabled after failing every attempt since `failingSince`. */
+const disabled = {
+  state: { S: 'disabled' },
+  failingSince: { S: '2026-11-20T08:00:00.000Z' },
+  disabledAt: { S: '2026-11-25T08:00:05.000Z' },
+};
+
+describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
+  test('list shows a disabled subscription and since when; redrive refuses it; enable re-enables it, then redrive sends its failures', async () => {
+    await subscribe('ws_dead', disabled);
+    await fail('ws_dead', 1, 500);
+
+    const listed = JSON.parse((await webhooks('list', '--json')).stdout) as Record<string, unknown>[];
+    expect(listed).toMatchObject([
+      { id: 'ws_dead', state: 'disabled', disabledAt: '2026-11-25T08:00:05.000Z' },
+    ]);
+    expect((await webhooks('list')).stdout).toMatch(/ws_dead.*disabled.*2026-11-25T08:00:05\.000Z/);
+    expect(await webhooks('redrive', 'ws_dead')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'webhooks: subscription ws_dead is disabled: enable it first (webhooks enable ws_dead)\n',
+    });
+    expect(await failures()).toHaveLength(1);
+
+    expect(await webhooks('enable', 'ws_dead')).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: 'Enabled subscription ws_dead: redrive its failed deliveries with webhooks redrive ws_dead.\n',
+      stderr: '',
+    });
+    const [stored] = await subscriptions();
+    expect(stored?.state).toStrictEqual({ S: 'enabled' });
+    expect(stored?.failingSince).toBeUndefined();
+    expect(stored?.disabledAt).toBeUndefined();
+    expect(JSON.parse((await webhooks('list', '--json')).stdout)).toMatchObject([
+      { id: 'ws_dead', state: 'enabled', disabledAt: null },
+    ]);
+
+    expect((await webhooks('redrive', 'ws_dead')).stdout).toBe(
+      'Redrove 1 failed deliveries of ws_dead to the delivery queue.\n',
+    );
+    const received = await queue.receiveAll();
+    expect(received.map((m) => JSON.parse(m.Body ?? '').eventId)).toStrictEqual(['inventory.42.1']);
+    await queue.remove(received);
+  });
+
+  test('an unknown id exits 1 and says so', async () => {
+    expect(await webhooks('enable', 'ws_nope')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'webhooks: no subscription ws_nope\n',
+    });
+  });
+});
 
 describe('webhooks remove', () => {
   test('removes the subscription', async () => {

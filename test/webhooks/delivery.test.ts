@@ -199,7 +199,7 @@ describe('a delivery attempt', () => {
       policy: 'local',
     });
     const elapsed = performance.now() - started;
-    expect(outcome).toStrictEqual({ delivered: false, error: 'no response within 10 s' });
+    expect(outcome).toStrictEqual({ delivered: false, timedOut: true, error: 'no response within 10 s' });
     expect(elapsed).toBeGreaterThanOrEqual(9_990);
     expect(elapsed).toBeLessThan(11_000);
     expect(receiver.requests).toHaveLength(1);

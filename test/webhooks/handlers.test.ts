@@ -12,6 +12,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { InventoryChange, OrderChange } from '#lib/events/changes.ts';
+import { subscriptionRoutes } from '#lib/webhooks/subscriptions.ts';
 import {
   type ChangeEventsQueue,
   sqsRecordOf,
@@ -20,6 +21,7 @@ import {
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import {
+  dynamoDbClient,
   setFunctionEnvironment,
   startTestDynamoDb,
   type TestDynamoDb,
@@ -34,7 +36,9 @@ type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 const queueVisibilitySeconds = 4;
 
 let db: TestDynamoDb;
+/** The fast lane (the delivery queue) and the slow lane, on one local SQS endpoint. */
 let queue: LocalQueueFixture;
+let slowLane: LocalQueueFixture;
 let changeEvents: ChangeEventsQueue;
 let fast: WebhookReceiver;
 let failing: WebhookReceiver;
@@ -46,9 +50,11 @@ beforeAll(async () => {
   // The functions sign every request with the store's credentials (setFunctionEnvironment): the endpoint takes them too.
   queue = await startLocalQueue({
     name: 'webhook-deliveries',
+    sibling: 'webhook-slow-lane',
     visibilityTimeout: queueVisibilitySeconds,
     credentials: db.credentials,
   });
+  slowLane = queue.sibling as LocalQueueFixture;
   changeEvents = await startChangeEventsQueue(db.credentials);
   fast = await startWebhookReceiver();
   failing = await startWebhookReceiver();
@@ -57,6 +63,8 @@ beforeAll(async () => {
     WEBHOOK_SUBSCRIPTIONS_TABLE_NAME: testTableNames.webhookSubscriptions,
     WEBHOOK_FAILURES_TABLE_NAME: testTableNames.webhookFailures,
     WEBHOOK_DELIVERY_QUEUE_URL: queue.url,
+    WEBHOOK_SLOW_LANE_QUEUE_URL: slowLane.url,
+    WEBHOOK_SLOW_LANE_QUEUE_ARN: slowLane.arn,
     AWS_ENDPOINT_URL_SQS: queue.endpoint,
     WEBHOOK_RETRY_DELAYS: '1,300',
     WEBHOOK_URL_POLICY: 'local',
@@ -78,8 +86,16 @@ afterAll(async () => {
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-/** Stores a subscription as the webhook tool does. */
-async function subscribe(subscriptionId: string, url: string, events: string[]) {
+/**
+ * Stores a subscription as the webhook tool does, with these extra attributes (a state other than `enabled`, a
+ * `failingSince`); without a state, as the tool stored them before states existed.
+ */
+async function subscribe(
+  subscriptionId: string,
+  url: string,
+  events: string[],
+  extra: Record<string, AttributeValue> = {},
+) {
   await db.client.send(
     new PutItemCommand({
       TableName: testTableNames.webhookSubscriptions,
@@ -89,9 +105,16 @@ async function subscribe(subscriptionId: string, url: string, events: string[]) 
         events: { L: events.map((e) => ({ S: e })) },
         secret: { S: secret },
         createdAt: { S: '2026-11-26T08:00:00.000Z' },
+        ...extra,
       },
     }),
   );
+}
+
+/** The stored subscription `subscriptionId` (raw attribute values), or undefined. */
+async function storedSubscription(subscriptionId: string) {
+  const items = await scanTable(db.client, testTableNames.webhookSubscriptions);
+  return items.find((item) => item.subscriptionId?.S === subscriptionId);
 }
 
 async function clearTable(table: string, keys: string[]) {
@@ -114,12 +137,14 @@ beforeEach(async () => {
   failing.answer = { status: 500 };
 });
 afterEach(async () => {
-  // Each test takes what it sent out of the queue; a message left visible is deleted (so that the next test
+  // Each test takes what it sent out of the queues; a message left visible is deleted (so that the next test
   // starts empty) and fails the test that left it.
-  const left = await queue.receiveAll();
-  await queue.remove(left);
-  expect(left.map((m) => m.Body)).toStrictEqual([]);
-  expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
+  for (const lane of [queue, slowLane]) {
+    const left = await lane.receiveAll();
+    await lane.remove(left);
+    expect(left.map((m) => m.Body)).toStrictEqual([]);
+    expect(await lane.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
+  }
 });
 
 /** The subscription ids of received delivery messages, sorted. */
@@ -244,6 +269,59 @@ describe('fanOutWebhooks', () => {
     await queue.remove(received);
   });
 
+  test('each subscription in the lane of its state: enabled (or stored before states) to the fast lane, isolated and disabled to the slow lane', async () => {
+    await subscribe('ws_old', fast.endpoint, ['inventory.changed']);
+    await subscribe('ws_enabled', fast.endpoint, ['inventory.changed'], { state: { S: 'enabled' } });
+    await subscribe('ws_isolated', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
+    await subscribe('ws_disabled', fast.endpoint, ['inventory.changed'], { state: { S: 'disabled' } });
+    const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
+
+    expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
+
+    const fastLane = await queue.receiveAll();
+    expect(fastLane.map((m) => m.Body).sort()).toStrictEqual([
+      inventoryMessage('ws_enabled'),
+      inventoryMessage('ws_old'),
+    ]);
+    const slow = await slowLane.receiveAll();
+    expect(slow.map((m) => m.Body).sort()).toStrictEqual([
+      inventoryMessage('ws_disabled'),
+      inventoryMessage('ws_isolated'),
+    ]);
+    await queue.remove(fastLane);
+    await slowLane.remove(slow);
+  });
+
+  test('reads the subscriptions without their signing secrets: a Scan projecting subscriptionId, events and state', async () => {
+    await subscribe('ws_inventory', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
+    // The requests the fan-out's read sends, as they leave the client (recorded, not altered).
+    const client = dynamoDbClient(db.endpoint, db.credentials);
+    const sent: Record<string, unknown>[] = [];
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = Object.entries(args.input as Record<string, unknown>);
+        sent.push(Object.fromEntries(input.filter(([, value]) => value !== undefined)));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    try {
+      const routes = await subscriptionRoutes(client, testTableNames.webhookSubscriptions).list();
+      expect(routes).toStrictEqual([
+        { subscriptionId: 'ws_inventory', events: ['inventory.changed'], state: 'isolated' },
+      ]);
+      expect(sent).toStrictEqual([
+        {
+          TableName: testTableNames.webhookSubscriptions,
+          ProjectionExpression: '#id, #events, #state',
+          ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
+        },
+      ]);
+    } finally {
+      client.destroy();
+    }
+  });
+
   test('no subscription takes it: nothing is sent', async () => {
     await subscribe('ws_orders', fast.endpoint, ['order.changed']);
     const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
@@ -343,17 +421,20 @@ async function jsonLinesWritten<T>(
 const metricValues = (records: Record<string, unknown>[], name: string) =>
   records.flatMap((r) => r[name] ?? []);
 
-/**
- * The event source ARN of the synthetic records: not the queue's, so the delivery function takes the queue's URL
- * from WEBHOOK_DELIVERY_QUEUE_URL for them (it keeps one queue per ARN).
- */
-const configuredArn = 'arn:aws:sqs:us-east-1:000000000000:configured-deliveries';
+/** The fast lane's event source ARN in synthetic records: any ARN but the slow lane's. */
+const fastLaneArn = 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries';
 
 /**
- * A delivery message as Lambda's SQS event source mapping gives it, received `receiveCount` times, for a test
- * in which the function never touches the queue (its receipt handle is not the queue's).
+ * A delivery message as Lambda's SQS event source mapping gives it, received `receiveCount` times from the slow
+ * lane (or the lane of `eventSourceARN`), for a test in which the function never touches the queue (its receipt
+ * handle is not the queue's).
  */
-function sqsRecord(messageId: string, body: string, receiveCount: number): SQSRecord {
+function sqsRecord(
+  messageId: string,
+  body: string,
+  receiveCount: number,
+  eventSourceARN?: string,
+): SQSRecord {
   return {
     messageId,
     receiptHandle: `receipt-${messageId}-${receiveCount}`,
@@ -367,38 +448,38 @@ function sqsRecord(messageId: string, body: string, receiveCount: number): SQSRe
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
-    eventSourceARN: configuredArn,
+    eventSourceARN: eventSourceARN ?? slowLane.arn,
     awsRegion: 'us-east-1',
   };
 }
 
-/** A message received from the local queue as the event source mapping gives it (from `eventSourceARN`). */
-const receivedRecord = (m: Message, eventSourceARN = configuredArn): SQSRecord =>
-  sqsRecordOf(m, eventSourceARN);
+/** A message received from `lane` as the event source mapping gives it. */
+const receivedRecord = (m: Message, lane: LocalQueueFixture): SQSRecord =>
+  sqsRecordOf(m, lane === slowLane ? slowLane.arn : fastLaneArn);
 
-/** Sends these bodies to the queue and receives them: the messages, in the order sent, received once. */
-async function sendAndReceive(bodies: readonly string[]): Promise<Message[]> {
-  await queue.sqs.send(
+/** Sends these bodies to `lane` and receives them: the messages, in the order sent, received once. */
+async function sendAndReceive(lane: LocalQueueFixture, bodies: readonly string[]): Promise<Message[]> {
+  await lane.sqs.send(
     new SendMessageBatchCommand({
-      QueueUrl: queue.url,
+      QueueUrl: lane.url,
       Entries: bodies.map((body, index) => ({ Id: String(index), MessageBody: body })),
     }),
   );
-  const received = await queue.receiveAll();
+  const received = await lane.receiveAll();
   expect(received).toHaveLength(bodies.length);
   return received;
 }
 
-/** Makes a received message visible at once and receives it again (its receive count one more). */
+/** Makes a message received from the slow lane visible at once and receives it again (its receive count one more). */
 async function receiveAgain(m: Message): Promise<Message> {
-  await queue.sqs.send(
+  await slowLane.sqs.send(
     new ChangeMessageVisibilityCommand({
-      QueueUrl: queue.url,
+      QueueUrl: slowLane.url,
       ReceiptHandle: m.ReceiptHandle,
       VisibilityTimeout: 0,
     }),
   );
-  const [again, ...others] = await queue.receiveAll();
+  const [again, ...others] = await slowLane.receiveAll();
   expect(others).toStrictEqual([]);
   expect(again?.MessageId).toBe(m.MessageId);
   return again as Message;
@@ -413,79 +494,163 @@ const idsAndCounts = (messages: readonly Message[]) =>
 /** The exact webhook payload of {@link inventoryMessage}: `{"type","timestamp","data"}`, ids digit for digit. */
 const payload = `{"type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
 
-describe('deliverWebhooks', () => {
-  test('delivers each message; a failed one is made visible after the schedule delay and reported failed; a gone subscription is dropped', async () => {
+/** {@link inventoryMessage} moved to the slow lane after `n` failed attempts. */
+const movedMessage = (subscriptionId: string, n: number) =>
+  inventoryMessage(subscriptionId).replace(
+    '"timestamp":"2026-11-26T09:30:00.123Z"',
+    `"timestamp":"2026-11-26T09:30:00.123Z","priorAttempts":${n}`,
+  );
+
+/** An RFC 3339 time `ms` milliseconds before now. */
+const msAgo = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+const day = 86_400_000;
+
+describe('deliverWebhooks, the fast lane', () => {
+  test('delivers a first attempt; a failed one moves to the slow lane after the first delay and isolates its subscription; a gone subscription is dropped', async () => {
     await subscribe('ws_fast', `${fast.endpoint}/hook`, ['inventory.changed']);
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
-    const [toFast, failing1, failingFirst, gone] = (await sendAndReceive([
+    const messages = await sendAndReceive(queue, [
       inventoryMessage('ws_fast'),
       inventoryMessage('ws_failing'),
-      inventoryMessage('ws_failing'),
       inventoryMessage('ws_removed'),
-    ])) as [Message, Message, Message, Message];
-    const failing2 = await receiveAgain(failingFirst);
-    expect(failing2.Attributes?.ApproximateReceiveCount).toBe('2');
-    const receivedAt = Date.now();
+    ]);
+    const before = Date.now();
 
     const { result: response, records } = await jsonLinesWritten(() =>
-      deliver({
-        Records: [toFast, failing1, failing2, gone].map((m) => receivedRecord(m)),
-      }),
+      deliver({ Records: messages.map((m) => receivedRecord(m, queue)) }),
     );
-    expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
 
-    expect(response).toStrictEqual({
-      batchItemFailures: [{ itemIdentifier: failing1.MessageId }, { itemIdentifier: failing2.MessageId }],
-    });
-    expect(fast.requests).toHaveLength(1);
+    // Every message is done with in the fast lane (the mapping deletes them all).
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
+    expect(fast.requests.map((r) => r.body)).toStrictEqual([payload]);
     const [request] = fast.requests as [(typeof fast.requests)[0]];
-    expect(request.body).toBe(payload);
     expect(request.headers['webhook-id']).toBe(inventoryEventId);
     expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toStrictEqual(
       JSON.parse(payload),
     );
+    expect(failing.requests).toHaveLength(1);
+    // The failed one waits in the slow lane for the first delay (1 s), its first attempt counted.
+    expect(await slowLane.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 1 });
+    await sleep(1_300);
+    const [moved, ...others] = await slowLane.receiveAll();
+    expect(others).toStrictEqual([]);
+    expect(moved?.Body).toBe(movedMessage('ws_failing', 1));
+    await slowLane.remove([moved as Message]);
+    const failingSince = (await storedSubscription('ws_failing'))?.failingSince?.S ?? '';
+    expect(Date.parse(failingSince)).toBeGreaterThanOrEqual(before);
+    expect(await storedSubscription('ws_failing')).toMatchObject({
+      state: { S: 'isolated' },
+      failingSince: { S: failingSince },
+    });
+    // The healthy subscription is left as it was (no write for a delivery of an enabled one).
+    expect((await storedSubscription('ws_fast'))?.state).toBeUndefined();
+    expect(await scanTable(db.client, testTableNames.webhookFailures)).toStrictEqual([]);
+    // The event source mapping deletes the fast lane's messages (the function does not).
+    await queue.remove(messages);
+  });
+
+  test('an attempt still unanswered at 2 s is cut, not failed: it moves to the slow lane at once, and the subscription is isolated', async () => {
+    const hanging = await startWebhookReceiver();
+    try {
+      hanging.answer = { stallMs: 30_000 };
+      await subscribe('ws_hanging', hanging.endpoint, ['inventory.changed']);
+      await subscribe('ws_fast', fast.endpoint, ['inventory.changed']);
+      const messages = await sendAndReceive(queue, [
+        inventoryMessage('ws_hanging'),
+        inventoryMessage('ws_fast'),
+      ]);
+      const started = Date.now();
+
+      expect(await deliver({ Records: messages.map((m) => receivedRecord(m, queue)) })).toStrictEqual({
+        batchItemFailures: [],
+      });
+
+      // The batch ended at the fast lane's limit, not at the 10 s of a full attempt.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_990);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(fast.requests).toHaveLength(1);
+      expect(hanging.requests).toHaveLength(1);
+      const [moved, ...others] = await slowLane.receiveAll();
+      expect(others).toStrictEqual([]);
+      expect(moved?.Body).toBe(inventoryMessage('ws_hanging'));
+      await slowLane.remove([moved as Message]);
+      const stored = await storedSubscription('ws_hanging');
+      expect(stored?.state).toStrictEqual({ S: 'isolated' });
+      expect(stored?.failingSince).toBeUndefined();
+
+      // The next delivery of the isolated subscription is moved without an attempt.
+      const [next] = await sendAndReceive(queue, [inventoryMessage('ws_hanging')]);
+      expect(await deliver({ Records: [receivedRecord(next as Message, queue)] })).toStrictEqual({
+        batchItemFailures: [],
+      });
+      expect(hanging.requests).toHaveLength(1);
+      const [movedNext] = await slowLane.receiveAll();
+      expect(movedNext?.Body).toBe(inventoryMessage('ws_hanging'));
+      await slowLane.remove([movedNext as Message]);
+      await queue.remove([...messages, next as Message]);
+    } finally {
+      await hanging.close();
+    }
+  });
+});
+
+describe('deliverWebhooks, the slow lane', () => {
+  test('a failed attempt is made visible after the schedule delay and reported failed; attempts count priorAttempts', async () => {
+    await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed'], {
+      state: { S: 'isolated' },
+    });
+    const [failing1, movedFirst] = (await sendAndReceive(slowLane, [
+      inventoryMessage('ws_failing'),
+      movedMessage('ws_failing', 1),
+    ])) as [Message, Message];
+    const receivedAt = Date.now();
+
+    const { result: response, records } = await jsonLinesWritten(() =>
+      deliver({ Records: [failing1, movedFirst].map((m) => receivedRecord(m, slowLane)) }),
+    );
+    expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
+    expect(response).toStrictEqual({
+      batchItemFailures: [{ itemIdentifier: failing1.MessageId }, { itemIdentifier: movedFirst.MessageId }],
+    });
     expect(failing.requests.map((r) => r.headers['webhook-id'])).toStrictEqual([
       inventoryEventId,
       inventoryEventId,
     ]);
     expect(await scanTable(db.client, testTableNames.webhookFailures)).toStrictEqual([]);
 
-    // The queue: every message in flight; the first failure back after its delay (1 s), the others after the
-    // queue's visibility timeout (the event source mapping deletes the successes, not the function), the second
-    // failure not before its delay (300 s).
-    expect(
-      Date.now() - receivedAt,
-      "the timing below needs a delivery done well within the queue's visibility",
-    ).toBeLessThan(2_000);
-    expect(await queue.receiveAll()).toStrictEqual([]);
+    // Attempt 1 back after the first delay (1 s); the moved one's attempt 2 not before the second (300 s).
+    expect(Date.now() - receivedAt, 'the timing below needs a delivery done well within 1 s').toBeLessThan(
+      1_000,
+    );
+    expect(await slowLane.receiveAll()).toStrictEqual([]);
     await sleep(1_300);
-    const retried = await queue.receiveAll();
+    const retried = await slowLane.receiveAll();
     expect(idsAndCounts(retried)).toStrictEqual([[failing1.MessageId, '2']]);
-    expect(retried[0]?.Body).toBe(failing1.Body);
-    await sleep(receivedAt + queueVisibilitySeconds * 1000 + 300 - Date.now());
-    const returned = await queue.receiveAll();
-    expect(idsAndCounts(returned)).toStrictEqual(idsAndCounts([toFast, gone]).map(([id]) => [id, '2']));
-    expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 4, delayed: 0 });
-    await queue.remove([...retried, ...returned, failing2]);
+    expect(await slowLane.counts()).toStrictEqual({ visible: 0, notVisible: 2, delayed: 0 });
+    await slowLane.remove([...retried, movedFirst]);
   });
 
   test('after the last delay the delivery is kept in the failures table, and the message succeeds', async () => {
-    await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
-    const [first] = (await sendAndReceive([inventoryMessage('ws_failing')])) as [Message];
-    const third = await receiveAgain(await receiveAgain(first));
-    expect(third.Attributes?.ApproximateReceiveCount).toBe('3');
+    await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed'], {
+      state: { S: 'isolated' },
+    });
+    const [first] = (await sendAndReceive(slowLane, [movedMessage('ws_failing', 1)])) as [Message];
+    const second = await receiveAgain(first);
+    expect(second.Attributes?.ApproximateReceiveCount).toBe('2');
     const before = Date.now();
 
     const { result: response, records } = await jsonLinesWritten(() =>
-      deliver({ Records: [receivedRecord(third)] }),
+      deliver({ Records: [receivedRecord(second, slowLane)] }),
     );
     expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([1]);
 
     expect(response).toStrictEqual({ batchItemFailures: [] });
     // Its visibility is left as it was (in flight until the mapping deletes it): no retry delay set.
     await sleep(1_300);
-    expect(await queue.receiveAll()).toStrictEqual([]);
-    await queue.remove([third]);
+    expect(await slowLane.receiveAll()).toStrictEqual([]);
+    await slowLane.remove([second]);
     const [failure, ...others] = await scanTable(db.client, testTableNames.webhookFailures);
     expect(others).toStrictEqual([]);
     const failedAt = failure?.failedAt?.S ?? '';
@@ -519,12 +684,12 @@ describe('deliverWebhooks', () => {
     expect(failure?.attempts).toStrictEqual({ N: '3' });
   });
 
-  test('a slow subscriber does not delay the others: the messages are attempted in parallel', async () => {
+  test('a slow subscriber does not delay the others: the messages are attempted in parallel, each up to 10 s', async () => {
     const slow = await startWebhookReceiver();
     try {
-      slow.answer = { stallMs: 2_000 };
-      await subscribe('ws_slow', slow.endpoint, ['inventory.changed']);
-      await subscribe('ws_fast', fast.endpoint, ['inventory.changed']);
+      slow.answer = { stallMs: 3_000 };
+      await subscribe('ws_slow', slow.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
+      await subscribe('ws_fast', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
       const started = Date.now();
       let fastDoneAt = 0;
       const watch = setInterval(() => {
@@ -541,10 +706,26 @@ describe('deliverWebhooks', () => {
 
       expect(response).toStrictEqual({ batchItemFailures: [] });
       expect(fastDoneAt - started).toBeLessThan(1_500);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_990);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_990);
+      // A quick delivery brings its subscription back to the fast lane; a slow one (3 s) stays in the slow lane.
+      expect((await storedSubscription('ws_fast'))?.state).toStrictEqual({ S: 'enabled' });
+      expect((await storedSubscription('ws_slow'))?.state).toStrictEqual({ S: 'isolated' });
     } finally {
       await slow.close();
     }
+  });
+
+  test('a delivered attempt ends the failing period: failingSince is removed', async () => {
+    await subscribe('ws_back', fast.endpoint, ['inventory.changed'], {
+      state: { S: 'isolated' },
+      failingSince: { S: msAgo(4 * day) },
+    });
+    expect(await deliver({ Records: [sqsRecord('m-back', movedMessage('ws_back', 1), 1)] })).toStrictEqual({
+      batchItemFailures: [],
+    });
+    const stored = await storedSubscription('ws_back');
+    expect(stored?.state).toStrictEqual({ S: 'enabled' });
+    expect(stored?.failingSince).toBeUndefined();
   });
 
   test('a store that cannot be read fails only that message (seen again after its visibility timeout)', async () => {
@@ -560,33 +741,85 @@ describe('deliverWebhooks', () => {
     expect(fast.requests).toHaveLength(1);
   });
 
-  test('without WEBHOOK_DELIVERY_QUEUE_URL the queue URL is asked of SQS by the event source ARN', async () => {
-    await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
-    const [m1, m2] = (await sendAndReceive([
-      inventoryMessage('ws_failing'),
-      inventoryMessage('ws_failing'),
-    ])) as [Message, Message];
-    const configured = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
-    delete process.env.WEBHOOK_DELIVERY_QUEUE_URL;
-    try {
-      expect(await deliver({ Records: [receivedRecord(m1, queue.arn)] })).toStrictEqual({
-        batchItemFailures: [{ itemIdentifier: m1.MessageId }],
-      });
-      expect(await deliver({ Records: [receivedRecord(m2, queue.arn)] })).toStrictEqual({
-        batchItemFailures: [{ itemIdentifier: m2.MessageId }],
-      });
-    } finally {
-      process.env.WEBHOOK_DELIVERY_QUEUE_URL = configured;
-    }
-    // Both made visible again after the first delay (1 s) in the queue the ARN names.
-    await sleep(1_300);
-    const retried = await queue.receiveAll();
-    expect(idsAndCounts(retried)).toStrictEqual(idsAndCounts([m1, m2]).map(([id]) => [id, '2']));
-    await queue.remove(retried);
-  });
-
   test('a body that is not a delivery message is dropped', async () => {
     const record = sqsRecord('m-junk', 'not json', 1);
     expect(await deliver({ Records: [record] })).toStrictEqual({ batchItemFailures: [] });
+  });
+});
+
+describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () => {
+  test('a failed attempt 5 days after the first failed one disables the subscription: counted once, kept as a failure, no more attempts', async () => {
+    const failingSince = msAgo(5 * day + 60_000);
+    await subscribe('ws_dead', `${failing.endpoint}/hook`, ['inventory.changed'], {
+      state: { S: 'isolated' },
+      failingSince: { S: failingSince },
+    });
+    const before = Date.now();
+
+    const { result, records } = await jsonLinesWritten(() =>
+      deliver({ Records: [sqsRecord('m-dead', inventoryMessage('ws_dead'), 1)] }),
+    );
+
+    expect(result).toStrictEqual({ batchItemFailures: [] });
+    expect(failing.requests).toHaveLength(1);
+    expect(metricValues(records, 'WebhookEndpointsDisabled')).toStrictEqual([1]);
+    expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
+    const stored = await storedSubscription('ws_dead');
+    const disabledAt = stored?.disabledAt?.S ?? '';
+    expect(Date.parse(disabledAt)).toBeGreaterThanOrEqual(before);
+    expect(stored).toMatchObject({ state: { S: 'disabled' }, failingSince: { S: failingSince } });
+    expect(
+      (await scanTable(db.client, testTableNames.webhookFailures)).map((f) => [
+        f.eventId?.S,
+        f.attempts?.N,
+        f.lastError?.S,
+      ]),
+    ).toStrictEqual([[inventoryEventId, '1', 'HTTP 500']]);
+
+    // A disabled subscription's next delivery, in either lane: no attempt, kept as a failure for a redrive.
+    await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
+    const { result: next, records: nextRecords } = await jsonLinesWritten(() =>
+      deliver({
+        Records: [
+          sqsRecord('m-next', inventoryMessage('ws_dead'), 1, fastLaneArn),
+          sqsRecord(
+            'm-later',
+            movedMessage('ws_dead', 1).replace('.-9223372036854775808.4', '.-9223372036854775808.5'),
+            1,
+          ),
+        ],
+      }),
+    );
+    expect(next).toStrictEqual({ batchItemFailures: [] });
+    expect(metricValues(nextRecords, 'WebhookEndpointsDisabled')).toStrictEqual([]);
+    expect(failing.requests).toHaveLength(1);
+    expect(
+      (await scanTable(db.client, testTableNames.webhookFailures))
+        .map((f) => [f.eventId?.S, f.attempts?.N, f.lastError?.S])
+        .sort(),
+    ).toStrictEqual([
+      [inventoryEventId, '0', 'not attempted: the subscription is disabled'],
+      ['inventory.-9223372036854775808.5', '1', 'not attempted: the subscription is disabled'],
+    ]);
+  });
+
+  test('failing for less than 5 days: the failed attempt is retried, the subscription stays isolated', async () => {
+    const failingSince = msAgo(5 * day - 60_000);
+    await subscribe('ws_nearly', `${failing.endpoint}/hook`, ['inventory.changed'], {
+      state: { S: 'isolated' },
+      failingSince: { S: failingSince },
+    });
+    const [message] = (await sendAndReceive(slowLane, [inventoryMessage('ws_nearly')])) as [Message];
+    expect(await deliver({ Records: [receivedRecord(message, slowLane)] })).toStrictEqual({
+      batchItemFailures: [{ itemIdentifier: message.MessageId }],
+    });
+    expect(await storedSubscription('ws_nearly')).toMatchObject({
+      state: { S: 'isolated' },
+      failingSince: { S: failingSince },
+    });
+    await sleep(1_300);
+    const retried = await slowLane.receiveAll();
+    expect(idsAndCounts(retried)).toStrictEqual([[message.MessageId, '2']]);
+    await slowLane.remove(retried);
   });
 });

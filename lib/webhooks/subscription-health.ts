@@ -1,0 +1,118 @@
+/**
+ * The state of a subscription's endpoint, written by the delivery and the webhook tool (docs/architecture.md
+ * "Events and webhooks": the slow lane and the breaker). Each operation is one conditional UpdateItem on the
+ * subscriptions table; a condition that fails (the subscription removed, or already moved on) changes nothing.
+ * `state` is a DynamoDB reserved word: expressions name it `#s`.
+ * @module
+ */
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+
+/** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
+export interface SubscriptionHealth {
+  /**
+   * An attempt cut at the fast lane's limit, or failed at `failedAt`: `isolated` (slow lane), and after a failure
+   * `failingSince` set unless already set. Never undoes `disabled`.
+   */
+  isolate(subscriptionId: string, failedAt?: Date): Promise<void>;
+  /** A delivered attempt: `failingSince` removed; back to `enabled` when `quick` (within the fast lane's limit). */
+  delivered(subscriptionId: string, quick: boolean): Promise<void>;
+  /**
+   * The breaker: `disabled` at `now`, when `failingSince` is still `failingSince` (no delivery since).
+   * @returns true when this call disabled it.
+   */
+  disable(subscriptionId: string, failingSince: string, now: Date): Promise<boolean>;
+}
+
+/**
+ * One UpdateItem of the subscription `subscriptionId` in `tableName`, only while it exists and `condition` holds.
+ * @returns false when the condition failed.
+ */
+async function update(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  expression: string,
+  condition: string,
+  values: Record<string, string>,
+): Promise<boolean> {
+  try {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: marshall({ subscriptionId }),
+        UpdateExpression: expression,
+        ConditionExpression: `attribute_exists(subscriptionId) AND (${condition})`,
+        ExpressionAttributeNames: { '#s': 'state' },
+        ExpressionAttributeValues: marshall(values),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Not `disabled` (`:d`). */
+const notDisabled = 'attribute_not_exists(#s) OR #s <> :d';
+
+/** The subscription health over `client` and the subscriptions table `tableName`. */
+export function subscriptionHealth(client: DynamoDBClient, tableName: string): SubscriptionHealth {
+  return {
+    async isolate(id, failedAt) {
+      await update(
+        client,
+        tableName,
+        id,
+        failedAt ? 'SET #s = :i, failingSince = if_not_exists(failingSince, :n)' : 'SET #s = :i',
+        notDisabled,
+        { ':i': 'isolated', ':d': 'disabled', ...(failedAt && { ':n': failedAt.toISOString() }) },
+      );
+    },
+    async delivered(id, quick) {
+      await update(
+        client,
+        tableName,
+        id,
+        quick ? 'SET #s = :e REMOVE failingSince' : 'REMOVE failingSince',
+        notDisabled,
+        quick ? { ':d': 'disabled', ':e': 'enabled' } : { ':d': 'disabled' },
+      );
+    },
+    disable: (id, failingSince, now) =>
+      update(
+        client,
+        tableName,
+        id,
+        'SET #s = :d, disabledAt = :n',
+        `failingSince = :f AND (${notDisabled})`,
+        {
+          ':d': 'disabled',
+          ':n': now.toISOString(),
+          ':f': failingSince,
+        },
+      ),
+  };
+}
+
+/**
+ * The webhook tool's `enable`: the subscription `enabled`, its failing and disabled times removed.
+ * @returns false when there is no such subscription.
+ */
+export function enableSubscription(client: DynamoDBClient, tableName: string, subscriptionId: string) {
+  return update(
+    client,
+    tableName,
+    subscriptionId,
+    'SET #s = :e REMOVE failingSince, disabledAt',
+    'attribute_exists(subscriptionId)',
+    {
+      ':e': 'enabled',
+    },
+  );
+}
