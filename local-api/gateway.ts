@@ -169,7 +169,16 @@ export function createEngine(model: ApiModel): Engine {
     router.on(verbs as 'GET'[], path || '/', () => {}, method);
   }
 
-  function send(response: ServerResponse, requestId: string, kind: GatewayErrorKind): void {
+  /**
+   * Answers the gateway response of `kind`; `headers` replace the template's of the same name (the local usage
+   * plan's exact `Retry-After` over the stack's static one: local-api/behaviour.md S10).
+   */
+  function send(
+    response: ServerResponse,
+    requestId: string,
+    kind: GatewayErrorKind,
+    headers: Record<string, string> = {},
+  ): void {
     const request = response.req;
     const rendered = renderGatewayResponse(model.gatewayResponses, kind, {
       requestId,
@@ -179,7 +188,7 @@ export function createEngine(model: ApiModel): Engine {
       },
     });
     response
-      .writeHead(rendered.statusCode, { ...rendered.headers, ...gatewayHeaders(requestId) })
+      .writeHead(rendered.statusCode, { ...rendered.headers, ...headers, ...gatewayHeaders(requestId) })
       .end(rendered.body);
   }
 
@@ -274,7 +283,8 @@ export function createEngine(model: ApiModel): Engine {
       if (method.apiKeyRequired && model.keyThrottle) {
         if (!outcome.usageIdentifier) return send(response, requestId, 'INVALID_API_KEY');
         if (!plan.take(outcome.usageIdentifier, keyThrottle(outcome.authorizer, model.keyThrottle))) {
-          return send(response, requestId, 'THROTTLED');
+          const retryAfter = String(plan.retryAfterSeconds(outcome.usageIdentifier));
+          return send(response, requestId, 'THROTTLED', { 'Retry-After': retryAfter });
         }
       }
     }
