@@ -30,6 +30,15 @@ const idOf = (name: string) => {
 const itemFunction = idOf('getInventoryItem');
 const orderFunction = idOf('getOrderById');
 const authorizerFunction = functionLogicalId(authorizer);
+/** Functions whose Init phase is slow (test/support/functions/slow-init-function.ts): S13. */
+const slowInit = {
+  /** 3 s of Init, Timeout 2 s: the Init phase does not count against the Timeout. */
+  withinLimit: idOf('getPetById'),
+  /** 11 s of Init, Timeout 2 s: past the 10 s limit, the Init phase again within the Timeout fails. */
+  pastLimitShortTimeout: idOf('listInventoryHistory'),
+  /** 11 s of Init, Timeout 15 s: past the limit, the Init phase again within the Timeout succeeds. */
+  pastLimitLongTimeout: idOf('updateOrder'),
+};
 
 let server: Server;
 let engine: Engine;
@@ -47,12 +56,23 @@ beforeAll(async () => {
     template.Resources[logicalId]?.Properties as Record<string, unknown>;
   properties(itemFunction).Timeout = 2;
   properties(orderFunction).Timeout = 60;
+  for (const [logicalId, delayMs, timeout] of [
+    [slowInit.withinLimit, 3_000, 2],
+    [slowInit.pastLimitShortTimeout, 11_000, 2],
+    [slowInit.pastLimitLongTimeout, 11_000, 15],
+  ] as const) {
+    properties(logicalId).Timeout = timeout;
+    properties(logicalId).Environment = { Variables: { INIT_DELAY_MS: String(delayMs) } };
+  }
   properties(authorizerFunction).Timeout = 2;
   properties(authorizerFunction).Environment = { Variables: { BEHAVIOUR_CALLS: callsFile } };
   const sources: Record<string, string> = {
     [itemFunction]: stub('behaviour-function'),
     [orderFunction]: stub('behaviour-function'),
     [authorizerFunction]: stub('behaviour-authorizer'),
+    ...Object.fromEntries(
+      Object.values(slowInit).map((logicalId) => [logicalId, stub('slow-init-function')]),
+    ),
   };
   engine = createEngine(
     apiModel(template, {
@@ -216,6 +236,23 @@ describe('sizes and time limits', () => {
     expect([answer.status, answer.text]).toEqual([503, unavailable]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
   }, 45_000);
+
+  test('S13: a cold start of 3 s does not count against a Timeout of 2 s: the Init phase has its own 10 s', async () => {
+    const answer = await send('GET', '/v1/pets/1', [allow]);
+    expect([answer.status, answer.text]).toEqual([200, '{"initialized":true}']);
+  }, 20_000);
+
+  test('S13: an Init phase past 10 s is run again within the Timeout: 500 with a Timeout of 2 s, 200 with 15 s', async () => {
+    const started = Date.now();
+    const [short, long] = await Promise.all([
+      send('GET', '/v1/inventory/1/history', [allow]),
+      send('PATCH', '/v1/store/orders/1', [allow]),
+    ]);
+    expect([short.status, short.text]).toEqual([500, internal]);
+    expect([long.status, long.text]).toEqual([200, '{"initialized":true}']);
+    // The second Init phase (11 s) began after the first was stopped at 10 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(21_000);
+  }, 40_000);
 });
 
 describe('the TOKEN authorizer', () => {
