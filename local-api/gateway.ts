@@ -275,7 +275,7 @@ export function createEngine(model: ApiModel): Engine {
     if (method.authorizerId) {
       const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${model.stage}/${request.method}${stagePath}`;
       const outcome = await (authorizers.get(method.authorizerId) as ReturnType<typeof authorizerStep>)(
-        headers,
+        request.rawHeaders,
         methodArn,
       );
       if ('refusal' in outcome) return send(response, requestId, outcome.refusal);

@@ -173,6 +173,30 @@ describe('the event the function receives', () => {
     expect((event.headers as Record<string, string>)['X-Twice']).toBe('two');
     expect((event.multiValueHeaders as Record<string, string[]>)['X-Twice']).toEqual(['one', 'two']);
   });
+
+  test.each([
+    ['a Deny then an Allow', ['Bearer deny-first', 'Bearer allow-last'], 200],
+    ['an Allow then a Deny', ['Bearer allow-first', 'Bearer deny-last'], 401],
+  ])(
+    'E5: of two Authorization headers (%s) the authorizer decides on the last, the one the event carries',
+    async (_what, [first, last], status) => {
+      const answer = await send('GET', '/v1/inventory/echo', [
+        ['Authorization', first as string],
+        ['authorization', last as string],
+      ]);
+      expect(answer.status, answer.text).toBe(status);
+      if (status === 200) {
+        const event = JSON.parse(answer.text);
+        expect(event.headers.authorization).toBe(last);
+        expect(event.multiValueHeaders).toMatchObject({ Authorization: [first], authorization: [last] });
+      } else {
+        expect(answer.text).toBe(unauthorized);
+      }
+      const asked = (await readFile(callsFile, 'utf8')).split('\n');
+      expect(asked).toContain((last as string).replace('Bearer ', ''));
+      expect(asked).not.toContain((first as string).replace('Bearer ', ''));
+    },
+  );
 });
 
 describe('sizes and time limits', () => {
