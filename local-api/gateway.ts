@@ -12,6 +12,7 @@ import { LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
 import { type Prelude, splitPrelude } from './response-streaming.ts';
+import { bodyPending, bodySlots, unverifiedBodySlots } from './unverified-bodies.ts';
 import { usagePlan } from './usage-plan.ts';
 
 /** API Gateway's payload limit in bytes (10 MB). */
@@ -49,7 +50,10 @@ function gatewayHeaders(requestId: string): Record<string, string> {
   };
 }
 
-/** Reads the whole body; `tooLarge` past {@link maxBodyBytes} (the rest is read and discarded). */
+/**
+ * Reads the whole body of a request allowed to send one; `tooLarge` past {@link maxBodyBytes} (the rest is read
+ * and discarded, keeping the connection).
+ */
 async function readBody(request: IncomingMessage): Promise<Buffer | 'tooLarge'> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -145,6 +149,7 @@ export function createEngine(model: ApiModel): Engine {
   );
   const functionFor = (logicalId: string) => functions.get(logicalId) as LambdaFunction;
   const plan = usagePlan();
+  const unauthenticated = bodySlots(unverifiedBodySlots);
   const authorizers = new Map(
     Object.values(model.authorizers).map((authorizer) => [
       authorizer.logicalId,
@@ -180,6 +185,8 @@ export function createEngine(model: ApiModel): Engine {
     headers: Record<string, string> = {},
   ): void {
     const request = response.req;
+    // A body not yet received is never read for an answer sent without it: the connection closes instead.
+    if (bodyPending(request)) response.setHeader('Connection', 'close');
     const rendered = renderGatewayResponse(model.gatewayResponses, kind, {
       requestId,
       header(name) {
@@ -259,16 +266,10 @@ export function createEngine(model: ApiModel): Engine {
     const { path, query } = splitTarget(request.url ?? '/');
     const match = router.find(request.method as 'GET', path.replace(/%/g, '%25'));
     const method = match?.store as MethodModel | undefined;
-    if (!match || !method) {
-      request.resume();
-      return send(response, requestId, 'MISSING_AUTHENTICATION_TOKEN');
-    }
-    if (headerBytes(request) > maxHeaderBytes) {
-      request.resume();
+    if (!match || !method) return send(response, requestId, 'MISSING_AUTHENTICATION_TOKEN');
+    if (headerBytes(request) > maxHeaderBytes || Number(request.headers['content-length']) > maxBodyBytes) {
       return send(response, requestId, 'REQUEST_TOO_LARGE');
     }
-    const body = await readBody(request);
-    if (body === 'tooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
     const stagePath = path.slice(model.stage.length + 1) || '/';
     const headers = eventHeaders(request.rawHeaders);
     let authorizer: Record<string, string | number> | undefined;
@@ -288,6 +289,15 @@ export function createEngine(model: ApiModel): Engine {
         }
       }
     }
+    // The body is read once the request is authorized (an authorizer decides on headers alone), a method
+    // without an authorizer's within the bound on unauthenticated bodies; a MOCK integration reads none.
+    const body =
+      method.integration.type === 'mock'
+        ? Buffer.alloc(0)
+        : method.authorizerId
+          ? await readBody(request)
+          : await unauthenticated.acquire().then((release) => readBody(request).finally(release));
+    if (body === 'tooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
     const params = match.params as Record<string, string>;
     const event = proxyEvent({
       request,

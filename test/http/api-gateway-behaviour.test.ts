@@ -19,6 +19,7 @@ import { apiModel, type Template } from '#local-api/api-model.ts';
 import { createEngine, type Engine } from '#local-api/gateway.ts';
 import { createApiServer } from '#local-api/http-server.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
+import { bytesReadBy, upload } from '#test/support/raw-upload.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 
 const stub = (name: string) => fileURLToPath(new URL(`../support/functions/${name}.ts`, import.meta.url));
@@ -46,6 +47,7 @@ let baseUrl: string;
 let client: RawClient;
 let workDir: string;
 let callsFile: string;
+let serverBytesRead: () => number;
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'behaviour-'));
@@ -83,6 +85,7 @@ beforeAll(async () => {
     }),
   );
   server = createApiServer((request, response) => void engine.listener(request, response));
+  serverBytesRead = bytesReadBy(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   client = rawClient(baseUrl, { keepAlive: false });
@@ -260,6 +263,37 @@ describe('sizes and time limits', () => {
     expect([answer.status, answer.text]).toEqual([503, unavailable]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
   }, 45_000);
+
+  test('S1: credentials are checked before the body is read: 30 anonymous 9 MB bodies are 401, their bodies unread', async () => {
+    const port = Number(new URL(baseUrl).port);
+    const bodyBytes = 9 * 1024 * 1024;
+    const head = (authorization: string) =>
+      `PATCH /v1/inventory/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${bodyBytes}\r\n${authorization}`;
+    const before = serverBytesRead();
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        upload(port, head(i % 2 === 0 ? '' : 'Authorization: Bearer deny-anonymous\r\n'), bodyBytes),
+      ),
+    );
+    for (const outcome of outcomes) expect([outcome.status, outcome.body]).toEqual([401, unauthorized]);
+    // Each connection's bytes read: its head and what the socket took before the answer, never its 9 MB.
+    expect(serverBytesRead() - before).toBeLessThan(30 * 1024 * 1024);
+  }, 60_000);
+
+  test('S1: a body declared over 10 MB is 413 before the authorizer and unread', async () => {
+    const port = Number(new URL(baseUrl).port);
+    const bodyBytes = 10 * 1024 * 1024 + 1;
+    const outcome = await upload(
+      port,
+      `PATCH /v1/inventory/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer never-asked\r\nContent-Length: ${bodyBytes}\r\n`,
+      bodyBytes,
+    );
+    expect(outcome.status).toBe(413);
+    expect(JSON.parse(outcome.body)).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(outcome.sent).toBeLessThan(bodyBytes);
+    expect(await readFile(callsFile, 'utf8')).not.toContain('never-asked');
+  });
 
   test('S13: a cold start of 3 s does not count against a Timeout of 2 s: the Init phase has its own 10 s', async () => {
     const answer = await send('GET', '/v1/pets/1', [allow]);
