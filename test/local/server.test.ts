@@ -160,6 +160,8 @@ describe('npm start with a data folder', () => {
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(5000);
     expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
+    // The functions log at INFO by default: the requests above (each logs "request completed" at DEBUG) left none.
+    expect(stopped.stdout).not.toContain('"level":"DEBUG"');
     expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
     const files = await filesUnder(dataDir);
     expect(
