@@ -160,8 +160,6 @@ describe('npm start with a data folder', () => {
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(5000);
     expect(stopped.stdout.endsWith('\nStopped.\n')).toBe(true);
-    // The functions log at INFO by default: the requests above (each logs "request completed" at DEBUG) left none.
-    expect(stopped.stdout).not.toContain('"level":"DEBUG"');
     expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
     const files = await filesUnder(dataDir);
     expect(
@@ -273,6 +271,26 @@ describe('npm start on a taken port', () => {
     expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
     await expectPrintedKeyWorks(next);
   });
+});
+
+describe('npm start logs', () => {
+  /** The stdout of a start on `level` (empty: unset) that served one PATCH (its authorizer logs at DEBUG). */
+  async function logsOfOnePatch(level: string): Promise<string> {
+    const server = await startServerProcess({ DATA_DIR: ':memory:', POWERTOOLS_LOG_LEVEL: level });
+    try {
+      expect((await patchQuantity(server.baseUrl, printedKey(server.stdout()) ?? '', '1', 5)).status).toBe(
+        200,
+      );
+    } finally {
+      await server.stop();
+    }
+    return server.stdout();
+  }
+
+  test('the functions log at INFO by default, at DEBUG with POWERTOOLS_LOG_LEVEL=DEBUG', async () => {
+    expect(await logsOfOnePatch('')).not.toContain('"level":"DEBUG"');
+    expect(await logsOfOnePatch('DEBUG')).toContain('"level":"DEBUG"');
+  }, 120_000);
 });
 
 describe('npm start with DATA_DIR=:memory:', () => {
