@@ -53,6 +53,27 @@ const definitions: Record<GatewayResponseType, [ErrorCode, string]> = {
   DEFAULT_5XX: ['internal_error', internal],
 };
 
+/**
+ * Seconds a throttled client waits before a retry, sent as `Retry-After` (RFC 9110 section 10.2.3) on 429
+ * answers: every per-key rate is a whole number of requests per second (infra/settings.ts; `keys create
+ * --rate` takes integers from 1), so a key's bucket has a token again within 1 s. API Gateway sets a gateway
+ * response's headers from static values or request parameters only (`responseParameters`, developer guide
+ * "x-amazon-apigateway-gateway-responses.gatewayResponse object"), so deployed the value is this constant; the
+ * local usage plan sends the exact wait (local-api/behaviour.md S10).
+ */
+export const retryAfterSeconds = 1;
+
+/**
+ * The headers each response type carries besides `Content-Type`, as static values: `Retry-After` on the two
+ * 429 types (QUOTA_EXCEEDED cannot occur while the usage plans set no quota; it carries the same header so that
+ * a quota added later does not answer 429 without one).
+ */
+export const gatewayResponseHeaders: Readonly<Partial<Record<GatewayResponseType, Record<string, string>>>> =
+  {
+    THROTTLED: { 'Retry-After': String(retryAfterSeconds) },
+    QUOTA_EXCEEDED: { 'Retry-After': String(retryAfterSeconds) },
+  };
+
 /** The Error body API Gateway answers with for each response type; its `status` is the response's status. */
 export const gatewayResponses: Readonly<Record<GatewayResponseType, ErrorBody>> = Object.fromEntries(
   Object.entries(definitions).map(([type, [code, message]]) => [type, errorBody(code, message)]),

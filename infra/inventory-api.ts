@@ -22,7 +22,7 @@ import { Construct } from 'constructs';
 import { authorizerCacheTtlSeconds, operations, stageName } from '#lib/api.ts';
 import { bearerHeaderPattern } from '#lib/auth/authorize.ts';
 import { corsMaxAgeSeconds, corsRequestHeaders } from '#lib/http/cors.ts';
-import { gatewayResponses } from './gateway-responses.ts';
+import { type GatewayResponseType, gatewayResponseHeaders, gatewayResponses } from './gateway-responses.ts';
 import type { ThrottleSettings } from './settings.ts';
 
 /** Properties of an {@link InventoryApi}. */
@@ -182,7 +182,17 @@ export class InventoryApi extends Construct {
       this.restApi.addGatewayResponse(`GatewayResponse${type}`, {
         type: ResponseType.of(type),
         statusCode: String(body.status),
-        responseHeaders: { 'Content-Type': "'application/json'", ...gatewayResponseCorsHeaders(corsOrigins) },
+        responseHeaders: {
+          'Content-Type': "'application/json'",
+          // Static values are written in single quotes (API Gateway's parameter mapping of a literal).
+          ...Object.fromEntries(
+            Object.entries(gatewayResponseHeaders[type as GatewayResponseType] ?? {}).map(([name, value]) => [
+              name,
+              `'${value}'`,
+            ]),
+          ),
+          ...gatewayResponseCorsHeaders(corsOrigins),
+        },
         templates: { 'application/json': template },
       });
     }

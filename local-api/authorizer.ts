@@ -3,7 +3,7 @@ import { LRUCache, type Perf } from 'lru-cache';
 import type { AuthorizerModel } from './api-model.ts';
 import type { GatewayErrorKind } from './gateway-response-render.ts';
 import { type LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
-import type { EventHeaders } from './proxy-event.ts';
+import { lastHeaderValue } from './proxy-event.ts';
 
 /**
  * The outcome: the `requestContext.authorizer` of the proxy event and the usage identifier the authorizer
@@ -101,7 +101,6 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, 
   const validation = authorizer.validationExpression
     ? new RegExp(`^(?:${authorizer.validationExpression})$`)
     : undefined;
-  const headerName = authorizer.identityHeader.toLowerCase();
 
   async function decide(token: string, methodArn: string): Promise<Decision | GatewayErrorKind> {
     const cached = cache?.get(token);
@@ -124,12 +123,11 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, 
   }
 
   /**
-   * Decides one request from its headers (the identity header's first value, local-api/behaviour.md
-   * E5) and its method ARN.
+   * Decides one request from its raw header lines (`IncomingMessage.rawHeaders`: the identity header's last
+   * value, as the event's `headers` holds it; local-api/behaviour.md E5) and its method ARN.
    */
-  return async (headers: EventHeaders, methodArn: string): Promise<AuthorizerOutcome> => {
-    const name = Object.keys(headers.multiValueHeaders).find((header) => header.toLowerCase() === headerName);
-    const token = name === undefined ? undefined : headers.multiValueHeaders[name]?.[0];
+  return async (rawHeaders: readonly string[], methodArn: string): Promise<AuthorizerOutcome> => {
+    const token = lastHeaderValue(rawHeaders, authorizer.identityHeader);
     if (!token || (validation && !validation.test(token))) return { refusal: 'UNAUTHORIZED' };
     const started = Date.now();
     const decided = await decide(token, methodArn);

@@ -12,6 +12,7 @@ import { LambdaFunction, TooLateToStart } from './lambda-runtime.ts';
 import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
 import { type Prelude, splitPrelude } from './response-streaming.ts';
+import { bodyPending, bodySlots, unverifiedBodySlots } from './unverified-bodies.ts';
 import { usagePlan } from './usage-plan.ts';
 
 /** API Gateway's payload limit in bytes (10 MB). */
@@ -49,7 +50,10 @@ function gatewayHeaders(requestId: string): Record<string, string> {
   };
 }
 
-/** Reads the whole body; `tooLarge` past {@link maxBodyBytes} (the rest is read and discarded). */
+/**
+ * Reads the whole body of a request allowed to send one; `tooLarge` past {@link maxBodyBytes} (the rest is read
+ * and discarded, keeping the connection).
+ */
 async function readBody(request: IncomingMessage): Promise<Buffer | 'tooLarge'> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -145,6 +149,7 @@ export function createEngine(model: ApiModel): Engine {
   );
   const functionFor = (logicalId: string) => functions.get(logicalId) as LambdaFunction;
   const plan = usagePlan();
+  const unauthenticated = bodySlots(unverifiedBodySlots);
   const authorizers = new Map(
     Object.values(model.authorizers).map((authorizer) => [
       authorizer.logicalId,
@@ -169,8 +174,19 @@ export function createEngine(model: ApiModel): Engine {
     router.on(verbs as 'GET'[], path || '/', () => {}, method);
   }
 
-  function send(response: ServerResponse, requestId: string, kind: GatewayErrorKind): void {
+  /**
+   * Answers the gateway response of `kind`; `headers` replace the template's of the same name (the local usage
+   * plan's exact `Retry-After` over the stack's static one: local-api/behaviour.md S10).
+   */
+  function send(
+    response: ServerResponse,
+    requestId: string,
+    kind: GatewayErrorKind,
+    headers: Record<string, string> = {},
+  ): void {
     const request = response.req;
+    // A body not yet received is never read for an answer sent without it: the connection closes instead.
+    if (bodyPending(request)) response.setHeader('Connection', 'close');
     const rendered = renderGatewayResponse(model.gatewayResponses, kind, {
       requestId,
       header(name) {
@@ -179,7 +195,7 @@ export function createEngine(model: ApiModel): Engine {
       },
     });
     response
-      .writeHead(rendered.statusCode, { ...rendered.headers, ...gatewayHeaders(requestId) })
+      .writeHead(rendered.statusCode, { ...rendered.headers, ...headers, ...gatewayHeaders(requestId) })
       .end(rendered.body);
   }
 
@@ -250,23 +266,17 @@ export function createEngine(model: ApiModel): Engine {
     const { path, query } = splitTarget(request.url ?? '/');
     const match = router.find(request.method as 'GET', path.replace(/%/g, '%25'));
     const method = match?.store as MethodModel | undefined;
-    if (!match || !method) {
-      request.resume();
-      return send(response, requestId, 'MISSING_AUTHENTICATION_TOKEN');
-    }
-    if (headerBytes(request) > maxHeaderBytes) {
-      request.resume();
+    if (!match || !method) return send(response, requestId, 'MISSING_AUTHENTICATION_TOKEN');
+    if (headerBytes(request) > maxHeaderBytes || Number(request.headers['content-length']) > maxBodyBytes) {
       return send(response, requestId, 'REQUEST_TOO_LARGE');
     }
-    const body = await readBody(request);
-    if (body === 'tooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
     const stagePath = path.slice(model.stage.length + 1) || '/';
     const headers = eventHeaders(request.rawHeaders);
     let authorizer: Record<string, string | number> | undefined;
     if (method.authorizerId) {
       const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${model.stage}/${request.method}${stagePath}`;
       const outcome = await (authorizers.get(method.authorizerId) as ReturnType<typeof authorizerStep>)(
-        headers,
+        request.rawHeaders,
         methodArn,
       );
       if ('refusal' in outcome) return send(response, requestId, outcome.refusal);
@@ -274,10 +284,20 @@ export function createEngine(model: ApiModel): Engine {
       if (method.apiKeyRequired && model.keyThrottle) {
         if (!outcome.usageIdentifier) return send(response, requestId, 'INVALID_API_KEY');
         if (!plan.take(outcome.usageIdentifier, keyThrottle(outcome.authorizer, model.keyThrottle))) {
-          return send(response, requestId, 'THROTTLED');
+          const retryAfter = String(plan.retryAfterSeconds(outcome.usageIdentifier));
+          return send(response, requestId, 'THROTTLED', { 'Retry-After': retryAfter });
         }
       }
     }
+    // The body is read once the request is authorized (an authorizer decides on headers alone), a method
+    // without an authorizer's within the bound on unauthenticated bodies; a MOCK integration reads none.
+    const body =
+      method.integration.type === 'mock'
+        ? Buffer.alloc(0)
+        : method.authorizerId
+          ? await readBody(request)
+          : await unauthenticated.acquire().then((release) => readBody(request).finally(release));
+    if (body === 'tooLarge') return send(response, requestId, 'REQUEST_TOO_LARGE');
     const params = match.params as Record<string, string>;
     const event = proxyEvent({
       request,

@@ -25,6 +25,14 @@ const poolSize = 4;
 const youngGenerationMb = 8;
 
 /**
+ * Lambda's limit on an on-demand execution environment's Init phase (runtime start and the function's static
+ * code), in milliseconds: 10 s, apart from the function's Timeout. Past it, Lambda starts the Init phase again
+ * at the first invocation, then bounded by the function's Timeout ("Init phase" of the Lambda developer guide's
+ * "Understanding the Lambda execution environment lifecycle"; local-api/behaviour.md S13).
+ */
+export const initLimitMs = 10_000;
+
+/**
  * Bytes of a streamed response a worker may have posted and not yet seen taken: past it the handler's writes
  * wait, so a function produces no faster than the client reads (docs/architecture.md "Local API memory").
  */
@@ -41,18 +49,33 @@ export type InvokeOutcome =
 
 interface Pending {
   id: number;
+  event: unknown;
+  requestId: string;
   settle(outcome: InvokeOutcome): void;
   stream?: PassThrough;
   /** Bytes written to `stream` and not yet acknowledged to the worker (they wait for its `drain`). */
   unacknowledged: number;
-  timer: NodeJS.Timeout;
+  /** The function's Timeout, running from when the invocation's clock started (see Environment.startClock). */
+  timer?: NodeJS.Timeout;
+  /** Epoch milliseconds at which the invocation times out, once its clock started. */
+  deadline?: number;
 }
 
-/** One execution environment: a worker running one invocation at a time. */
+/**
+ * One execution environment: a worker running one invocation at a time. Its Init phase (the worker importing
+ * the function's module) is bounded by {@link initLimitMs}, apart from the Timeout; an invocation's Timeout runs
+ * from when the module is ready. An Init phase past the limit is started again in a fresh worker, this time
+ * within the waiting invocation's Timeout (a "suppressed init", local-api/behaviour.md S13).
+ */
 class Environment {
-  readonly worker: Worker;
+  worker: Worker;
   pending: Pending | undefined;
   dead = false;
+  /** True once the worker's module is imported and its handler can be invoked. */
+  private ready = false;
+  /** True once the first Init phase ran past {@link initLimitMs}: the next one runs within the Timeout. */
+  private initTimedOut = false;
+  private readonly initTimer: NodeJS.Timeout;
   private nextId = 0;
   private readonly config: FunctionModel;
   private readonly onExit: (environment: Environment) => void;
@@ -61,6 +84,13 @@ class Environment {
   constructor(config: FunctionModel, onExit: (environment: Environment) => void) {
     this.config = config;
     this.onExit = onExit;
+    this.worker = this.startWorker();
+    this.initTimer = setTimeout(() => this.restartInit(), initLimitMs);
+  }
+
+  /** A worker importing the function's module, its output forwarded and its messages and failures heard. */
+  private startWorker(): Worker {
+    const { config } = this;
     const data: WorkerData = {
       module: config.module,
       exportName: config.exportName,
@@ -68,7 +98,7 @@ class Environment {
       memoryMb: config.memoryMb,
       streamWindowBytes,
     };
-    this.worker = new Worker(new URL('./lambda-worker.ts', import.meta.url), {
+    const worker = new Worker(new URL('./lambda-worker.ts', import.meta.url), {
       workerData: data,
       env: {
         PATH: process.env.PATH ?? '',
@@ -85,44 +115,53 @@ class Environment {
         maxYoungGenerationSizeMb: youngGenerationMb,
       },
     });
-    forwardLines(this.worker.stdout, process.stdout);
-    forwardLines(this.worker.stderr, process.stderr);
-    this.worker.on('message', (message: WorkerMessage) => this.receive(message));
-    this.worker.on('error', (error: Error & { code?: string }) => {
+    forwardLines(worker.stdout, process.stdout);
+    forwardLines(worker.stderr, process.stderr);
+    // A worker replaced by a second Init phase is no longer heard.
+    worker.on('message', (message: WorkerMessage) => {
+      if (worker === this.worker) this.receive(message);
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (worker !== this.worker) return;
       const errorType =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'Runtime.OutOfMemory' : 'Runtime.ImportModuleError';
       process.stderr.write(environmentErrorReport(config.logicalId, errorType, error));
       this.retire();
       this.fail({ type: 'error', errorType, errorMessage: error.message });
     });
-    this.worker.on('exit', () => {
+    worker.on('exit', () => {
+      if (worker !== this.worker) return;
       this.retire();
       this.fail({ type: 'error', errorType: 'Runtime.ExitError', errorMessage: 'Runtime exited' });
     });
+    return worker;
+  }
+
+  /**
+   * The Init phase ran past {@link initLimitMs}: its worker is stopped and a fresh one imports the module again,
+   * within the Timeout of the invocation waiting (or of the next one), as Lambda retries the Init phase.
+   */
+  private restartInit(): void {
+    if (this.ready || this.dead) return;
+    process.stdout.write(
+      `${new Date().toISOString()} ${this.config.logicalId} INIT_REPORT Init Duration: ${initLimitMs.toFixed(2)} ms Phase: init Status: timeout\n`,
+    );
+    const stale = this.worker;
+    this.initTimedOut = true;
+    this.worker = this.startWorker();
+    void stale.terminate();
+    if (this.pending) this.startClock(this.pending);
   }
 
   /** Runs one invocation; resolves with its outcome (a stream resolves at its first bytes). */
   invoke(event: unknown): Promise<InvokeOutcome> {
     const id = ++this.nextId;
-    const timeoutMs = this.config.timeoutSeconds * 1000;
-    const requestId = randomUUID();
     return new Promise<InvokeOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        process.stdout.write(
-          `${new Date().toISOString()} ${requestId} Task timed out after ${this.config.timeoutSeconds.toFixed(2)} seconds\n`,
-        );
-        this.retire();
-        void this.worker.terminate();
-        this.fail({
-          type: 'error',
-          errorType: 'Sandbox.Timedout',
-          errorMessage: `Task timed out after ${this.config.timeoutSeconds.toFixed(2)} seconds`,
-        });
-      }, timeoutMs);
       let settled = false;
-      this.pending = {
+      const pending: Pending = {
         id,
-        timer,
+        event,
+        requestId: randomUUID(),
         unacknowledged: 0,
         settle: (outcome) => {
           if (settled) return;
@@ -130,15 +169,42 @@ class Environment {
           resolve(outcome);
         },
       };
-      const message: InvokeMessage = {
-        type: 'invoke',
-        id,
-        event,
-        requestId,
-        deadline: Date.now() + timeoutMs,
-      };
-      this.worker.postMessage(message);
+      this.pending = pending;
+      if (this.ready || this.initTimedOut) this.startClock(pending);
+      if (this.ready) this.send(pending);
     });
+  }
+
+  /** Starts `pending`'s Timeout: the worker is stopped and the invocation fails (`Sandbox.Timedout`) at its end. */
+  private startClock(pending: Pending): void {
+    if (pending.timer) return;
+    const timeoutMs = this.config.timeoutSeconds * 1000;
+    const seconds = this.config.timeoutSeconds.toFixed(2);
+    pending.deadline = Date.now() + timeoutMs;
+    pending.timer = setTimeout(() => {
+      process.stdout.write(
+        `${new Date().toISOString()} ${pending.requestId} Task timed out after ${seconds} seconds\n`,
+      );
+      this.retire();
+      void this.worker.terminate();
+      this.fail({
+        type: 'error',
+        errorType: 'Sandbox.Timedout',
+        errorMessage: `Task timed out after ${seconds} seconds`,
+      });
+    }, timeoutMs);
+  }
+
+  /** Hands `pending` to the worker, whose module is ready. */
+  private send(pending: Pending): void {
+    const message: InvokeMessage = {
+      type: 'invoke',
+      id: pending.id,
+      event: pending.event,
+      requestId: pending.requestId,
+      deadline: pending.deadline as number,
+    };
+    this.worker.postMessage(message);
   }
 
   /**
@@ -174,6 +240,15 @@ class Environment {
   }
 
   private receive(message: WorkerMessage): void {
+    if (message.type === 'ready') {
+      this.ready = true;
+      clearTimeout(this.initTimer);
+      if (this.pending) {
+        this.startClock(this.pending);
+        this.send(this.pending);
+      }
+      return;
+    }
     const pending = this.pending;
     if (!pending || pending.id !== message.id) return;
     if (message.type === 'chunk') {

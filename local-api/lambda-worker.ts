@@ -37,8 +37,12 @@ export interface AckMessage {
 /** What the parent sends. */
 export type ParentMessage = InvokeMessage | AckMessage;
 
-/** What the worker answers: a buffered result (JSON text), a function error, or a response stream's parts. */
+/**
+ * What the worker tells: that its module is imported (the end of its Init phase), then per invocation a buffered
+ * result (JSON text), a function error, or a response stream's parts.
+ */
 export type WorkerMessage =
+  | { type: 'ready' }
   | { id: number; type: 'result'; payload: string }
   | { id: number; type: 'error'; errorType: string; errorMessage: string }
   | { id: number; type: 'chunk'; data: Uint8Array }
@@ -87,6 +91,7 @@ const data = workerData as WorkerData;
 type Handler = (...args: unknown[]) => Promise<unknown>;
 const imported = (await import(pathToFileURL(data.module).href)) as Record<string, unknown>;
 const handler = imported[data.exportName] as Handler | undefined;
+post({ type: 'ready' });
 /** The response stream of the invocation running, if it streams. */
 let responding: ResponseStream | undefined;
 

@@ -38,6 +38,19 @@ export function eventHeaders(rawHeaders: readonly string[]): EventHeaders {
   return { headers, multiValueHeaders };
 }
 
+/**
+ * The value of header `name` (any case) as API Gateway passes a single-valued header: its last line's value,
+ * the one the event's `headers` holds (E4); undefined when absent. The TOKEN authorizer's identity source
+ * reads it (E5), so the authorizer and the function see the same credentials.
+ */
+export function lastHeaderValue(rawHeaders: readonly string[], name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (let i = rawHeaders.length - 2; i >= 0; i -= 2) {
+    if (rawHeaders[i]?.toLowerCase() === wanted) return rawHeaders[i + 1];
+  }
+  return undefined;
+}
+
 /** The query maps of the event (E1-E3), without a prototype; null for both when there is no query. */
 function queryParameters(query: string | undefined) {
   if (!query) return { queryStringParameters: null, multiValueQueryStringParameters: null };

@@ -33,6 +33,8 @@ async function servedStack(): Promise<ServedStack> {
 }
 
 const dataDir = localDataDir();
+// The functions log at INFO unless asked for more (docs/local-api.md "Settings": POWERTOOLS_LOG_LEVEL=DEBUG).
+process.env.POWERTOOLS_LOG_LEVEL ||= 'INFO';
 const keyRate = process.env.API_KEY_RATE;
 if (keyRate !== undefined && !/^[1-9][0-9]{0,8}$/.test(keyRate)) {
   console.error(`npm start: API_KEY_RATE must be a whole number of requests per second >= 1, not ${keyRate}`);
@@ -85,7 +87,10 @@ console.log(`Pet store inventory API at ${service.baseUrl} (${store})`);
 console.log(`API reference: ${new URL('/docs', service.baseUrl).href}`);
 if (service.seeded > 0) console.log(`First start: seeded ${service.seeded} demo entries.`);
 if (service.apiKey && !process.env.API_KEY) {
-  console.log(`First start: created the API key "local". It is shown once: ${service.apiKey}`);
+  // The data folder is private to its user (docs/local-api.md "The data folder"): its key is shown every start.
+  console.log(
+    `${service.firstStart ? 'First start: created the API key "local"' : 'API key "local"'}: ${service.apiKey}`,
+  );
   console.log(`Try: curl -H 'Authorization: Bearer ${service.apiKey}' ${service.baseUrl}/inventory`);
 } else {
   if (!process.env.API_KEY) {
@@ -94,8 +99,12 @@ if (service.apiKey && !process.env.API_KEY) {
       ...(process.env.DATA_DIR ? [`DATA_DIR=${shellWord(process.env.DATA_DIR)}`] : []),
       ...(externalDynamoDb ? [`AWS_ENDPOINT_URL_DYNAMODB=${shellWord(externalDynamoDb)}`] : []),
     ];
-    console.log('The key "local" was shown at the first start only. To make a key for the line below, run:');
-    console.log(`  export API_KEY=$(${[...located, 'npm run --silent keys -- create dev'].join(' ')})`);
+    console.log(
+      'The key "local" cannot be shown (revoked, expired, or not kept by this store). To make a key, run:',
+    );
+    console.log(`  KEY=$(${[...located, 'npm run --silent keys -- create mine'].join(' ')})`);
   }
-  console.log(`Try: curl -H "Authorization: Bearer $API_KEY" ${service.baseUrl}/inventory`);
+  console.log(
+    `Try: curl -H "Authorization: Bearer $${process.env.API_KEY ? 'API_KEY' : 'KEY'}" ${service.baseUrl}/inventory`,
+  );
 }

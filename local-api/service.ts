@@ -9,7 +9,7 @@ import { ensureTables } from '#lib/admin/tables.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
-import { keyStore } from '#lib/auth/key-store.ts';
+import { type ApiKeyRecord, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
@@ -23,6 +23,7 @@ import { createEngine, integrationTimeoutMs } from './gateway.ts';
 import { createApiServer } from './http-server.ts';
 import { LambdaFunction } from './lambda-runtime.ts';
 import { type LocalAws, prepareLocalAws } from './local-aws.ts';
+import { localApiKey } from './local-key.ts';
 import { requestGate } from './request-gate.ts';
 import { localAwsDefaults, localEnvironment } from './settings.ts';
 import { credentialVariables } from './store-credentials.ts';
@@ -67,7 +68,11 @@ export interface LocalServiceOptions {
 export interface LocalService {
   /** `http://host:port/v1`. */
   baseUrl: string;
-  /** The key given in the options, or the one generated on this (first) start; undefined otherwise. */
+  /**
+   * The key given in the options; else the data folder's `local` key while it is neither revoked nor expired
+   * (derived from the store's secret: local-api/local-key.ts), or, with a store in memory or an external
+   * DynamoDB, the key generated on a first start; undefined otherwise.
+   */
   apiKey?: string;
   /** True when this start created the tables (and so seeded them). */
   firstStart: boolean;
@@ -105,6 +110,12 @@ function checkApiKey(apiKey: string): void {
         'leave it unset to get a generated key, or make one with `npm run keys -- create <name>`',
     );
   }
+}
+
+/** True when `record` is a key that is neither revoked nor expired at `now`. */
+function usable(record: ApiKeyRecord | undefined, now: Date): boolean {
+  if (!record || record.revokedAt !== undefined) return false;
+  return record.expiresAt === undefined || Date.parse(record.expiresAt) > now.getTime();
 }
 
 /** Stores the digest of `apiKey` under the local name, with every scope, unless it is already stored. */
@@ -240,9 +251,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ? await importInventoryFile(demoInventoryFile, inventoryStore(client, names.inventory))
       : 0;
   const keys = keyStore(client, names.apiKeys);
+  // A data folder's own store derives its local key from its secret, so every start can show it again.
+  const derivedKey = db && options.dataDir !== inMemory ? localApiKey(db.credentials) : undefined;
   let apiKey = options.apiKey;
   if (apiKey) await acceptKey(keys, apiKey, options.keyThrottle);
-  else if (created.includes('apiKeys')) {
+  else if (derivedKey && created.includes('apiKeys')) {
+    apiKey = derivedKey;
+    await acceptKey(keys, apiKey, options.keyThrottle);
+  } else if (derivedKey) {
+    if (usable(await keys.get(apiKeyDigest(derivedKey)), new Date())) apiKey = derivedKey;
+  } else if (created.includes('apiKeys')) {
     apiKey = await createKey(keys, {
       name: localKeyName,
       now: new Date(),

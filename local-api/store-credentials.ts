@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { parseEnv } from 'node:util';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { bodyPending, bodySlots, unverifiedBodySlots } from './unverified-bodies.ts';
 
 /** An access key id and its secret, as the AWS SDK takes them. */
 export interface StoreCredentials {
@@ -102,17 +103,20 @@ const amzDatePattern = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 /** How far a request's `X-Amz-Date` may be from now, as AWS allows: 15 minutes. */
 const maxClockSkewMs = 15 * 60 * 1000;
 
+/** The parts of a request's SigV4 headers that the signature check needs. */
+interface SignedRequest {
+  region: string;
+  service: string;
+  signedHeaders: string;
+  signature: string;
+  signingDate: Date;
+}
+
 /**
- * Why `request` (with its body `body`) is not signed with `credentials`, or undefined when it is: the signature
- * is computed again with the AWS SDK's own signer (`@smithy/signature-v4`) over the headers the request says it
- * signed (the body's hash included: a declared `X-Amz-Content-SHA256` must be the body's), and compared in
- * constant time. A session token is refused: the store issues none.
+ * What the headers alone tell of `request`: a refusal (no, malformed or foreign credentials, a session token,
+ * a signing date more than 15 minutes off), or the parts to check the signature with. Reads no body.
  */
-export async function signatureRefusal(
-  request: IncomingMessage,
-  body: Buffer,
-  credentials: StoreCredentials,
-): Promise<Refusal | undefined> {
+function credentialCheck(request: IncomingMessage, credentials: StoreCredentials): Refusal | SignedRequest {
   const authorization = request.headers.authorization;
   if (authorization === undefined) return refusals.missing;
   const match = authorizationPattern.exec(authorization);
@@ -125,12 +129,49 @@ export async function signatureRefusal(
   const [, year, month, day, hour, minute, second] = date.map(Number) as number[];
   const signingDate = new Date(Date.UTC(year as number, (month as number) - 1, day, hour, minute, second));
   if (Math.abs(Date.now() - signingDate.getTime()) > maxClockSkewMs) return refusals.invalid;
+  return {
+    region: region as string,
+    service: service as string,
+    signedHeaders: signedHeaders as string,
+    signature: signature as string,
+    signingDate,
+  };
+}
+
+/**
+ * Why the headers of `request` cannot be signed with `credentials`, before its body is read (no credentials,
+ * malformed, another access key, a session token, a date off by more than 15 minutes); undefined when only the
+ * signature over the body can tell.
+ */
+export function credentialRefusal(
+  request: IncomingMessage,
+  credentials: StoreCredentials,
+): Refusal | undefined {
+  const checked = credentialCheck(request, credentials);
+  return 'type' in checked ? checked : undefined;
+}
+
+/**
+ * Why `request` (with its body `body`) is not signed with `credentials`, or undefined when it is: the headers
+ * as {@link credentialRefusal} checks them, then the signature computed again with the AWS SDK's own signer
+ * (`@smithy/signature-v4`) over the headers the request says it signed (the body's hash included: a declared
+ * `X-Amz-Content-SHA256` must be the body's), compared in constant time. A session token is refused: the store
+ * issues none.
+ */
+export async function signatureRefusal(
+  request: IncomingMessage,
+  body: Buffer,
+  credentials: StoreCredentials,
+): Promise<Refusal | undefined> {
+  const checked = credentialCheck(request, credentials);
+  if ('type' in checked) return checked;
+  const { region, service, signedHeaders, signature, signingDate } = checked;
   // The signer takes a signed `X-Amz-Content-SHA256` for the body's hash (the AWS SDK sends one): it must be.
   const declaredHash = request.headers['x-amz-content-sha256'];
   if (declaredHash !== undefined && declaredHash !== createHash('sha256').update(body).digest('hex')) {
     return refusals.invalid;
   }
-  const names = (signedHeaders as string).split(';');
+  const names = signedHeaders.split(';');
   const headers: Record<string, string> = {};
   for (const name of names) {
     const value = request.headers[name];
@@ -140,8 +181,8 @@ export async function signatureRefusal(
   const url = new URL(request.url ?? '/', 'http://localhost');
   const signer = new SignatureV4({
     credentials,
-    region: region as string,
-    service: service as string,
+    region,
+    service,
     sha256: Sha256,
     applyChecksum: false,
   });
@@ -160,7 +201,7 @@ export async function signatureRefusal(
   const expected = Buffer.from(
     /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization))?.[1] ?? '',
   );
-  const given = Buffer.from(signature as string);
+  const given = Buffer.from(signature);
   return expected.length === given.length && timingSafeEqual(expected, given) ? undefined : refusals.invalid;
 }
 
@@ -190,27 +231,46 @@ export async function readBody(
 /** Largest request body read before the check: dynalite's own limit (16 MB); a larger one is 413. */
 const maxBodyBytes = 16 * 1024 * 1024;
 
+/** Answers DynamoDB's refusal: HTTP 400, `{"__type", "message"}`; the connection closes when the body is unread. */
+function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
+  const text = JSON.stringify({ __type: refusal.type, message: refusal.message });
+  response.writeHead(400, {
+    'Content-Type': 'application/x-amz-json-1.0',
+    'Content-Length': Buffer.byteLength(text),
+    ...(bodyPending(request) ? { Connection: 'close' } : {}),
+  });
+  response.end(text);
+}
+
 /**
- * Puts the signature check in front of `server`'s request listeners: a request not signed with `credentials`
- * is answered with DynamoDB's refusal and reaches nothing; a signed one is passed on with its body replayed.
+ * Puts the signature check in front of `server`'s request listeners: a request whose headers cannot be signed
+ * with `credentials` is refused before a byte of its body is read; the others' bodies are read at most
+ * {@link unverifiedBodySlots} at once (the rest wait, unread) and checked; a request not signed with
+ * `credentials` is answered with DynamoDB's refusal and reaches nothing; a signed one is passed on with its body
+ * replayed.
  */
 export function requireSignature(server: Server, credentials: StoreCredentials): void {
   const handlers = server.listeners('request') as RequestListener[];
+  const slots = bodySlots(unverifiedBodySlots);
   server.removeAllListeners('request');
   server.on('request', async (request, response) => {
-    const body = await readBody(request, response, maxBodyBytes);
-    if (!body) return;
-    const refusal = await signatureRefusal(request, body, credentials);
-    if (refusal) {
-      const text = JSON.stringify({ __type: refusal.type, message: refusal.message });
-      response
-        .writeHead(400, {
-          'Content-Type': 'application/x-amz-json-1.0',
-          'Content-Length': Buffer.byteLength(text),
-        })
-        .end(text);
+    const early = credentialRefusal(request, credentials);
+    if (early) return refuse(request, response, early);
+    const release = await slots.acquire();
+    let body: Buffer | undefined;
+    let refusal: Refusal | undefined;
+    try {
+      body = await readBody(request, response, maxBodyBytes);
+      if (body) refusal = await signatureRefusal(request, body, credentials);
+    } catch {
+      // The client went away mid-body: nothing to answer.
+      request.socket.destroy();
       return;
+    } finally {
+      release();
     }
+    if (!body) return;
+    if (refusal) return refuse(request, response, refusal);
     const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
       method: request.method,
       url: request.url,

@@ -19,6 +19,7 @@ import { apiModel, type Template } from '#local-api/api-model.ts';
 import { createEngine, type Engine } from '#local-api/gateway.ts';
 import { createApiServer } from '#local-api/http-server.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
+import { bytesReadBy, upload } from '#test/support/raw-upload.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 
 const stub = (name: string) => fileURLToPath(new URL(`../support/functions/${name}.ts`, import.meta.url));
@@ -30,6 +31,15 @@ const idOf = (name: string) => {
 const itemFunction = idOf('getInventoryItem');
 const orderFunction = idOf('getOrderById');
 const authorizerFunction = functionLogicalId(authorizer);
+/** Functions whose Init phase is slow (test/support/functions/slow-init-function.ts): S13. */
+const slowInit = {
+  /** 3 s of Init, Timeout 2 s: the Init phase does not count against the Timeout. */
+  withinLimit: idOf('getPetById'),
+  /** 11 s of Init, Timeout 2 s: past the 10 s limit, the Init phase again within the Timeout fails. */
+  pastLimitShortTimeout: idOf('listInventoryHistory'),
+  /** 11 s of Init, Timeout 15 s: past the limit, the Init phase again within the Timeout succeeds. */
+  pastLimitLongTimeout: idOf('updateOrder'),
+};
 
 let server: Server;
 let engine: Engine;
@@ -37,6 +47,7 @@ let baseUrl: string;
 let client: RawClient;
 let workDir: string;
 let callsFile: string;
+let serverBytesRead: () => number;
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'behaviour-'));
@@ -47,12 +58,23 @@ beforeAll(async () => {
     template.Resources[logicalId]?.Properties as Record<string, unknown>;
   properties(itemFunction).Timeout = 2;
   properties(orderFunction).Timeout = 60;
+  for (const [logicalId, delayMs, timeout] of [
+    [slowInit.withinLimit, 3_000, 2],
+    [slowInit.pastLimitShortTimeout, 11_000, 2],
+    [slowInit.pastLimitLongTimeout, 11_000, 15],
+  ] as const) {
+    properties(logicalId).Timeout = timeout;
+    properties(logicalId).Environment = { Variables: { INIT_DELAY_MS: String(delayMs) } };
+  }
   properties(authorizerFunction).Timeout = 2;
   properties(authorizerFunction).Environment = { Variables: { BEHAVIOUR_CALLS: callsFile } };
   const sources: Record<string, string> = {
     [itemFunction]: stub('behaviour-function'),
     [orderFunction]: stub('behaviour-function'),
     [authorizerFunction]: stub('behaviour-authorizer'),
+    ...Object.fromEntries(
+      Object.values(slowInit).map((logicalId) => [logicalId, stub('slow-init-function')]),
+    ),
   };
   engine = createEngine(
     apiModel(template, {
@@ -63,6 +85,7 @@ beforeAll(async () => {
     }),
   );
   server = createApiServer((request, response) => void engine.listener(request, response));
+  serverBytesRead = bytesReadBy(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   client = rawClient(baseUrl, { keepAlive: false });
@@ -153,6 +176,30 @@ describe('the event the function receives', () => {
     expect((event.headers as Record<string, string>)['X-Twice']).toBe('two');
     expect((event.multiValueHeaders as Record<string, string[]>)['X-Twice']).toEqual(['one', 'two']);
   });
+
+  test.each([
+    ['a Deny then an Allow', ['Bearer deny-first', 'Bearer allow-last'], 200],
+    ['an Allow then a Deny', ['Bearer allow-first', 'Bearer deny-last'], 401],
+  ])(
+    'E5: of two Authorization headers (%s) the authorizer decides on the last, the one the event carries',
+    async (_what, [first, last], status) => {
+      const answer = await send('GET', '/v1/inventory/echo', [
+        ['Authorization', first as string],
+        ['authorization', last as string],
+      ]);
+      expect(answer.status, answer.text).toBe(status);
+      if (status === 200) {
+        const event = JSON.parse(answer.text);
+        expect(event.headers.authorization).toBe(last);
+        expect(event.multiValueHeaders).toMatchObject({ Authorization: [first], authorization: [last] });
+      } else {
+        expect(answer.text).toBe(unauthorized);
+      }
+      const asked = (await readFile(callsFile, 'utf8')).split('\n');
+      expect(asked).toContain((last as string).replace('Bearer ', ''));
+      expect(asked).not.toContain((first as string).replace('Bearer ', ''));
+    },
+  );
 });
 
 describe('sizes and time limits', () => {
@@ -216,6 +263,54 @@ describe('sizes and time limits', () => {
     expect([answer.status, answer.text]).toEqual([503, unavailable]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
   }, 45_000);
+
+  test('S1: credentials are checked before the body is read: 30 anonymous 9 MB bodies are 401, their bodies unread', async () => {
+    const port = Number(new URL(baseUrl).port);
+    const bodyBytes = 9 * 1024 * 1024;
+    const head = (authorization: string) =>
+      `PATCH /v1/inventory/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${bodyBytes}\r\n${authorization}`;
+    const before = serverBytesRead();
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        upload(port, head(i % 2 === 0 ? '' : 'Authorization: Bearer deny-anonymous\r\n'), bodyBytes),
+      ),
+    );
+    for (const outcome of outcomes) expect([outcome.status, outcome.body]).toEqual([401, unauthorized]);
+    // Each connection's bytes read: its head and what the socket took before the answer, never its 9 MB.
+    expect(serverBytesRead() - before).toBeLessThan(30 * 1024 * 1024);
+  }, 60_000);
+
+  test('S1: a body declared over 10 MB is 413 before the authorizer and unread', async () => {
+    const port = Number(new URL(baseUrl).port);
+    const bodyBytes = 10 * 1024 * 1024 + 1;
+    const outcome = await upload(
+      port,
+      `PATCH /v1/inventory/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer never-asked\r\nContent-Length: ${bodyBytes}\r\n`,
+      bodyBytes,
+    );
+    expect(outcome.status).toBe(413);
+    expect(JSON.parse(outcome.body)).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(outcome.sent).toBeLessThan(bodyBytes);
+    expect(await readFile(callsFile, 'utf8')).not.toContain('never-asked');
+  });
+
+  test('S13: a cold start of 3 s does not count against a Timeout of 2 s: the Init phase has its own 10 s', async () => {
+    const answer = await send('GET', '/v1/pets/1', [allow]);
+    expect([answer.status, answer.text]).toEqual([200, '{"initialized":true}']);
+  }, 20_000);
+
+  test('S13: an Init phase past 10 s is run again within the Timeout: 500 with a Timeout of 2 s, 200 with 15 s', async () => {
+    const started = Date.now();
+    const [short, long] = await Promise.all([
+      send('GET', '/v1/inventory/1/history', [allow]),
+      send('PATCH', '/v1/store/orders/1', [allow]),
+    ]);
+    expect([short.status, short.text]).toEqual([500, internal]);
+    expect([long.status, long.text]).toEqual([200, '{"initialized":true}']);
+    // The second Init phase (11 s) began after the first was stopped at 10 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(21_000);
+  }, 40_000);
 });
 
 describe('the TOKEN authorizer', () => {

@@ -2,7 +2,8 @@
  * Per-key throttling over HTTP (docs/contract.md "Authentication and authorization"): the local API
  * throttles each key on its own, as the deployed usage plan does (API key source AUTHORIZER), with the key's
  * own rate or the environment's default (infra/settings.ts `apiKeys.throttle`), and answers the THROTTLED
- * gateway response: 429 `too_many_requests` with the Error body. A throttled request reaches no function.
+ * gateway response: 429 `too_many_requests` with the Error body and `Retry-After` (seconds). A throttled request
+ * reaches no function.
  */
 import { describe, expect, test } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
@@ -50,13 +51,16 @@ describe('two keys of 5 requests per second each', () => {
     for (const response of hammered.filter((r) => r.status !== 200)) {
       expect(response.status).toBe(429);
       expect(response.headers.get('content-type')).toBe('application/json');
+      // At 5 requests per second a token is back within 200 ms: the least whole number of seconds, 1.
+      expect(response.headers.get('retry-after')).toBe('1');
       expect(JSON.parse(response.text)).toEqual(throttledBody);
     }
     expect(neighbour.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
   });
 
   test('a throttled PATCH reaches no function: the table is unchanged', async () => {
-    const key = await newKey('writer', { rateLimit: 1, burstLimit: 1 });
+    // One request per 100 s: the second is throttled however slowly the first is served.
+    const key = await newKey('writer', { rateLimit: 0.01, burstLimit: 1 });
     const patch = (quantity: number) =>
       api.request('PATCH', `/inventory/${petId}`, {
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
@@ -69,7 +73,28 @@ describe('two keys of 5 requests per second each', () => {
 
     expect(response.status).toBe(429);
     expect(JSON.parse(response.text)).toEqual(throttledBody);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(90);
     expect(await api.tableItems()).toEqual(before);
+  });
+});
+
+describe('Retry-After on 429: the whole seconds until the key has a token again, at least 1', () => {
+  test('a key of one request every 4 s is told to wait 4 s (less the time gone), and passes after that wait', async () => {
+    const key = await newKey('slow', { rateLimit: 0.25, burstLimit: 1 });
+    const start = Date.now();
+    expect((await list(key)).status).toBe(200);
+
+    const throttled = await list(key);
+    const elapsedSeconds = (Date.now() - start) / 1000;
+
+    expect(throttled.status).toBe(429);
+    expect(JSON.parse(throttled.text)).toEqual(throttledBody);
+    const retryAfter = Number(throttled.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeLessThanOrEqual(4);
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.max(1, 4 - Math.ceil(elapsedSeconds)));
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    expect((await list(key)).status).toBe(200);
   });
 });
 

@@ -591,6 +591,33 @@ describe.each(environmentNames)('%s stack', (name) => {
         });
       }
     });
+
+    it.each(['THROTTLED', 'QUOTA_EXCEEDED'])(
+      'the 429 gateway response %s carries Retry-After: 1 (a static value) and no other header but Content-Type',
+      (type) => {
+        const rendered = Object.values(resourcesOfType(json(), 'AWS::ApiGateway::GatewayResponse'));
+        const response = rendered.find((r) => r.Properties.ResponseType === type);
+        expect(response?.Properties.StatusCode).toBe('429');
+        expect(response?.Properties.ResponseParameters).toEqual({
+          'gatewayresponse.header.Content-Type': "'application/json'",
+          'gatewayresponse.header.Retry-After': "'1'",
+        });
+      },
+    );
+
+    it('no gateway response other than the 429 ones carries Retry-After', () => {
+      const rendered = Object.values(resourcesOfType(json(), 'AWS::ApiGateway::GatewayResponse'));
+      const withRetryAfter = rendered
+        .filter((r) =>
+          Object.hasOwn(
+            (r.Properties.ResponseParameters ?? {}) as object,
+            'gatewayresponse.header.Retry-After',
+          ),
+        )
+        .map((r) => r.Properties.ResponseType)
+        .sort();
+      expect(withRetryAfter).toEqual(['QUOTA_EXCEEDED', 'THROTTLED']);
+    });
   });
 
   describe('gradual deployments', () => {

@@ -52,10 +52,7 @@ test('A10: past its bound the least recently used token is evicted; a result exp
   );
   const allow = async (token: string) => {
     const value = `Bearer ${token}`;
-    const outcome = await authorize(
-      { headers: { Authorization: value }, multiValueHeaders: { Authorization: [value] } },
-      methodArn,
-    );
+    const outcome = await authorize(['Authorization', value], methodArn);
     expect(outcome).toMatchObject({ authorizer: { principalId: 'someone' }, usageIdentifier: 'key-1' });
   };
   const tokens = Array.from({ length: authorizerCacheEntries + 1 }, (_, i) => `token-${i}`);

@@ -344,7 +344,7 @@ describe('a data folder first used by npm run sam:dynamodb', () => {
 
     const server = await startServerProcess({ DATA_DIR: dataDir });
     expect(server.stdout()).toMatch(/^First start: seeded 24 demo entries\.$/m);
-    const key = /It is shown once: (psk_\S+)$/m.exec(server.stdout())?.[1] as string;
+    const key = /API key "local": (psk_\S+)$/m.exec(server.stdout())?.[1] as string;
     expect((await getInventory(server.baseUrl, key)).status).toBe(200);
     const refused = await getInventory(server.baseUrl, samApiKey);
     expect(refused.status).toBe(401);

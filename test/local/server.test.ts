@@ -59,9 +59,9 @@ async function patchQuantity(baseUrl: string, apiKey: string, petId: string, qua
 /** The base URL a start with PORT=0 and HOST=127.0.0.1 must print: the real port, never 0. */
 const baseUrlPattern = /^http:\/\/127\.0\.0\.1:[1-9][0-9]*\/v1$/;
 
-/** The key printed on a first start, from its "shown once" line. */
+/** The key `npm start` printed: on a first start ("created") or a later one. */
 function printedKey(stdout: string): string | undefined {
-  return /^First start: created the API key "local"\. It is shown once: (psk_[A-Za-z0-9_-]{43})$/m.exec(
+  return /^(?:First start: created the API key "local"|API key "local"): (psk_[A-Za-z0-9_-]{43})$/m.exec(
     stdout,
   )?.[1];
 }
@@ -102,7 +102,7 @@ describe('npm start with a data folder', () => {
     apiKey = printedKey(server.stdout()) ?? '';
   });
 
-  test('first start prints the base URL and the docs page, seeds the demo inventory and prints the new key once with a curl line', () => {
+  test('first start prints the base URL and the docs page, seeds the demo inventory and prints the new key with a curl line', () => {
     const lines = server.stdout().split('\n');
 
     expect(lines).toHaveLength(6);
@@ -110,7 +110,7 @@ describe('npm start with a data folder', () => {
     expect(server.baseUrl).toMatch(baseUrlPattern);
     expect(lines[1]).toBe(`API reference: ${new URL(server.baseUrl).origin}/docs`);
     expect(lines[2]).toBe('First start: seeded 24 demo entries.');
-    expect(lines[3]).toBe(`First start: created the API key "local". It is shown once: ${apiKey}`);
+    expect(lines[3]).toBe(`First start: created the API key "local": ${apiKey}`);
     expect(apiKey).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
     expect(lines[4]).toBe(`Try: curl -H 'Authorization: Bearer ${apiKey}' ${server.baseUrl}/inventory`);
     expect(lines[5]).toBe('');
@@ -168,15 +168,14 @@ describe('npm start with a data folder', () => {
     expect(files.some(({ bytes }) => bytes.includes(sha256Hex(apiKey)))).toBe(true);
   });
 
-  test('a restart keeps the PATCHed quantity and the key, and neither reseeds nor prints a new key', async () => {
+  test('a restart keeps the PATCHed quantity and the key, does not reseed, and prints the same key again', async () => {
     server = await startServerProcess({ DATA_DIR: dataDir });
 
     expect(server.stdout()).toBe(
       `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
         `API reference: ${new URL(server.baseUrl).origin}/docs\n` +
-        'The key "local" was shown at the first start only. To make a key for the line below, run:\n' +
-        `  export API_KEY=$(DATA_DIR='${dataDir}' npm run --silent keys -- create dev)\n` +
-        `Try: curl -H "Authorization: Bearer $API_KEY" ${server.baseUrl}/inventory\n`,
+        `API key "local": ${apiKey}\n` +
+        `Try: curl -H 'Authorization: Bearer ${apiKey}' ${server.baseUrl}/inventory\n`,
     );
     const entries = await listEntries(server.baseUrl, apiKey);
     const expected = entriesAtFirstStart.map((entry) =>
@@ -185,14 +184,12 @@ describe('npm start with a data folder', () => {
     expect(entries).toStrictEqual(expected);
   });
 
-  test('on a restart, the printed key line and curl line pasted into a shell list the inventory', async () => {
+  test('on a restart, the curl line pasted into a shell lists the inventory', async () => {
     const lines = server.stdout().split('\n');
-    const pasted = [lines[3], lines[4]?.replace(/^Try: /, '')].join('\n');
+    const pasted = lines[3]?.replace(/^Try: /, '') as string;
     const shell = await runCommand('bash', ['-c', pasted], { env: childEnv({}), cwd: projectRoot });
 
     expect(shell.code, shell.stderr).toBe(0);
-    // stderr: the key tool's note, then curl's progress meter (shown when its output is not a terminal).
-    expect(shell.stderr).toMatch(/^Created key "dev", valid until \S+\. It is shown once:\n/);
     expect(shell.stdout).toBe((await getInventory(server.baseUrl, apiKey)).text);
   });
 
@@ -214,6 +211,29 @@ describe('npm start with a data folder', () => {
     } finally {
       expect((await server.stop('SIGTERM')).code).toBe(0);
     }
+  });
+
+  test("a revoked local key is not shown on the next start: the line to make one uses the README's KEY", async () => {
+    const revoked = await runNode(scripts.keys, ['revoke', 'local'], {
+      env: childEnv({ DATA_DIR: dataDir }),
+    });
+    expect(revoked.code, revoked.stderr).toBe(0);
+
+    server = await startServerProcess({ DATA_DIR: dataDir });
+
+    expect(server.stdout()).toBe(
+      `Pet store inventory API at ${server.baseUrl} (data in ${dataDir})\n` +
+        `API reference: ${new URL(server.baseUrl).origin}/docs\n` +
+        'The key "local" cannot be shown (revoked, expired, or not kept by this store). To make a key, run:\n' +
+        `  KEY=$(DATA_DIR='${dataDir}' npm run --silent keys -- create mine)\n` +
+        `Try: curl -H "Authorization: Bearer $KEY" ${server.baseUrl}/inventory\n`,
+    );
+    const lines = server.stdout().split('\n');
+    const pasted = [lines[3], lines[4]?.replace(/^Try: /, '')].join('\n');
+    const shell = await runCommand('bash', ['-c', pasted], { env: childEnv({}), cwd: projectRoot });
+    expect(shell.code, shell.stderr).toBe(0);
+    expect(shell.stdout.startsWith('[{"petId":')).toBe(true);
+    expect((await server.stop()).code).toBe(0);
   });
 });
 
@@ -251,6 +271,26 @@ describe('npm start on a taken port', () => {
     expect(next.stdout()).toContain('First start: seeded 24 demo entries.\n');
     await expectPrintedKeyWorks(next);
   });
+});
+
+describe('npm start logs', () => {
+  /** The stdout of a start on `level` (empty: unset) that served one PATCH (its authorizer logs at DEBUG). */
+  async function logsOfOnePatch(level: string): Promise<string> {
+    const server = await startServerProcess({ DATA_DIR: ':memory:', POWERTOOLS_LOG_LEVEL: level });
+    try {
+      expect((await patchQuantity(server.baseUrl, printedKey(server.stdout()) ?? '', '1', 5)).status).toBe(
+        200,
+      );
+    } finally {
+      await server.stop();
+    }
+    return server.stdout();
+  }
+
+  test('the functions log at INFO by default, at DEBUG with POWERTOOLS_LOG_LEVEL=DEBUG', async () => {
+    expect(await logsOfOnePatch('')).not.toContain('"level":"DEBUG"');
+    expect(await logsOfOnePatch('DEBUG')).toContain('"level":"DEBUG"');
+  }, 120_000);
 });
 
 describe('npm start with DATA_DIR=:memory:', () => {

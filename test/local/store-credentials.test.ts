@@ -6,12 +6,18 @@
  * the machine can plant a key digest that the API would then accept.
  */
 import { stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { startDynamoDb } from '#local-api/dynamodb.ts';
-import { credentialsFile, newStoreCredentials } from '#local-api/store-credentials.ts';
+import { credentialsFile, newStoreCredentials, requireSignature } from '#local-api/store-credentials.ts';
+import { unverifiedBodySlots } from '#local-api/unverified-bodies.ts';
+import { bytesReadBy, holdUpload, upload } from '#test/support/raw-upload.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi } from '#test/support/test-api.ts';
@@ -146,4 +152,87 @@ describe('the credentials', () => {
     });
     expect(response.status).toBe(401);
   });
+});
+
+describe('bodies before the signature (docs/local-api.md "Request bodies before credentials")', () => {
+  /** A server answering 200 with the length of each body that passes the check, and its count of bytes read. */
+  async function guardedServer() {
+    const credentials = newStoreCredentials();
+    const server = createServer((request, response) => {
+      let length = 0;
+      request.on('data', (chunk: Buffer) => {
+        length += chunk.length;
+      });
+      request.on('end', () => response.end(String(length)));
+    });
+    requireSignature(server, credentials);
+    const bytesRead = bytesReadBy(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    return { credentials, port: (server.address() as AddressInfo).port, bytesRead };
+  }
+  const amzDate = () =>
+    new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+
+  test('30 unsigned 15 MB bodies are refused from their headers: 400 each, their bodies unread', async () => {
+    const { port, bytesRead } = await guardedServer();
+    const bodyBytes = 15 * 1024 * 1024;
+    const head = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${bodyBytes}\r\n`;
+
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () => upload(port, head, bodyBytes)));
+
+    for (const outcome of outcomes) {
+      expect([outcome.status, JSON.parse(outcome.body).__type]).toEqual([
+        400,
+        'com.amazon.coral.service#MissingAuthenticationTokenException',
+      ]);
+    }
+    expect(bytesRead()).toBeLessThan(30 * 1024 * 1024);
+  }, 60_000);
+
+  test(`at most ${unverifiedBodySlots} bodies are read at once before their signature is checked; a slot freed serves a signed request`, async () => {
+    const { credentials, port, bytesRead } = await guardedServer();
+    // The store's access key id with a made-up signature: only the body's signature check can refuse it.
+    const head =
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Amz-Date: ${amzDate()}\r\nContent-Length: ${2 * 1024 * 1024}\r\n` +
+      `Authorization: AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/20260101/us-east-1/dynamodb/aws4_request, ` +
+      `SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}\r\n`;
+    const senders = unverifiedBodySlots + 8;
+    const megabyte = 1024 * 1024;
+
+    // Each sends half its declared body and waits: the slots' readers hold their half megabyte by megabyte.
+    const held = await Promise.all(
+      Array.from({ length: senders }, () => holdUpload(port, head, megabyte, 3_000)),
+    );
+    await vi.waitFor(() => expect(bytesRead()).toBeGreaterThanOrEqual(unverifiedBodySlots * megabyte), {
+      timeout: 20_000,
+    });
+
+    // The senders past the bound are not read beyond what the socket takes before the server pauses it (a
+    // second more for a server without the bound to read them: the wait cannot fail a bounded one).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(bytesRead()).toBeLessThan(unverifiedBodySlots * megabyte + 8 * (megabyte / 2));
+    for (const socket of held) socket.destroy();
+
+    const body = JSON.stringify({ TableName: 'any' });
+    const signer = new SignatureV4({ credentials, region: 'us-east-1', service: 'dynamodb', sha256: Sha256 });
+    const url = `http://127.0.0.1:${port}/`;
+    const signed = await signer.sign({
+      method: 'POST',
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      port,
+      path: '/',
+      headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/x-amz-json-1.0' },
+      body,
+    });
+    const response = await fetch(url, { method: 'POST', headers: signed.headers, body });
+    expect([response.status, await response.text()]).toEqual([200, String(Buffer.byteLength(body))]);
+  }, 60_000);
 });

@@ -60,12 +60,13 @@ test('after a crash (SIGKILL) the stale endpoint file stops neither the tools no
   expect(listed.code, listed.stderr).toBe(0);
   expect(listed.stdout).toContain("'local'");
   const restarted = await startServerProcess({ DATA_DIR: dataDir });
+  const localKey = /^API key "local": (psk_\S+)$/m.exec(restarted.stdout())?.[1] as string;
   expect(restarted.stdout()).toBe(
     `Pet store inventory API at ${restarted.baseUrl} (data in ${dataDir})\n` +
       `API reference: ${new URL(restarted.baseUrl).origin}/docs\n` +
-      'The key "local" was shown at the first start only. To make a key for the line below, run:\n' +
-      `  export API_KEY=$(DATA_DIR='${dataDir}' npm run --silent keys -- create dev)\n` +
-      `Try: curl -H "Authorization: Bearer $API_KEY" ${restarted.baseUrl}/inventory\n`,
+      `API key "local": ${localKey}\n` +
+      `Try: curl -H 'Authorization: Bearer ${localKey}' ${restarted.baseUrl}/inventory\n`,
   );
+  expect((await getInventory(restarted.baseUrl, localKey)).status).toBe(200);
   expect((await restarted.stop()).code).toBe(0);
 });

@@ -60,3 +60,30 @@ describe('usage plan token buckets', () => {
     expect(allowed(plan, 'a', 20, 1_000, { rateLimit: 1, burstLimit: 7 })).toBe(7);
   });
 });
+
+describe('Retry-After of a throttled key: whole seconds until its bucket holds a token, at least 1', () => {
+  test('at 5/s, an empty bucket has a token within 200 ms: 1 s', () => {
+    const plan = usagePlan();
+    allowed(plan, 'a', 6, 1_000);
+    expect(plan.retryAfterSeconds('a', 1_000)).toBe(1);
+    expect(plan.retryAfterSeconds('a', 1_199)).toBe(1);
+  });
+
+  test('at 1 request every 4 s (rate 0.25/s), an empty bucket waits 4 s, then less as it refills', () => {
+    const plan = usagePlan();
+    const throttle = { rateLimit: 0.25, burstLimit: 1 };
+    expect(allowed(plan, 'a', 2, 0, throttle)).toBe(1);
+    expect(plan.retryAfterSeconds('a', 0)).toBe(4);
+    expect(plan.retryAfterSeconds('a', 1_500)).toBe(3);
+    expect(plan.retryAfterSeconds('a', 3_999)).toBe(1);
+  });
+
+  test('asking does not take a token: the request after the wait passes', () => {
+    const plan = usagePlan();
+    const throttle = { rateLimit: 1, burstLimit: 1 };
+    allowed(plan, 'a', 2, 0, throttle);
+    const wait = plan.retryAfterSeconds('a', 0);
+    expect(plan.retryAfterSeconds('a', 0)).toBe(wait);
+    expect(allowed(plan, 'a', 1, wait * 1000, throttle)).toBe(1);
+  });
+});
