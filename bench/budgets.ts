@@ -3,8 +3,9 @@ import { listIndex } from '#lib/tables.ts';
 import type { BodyResult } from './bodies.ts';
 import type { ListResult } from './list-http.ts';
 import type { WarmResult } from './warm.ts';
+import type { WebhookDelays } from './webhooks.ts';
 
-/** The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total. Linear: time grows at most `growthSlack` x the entries. */
+/** The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack` x the entries. */
 export const budgets = {
   bundleKb: 250,
   loadRatio: 1.0,
@@ -14,6 +15,7 @@ export const budgets = {
   listMemoryGrowthMb: 32,
   firstByteShare: 0.05,
   bodyCostGrowth: 5,
+  webhookDelayMs: 5000,
 } as const;
 
 /** Bytes in the budgets' KB: a bundle's KB is its size / 1024, in the bench and in the tests alike. */
@@ -33,14 +35,21 @@ export interface RunFigures {
   warm: WarmResult[];
   lists: ListResult[];
   bodies: BodyResult[];
+  webhooks: WebhookDelays[];
 }
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
 /** Checks every budget against `run`. */
-export function checkBudgets({ bundles, loads, warm, lists, bodies }: RunFigures): BudgetCheck[] {
+export function checkBudgets({ bundles, loads, warm, lists, bodies, webhooks }: RunFigures): BudgetCheck[] {
   const checks: BudgetCheck[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
+  for (const { hanging, changes, delivered, p99Ms } of webhooks)
+    check(
+      `healthy subscriber's deliveries ${hanging ? 'beside a hanging endpoint' : 'alone'}`,
+      delivered === changes && p99Ms <= budgets.webhookDelayMs,
+      `${delivered} of ${changes} delivered, p99 ${p99Ms} ms <= ${budgets.webhookDelayMs} ms`,
+    );
   for (const { name, kb } of bundles)
     check(`${name} bundle size`, kb <= budgets.bundleKb, `${fixed(kb, 1)} KB <= ${budgets.bundleKb} KB`);
 

@@ -1,4 +1,4 @@
-/** `npm run bench [-- --sizes 1000,10000] [--quick] [--bodies-only]`: the budgets of docs/performance.md "The bench", PASS/FAIL. */
+/** `npm run bench [-- --sizes 1000,10000] [--quick] [--bodies-only] [--webhooks-only]`: the budgets of docs/performance.md "The bench", PASS/FAIL. */
 
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -18,13 +18,15 @@ import { measureListOverHttp } from './list-http.ts';
 import { measureLoadTimes } from './load-time.ts';
 import { startBenchDynamoDb } from './processes.ts';
 import { measureWarm } from './warm.ts';
+import { measureWebhookDelays, type WebhookDelays } from './webhooks.ts';
 
 const options = new Command('npm run bench')
   .option('--sizes <entries>', 'list sizes, comma-separated (up to 1000000)', '1000,10000,100000')
   .option('--quick', 'fewer samples (for trying a change; not figures to quote)')
   .option('--bodies-only', 'only the CPU per KB of hostile write bodies, 1 KB to 5.9 MB')
+  .option('--webhooks-only', "only a healthy subscriber's delivery delays, alone and beside a hanging one")
   .parse()
-  .opts<{ sizes: string; quick?: boolean; bodiesOnly?: boolean }>();
+  .opts<{ sizes: string; quick?: boolean; bodiesOnly?: boolean; webhooksOnly?: boolean }>();
 const quick = options.quick === true;
 const sizes = options.sizes.split(',').map(Number);
 if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--sizes: ${options.sizes}`);
@@ -42,8 +44,9 @@ log(
 const bodies = await measureBodies(quick);
 for (const { operation, kind, usPerKb } of bodies)
   log(`  ${`${operation} ${kind}`.padEnd(28)}${usPerKb.map((us) => us.toFixed(1).padStart(9)).join('')}`);
+const noFigures = { bundles: [], loads: [], warm: [], lists: [], bodies: [], webhooks: [] };
 if (options.bodiesOnly) {
-  report(checkBudgets({ bundles: [], loads: [], warm: [], lists: [], bodies }));
+  report(checkBudgets({ ...noFigures, bodies }));
   process.exit();
 }
 
@@ -51,6 +54,22 @@ const scratch = join(tmpdir(), 'pet-store-bench');
 const assemblyDir = join(scratch, 'cdk.out');
 log('Synthesizing the stacks (cdk synth: the deployed bundles and environment)...');
 await synthesize(assemblyDir);
+log(
+  "A healthy subscriber's deliveries at 10 changes/s (npm start --stack staging), ms from each write's answer:",
+);
+const webhooks: WebhookDelays[] = [];
+for (const hanging of [false, true]) {
+  const delays = await measureWebhookDelays(assemblyDir, hanging, quick ? 5 : 20);
+  webhooks.push(delays);
+  const { changes, delivered, p50Ms, p99Ms, maxMs } = delays;
+  log(
+    `  ${hanging ? 'beside a hanging endpoint' : 'alone'.padEnd(25)}  ${delivered} of ${changes} delivered, p50 ${p50Ms}, p99 ${p99Ms}, max ${maxMs}`,
+  );
+}
+if (options.webhooksOnly) {
+  report(checkBudgets({ ...noFigures, webhooks }));
+  process.exit();
+}
 // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
 const stack = await readStack(assemblyDir, 'production');
 const db = await startBenchDynamoDb();
@@ -90,7 +109,7 @@ const lists = await measureListOverHttp({ assemblyDir, sizes, runs: quick ? 2 : 
 );
 
 log('\n## Budgets');
-const figures = { bundles, loads, warm, lists, bodies };
+const figures = { bundles, loads, warm, lists, bodies, webhooks };
 const checks = checkBudgets(figures);
 report(checks);
 const seconds = Math.round((performance.now() - started) / 1000);
