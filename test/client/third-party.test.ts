@@ -20,7 +20,7 @@ let client: ReturnType<typeof createClient<paths>>;
 let lastText = '';
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ events: true });
   client = createClient<paths>({ baseUrl: api.baseUrl, headers: { Authorization: api.authorization } });
   client.use({
     async onResponse({ response }) {

@@ -75,6 +75,7 @@ test(`a hanging endpoint delays no one: at ${changesPerSecond} changes/s for ${s
 }, async () => {
   const pets = Array.from({ length: changesPerSecond }, (_, index) => 7001 + index);
   api = await startTestApi({
+    events: true,
     onDisk: true,
     inventory: pets.map((petId) => ({ petId: String(petId), quantity: 0, status: 'available' })),
   });
