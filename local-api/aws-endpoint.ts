@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { EventBridgeError, type EventBuses } from './event-bus.ts';
 import { type LocalQueue, type LocalQueues, type MessageAttribute, SqsError } from './queues.ts';
-import { readBody, type StoreCredentials, signatureRefusal } from './store-credentials.ts';
+import {
+  credentialRefusal,
+  type Refusal,
+  readBody,
+  type StoreCredentials,
+  signatureRefusal,
+} from './store-credentials.ts';
+import { bodyPending, bodySlots, unverifiedBodySlots } from './unverified-bodies.ts';
 
 /** The services the endpoint answers for. */
 export interface AwsServices {
@@ -69,9 +76,17 @@ function sendFailure(response: ServerResponse, contentType: string, failure: Fai
       'Content-Type': contentType,
       'Content-Length': Buffer.byteLength(text),
       ...(failure.queryCode ? { 'x-amzn-query-error': `${failure.queryCode};Sender` } : {}),
+      ...(bodyPending(response.req) ? { Connection: 'close' } : {}),
     })
     .end(text);
 }
+
+/** A signature refusal as the services answer it: 403 with the error's short type. */
+const signatureFailure = (refusal: Refusal): Failure => ({
+  status: 403,
+  type: refusal.type.split('#').pop() as string,
+  message: refusal.message,
+});
 
 function sendResult(response: ServerResponse, contentType: string, result: unknown): void {
   const text = JSON.stringify(result ?? {});
@@ -296,6 +311,7 @@ export async function startAwsEndpoint(options: {
   const { credentials, host = '127.0.0.1' } = options;
   let services: AwsServices | undefined;
   let operations: Record<string, (input: Input) => unknown> = {};
+  const slots = bodySlots(unverifiedBodySlots);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const target = String(request.headers['x-amz-target'] ?? '');
@@ -307,17 +323,14 @@ export async function startAwsEndpoint(options: {
       sendFailure(response, contentType, browserRefusal);
       return;
     }
-    const body = await readBody(request, response, maxBodyBytes);
+    // Credentials before the body (docs/local-api.md "Request bodies before credentials"), then a bounded read.
+    const early = credentialRefusal(request, credentials);
+    if (early) return sendFailure(response, contentType, signatureFailure(early));
+    const release = await slots.acquire();
+    const body = await readBody(request, response, maxBodyBytes).finally(release);
     if (!body) return;
     const refusal = await signatureRefusal(request, body, credentials);
-    if (refusal) {
-      sendFailure(response, contentType, {
-        status: 403,
-        type: refusal.type.split('#').pop() as string,
-        message: refusal.message,
-      });
-      return;
-    }
+    if (refusal) return sendFailure(response, contentType, signatureFailure(refusal));
     if (!services) {
       sendFailure(response, contentType, { status: 503, type: 'ServiceUnavailable', message: 'starting' });
       return;

@@ -63,7 +63,7 @@ export async function dataFolderCredentials(dataDir: string): Promise<StoreCrede
 }
 
 /** A refusal in DynamoDB's error format: HTTP 400 and `{"__type", "message"}`. */
-interface Refusal {
+export interface Refusal {
   type: string;
   message: string;
 }

@@ -15,6 +15,7 @@ import {
   recordingFunction,
   startAwsFixture,
 } from '#test/support/local-aws-fixtures.ts';
+import { upload } from '#test/support/raw-upload.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 
 cleanUpAfterAll();
@@ -286,6 +287,19 @@ describe('PutEvents refusals', () => {
     );
     expect(seen).toEqual([]);
   });
+
+  test('30 unsigned 15 MB bodies are refused from their headers (403), none read to its end (docs/local-api.md "Request bodies before credentials")', async () => {
+    const port = new URL(fixture.aws.endpoint).port;
+    const bodyBytes = 15 * 1024 * 1024;
+    const head = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Amz-Target: AWSEvents.PutEvents\r\nContent-Length: ${bodyBytes}\r\n`;
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, () => upload(Number(port), head, bodyBytes)),
+    );
+    for (const { status, body, sent } of outcomes) {
+      expect([status, JSON.parse(body).__type]).toEqual([403, 'MissingAuthenticationTokenException']);
+      expect(sent).toBeLessThan(bodyBytes);
+    }
+  }, 60_000);
 
   test('a web page is refused: an Origin header or a preflight gets 403 without CORS headers', async () => {
     for (const init of [
