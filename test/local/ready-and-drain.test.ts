@@ -152,17 +152,18 @@ function lateRequest(port: number, apiKey: string): { finish(): void; answer: Pr
   return { finish: () => socket.write(body.slice(1)), answer };
 }
 
-/** A 503 as {@link lateRequest} gets it: its connection's last answer, the Error body `body` chunked. */
+/** An answer as {@link lateRequest} gets it (503 or 401, from `body`): its connection's last, the Error body chunked. */
 function lateAnswer(body: string): LateAnswer {
+  const status = JSON.parse(body).status as number;
   return {
-    status: 'HTTP/1.1 503 Service Unavailable',
+    status: `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Service Unavailable'}`,
     headers: ['Connection: close', 'Content-Type: application/json', 'Transfer-Encoding: chunked'],
     body: `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
   };
 }
 
 describe('SIGTERM and a request whose function could not end before the 29 s cut', () => {
-  test('is answered 503 without running, by its integration or its authorizer: no write lands unanswered', async () => {
+  test('is answered 503 without running its integration (an unknown key 401 from its headers): no write lands unanswered', async () => {
     // The server's store behind a proxy that, after the signal, applies an UpdateItem and withholds its answer:
     // a PATCH run then would hang past the cut and its write land without an answer.
     const db = await startTestDynamoDb();
@@ -201,7 +202,8 @@ describe('SIGTERM and a request whose function could not end before the 29 s cut
         new GetItemCommand({ TableName: testTableNames.inventory, Key: { petId }, ConsistentRead: true }),
       );
       expect(Item?.quantity).toEqual({ N: '3' });
-      // The bodies are chunked: each is the Error body. The authorizer's refusal is API Gateway's 503.
+      // The bodies are chunked: each is the Error body. The unknown key is refused from its headers, before
+      // the signal and its body (the authorizer decides on the identity source alone: behaviour.md S1).
       expect(await cached.answer).toEqual(
         lateAnswer(
           '{"code":"service_unavailable","message":"the server is shutting down; retry","status":503}',
@@ -209,7 +211,7 @@ describe('SIGTERM and a request whose function could not end before the 29 s cut
       );
       expect(await unknown.answer).toEqual(
         lateAnswer(
-          '{"code":"service_unavailable","message":"the service is temporarily unavailable; retry later","status":503}',
+          '{"code":"unauthorized","message":"a valid API key is required: send Authorization: Bearer <API_KEY>","status":401}',
         ),
       );
       expect(code, stderr).toBe(0);
@@ -239,7 +241,7 @@ describe('SIGTERM under keep-alive write load', () => {
         setup,
         authorization,
         `/inventory/${petId}`,
-        `{"quantity": ${stock}}`,
+        `{"quantity": ${stock}, "status": "available"}`,
       );
       expect(answer.status, answer.text).toBe(200);
     }
