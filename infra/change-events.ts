@@ -15,6 +15,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { eventSource, eventsEnv } from '#lib/events/changes.ts';
 import { serviceName } from '#lib/service-name.ts';
+import { defaultDisableAfterSeconds } from '#lib/webhooks/breaker.ts';
 import { maxDelaySeconds } from '#lib/webhooks/retry-schedule.ts';
 import type { ServiceAlarms } from './service-alarms.ts';
 import type { ServiceFunction } from './service-function.ts';
@@ -311,6 +312,7 @@ export class ChangeEvents extends Construct {
     deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
     deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
     deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));
+    deliverWebhooks.addEnvironment(eventsEnv.disableAfterSeconds, String(defaultDisableAfterSeconds));
     deliverWebhooks.addEnvironment(eventsEnv.urlPolicy, 'public-https');
     deliverWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
 

@@ -12,13 +12,25 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gatewayResponses } from '#infra/gateway-responses.ts';
+import {
+  type GatewayResponseType,
+  gatewayResponseHeaders,
+  gatewayResponses,
+} from '#infra/gateway-responses.ts';
 import { functionLogicalId, InventoryStack } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, type EnvironmentSettings, environments } from '#infra/settings.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { itWithCfnLint } from '#test/support/cfn-lint.ts';
 import { type CfnResourceJson, getAtt, ref, resource, resourcesOfType, type TemplateJson } from './synth.ts';
+
+/** The response type's own headers besides CORS (`Retry-After` on the 429s), as a gateway response renders them. */
+const ownHeaders = (response: CfnResourceJson) =>
+  Object.fromEntries(
+    Object.entries(gatewayResponseHeaders[response.Properties.ResponseType as GatewayResponseType] ?? {}).map(
+      ([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`],
+    ),
+  );
 
 const backOffice = 'https://backoffice.example.com';
 const localBackOffice = 'http://localhost:5173';
@@ -115,6 +127,7 @@ describe('one allowed origin', () => {
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Access-Control-Allow-Origin': `'${backOffice}'`,
         'gatewayresponse.header.Vary': "'Origin'",
+        ...ownHeaders(response),
       });
     }
   });
@@ -214,6 +227,7 @@ describe('several allowed origins', () => {
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Access-Control-Allow-Origin': 'method.request.header.Origin',
         'gatewayresponse.header.Vary': "'Origin'",
+        ...ownHeaders(response),
       });
     }
   });

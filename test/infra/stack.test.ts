@@ -63,6 +63,7 @@ const eventVariables: Record<string, Record<string, unknown>> = {
     WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
     WEBHOOK_SLOW_LANE_QUEUE_ARN: getAtt('WebhookSlowLaneQueue', 'Arn'),
     WEBHOOK_RETRY_DELAYS: '5,300,1800,7200,18000,36000,36000',
+    WEBHOOK_DISABLE_AFTER_SECONDS: '432000',
     WEBHOOK_URL_POLICY: 'public-https',
     AWS_ENDPOINT_URL_SQS: '',
   },
