@@ -166,6 +166,8 @@ test('a change whose history writes fail until its record expires is given up to
   proxy.restore();
   await update('60', 3);
   await until(async () => (await historyOf('60')).length === 3);
+  // The history record is written before its event is published: wait for the publish too.
+  await until(() => contentsById().has('inventory.60.3'));
 
   // The next record follows the last written one and shows the break: from 7 (the entry before it), not 1.
   const history = await historyOf('60');
