@@ -16,7 +16,8 @@ import { Construct } from 'constructs';
 import { eventSource, eventsEnv } from '#lib/events/changes.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { defaultDisableAfterSeconds } from '#lib/webhooks/breaker.ts';
-import { maxDelaySeconds } from '#lib/webhooks/retry-schedule.ts';
+import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
+import { maxDelaySeconds, maxVisibilityTimeoutSeconds } from '#lib/webhooks/retry-schedule.ts';
 import type { ServiceAlarms } from './service-alarms.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
@@ -90,15 +91,6 @@ export const ruleRetry = { retryAttempts: 185, maxEventAgeHours: 24 } as const;
 
 /** Receives of one change event by fanOutWebhooks before SQS moves it to the fan-out's dead-letter queue. */
 export const fanOutMaxReceiveCount = 5;
-
-/** The longest SQS visibility timeout, 12 hours (ChangeMessageVisibility's limit): the longest retry delay. */
-export const maxVisibilityTimeoutSeconds = 43_200;
-
-/** The metric deliverWebhooks emits (Count, 1 per delivery kept as a failure), dimension `service`. */
-export const webhookDeliveriesFailedMetric = 'WebhookDeliveriesFailed';
-
-/** The metric deliverWebhooks emits (Count, 1 per subscription the breaker disabled), dimension `service`. */
-export const webhookEndpointsDisabledMetric = 'WebhookEndpointsDisabled';
 
 /** The value of `AWS_ENDPOINT_URL_EVENTBRIDGE` and `AWS_ENDPOINT_URL_SQS` deployed: empty, the regional endpoint. */
 export const deployedAwsEndpoint = '';
@@ -350,8 +342,8 @@ export class ChangeEvents extends Construct {
       );
     }
     for (const [name, metricName] of [
-      ['WebhookDeliveriesFailedAlarm', webhookDeliveriesFailedMetric],
-      ['WebhookEndpointsDisabledAlarm', webhookEndpointsDisabledMetric],
+      ['WebhookDeliveriesFailedAlarm', webhookMetrics.deliveriesFailed],
+      ['WebhookEndpointsDisabledAlarm', webhookMetrics.endpointsDisabled],
     ] as const) {
       alarms.add(
         name,

@@ -4,11 +4,9 @@
  * @see https://smithy.io/2.0/aws/protocols/aws-json-1_0-protocol.html
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/Welcome.html
  */
-import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { advertisedEndpoint, advertiseEndpoint, withdrawEndpoint } from './endpoint-file.ts';
 import { EventBridgeError, type EventBuses } from './event-bus.ts';
 import { type LocalQueue, type LocalQueues, type MessageAttribute, SqsError } from './queues.ts';
 import {
@@ -36,25 +34,13 @@ export interface AwsEndpoint {
   close(): Promise<void>;
 }
 
-/** The file of a data folder that names its running local AWS endpoint (`http://host:port`). */
-export function awsEndpointFile(dataDir: string): string {
-  return join(dataDir, 'aws-endpoint');
-}
-
 /**
  * The local AWS endpoint a running `npm start` on `dataDir` advertises, for the operator tools (set it as
  * `AWS_ENDPOINT_URL_SQS` / `AWS_ENDPOINT_URL_EVENTBRIDGE`, signing with `<dataDir>/credentials`); undefined
  * when none answers.
  */
-export async function localAwsEndpoint(dataDir: string): Promise<string | undefined> {
-  const file = awsEndpointFile(dataDir);
-  if (!existsSync(file)) return undefined;
-  const endpoint = (await readFile(file, 'utf8')).trim();
-  const reachable = await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(2000) }).then(
-    () => true,
-    () => false,
-  );
-  return reachable ? endpoint : undefined;
+export function localAwsEndpoint(dataDir: string): Promise<string | undefined> {
+  return advertisedEndpoint(dataDir, 'aws-endpoint');
 }
 
 /** Largest request body read: SQS's largest message (1 MiB) with room for the request around it. */
@@ -392,7 +378,7 @@ export async function startAwsEndpoint(options: {
     server.listen(0, host, () => resolve());
   });
   const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
-  if (options.dataDir) await writeFile(awsEndpointFile(options.dataDir), `${endpoint}\n`, { mode: 0o600 });
+  if (options.dataDir) await advertiseEndpoint(options.dataDir, 'aws-endpoint', endpoint);
   return {
     endpoint,
     serve(given) {
@@ -404,7 +390,7 @@ export async function startAwsEndpoint(options: {
       };
     },
     async close() {
-      if (options.dataDir) await rm(awsEndpointFile(options.dataDir), { force: true });
+      if (options.dataDir) await withdrawEndpoint(options.dataDir, 'aws-endpoint');
       services?.queues.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

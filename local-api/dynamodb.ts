@@ -1,12 +1,11 @@
-/** The embedded DynamoDB (dynalite) of local runs and its table names (docs/local-api.md "Settings"); the tables themselves are created by lib/admin/tables.ts. */
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir } from 'node:fs/promises';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type TableId, tables } from '#lib/tables.ts';
 import type { ChangeStream } from './change-stream.ts';
 import { changeStreamOf, embeddedDynalite, levelDbOf } from './dynalite-front.ts';
+import { advertisedEndpoint, advertiseEndpoint, withdrawEndpoint } from './endpoint-file.ts';
 import { QueueJournal } from './queue-journal.ts';
 import {
   dataFolderCredentials,
@@ -38,21 +37,9 @@ export interface LocalDynamoDb {
   close(): Promise<void>;
 }
 
-/** Where a data folder's embedded store and endpoint file live. */
-function storePaths(dataDir: string) {
-  return { levelDb: join(dataDir, 'dynamodb'), endpointFile: join(dataDir, 'endpoint') };
-}
-
-/** The endpoint advertised in `<dataDir>/endpoint` when a process answers there, else undefined. */
-async function runningEndpoint(dataDir: string): Promise<string | undefined> {
-  const { endpointFile } = storePaths(dataDir);
-  if (!existsSync(endpointFile)) return undefined;
-  const endpoint = (await readFile(endpointFile, 'utf8')).trim();
-  const reachable = await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(2000) }).then(
-    () => true,
-    () => false,
-  );
-  return reachable ? endpoint : undefined;
+/** Where a data folder's embedded store lives. */
+function levelDbPath(dataDir: string) {
+  return join(dataDir, 'dynamodb');
 }
 
 /** Mode of the data folder and every folder in it: its user only. */
@@ -120,8 +107,7 @@ export async function startDynamoDb(options: {
 }): Promise<LocalDynamoDb> {
   const { dataDir, port = 0, host = '127.0.0.1' } = options;
   const persistent = dataDir !== inMemory;
-  const paths = storePaths(dataDir);
-  const running = persistent ? await runningEndpoint(dataDir) : undefined;
+  const running = persistent ? await advertisedEndpoint(dataDir, 'endpoint') : undefined;
   if (running) {
     throw new Error(
       `the data folder ${dataDir} is in use by the DynamoDB at ${running} (is npm start already running?): stop it or set another DATA_DIR`,
@@ -130,7 +116,7 @@ export async function startDynamoDb(options: {
   if (persistent) await makePrivate(dataDir);
   const credentials = persistent ? await dataFolderCredentials(dataDir) : newStoreCredentials();
   const server = embeddedDynalite({
-    ...(persistent ? { path: paths.levelDb } : {}),
+    ...(persistent ? { path: levelDbPath(dataDir) } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
@@ -143,14 +129,14 @@ export async function startDynamoDb(options: {
     server.listen(port, host, () => resolve());
   });
   const endpoint = `http://${host}:${(server.address() as AddressInfo).port}`;
-  if (persistent) await writeFile(paths.endpointFile, `${endpoint}\n`, { mode: privateFileMode });
+  if (persistent) await advertiseEndpoint(dataDir, 'endpoint', endpoint);
   return {
     endpoint,
     credentials,
     changeStream: changeStreamOf(server),
     queueJournal: new QueueJournal(levelDbOf(server)),
     async close() {
-      if (persistent) await rm(paths.endpointFile, { force: true });
+      if (persistent) await withdrawEndpoint(dataDir, 'endpoint');
       await new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
       );
@@ -163,7 +149,7 @@ export async function startDynamoDb(options: {
  * `<dataDir>/endpoint` when it answers, else a new embedded server started here (close it when done).
  */
 export async function connectLocalDynamoDb(dataDir: string): Promise<LocalDynamoDb> {
-  const endpoint = await runningEndpoint(dataDir);
+  const endpoint = await advertisedEndpoint(dataDir, 'endpoint');
   if (endpoint) return { endpoint, credentials: await dataFolderCredentials(dataDir), close: async () => {} };
   return startDynamoDb({ dataDir });
 }

@@ -1,7 +1,3 @@
-/** Where an operator tool works, the local store or a deployed stack's tables: docs/operating.md "Operator tools". */
-
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
@@ -18,6 +14,7 @@ import { type GatewayKeys, gatewayKeys } from '#lib/admin/gateway-keys.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import type { TableId } from '#lib/tables.ts';
+import { localAwsEndpoint } from '#local-api/aws-endpoint.ts';
 import { connectLocalDynamoDb, localTableNames } from '#local-api/dynamodb.ts';
 import { localAwsDefaults, localDataDir, localEnvironment } from '#local-api/settings.ts';
 import { dataFolderCredentials } from '#local-api/store-credentials.ts';
@@ -86,11 +83,6 @@ const queueOutputs = {
  * queue of the served template after it); `WEBHOOK_DELIVERY_QUEUE_URL` overrides the lookup.
  */
 export const localDeliveryQueueName = 'WebhookDeliveryQueue';
-
-/** The file of a data folder where the running local service writes the URL of its local AWS endpoint. */
-export function awsEndpointFile(dataDir: string): string {
-  return join(dataDir, 'aws-endpoint');
-}
 
 async function deployedTarget(environment: EnvironmentName): Promise<Target> {
   const stackName = stackNameOf(environment);
@@ -210,10 +202,8 @@ async function localTarget(): Promise<Target> {
  */
 async function localSqsClient(dataDir: string): Promise<SQSClient> {
   if (process.env.AWS_ENDPOINT_URL_SQS) return new SQSClient({});
-  let endpoint: string;
-  try {
-    endpoint = (await readFile(awsEndpointFile(dataDir), 'utf8')).trim();
-  } catch {
+  const endpoint = await localAwsEndpoint(dataDir);
+  if (!endpoint) {
     throw new Error('the local service is not running: start it with `npm start` (its queues live in it)');
   }
   return new SQSClient({ endpoint, credentials: await dataFolderCredentials(dataDir) });

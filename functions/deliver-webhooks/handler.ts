@@ -20,6 +20,7 @@ import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/deliver-messages.ts';
 import { slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
+import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
 import { retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
 import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionReader } from '#lib/webhooks/subscriptions.ts';
@@ -46,8 +47,8 @@ const deps: DeliveryDependencies = {
   disableAfterSeconds: disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]),
   policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
   now: () => new Date(),
-  onFailureKept: () => count('WebhookDeliveriesFailed'),
-  onDisabled: () => count('WebhookEndpointsDisabled'),
+  onFailureKept: () => count(webhookMetrics.deliveriesFailed),
+  onDisabled: () => count(webhookMetrics.endpointsDisabled),
   log: (message, details) => logger.warn(message, details),
 };
 

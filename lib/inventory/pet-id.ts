@@ -1,12 +1,11 @@
 /** petId parsing: docs/service-spec.md §4.2; docs/contract.md "Identifiers". */
 import { invalidRequest } from '../http/errors.ts';
+import { int64Rule, isInt64 } from '../int64.ts';
 
 const canonicalInt = /^-?(0|[1-9][0-9]*)$/;
-const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
 
 /** The rule as the client reads it in a 400 message. */
-export const petIdRule = 'petId must be an integer from -9223372036854775808 to 9223372036854775807';
+export const petIdRule = int64Rule('petId');
 
 /**
  * Returns the canonical decimal string of a petId, or undefined when `text` is not one: a signed 64-bit
@@ -15,7 +14,7 @@ export const petIdRule = 'petId must be an integer from -9223372036854775808 to 
 export function toPetId(text: string): string | undefined {
   if (!canonicalInt.test(text)) return undefined;
   const value = BigInt(text);
-  return value >= int64Min && value <= int64Max ? value.toString() : undefined;
+  return isInt64(value) ? value.toString() : undefined;
 }
 
 /**

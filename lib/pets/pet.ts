@@ -1,8 +1,8 @@
 /** Pet, after the OpenAPI Petstore's `Pet`, one item with its inventory entry: docs/contract.md "Pets". */
 import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
+import { int64Member } from '../int64.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
 import type { Label, PetDetails } from '../inventory/pet-details.ts';
-import { exactInteger } from '../json-integers.ts';
 
 /** A pet. `name` is absent only for entries imported without pet details. Ids are canonical decimal strings. */
 export interface Pet {
@@ -24,8 +24,6 @@ export const maxListLength = 20;
 /** Most characters of one photo URL. */
 export const maxUrlLength = 2000;
 
-const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
 const petMembers = ['id', 'name', 'category', 'photoUrls', 'tags', 'status'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -46,14 +44,6 @@ function isText(value: unknown, max: number): value is string {
   );
 }
 
-function int64(value: unknown, what: string): string {
-  const id = exactInteger(value);
-  if (id === undefined || id < int64Min || id > int64Max) {
-    throw invalidRequest(`${what} must be an integer from -9223372036854775808 to 9223372036854775807`);
-  }
-  return id.toString();
-}
-
 function label(value: unknown, what: string): Label {
   if (!isObject(value)) throw invalidRequest(`${what} must be an object {"id": <int64>, "name": <string>}`);
   const unknown = unknownMembers(value, ['id', 'name']);
@@ -61,7 +51,7 @@ function label(value: unknown, what: string): Label {
   if (!isText(value.name, maxNameLength)) {
     throw invalidRequest(`${what}.name must be a string of 1 to ${maxNameLength} characters`);
   }
-  return { id: int64(value.id, `${what}.id`), name: value.name };
+  return { id: int64Member(value.id, `${what}.id`), name: value.name };
 }
 
 function list<T>(value: unknown, what: string, item: (member: unknown, at: string) => T): T[] {
@@ -114,7 +104,7 @@ export function parseNewPet(body: unknown): NewPet {
   if (!isPetStatus(status)) throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
   const { name, category, photoUrls = [], tags = [] } = parsePetDetails(body);
   return {
-    ...(body.id === undefined ? {} : { id: int64(body.id, 'id') }),
+    ...(body.id === undefined ? {} : { id: int64Member(body.id, 'id') }),
     name: name as string,
     ...(category === undefined ? {} : { category }),
     photoUrls,

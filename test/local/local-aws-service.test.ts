@@ -12,7 +12,8 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ServedStack } from '#local-api/assembly.ts';
-import { awsEndpointFile, localAwsEndpoint } from '#local-api/aws-endpoint.ts';
+import { localAwsEndpoint } from '#local-api/aws-endpoint.ts';
+import { endpointFile } from '#local-api/endpoint-file.ts';
 import { type LocalService, startLocalService } from '#local-api/service.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
@@ -89,7 +90,7 @@ afterAll(async () => {
 
 test('the endpoint is advertised in <dataDir>/aws-endpoint and in the process environment', async () => {
   expect(service.awsEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/);
-  expect((await readFile(awsEndpointFile(dataDir), 'utf8')).trim()).toBe(service.awsEndpoint);
+  expect((await readFile(endpointFile(dataDir, 'aws-endpoint'), 'utf8')).trim()).toBe(service.awsEndpoint);
   expect(await localAwsEndpoint(dataDir)).toBe(service.awsEndpoint);
   expect(process.env.AWS_ENDPOINT_URL_SQS).toBe(service.awsEndpoint);
   expect(process.env.AWS_ENDPOINT_URL_EVENTBRIDGE).toBe(service.awsEndpoint);
@@ -153,7 +154,7 @@ test('sendToQueue puts a message on a queue of the template (by logical id or AR
 test('close removes the endpoint file and the variables, and stops answering', async () => {
   const endpoint = service.awsEndpoint;
   await service.close();
-  expect(existsSync(awsEndpointFile(dataDir))).toBe(false);
+  expect(existsSync(endpointFile(dataDir, 'aws-endpoint'))).toBe(false);
   expect(process.env.AWS_ENDPOINT_URL_SQS).toBeUndefined();
   expect(process.env.AWS_ENDPOINT_URL_EVENTBRIDGE).toBeUndefined();
   await expect(fetch(endpoint, { method: 'POST' })).rejects.toThrow();
