@@ -44,7 +44,7 @@ export const listIndex = {
 
 /**
  * The tables, used by the stack, the local server and the tools alike. The inventory's index returns entries
- * in petId order (`listIndex` below; shards by lib/inventory/list-index.ts).
+ * in petId order (`listIndex` below; shards by lib/inventory/list-shard.ts).
  */
 export const tables = {
   inventory: {

@@ -13,7 +13,7 @@ import {
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import { createTable } from '#lib/admin/tables.ts';
-import { listShardOf } from '#lib/inventory/list-index.ts';
+import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { listIndex, tables } from '#lib/tables.ts';
 
 /** What a backfill did. */

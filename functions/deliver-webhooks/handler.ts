@@ -17,7 +17,7 @@ import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
 import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
-import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/deliver-messages.ts';
+import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';

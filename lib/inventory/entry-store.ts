@@ -10,7 +10,7 @@ import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import type { InventoryUpdate } from './inventory-update.ts';
 import { type LastChange, lastChangeUpdate, newRequestToken, requestTokenOf } from './last-change.ts';
-import { listShardOf } from './list-index.ts';
+import { listShardOf } from './list-shard.ts';
 import { fromStoredItem } from './stored-item.ts';
 
 /** A change updateInventory makes: the values to set, why, and the API key's id when known. */

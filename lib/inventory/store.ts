@@ -7,12 +7,12 @@ import { putEntries } from './batch-put.ts';
 import type { IfMatch } from './entity-tag.ts';
 import { type EntryChange, getInventoryItem, type UpdateResult, updateEntry } from './entry-store.ts';
 import type { InventoryItem } from './inventory-item.ts';
+import { type ListOptions, listSorted } from './list-merge.ts';
 import type { PetDetails } from './pet-details.ts';
-import { type ListOptions, listSorted } from './sorted-list.ts';
 
 /** What the handlers and the import tool need from the inventory table. */
 export interface InventoryStore {
-  /** The entries in petId order, in batches (`sorted-list.ts`: the merge of the list index's shards). */
+  /** The entries in petId order, in batches (`list-merge.ts`: the merge of the list index's shards). */
   listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
   /** One entry with a strongly consistent GetItem, or undefined when there is none (`entry-store.ts`). */
   get(petId: string): Promise<InventoryItem | undefined>;

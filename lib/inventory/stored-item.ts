@@ -2,7 +2,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { listIndex } from '../tables.ts';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
-import { listShardOf } from './list-index.ts';
+import { listShardOf } from './list-shard.ts';
 
 /** Raw item as read by the project's document clients: numbers arrive as NumberValue. */
 type StoredItem = { petId: NumberValue; quantity: NumberValue; status: PetStatus };
@@ -13,7 +13,7 @@ export function fromStoredItem(item: Record<string, unknown>): InventoryItem {
   return { petId: petId.toString(), quantity: Number(quantity.toString()), status };
 }
 
-/** The item as written: the entry's attributes and its list shard (`list-index.ts`). */
+/** The item as written: the entry's attributes and its list shard (`list-shard.ts`). */
 export function storedItem({ petId, quantity, status }: InventoryItem): Record<string, unknown> {
   return { petId: NumberValue.from(petId), quantity, status, [listIndex.shardAttribute]: listShardOf(petId) };
 }

@@ -1,7 +1,6 @@
 /** Order, after the OpenAPI Petstore's `Order`: docs/contract.md "Store orders". */
 import { invalidRequest, unknownMembers } from '../http/errors.ts';
-import { int64Member, int64Rule } from '../int64.ts';
-import { toPetId } from '../inventory/pet-id.ts';
+import { int64Member, int64Rule, toPetId } from '../inventory/pet-id.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
 import { exactInteger } from '../json-integers.ts';
 

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
 import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
-import { listShardOf } from '../inventory/list-index.ts';
+import { listShardOf } from '../inventory/list-shard.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
 import { listIndex } from '../tables.ts';
 import { type Order, type OrderStatus, orderStatuses } from './order.ts';

@@ -1,8 +1,8 @@
 /** Pet, after the OpenAPI Petstore's `Pet`, one item with its inventory entry: docs/contract.md "Pets". */
 import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
-import { int64Member } from '../int64.ts';
 import { isPetStatus, type PetStatus, petStatuses } from '../inventory/inventory-item.ts';
 import type { Label, PetDetails } from '../inventory/pet-details.ts';
+import { int64Member } from '../inventory/pet-id.ts';
 
 /** A pet. `name` is absent only for entries imported without pet details. Ids are canonical decimal strings. */
 export interface Pet {

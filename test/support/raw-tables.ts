@@ -9,7 +9,7 @@ import {
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import { expect } from 'vitest';
-import { listShardOf } from '#lib/inventory/list-index.ts';
+import { listShardOf } from '#lib/inventory/list-shard.ts';
 
 /** A stored item, attribute by attribute, as DynamoDB returns it. */
 export type RawItem = Record<string, AttributeValue>;

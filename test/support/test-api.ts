@@ -8,7 +8,7 @@ import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { listShardOf } from '#lib/inventory/list-index.ts';
+import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';

@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { logger } from '../logger.ts';
 import { listIndex } from '../tables.ts';
 import { type InventoryItem, inventoryJson } from './inventory-item.ts';
+import { maxQueryItems } from './list-merge.ts';
 import { encodeCursor, type ListQuery } from './list-query.ts';
-import { maxQueryItems } from './sorted-list.ts';
 import type { InventoryStore } from './store.ts';
 
 /** One page of the list: its entries and, when more follow, the query string of the next page. */

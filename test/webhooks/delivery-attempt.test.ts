@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { InventoryChange } from '#lib/events/changes.ts';
-import { attemptDelivery, deliveryUserAgent } from '#lib/webhooks/delivery.ts';
+import { attemptDelivery, deliveryUserAgent } from '#lib/webhooks/delivery-attempt.ts';
 import { newSigningSecret } from '#lib/webhooks/subscriptions.ts';
 import { guardedLookup } from '#lib/webhooks/url-guard.ts';
 import { placedOrderChange } from '#test/support/change-fixtures.ts';

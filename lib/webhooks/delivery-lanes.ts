@@ -6,7 +6,12 @@
  * @module
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type AttemptOutcome, attemptDelivery, deliveryTimeoutMs, fastLaneTimeoutMs } from './delivery.ts';
+import {
+  type AttemptOutcome,
+  attemptDelivery,
+  deliveryTimeoutMs,
+  fastLaneTimeoutMs,
+} from './delivery-attempt.ts';
 import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
 import type { SlowLane } from './delivery-queue.ts';
 import type { FailureStore } from './failures.ts';
