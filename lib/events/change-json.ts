@@ -1,20 +1,10 @@
 /** The exact JSON of change records: ids digit for digit, as every answer of the API writes them (docs/contract.md "Identifiers"). */
 import { orderValue } from '../orders/order.ts';
-import type { ChangeEvent, InventoryChange, OrderChange } from './changes.ts';
+import { type ChangeEvent, type InventoryChange, type OrderChange, withIdsAs } from './changes.ts';
 
 /** The JSON value of an InventoryChange: `petId` and `orderId` as exact JSON numbers, members in the contract's order. */
 function inventoryChangeValue(change: InventoryChange) {
-  const { sequence, petId, occurredAt, reason, quantity, status, orderId, keyId } = change;
-  return {
-    sequence,
-    petId: JSON.rawJSON(petId),
-    occurredAt,
-    reason,
-    quantity,
-    status,
-    ...(orderId === undefined ? {} : { orderId: JSON.rawJSON(orderId) }),
-    ...(keyId === undefined ? {} : { keyId }),
-  };
+  return withIdsAs(change, (id) => JSON.rawJSON(id));
 }
 
 /** The JSON value of an OrderChange: `orderId` and the order's ids as exact JSON numbers. */

@@ -37,6 +37,24 @@ export interface OrderChange {
   keyId?: string;
 }
 
+/**
+ * `change` with its ids (`petId`, `orderId`: canonical decimal text) rendered by `id`, members in the contract's
+ * order: the one shape of a record as JSON (change-json.ts) and as a history item (history-store.ts).
+ */
+export function withIdsAs<T>(change: InventoryChange, id: (decimal: string) => T) {
+  const { sequence, petId, occurredAt, reason, quantity, status, orderId, keyId } = change;
+  return {
+    sequence,
+    petId: id(petId),
+    occurredAt,
+    reason,
+    quantity,
+    status,
+    ...(orderId === undefined ? {} : { orderId: id(orderId) }),
+    ...(keyId === undefined ? {} : { keyId }),
+  };
+}
+
 /** The `source` of every event the service puts on its bus. */
 export const eventSource = 'pet-store';
 

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import type { ChangeReason } from '../inventory/last-change.ts';
-import type { InventoryChange } from './changes.ts';
+import { type InventoryChange, withIdsAs } from './changes.ts';
 
 /** The newest record of a pet: its `sequence` and the stream record it was made from (`streamSequence`). */
 export interface NewestChange {
@@ -137,21 +137,10 @@ export async function putChange(
   change: InventoryChange,
   streamSequence: string,
 ): Promise<void> {
-  const { sequence, petId, occurredAt, reason, quantity, status, orderId, keyId } = change;
   await client.send(
     new PutCommand({
       TableName: tableName,
-      Item: {
-        petId: NumberValue.from(petId),
-        sequence,
-        streamSequence,
-        occurredAt,
-        reason,
-        quantity,
-        status,
-        ...(orderId === undefined ? {} : { orderId: NumberValue.from(orderId) }),
-        ...(keyId === undefined ? {} : { keyId }),
-      },
+      Item: { ...withIdsAs(change, (id) => NumberValue.from(id)), streamSequence },
       ConditionExpression: 'attribute_not_exists(#sequence)',
       ExpressionAttributeNames: { '#sequence': 'sequence' },
     }),

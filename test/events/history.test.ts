@@ -7,21 +7,13 @@
  * 200 records, gap-free.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { InventoryChange } from '#lib/events/changes.ts';
 import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
-/** A record as listInventoryHistory answers it, ids read as their decimal text. */
-interface Change {
-  sequence: number;
-  petId: string;
-  occurredAt: string;
-  reason: string;
-  quantity: { from: number | null; to: number };
-  status: { from: string | null; to: string };
-  orderId?: string;
-  keyId?: string;
-}
+/** A record as listInventoryHistory answers it, ids read as their decimal text (exactJson). */
+type Change = InventoryChange;
 
 /** How long a record may take to appear after its write's answer (docs/contract.md "History and events"). */
 const visibleWithinMs = 5000;
