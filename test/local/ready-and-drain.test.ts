@@ -75,7 +75,9 @@ describe('SIGINT under load', () => {
         () => undefined,
       ),
     );
-    await sleep(30);
+    // The signal comes as the first answer arrives (none at all fails the test): the server is then serving the
+    // others, where a fixed pause could end before a loaded machine has accepted any of them.
+    await Promise.any(sent.map(async (answer) => (await answer) ?? Promise.reject()));
     const stopped = await server.stop('SIGINT');
     const answers = await Promise.all(sent);
     expect(stopped.code).toBe(0);
@@ -92,7 +94,6 @@ describe('SIGINT under load', () => {
         expect(after.get(petId), `pet ${petId}: answered`).toBe(1000 + index);
       }
     });
-    expect(answers.filter(Boolean).length).toBeGreaterThan(0);
   }, 90_000);
 });
 
