@@ -1,5 +1,6 @@
 /** petId parsing: docs/service-spec.md §4.2; docs/contract.md "Identifiers". */
 import { invalidRequest } from '../http/errors.ts';
+import { exactInteger } from '../json-integers.ts';
 
 const canonicalInt = /^-?(0|[1-9][0-9]*)$/;
 const int64Min = -(2n ** 63n);
@@ -16,6 +17,15 @@ export function toPetId(text: string): string | undefined {
   if (!canonicalInt.test(text)) return undefined;
   const value = BigInt(text);
   return value >= int64Min && value <= int64Max ? value.toString() : undefined;
+}
+
+/**
+ * The canonical petId of a JSON member of a request body, parsed by lib/http/json-body.ts (integers judged on
+ * their source text: lib/json-integers.ts), or undefined when it is not an integer in the int64 range.
+ */
+export function petIdOfJson(value: unknown): string | undefined {
+  const petId = exactInteger(value);
+  return petId !== undefined && petId >= int64Min && petId <= int64Max ? petId.toString() : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Order, after the OpenAPI Petstore's `Order`: docs/contract.md "Store orders". */
 import { invalidRequest, unknownMembers } from '../http/errors.ts';
-import { toPetId } from '../inventory/pet-id.ts';
+import { petIdOfJson, petIdRule, toPetId } from '../inventory/pet-id.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
 import { exactInteger } from '../json-integers.ts';
 
@@ -24,8 +24,6 @@ export interface Order {
 export type NewOrder = Pick<Order, 'petId' | 'quantity' | 'shipDate'>;
 
 const orderMembers = ['petId', 'quantity', 'shipDate'];
-const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
 
 /** RFC 3339 §5.6 `date-time` (the `T` and `Z` in either case). */
 const dateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
@@ -65,10 +63,8 @@ export function parseNewOrder(body: unknown): NewOrder {
   const unknown = unknownMembers(record, orderMembers);
   if (unknown)
     throw invalidRequest(`an order may only contain petId, quantity, shipDate; not allowed: ${unknown}`);
-  const petId = exactInteger(record.petId);
-  if (petId === undefined || petId < int64Min || petId > int64Max) {
-    throw invalidRequest('petId must be an integer from -9223372036854775808 to 9223372036854775807');
-  }
+  const petId = petIdOfJson(record.petId);
+  if (petId === undefined) throw invalidRequest(petIdRule);
   const quantity = exactInteger(record.quantity);
   if (quantity === undefined || quantity < 1n || quantity > BigInt(maxQuantity)) {
     throw invalidRequest(`quantity must be an integer from 1 to ${maxQuantity}`);
@@ -78,7 +74,7 @@ export function parseNewOrder(body: unknown): NewOrder {
     throw invalidRequest('shipDate must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z');
   }
   return {
-    petId: petId.toString(),
+    petId,
     quantity: Number(quantity),
     ...(shipDate === undefined ? {} : { shipDate: shipDate as string }),
   };

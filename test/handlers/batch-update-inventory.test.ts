@@ -1,0 +1,207 @@
+/**
+ * functions/batch-update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
+ * API (in-memory dynalite): docs/contract.md "Inventory semantics" (the batch) and "Store orders"
+ * (`Idempotency-Key`).
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { lambdaContext } from '#local-api/lambda-context.ts';
+import { handlerSuite } from '#test/support/handler-suite.ts';
+import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
+import {
+  changeTimeFormat,
+  clearInventory,
+  inventoryRecord,
+  putItems,
+  type RawItem,
+  scanTable,
+} from '#test/support/raw-tables.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
+
+const suite = handlerSuite<ProxyHandler>(() => import('#functions/batch-update-inventory/handler.ts'), [], {
+  IDEMPOTENCY_TABLE_NAME: testTableNames.idempotency,
+});
+
+/** The entries every test starts from. */
+const initial: RawItem[] = [
+  inventoryRecord('-7', 1, 'sold'),
+  inventoryRecord('5', 10, 'pending'),
+  inventoryRecord('9223372036854775807', 3, 'available'),
+];
+
+beforeEach(async () => {
+  await clearInventory(suite.db.client, testTableNames.inventory);
+  await putItems(suite.db.client, testTableNames.inventory, initial);
+});
+
+/** The key id of the authorizer context of every test event (test/support/lambda-events.ts). */
+const keyId = '0123456789ab';
+const jsonContentType = { 'Content-Type': 'application/json' };
+
+/** An entry as the batch leaves it: its values and the change's reason (default adjustment) and key id. */
+const changed = (petId: string, quantity: number, status: string, reason = 'adjustment') =>
+  inventoryRecord(petId, quantity, status, {
+    reason,
+    keyId,
+    changedAt: expect.stringMatching(changeTimeFormat),
+  });
+
+const storedItems = () => scanTable(suite.db.client, testTableNames.inventory);
+
+/** POST /inventory/batch with `body` (a value, sent as JSON, or text) and `headers` beside the JSON content type. */
+function batch(body: unknown, headers: Record<string, string> = {}): Promise<APIGatewayProxyResult> {
+  const event = restProxyEvent({
+    method: 'POST',
+    resource: '/inventory/batch',
+    path: '/inventory/batch',
+    headers: { ...jsonContentType, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return suite.handler(event, lambdaContext('batchUpdateInventory'));
+}
+
+function errorResult(status: number, code: string, message: string) {
+  return { statusCode: status, headers: jsonContentType, body: JSON.stringify({ code, message, status }) };
+}
+
+describe('batchUpdateInventory', () => {
+  test('applies every change in one answer, in the request order, each entry with its new etag', async () => {
+    const result = await batch(
+      '{"changes": [{"petId": 9223372036854775807, "quantity": 30, "reason": "arrival"},' +
+        ' {"petId": 5, "status": "available", "ifMatch": "\\"10-pending\\""}, {"petId": -7, "quantity": 0, "status": "pending"}]}',
+    );
+
+    expect(result).toStrictEqual({
+      statusCode: 200,
+      headers: jsonContentType,
+      body:
+        '{"items":[{"petId":9223372036854775807,"quantity":30,"status":"available","etag":"\\"30-available\\""},' +
+        '{"petId":5,"quantity":10,"status":"available","etag":"\\"10-available\\""},' +
+        '{"petId":-7,"quantity":0,"status":"pending","etag":"\\"0-pending\\""}]}',
+    });
+    expect(await storedItems()).toStrictEqual([
+      changed('-7', 0, 'pending'),
+      changed('5', 10, 'available'),
+      changed('9223372036854775807', 30, 'available', 'arrival'),
+    ]);
+  });
+
+  test.each([
+    [
+      0,
+      404,
+      'not_found',
+      [
+        { petId: 6, quantity: 1 },
+        { petId: 5, quantity: 2 },
+      ],
+      'no inventory entry for petId 6',
+    ],
+    [
+      1,
+      404,
+      'not_found',
+      [
+        { petId: 5, quantity: 2 },
+        { petId: 6, quantity: 1 },
+      ],
+      'no inventory entry for petId 6',
+    ],
+    [
+      1,
+      412,
+      'precondition_failed',
+      [
+        { petId: -7, quantity: 2 },
+        { petId: 5, quantity: 2, ifMatch: '"11-pending"' },
+        { petId: 6, quantity: 1 },
+      ],
+      'ifMatch does not match the current entry of petId 5',
+    ],
+  ])(
+    'refused at element %i: %i naming it, nothing changes',
+    async (index, status, code, changes, message) => {
+      expect(await batch({ changes })).toStrictEqual(
+        errorResult(status, code, `changes[${index}]: ${message}`),
+      );
+      expect(await storedItems()).toStrictEqual(initial);
+    },
+  );
+
+  test.each([
+    ['no change', [], 'changes must be an array of 1 to 100 changes; it holds 0'],
+    [
+      '101 changes',
+      Array.from({ length: 101 }, (_, petId) => ({ petId, quantity: 1 })),
+      'changes must be an array of 1 to 100 changes; it holds 101',
+    ],
+    [
+      'an element without values',
+      [{ petId: 5, quantity: 1 }, { petId: -7 }],
+      'changes[1]: a change must contain quantity, status or both',
+    ],
+    [
+      'a petId twice',
+      [
+        { petId: 5, quantity: 1 },
+        { petId: 5, status: 'sold' },
+      ],
+      'changes[1]: petId 5 is changed by changes[0] already',
+    ],
+    [
+      'an unknown member',
+      [{ petId: 5, quantity: 1, extra: true }],
+      'changes[0]: a change may only contain petId, quantity, status, reason, ifMatch; not allowed: "extra"',
+    ],
+    [
+      'no petId',
+      [{ quantity: 1 }],
+      'changes[0]: petId must be an integer from -9223372036854775808 to 9223372036854775807',
+    ],
+    [
+      'an ifMatch that is not a string',
+      [{ petId: 5, quantity: 1, ifMatch: 12 }],
+      'changes[0]: ifMatch must be * or entity tags as If-Match takes them, such as "\\"12-available\\""',
+    ],
+    [
+      'an element that is not an object',
+      [5],
+      'changes[0]: a change must be a JSON object such as {"petId": 7, "quantity": 5}',
+    ],
+  ])('400 for %s, nothing changes', async (_, changes, message) => {
+    expect(await batch({ changes })).toStrictEqual(errorResult(400, 'invalid_request', message));
+    expect(await storedItems()).toStrictEqual(initial);
+  });
+
+  test('400 for a body that is not an object of changes', async () => {
+    expect(await batch('[]')).toStrictEqual(
+      errorResult(
+        400,
+        'invalid_request',
+        'request body must be a JSON object such as {"changes": [{"petId": 7, "quantity": 5}]}',
+      ),
+    );
+    expect(await batch({ changes: [], more: 1 })).toStrictEqual(
+      errorResult(400, 'invalid_request', 'request body may only contain changes; not allowed: "more"'),
+    );
+  });
+
+  test('an Idempotency-Key answers the first answer again and applies once; another batch under it is 422', async () => {
+    const headers = { 'Idempotency-Key': 'shipment-1' };
+    const first = await batch({ changes: [{ petId: 5, quantity: 12, ifMatch: '"10-pending"' }] }, headers);
+    expect(first.statusCode).toBe(200);
+    await putItems(suite.db.client, testTableNames.inventory, [inventoryRecord('5', 1, 'sold')]);
+
+    expect(
+      await batch({ changes: [{ petId: 5, quantity: 12, ifMatch: '"10-pending"' }] }, headers),
+    ).toStrictEqual(first);
+    expect(await batch({ changes: [{ petId: 5, quantity: 13 }] }, headers)).toStrictEqual(
+      errorResult(
+        422,
+        'idempotency_key_reused',
+        'this Idempotency-Key was used with another batch in the last 24 hours',
+      ),
+    );
+    expect(await storedItems()).toStrictEqual([initial[0], inventoryRecord('5', 1, 'sold'), initial[2]]);
+  });
+});
