@@ -4,38 +4,27 @@
  * (`Idempotency-Key`).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { lambdaContext } from '#local-api/lambda-context.ts';
-import { handlerSuite } from '#test/support/handler-suite.ts';
-import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import {
-  changeTimeFormat,
-  clearInventory,
-  inventoryRecord,
-  putItems,
-  type RawItem,
-  scanTable,
-} from '#test/support/raw-tables.ts';
+  errorResult,
+  eventKeyId,
+  handlerSuite,
+  startEachTestFromEntries,
+  startingEntries,
+} from '#test/support/handler-suite.ts';
+import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
+import { changeTimeFormat, inventoryRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const suite = handlerSuite<ProxyHandler>(() => import('#functions/batch-update-inventory/handler.ts'), [], {
   IDEMPOTENCY_TABLE_NAME: testTableNames.idempotency,
 });
 
-/** The entries every test starts from. */
-const initial: RawItem[] = [
-  inventoryRecord('-7', 1, 'sold'),
-  inventoryRecord('5', 10, 'pending'),
-  inventoryRecord('9223372036854775807', 3, 'available'),
-];
+startEachTestFromEntries(suite);
+const initial = startingEntries;
+const keyId = eventKeyId;
 
-beforeEach(async () => {
-  await clearInventory(suite.db.client, testTableNames.inventory);
-  await putItems(suite.db.client, testTableNames.inventory, initial);
-});
-
-/** The key id of the authorizer context of every test event (test/support/lambda-events.ts). */
-const keyId = '0123456789ab';
 const jsonContentType = { 'Content-Type': 'application/json' };
 
 /** An entry as the batch leaves it: its values and the change's reason (default adjustment) and key id. */
@@ -58,10 +47,6 @@ function batch(body: unknown, headers: Record<string, string> = {}): Promise<API
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return suite.handler(event, lambdaContext('batchUpdateInventory'));
-}
-
-function errorResult(status: number, code: string, message: string) {
-  return { statusCode: status, headers: jsonContentType, body: JSON.stringify({ code, message, status }) };
 }
 
 describe('batchUpdateInventory', () => {
