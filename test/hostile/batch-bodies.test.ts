@@ -9,7 +9,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { contractBatch, expectContractError, observe } from '#test/support/contract-oracle.ts';
+import {
+  contractBatch,
+  contractListedNames,
+  expectContractError,
+  observe,
+} from '#test/support/contract-oracle.ts';
 import { modelledSuite } from '#test/support/inventory-model.ts';
 import { sendJson } from '#test/support/raw-http.ts';
 
@@ -172,6 +177,42 @@ describe('hostile batches', () => {
       const { message } = expectContractError(await sendBatch(body), 400);
       expect(message.startsWith(`changes[${position}]: `), message).toBe(true);
     }
+    await hostile.model.expectTable(hostile.api);
+  });
+});
+
+describe('bodies of about 1 MB are answered, not timed out (docs/contract.md "Bounded cost, clean shutdown")', () => {
+  const names = Array.from({ length: 50_000 }, (_, index) => `x${index}`);
+  const members = 'petId, quantity, status, reason, ifMatch';
+  test.each([
+    [
+      'a quantity of 500,000 digits',
+      `{"petId":1,"quantity":1${'0'.repeat(500_000)}1}`,
+      400,
+      'changes[0]: quantity must be an integer from 0 to 2147483647',
+    ],
+    [
+      '50,000 unknown members',
+      `{"petId":1,"quantity":1,${names.map((name) => `"${name}":0`).join(',')}}`,
+      400,
+      `changes[0]: a change may only contain ${members}; not allowed: ${contractListedNames(names)}`,
+    ],
+    [
+      'a quantity nested 100,000 arrays deep',
+      `{"petId":1,"quantity":${'['.repeat(100_000)}1${']'.repeat(100_000)}}`,
+      400,
+      'changes[0]: quantity must be an integer from 0 to 2147483647',
+    ],
+    [
+      'an ifMatch tag of 500,000 characters (a tag no entry has)',
+      `{"petId":1,"quantity":1,"ifMatch":"\\"${'1'.repeat(500_000)}-available\\""}`,
+      412,
+      'changes[0]: ifMatch does not match the current entry of petId 1',
+    ],
+  ])('%s: %i naming element 0, nothing changes', async (_, element, status, message) => {
+    const body = `{"changes":[${element}]}`;
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1024 * 1024);
+    expectContractError(await sendBatch(body), status, message);
     await hostile.model.expectTable(hostile.api);
   });
 });
