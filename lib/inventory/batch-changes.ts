@@ -23,7 +23,10 @@ const elementShape: UpdateShape = {
   after: ['ifMatch'],
 };
 
-/** The change `value` at `index`; `seen` holds the petIds of the elements before it, each with its index. */
+/**
+ * The change of the element `value`; `seen` holds the petIds of the elements before it, each with its index.
+ * @throws HttpError 400 naming the element's problem (its index is added by the caller)
+ */
 function parseChange(value: unknown, seen: Map<string, number>): BatchChange {
   const update = parseInventoryUpdate(value, elementShape);
   const record = value as Record<string, unknown>;
