@@ -1,7 +1,8 @@
 /**
  * functions/batch-update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
  * API (in-memory dynalite): docs/contract.md "Inventory semantics" (the batch) and "Store orders"
- * (`Idempotency-Key`).
+ * (`Idempotency-Key`). A writer between the batch's read and its transaction is a real PutItem sent just before
+ * the handler's transaction: the cancelled transaction is 412 at its index, or read and decided again.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
@@ -14,7 +15,13 @@ import {
   startingEntries,
 } from '#test/support/handler-suite.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
-import { changeTimeFormat, inventoryRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
+import {
+  changeTimeFormat,
+  inventoryRecord,
+  putItems,
+  type RawItem,
+  scanTable,
+} from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const suite = handlerSuite<ProxyHandler>(() => import('#functions/batch-update-inventory/handler.ts'), [], {
@@ -188,5 +195,77 @@ describe('batchUpdateInventory', () => {
       ),
     );
     expect(await storedItems()).toStrictEqual([initial[0], inventoryRecord('5', 1, 'sold'), initial[2]]);
+  });
+
+  /**
+   * Writes `item` with a raw PutItem just before the handler's next TransactWriteItems is sent: another writer
+   * between the batch's read and its transaction, on the same DynamoDB. Returns the middleware's removal.
+   */
+  async function writeBeforeNextTransaction(item: RawItem): Promise<() => void> {
+    // The handler's own client: the module the handler imported (loaded once the test DynamoDB was set).
+    const { documentClient } = await import('#lib/clients/dynamodb.ts');
+    let written = false;
+    documentClient.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && !written) {
+          written = true;
+          await putItems(suite.db.client, testTableNames.inventory, [item]);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'raceBeforeTransaction' },
+    );
+    return () => documentClient.middlewareStack.remove('raceBeforeTransaction');
+  }
+
+  test('an entry changed between the read and the transaction: the cancellation reason names the index, 412', async () => {
+    const raced = inventoryRecord('5', 11, 'pending', {
+      reason: 'import',
+      changedAt: '2026-11-27T00:00:00.000Z',
+    });
+    const done = await writeBeforeNextTransaction(raced);
+    try {
+      const changes = [
+        { petId: -7, quantity: 2 },
+        { petId: 5, quantity: 12, ifMatch: '"10-pending"' },
+      ];
+      expect(await batch({ changes })).toStrictEqual(
+        errorResult(
+          412,
+          'precondition_failed',
+          'changes[1]: ifMatch does not match the current entry of petId 5',
+        ),
+      );
+    } finally {
+      done();
+    }
+    expect(await storedItems()).toStrictEqual([initial[0], raced, initial[2]]);
+  });
+
+  test('an entry changed between the read and the transaction without ifMatch: read and decided again, 200', async () => {
+    const done = await writeBeforeNextTransaction(inventoryRecord('5', 11, 'pending'));
+    try {
+      expect(
+        await batch({
+          changes: [
+            { petId: -7, quantity: 2 },
+            { petId: 5, status: 'sold' },
+          ],
+        }),
+      ).toStrictEqual({
+        statusCode: 200,
+        headers: jsonContentType,
+        body:
+          '{"items":[{"petId":-7,"quantity":2,"status":"sold","etag":"\\"2-sold\\""},' +
+          '{"petId":5,"quantity":11,"status":"sold","etag":"\\"11-sold\\""}]}',
+      });
+    } finally {
+      done();
+    }
+    expect(await storedItems()).toStrictEqual([
+      changed('-7', 2, 'sold'),
+      changed('5', 11, 'sold'),
+      initial[2],
+    ]);
   });
 });
