@@ -21,7 +21,7 @@ export const bundleAliases = {
   'node:http': './lib/bundle-shims/node-http.ts',
   /** Event-stream support, which DynamoDB never uses: the stand-in throws. */
   '@smithy/core/event-streams': './lib/bundle-shims/no-event-streams.ts',
-  /** Powertools' JMESPath interpreter: the stand-in evaluates member paths, all placeOrder uses. */
+  /** Powertools' JMESPath interpreter: the stand-in evaluates member paths, all the Idempotency-Key uses (`key`, `payload`). */
   '@aws-lambda-powertools/jmespath/functions': './lib/bundle-shims/jmespath-paths.ts',
   '@aws-lambda-powertools/jmespath': './lib/bundle-shims/jmespath-paths.ts',
   /** Endpoint discovery's cache (an LRU library), which no bundled command uses: the stand-in throws. */

@@ -54,6 +54,14 @@ export function tablesOf(definition: FunctionDefinition): TableId[] {
   return (Object.keys(tables) as TableId[]).filter((table) => definition.access[table] !== undefined);
 }
 
+/** Powertools' idempotency records (lib/idempotency/idempotency-key.ts): read, claim, complete, release. */
+const idempotencyAccess = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+
 /** The operations of the service (docs/service-spec.md §4). Every one requires the authorizer (docs/service-spec.md §5.1). */
 export const operations: readonly Operation[] = [
   {
@@ -87,6 +95,21 @@ export const operations: readonly Operation[] = [
     queryParameters: [],
   },
   {
+    name: 'batchUpdateInventory',
+    method: 'POST',
+    path: '/inventory/batch',
+    entry: 'functions/batch-update-inventory/handler.ts',
+    // BatchGetItem reads the entries; UpdateItem sets them in one TransactWriteItems, which IAM authorizes by
+    // its items' actions (DynamoDB Developer Guide, "Using IAM with DynamoDB transactions"). The idempotency
+    // table: Powertools' records of the Idempotency-Key, as for placeOrder.
+    access: {
+      inventory: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      idempotency: idempotencyAccess,
+    },
+    scope: 'inventory:write',
+    queryParameters: [],
+  },
+  {
     name: 'addPet',
     method: 'POST',
     path: '/pets',
@@ -113,7 +136,7 @@ export const operations: readonly Operation[] = [
     access: {
       inventory: ['dynamodb:UpdateItem'],
       orders: ['dynamodb:PutItem'],
-      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      idempotency: idempotencyAccess,
     },
     scope: 'orders:write',
     queryParameters: [],

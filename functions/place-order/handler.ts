@@ -2,20 +2,16 @@
 import { operationNamed, stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { callerKeyId } from '#lib/http/caller.ts';
-import { headerValues } from '#lib/http/headers.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import { orderClaim } from '#lib/orders/claim.ts';
 import {
-  idempotencyKeyHeader,
-  idempotentPlacement,
+  idempotentRequest,
+  idempotentRequests,
   keyReused,
-  parseIdempotencyKey,
   type Refusal,
-  scopedKey,
-} from '#lib/orders/idempotency.ts';
+} from '#lib/idempotency/idempotency-key.ts';
+import { orderClaim } from '#lib/orders/claim.ts';
 import { type NewOrder, type Order, orderJson, parseNewOrder } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
 import { tables } from '#lib/tables.ts';
@@ -35,7 +31,7 @@ const placement = orderPlacement(
  */
 async function place(order: NewOrder, key?: string, keyId?: string): Promise<Order | Refusal> {
   const result = await placement(order, key === undefined ? undefined : orderClaim(key, order), keyId);
-  if (result === 'key_reused') throw keyReused();
+  if (result === 'key_reused') throw keyReused('order');
   if (result === 'no_entry')
     return { code: 'not_found', message: `no inventory entry for petId ${order.petId}` };
   if (typeof result === 'object' && 'unavailable' in result) {
@@ -53,22 +49,16 @@ async function place(order: NewOrder, key?: string, keyId?: string): Promise<Ord
   return result;
 }
 
-const placeOnce = idempotentPlacement(place, requiredEnv(tables.idempotency.env));
+const placeOnce = idempotentRequests(place, {
+  tableName: requiredEnv(tables.idempotency.env),
+  operation: 'placeOrder',
+  what: 'order',
+});
 
 /** The Lambda handler. */
 export const handler = httpFunction(operationNamed('placeOrder'))
   .use(jsonBody({ example: '{"petId": 7, "quantity": 1}' }))
   .handler(async (event, context) => {
-    const order = parseNewOrder(event.body);
-    const key = parseIdempotencyKey(headerValues(event, idempotencyKeyHeader));
-    const keyId = callerKeyId(event);
-    const placed = await placeOnce(
-      {
-        ...(key === undefined ? {} : { key: scopedKey(event.requestContext.authorizer, key) }),
-        order,
-        ...(keyId === undefined ? {} : { keyId }),
-      },
-      context,
-    );
+    const placed = await placeOnce(idempotentRequest(event, parseNewOrder(event.body)), context);
     return jsonResponse(201, orderJson(placed), { Location: `/${stageName}/store/orders/${placed.id}` });
   });

@@ -23,25 +23,42 @@ export type InventoryUpdate = (
 
 const members = ['quantity', 'status', 'reason'];
 
+/** How a body that holds an InventoryUpdate is named and shown in 400 messages, and its other members. */
+export interface UpdateShape {
+  /** The object's name in messages (`request body`, `a change`). */
+  subject: string;
+  /** A valid example, shown when the value is not an object. */
+  example: string;
+  /** Members allowed beside quantity, status and reason, in message order before them (`petId`) or after. */
+  before?: readonly string[];
+  after?: readonly string[];
+}
+
+/** updateInventory's body. */
+const patchBody: UpdateShape = { subject: 'request body', example: '{"quantity": 5}' };
+
 /**
- * Validates a parsed JSON body as an InventoryUpdate: an object with `quantity`, `status` or both, and
- * optionally `reason` (default {@link defaultReason}); no other member.
+ * Validates a parsed JSON value as an InventoryUpdate: an object with `quantity`, `status` or both, and
+ * optionally `reason` (default {@link defaultReason}); no other member than those and `shape`'s (default:
+ * updateInventory's body, none). The members of `shape` are left to the caller.
  * @throws HttpError 400 `invalid_request` naming the problem, unknown members by name (at most five, each cut
  *   to 64 characters).
  */
-export function parseInventoryUpdate(body: unknown): InventoryUpdate {
+export function parseInventoryUpdate(body: unknown, shape: UpdateShape = patchBody): InventoryUpdate {
+  const { subject, example, before = [], after = [] } = shape;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidRequest('request body must be a JSON object such as {"quantity": 5}');
+    throw invalidRequest(`${subject} must be a JSON object such as ${example}`);
   }
-  const unknown = unknownMembers(body, members);
+  const allowed = [...before, ...members, ...after];
+  const unknown = unknownMembers(body, allowed);
   if (unknown)
-    throw invalidRequest(`request body may only contain quantity, status, reason; not allowed: ${unknown}`);
+    throw invalidRequest(`${subject} may only contain ${allowed.join(', ')}; not allowed: ${unknown}`);
   const record = body as Record<string, unknown>;
   const quantity = ownValue(record, 'quantity');
   const status = ownValue(record, 'status');
   const reason = Object.hasOwn(record, 'reason') ? record.reason : defaultReason;
   if (quantity === undefined && status === undefined) {
-    throw invalidRequest('request body must contain quantity, status or both');
+    throw invalidRequest(`${subject} must contain quantity, status or both`);
   }
   if (quantity !== undefined && !isQuantity(quantity)) throw invalidRequest(quantityRule);
   if (status !== undefined && !isPetStatus(status)) {

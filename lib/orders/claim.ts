@@ -5,10 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { idempotencyWindowSeconds } from '../idempotency/idempotency-key.ts';
 import type { NewOrder } from './order.ts';
-
-/** How long a key keeps its first order, in seconds (docs/contract.md "Store orders": 24 hours). */
-export const idempotencyWindowSeconds = 24 * 60 * 60;
 
 /** The prefix of a claim's `id`: apart from the Idempotency utility's records (`placeOrder#...`). */
 const claimPrefix = 'placeOrderClaim#';
@@ -25,7 +23,7 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** The claim of `scopedKey` (`<scope> <Idempotency-Key>`, lib/orders/idempotency.ts) sent with `order`. */
+/** The claim of `scopedKey` (`<scope> <Idempotency-Key>`, lib/idempotency/idempotency-key.ts) sent with `order`. */
 export function orderClaim(scopedKey: string, order: NewOrder): OrderClaim {
   return {
     id: claimPrefix + sha256Hex(scopedKey),

@@ -90,6 +90,39 @@ describe('updateInventory (PATCH /inventory/{petId})', () => {
   });
 });
 
+describe('batchUpdateInventory (POST /inventory/batch)', () => {
+  it('sends and reads every petId exactly, each item with its etag; a stale ifMatch rejects with ApiError 412', async () => {
+    const result = await client.POST('/inventory/batch', {
+      body: {
+        changes: [
+          { petId: itsDouble, quantity: 8, reason: 'arrival' },
+          { petId: -9223372036854775808n, status: 'pending', ifMatch: '"1-available"' },
+        ],
+      },
+    });
+    expect(result).toEqual({
+      items: [
+        { petId: itsDouble, quantity: 8, status: 'sold', etag: '"8-sold"' },
+        { petId: -9223372036854775808n, quantity: 1, status: 'pending', etag: '"1-pending"' },
+      ],
+    });
+    const table = await api.tableItems();
+    expect(table.find((row) => row.petId === String(itsDouble))?.quantity).toBe('8');
+    expect(table.find((row) => row.petId === String(beyondDouble))?.quantity).toBe('4');
+
+    const stale = await apiError(
+      client.POST('/inventory/batch', {
+        body: { changes: [{ petId: itsDouble, quantity: 9, ifMatch: '"7-sold"' }] },
+      }),
+    );
+    expect(stale.body).toEqual({
+      code: 'precondition_failed',
+      message: `changes[0]: ifMatch does not match the current entry of petId ${itsDouble}`,
+      status: 412,
+    });
+  });
+});
+
 describe('getPetById (GET /pets/{petId})', () => {
   it('returns the pet of an imported entry with its id as an exact bigint, and ApiError 404 for no pet', async () => {
     const pet = await client.GET('/pets/{petId}', { params: { path: { petId: max } } });

@@ -209,6 +209,37 @@ describe('crash points', () => {
     },
   );
 
+  test('batchUpdateInventory with ifMatch killed after its transaction, before the answer: the retry with its Idempotency-Key answers 200, applied once', {
+    timeout: 90_000,
+  }, async () => {
+    const crashAt = 'after TransactWriteItems';
+    const changes = [
+      { petId: 3, quantity: 40, reason: 'arrival', ifMatch: '"25-available"' },
+      { petId: 6, status: 'pending', ifMatch: '*' },
+    ];
+    const batch = (server: ServerProcess) =>
+      call(server, 'POST', '/inventory/batch', { changes }, { 'Idempotency-Key': 'crash-point-batch' });
+    const { server, dataDir, before } = await crashDuring(crashAt, batch);
+
+    const retry = await retried(() => batch(server));
+    const quantityOf6 = Number(before[6]?.split(' ')[0]);
+    expect(retry).toStrictEqual({
+      status: 200,
+      body: {
+        items: [
+          { petId: 3, quantity: 40, status: 'available', etag: '"40-available"' },
+          { petId: 6, quantity: quantityOf6, status: 'pending', etag: `"${quantityOf6}-pending"` },
+        ],
+      },
+    });
+    expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({
+      ...before,
+      3: '40 available',
+      6: `${quantityOf6} pending`,
+    });
+    await expectListMatchesTable(server, dataDir);
+  });
+
   test.each([
     { when: 'after its first action is decided', crashAt: 'mid TransactWriteItems', lands: false },
     { when: 'after its commit, before its answer', crashAt: 'after TransactWriteItems', lands: true },

@@ -181,6 +181,47 @@ describe('a write answered after the SDK request timeout is applied once and ans
     },
   );
 
+  test.each([
+    ['with ifMatch', 711, { ifMatch: '"10-available"' }, {}],
+    ['without ifMatch', 713, {}, {}],
+    [
+      'with ifMatch and an Idempotency-Key',
+      715,
+      { ifMatch: '"10-available"' },
+      { 'Idempotency-Key': 'slow-715' },
+    ],
+  ])(
+    'batchUpdateInventory %s, its transaction answered late: 200 with the entries, never 412; one change record each',
+    async (_, petId, precondition, headers) => {
+      await stockedPet(petId, 10);
+      await stockedPet(petId + 1, 10);
+      const changes = [
+        { petId, quantity: 30, reason: 'arrival', ...precondition },
+        { petId: petId + 1, status: 'pending', ...precondition },
+      ];
+      const answer = await slowly('TransactWriteItems', () =>
+        call('POST', '/inventory/batch', { changes }, headers),
+      );
+      expect([answer.status, answer.body]).toStrictEqual([
+        200,
+        {
+          items: [
+            { petId, quantity: 30, status: 'available', etag: '"30-available"' },
+            { petId: petId + 1, quantity: 10, status: 'pending', etag: '"10-pending"' },
+          ],
+        },
+      ]);
+      expect(await stockOfPet(petId)).toBe('30 available');
+      expect(await stockOfPet(petId + 1)).toBe('10 pending');
+      expect(await changesOf(petId)).toStrictEqual(['created null>0', 'arrival 0>10', 'arrival 10>30']);
+      expect(await changesOf(petId + 1)).toStrictEqual([
+        'created null>0',
+        'arrival 0>10',
+        'adjustment 10>10',
+      ]);
+    },
+  );
+
   test('updateOrder cancel: 200 cancelled, the stock returned once', async () => {
     await stockedPet(707, 10);
     const placed = await call('POST', '/store/orders', { petId: 707, quantity: 4 });

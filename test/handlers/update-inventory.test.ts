@@ -3,37 +3,27 @@
  * API (in-memory dynalite): docs/service-spec.md §4.2, docs/contract.md "InventoryUpdate", "Inventory semantics" and "Errors".
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { lambdaContext } from '#local-api/lambda-context.ts';
-import { handlerSuite, updateInventoryEvent } from '#test/support/handler-suite.ts';
+import {
+  errorResult,
+  eventKeyId,
+  handlerSuite,
+  startEachTestFromEntries,
+  startingEntries,
+  updateInventoryEvent,
+} from '#test/support/handler-suite.ts';
 import { badPetIdMessage } from '#test/support/http-assertions.ts';
 import type { ProxyHandler, ProxyRequest } from '#test/support/lambda-events.ts';
-import {
-  changeTimeFormat,
-  clearInventory,
-  inventoryRecord,
-  putItems,
-  type RawItem,
-  scanTable,
-} from '#test/support/raw-tables.ts';
+import { changeTimeFormat, inventoryRecord, scanTable } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const suite = handlerSuite<ProxyHandler>(() => import('#functions/update-inventory/handler.ts'));
 
-/** The entries every test starts from. */
-const initial: RawItem[] = [
-  inventoryRecord('-7', 1, 'sold'),
-  inventoryRecord('5', 10, 'pending'),
-  inventoryRecord('9223372036854775807', 3, 'available'),
-];
+startEachTestFromEntries(suite);
+const initial = startingEntries;
+const keyId = eventKeyId;
 
-beforeEach(async () => {
-  await clearInventory(suite.db.client, testTableNames.inventory);
-  await putItems(suite.db.client, testTableNames.inventory, initial);
-});
-
-/** The key id of the authorizer context of every test event (test/support/lambda-events.ts). */
-const keyId = '0123456789ab';
 /** Any `changedAt` as the writers record it. */
 const anyChangeTime = expect.stringMatching(changeTimeFormat);
 
@@ -55,15 +45,6 @@ function updateInventory(
   const { headers = jsonContentType, ...request } = options;
   const event = updateInventoryEvent(petId, body, headers, request);
   return suite.handler(event, lambdaContext('updateInventory'));
-}
-
-/** The error response the client must receive: JSON content type and exactly code, message, status. */
-function errorResult(status: number, code: string, message: string) {
-  return {
-    statusCode: status,
-    headers: jsonContentType,
-    body: JSON.stringify({ code, message, status }),
-  };
 }
 
 const requestBodyRequired = 'request body is required: a JSON object such as {"quantity": 5}';

@@ -178,7 +178,7 @@ describe('hostile placeOrder bodies and keys', () => {
           return;
         }
         const { order } = verdict;
-        // A refusal under a key is remembered like an order (lib/orders/idempotency.ts): one record.
+        // A refusal under a key is remembered like an order (lib/idempotency/idempotency-key.ts): one record.
         const refusedState = () => {
           expect([after.inventory, after.orders], context).toEqual([before.inventory, before.orders]);
           expect(after.idempotency.length - before.idempotency.length, context).toBe(sent.length);

@@ -154,6 +154,18 @@ describe('routing', () => {
   );
 });
 
+describe('routing beside a static resource', () => {
+  test('R5: GET on /inventory/batch (a resource with POST only) is the sibling {petId} with petId "batch"', async () => {
+    // Only getInventoryItem's function is the echoing stand-in: the request reached it.
+    expect((await seen('/v1/inventory/batch')).pathParameters).toEqual({ petId: 'batch' });
+  });
+
+  test('R5: a method neither /inventory/batch nor /inventory/{petId} has is no route', async () => {
+    const answer = await send('DELETE', '/v1/inventory/batch', [allow]);
+    expect([answer.status, answer.text]).toEqual([404, notFound]);
+  });
+});
+
 describe('the event the function receives', () => {
   test('E2: query names and values decoded, + as a space', async () => {
     const event = await seen('/v1/inventory/echo?a=b%20c&d=e+f&%6Eame=%C3%A9');

@@ -53,6 +53,7 @@ function operation(name: string): FunctionDefinition {
 }
 const listInventory = operation('listInventory');
 const updateInventory = operation('updateInventory');
+const batchUpdateInventory = operation('batchUpdateInventory');
 const getInventoryItem = operation('getInventoryItem');
 const addPet = operation('addPet');
 const getPetById = operation('getPetById');
@@ -166,6 +167,12 @@ const cases: EventCase[] = [
   }),
   // The SAM CLI runs no stream consumer: pet 9001 has an entry and no change records.
   httpEvent('list-inventory-history-ok.json', listInventoryHistory, 200, []),
+  {
+    ...httpEvent('batch-update-inventory-idempotent.json', batchUpdateInventory, 200, {
+      items: [{ petId: 9001, quantity: 7, status: 'available', etag: '"7-available"' }],
+    }),
+    again: true,
+  },
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,

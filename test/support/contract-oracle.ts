@@ -605,3 +605,91 @@ export function contractPetJson(pet: ContractPet & { id: string }): string {
     pet.category ? `,"category":${label(pet.category)}` : ''
   },"photoUrls":${JSON.stringify(pet.photoUrls)},"tags":[${pet.tags.map(label).join(',')}],"status":${JSON.stringify(pet.status)}}`;
 }
+
+/** One change of a batch valid by the contract (docs/contract.md "Inventory semantics"). */
+export interface ContractBatchChange extends ContractInventoryUpdate {
+  /** Canonical decimal. */
+  petId: string;
+  /** The element's `ifMatch` as read by {@link contractIfMatch}: `none`, `any` or its strong tags. */
+  ifMatch: Exclude<ContractIfMatch, 'invalid'>;
+}
+
+/**
+ * Judges a batchUpdateInventory body by the contract: UTF-8 JSON, no member name twice in one object, an
+ * object whose only member is `changes`, an array of 1 to 100 elements, each an object with `petId` (an int64
+ * JSON integer, judged on its source text), the members and rules of {@link contractInventoryUpdate}, and
+ * optionally `ifMatch`, a string `If-Match` would accept ({@link contractIfMatch}); a petId at most once.
+ * Decisions where the contract is silent (docs/contract.md "Inventory semantics", the batch's decisions): the
+ * first failing element is the lowest index whose element is invalid or repeats an earlier petId; a body
+ * failing as a whole (not an object, other members, not 1-100 elements) fails at no index.
+ * @returns the changes, or the failing element's index (`index` undefined: the body as a whole).
+ */
+export function contractBatch(body: Uint8Array): { changes: ContractBatchChange[] } | { index?: number } {
+  const text = contractText(body);
+  if (text === undefined || contractDuplicateMember(text) !== undefined) return {};
+  const sources = new Map<object, Record<string, string>>();
+  let value: unknown;
+  try {
+    value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
+      if ((key === 'petId' || key === 'quantity') && typeof member === 'number' && context?.source) {
+        sources.set(this, { ...sources.get(this), [key]: context.source });
+      }
+      return member;
+    });
+  } catch {
+    return {};
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  if (Object.getOwnPropertyNames(value).some((name) => name !== 'changes')) return {};
+  const { changes } = value as { changes?: unknown };
+  if (!Array.isArray(changes) || changes.length < 1 || changes.length > 100) return {};
+  const judged: ContractBatchChange[] = [];
+  const seen = new Set<string>();
+  for (const [index, element] of changes.entries()) {
+    if (typeof element !== 'object' || element === null || Array.isArray(element)) return { index };
+    const record = element as Record<string, unknown>;
+    const { petId: petIdSource, ...others } = sources.get(element) ?? {};
+    const petId = petIdSource === undefined ? undefined : contractInteger(petIdSource);
+    if (petId === undefined || petId < -(2n ** 63n) || petId >= 2n ** 63n || seen.has(String(petId))) {
+      return { index };
+    }
+    const { petId: _, ifMatch, ...update } = record;
+    const ifMatchRead = Object.hasOwn(record, 'ifMatch')
+      ? typeof ifMatch === 'string'
+        ? contractIfMatch([ifMatch])
+        : 'invalid'
+      : 'none';
+    // The update's members alone, re-encoded with their source text, judged as a PATCH body.
+    const updateText = `{${Object.entries(update)
+      .map(
+        ([name, member]) =>
+          `${JSON.stringify(name)}:${name === 'quantity' && others.quantity !== undefined ? others.quantity : JSON.stringify(member)}`,
+      )
+      .join(',')}}`;
+    const valid = contractInventoryUpdate(new TextEncoder().encode(updateText));
+    if (valid === undefined || ifMatchRead === 'invalid') return { index };
+    seen.add(String(petId));
+    judged.push({ ...valid, petId: String(petId), ifMatch: ifMatchRead });
+  }
+  return { changes: judged };
+}
+
+/** True when an entry in state `quantity`/`status` meets `ifMatch` (docs/contract.md "Inventory semantics"). */
+export function contractMeets(
+  ifMatch: ContractBatchChange['ifMatch'],
+  entry: { quantity: number; status: string },
+): boolean {
+  if (ifMatch === 'none' || ifMatch === 'any') return true;
+  return ifMatch.strongTags.includes(`"${entry.quantity}-${entry.status}"`);
+}
+
+/** The exact JSON text of a batch's 200 answer: each InventoryItem with its strong tag as `etag`. */
+export function contractBatchJson(
+  items: readonly { petId: string; quantity: number; status: string }[],
+): string {
+  const members = items.map(
+    (item) =>
+      `${inventoryItemJson(item).slice(0, -1)},"etag":${JSON.stringify(`"${item.quantity}-${item.status}"`)}}`,
+  );
+  return `{"items":[${members.join(',')}]}`;
+}

@@ -1,5 +1,5 @@
 /** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   type AuthorizerHandler,
   type ProxyHandler,
@@ -8,8 +8,35 @@ import {
   type StreamingHandler,
 } from './lambda-events.ts';
 import { installStreamingRuntime } from './lambda-invoke.ts';
-import { putItems, type RawItem } from './raw-tables.ts';
+import { clearInventory, inventoryRecord, putItems, type RawItem } from './raw-tables.ts';
 import { importHandlerOnTestDynamoDb, type TestDynamoDb, testTableNames } from './test-dynamodb.ts';
+
+/** The entries the inventory write handlers' tests start each test from: int64's maximum, a negative petId. */
+export const startingEntries: readonly RawItem[] = [
+  inventoryRecord('-7', 1, 'sold'),
+  inventoryRecord('5', 10, 'pending'),
+  inventoryRecord('9223372036854775807', 3, 'available'),
+];
+
+/** The key id of the authorizer context of every test event (test/support/lambda-events.ts). */
+export const eventKeyId = '0123456789ab';
+
+/** Registers a `beforeEach` that sets `suite`'s inventory table to exactly {@link startingEntries}. */
+export function startEachTestFromEntries(suite: HandlerSuite<unknown>): void {
+  beforeEach(async () => {
+    await clearInventory(suite.db.client, testTableNames.inventory);
+    await putItems(suite.db.client, testTableNames.inventory, startingEntries);
+  });
+}
+
+/** A handler's Error response: JSON content type and exactly `code`, `message`, `status`. */
+export function errorResult(status: number, code: string, message: string) {
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ code, message, status }),
+  };
+}
 
 /** A handler module imported on its own test DynamoDB; set by the hooks of {@link handlerSuite}. */
 export interface HandlerSuite<H> {

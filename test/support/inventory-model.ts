@@ -2,7 +2,10 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import {
+  type ContractBatchChange,
   type ContractInventoryUpdate,
+  contractBatchJson,
+  contractMeets,
   expectContractError,
   inventoryItemJson,
   type ObservedResponse,
@@ -99,6 +102,37 @@ export class InventoryModel {
       const { petId: id, quantity, status } = this.applyUpdate(petId, update, response.window);
       expect(response.text).toBe(inventoryItemJson({ petId: id, quantity, status }));
     }
+  }
+
+  /**
+   * Asserts the contract's answer to a valid batch of `changes` (docs/contract.md "Inventory semantics"): at the
+   * first element whose pet has no entry, 404 naming it; at the first whose `ifMatch` its entry does not meet,
+   * 412 naming it (whichever index comes first); nothing is applied then. Else 200 with every entry after the
+   * batch, in the request's order, each with its `etag`, and every change applied to the model.
+   */
+  expectBatchAnswer(
+    response: ObservedResponse & { window: TimeWindow },
+    changes: readonly ContractBatchChange[],
+  ): void {
+    for (const [index, { petId, ifMatch }] of changes.entries()) {
+      const entry = this.get(petId);
+      if (!entry) {
+        expectContractError(response, 404, `changes[${index}]: no inventory entry for petId ${petId}`);
+        return;
+      }
+      if (!contractMeets(ifMatch, entry)) {
+        const message = `changes[${index}]: ifMatch does not match the current entry of petId ${petId}`;
+        expectContractError(response, 412, message);
+        return;
+      }
+    }
+    expect(response.status, response.text).toBe(200);
+    expect(response.contentType).toBe('application/json');
+    const items = changes.map(({ petId, ifMatch: _, ...update }) => {
+      const { quantity, status } = this.applyUpdate(petId, update, response.window);
+      return { petId, quantity, status };
+    });
+    expect(response.text).toBe(contractBatchJson(items));
   }
 
   /**

@@ -25,8 +25,11 @@ export interface RecordedChange {
   changedAt?: string;
 }
 
-/** How PATCH and addPet record their request's `requestToken`: a random UUID (lib/inventory/last-change.ts). */
-export const requestTokenFormat = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/**
+ * How PATCH, addPet and the batch record their request's `requestToken`: a random UUID (lib/inventory/last-change.ts),
+ * or a keyed batch's name-based version 8 UUID (lib/inventory/batch-update.ts).
+ */
+export const requestTokenFormat = /^[0-9a-f]{8}-[0-9a-f]{4}-[48][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /**
  * True when an entry whose last change is `reason` also records the writing request's `requestToken`: the

@@ -18,20 +18,23 @@ const bodies: Readonly<Record<string, string>> = {
   updateInventory: '{"quantity": 11}',
   addPet: '{"name": "Probe"}',
   placeOrder: '{"petId": PET_ID, "quantity": 1}',
+  batchUpdateInventory: '{"changes": [{"petId": PET_ID, "quantity": 11}]}',
   // The order's current status: 200 each time, changing nothing (docs/contract.md "Store orders").
   updateOrder: '{"status": "placed"}',
 };
 
+/** The operations that create (a POST that is not a creation, batchUpdateInventory, answers 200). */
+const creations: readonly string[] = ['addPet', 'placeOrder'];
+
 /**
  * A valid request for every operation, with path parameters filled from `petId` (an existing entry with
- * stock) and `orderId` (an existing `placed` order, when given). A creation (POST) answers 201 each time it is
- * sent.
+ * stock) and `orderId` (an existing `placed` order, when given). A creation answers 201 each time it is sent.
  */
 export function probeRequests(petId: string, orderId = '1'): ProbeRequest[] {
   return operations.map((operation): ProbeRequest => {
     const path = operation.path.replace('{petId}', petId).replace('{orderId}', orderId);
     const body = bodies[operation.name]?.replace('PET_ID', petId);
-    const success = operation.method === 'POST' ? 201 : 200;
+    const success = creations.includes(operation.name) ? 201 : 200;
     return body === undefined
       ? { operation, method: operation.method, path, headers: {}, success }
       : {

@@ -1,0 +1,51 @@
+/** batchUpdateInventory, `POST /v1/inventory/batch` (proxy 1.0; experimental): docs/contract.md "Inventory semantics". */
+import { operationNamed } from '#lib/api.ts';
+import { documentClient } from '#lib/clients/dynamodb.ts';
+import { requiredEnv } from '#lib/env.ts';
+import { httpFunction } from '#lib/http/http-function.ts';
+import { jsonBody } from '#lib/http/json-body.ts';
+import { jsonResponse } from '#lib/http/responses.ts';
+import { idempotentRequest, idempotentRequests, type Refusal } from '#lib/idempotency/idempotency-key.ts';
+import { type BatchChange, parseBatchChanges } from '#lib/inventory/batch-changes.ts';
+import {
+  type BatchItems,
+  batchItemsJson,
+  batchRequestToken,
+  batchUpdate,
+} from '#lib/inventory/batch-update.ts';
+import { tables } from '#lib/tables.ts';
+
+const write = batchUpdate(documentClient, requiredEnv(tables.inventory.env));
+
+/**
+ * Applies `changes` for the API key `keyId`, under the scoped Idempotency-Key `key` when there is one: the
+ * entries as written, or the contract's 404 or 412 naming the first failing element by its index.
+ */
+async function apply(changes: BatchChange[], key?: string, keyId?: string): Promise<BatchItems | Refusal> {
+  const result = await write(changes, {
+    ...(keyId === undefined ? {} : { keyId }),
+    requestToken: batchRequestToken(changes, key),
+  });
+  if ('items' in result) return result;
+  const { petId } = changes[result.index] as BatchChange;
+  return result.refusal === 'not_found'
+    ? { code: 'not_found', message: `changes[${result.index}]: no inventory entry for petId ${petId}` }
+    : {
+        code: 'precondition_failed',
+        message: `changes[${result.index}]: ifMatch does not match the current entry of petId ${petId}`,
+      };
+}
+
+const applyOnce = idempotentRequests(apply, {
+  tableName: requiredEnv(tables.idempotency.env),
+  operation: 'batchUpdateInventory',
+  what: 'batch',
+});
+
+/** The Lambda handler. */
+export const handler = httpFunction(operationNamed('batchUpdateInventory'))
+  .use(jsonBody({ example: '{"changes": [{"petId": 7, "quantity": 5}]}' }))
+  .handler(async (event, context) => {
+    const applied = await applyOnce(idempotentRequest(event, parseBatchChanges(event.body)), context);
+    return jsonResponse(200, batchItemsJson(applied));
+  });

@@ -1,0 +1,193 @@
+/**
+ * batchUpdateInventory over HTTP (docs/contract.md "Inventory semantics", the batch) on the local API serving
+ * the synthesized stack with its event path: a shipment of 100 changes answers the exact body (each entry with
+ * its etag, in the request's order), leaves the table exactly so and yields 100 change records, one per entry,
+ * each with its reason and the key's id (a change to the values an entry has yields none); the
+ * `Idempotency-Key` answers a repeat with the first answer and applies nothing more, and is 422 for other
+ * changes; GET and PATCH on `/v1/inventory/batch` are the `{petId}` operations with petId `batch`
+ * (local-api/behaviour.md R5); a key without `inventory:write` is 403. Every response is checked against
+ * openapi.yaml.
+ */
+import { describe, expect, test } from 'vitest';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
+import { changeTimeWithin, timed } from '#test/support/raw-tables.ts';
+import { storedEntry, testApiSuite, unthrottled } from '#test/support/test-api.ts';
+
+const api = testApiSuite({ events: true });
+
+/** Pets 3001-3100, each with quantity 1 and `available` when a test starts from them. */
+const petIds = Array.from({ length: 100 }, (_, index) => String(3001 + index));
+const statuses: readonly string[] = ['available', 'pending', 'sold'];
+
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  declaredRequest(api, 'POST', '/inventory/batch', { body: JSON.stringify(body), headers });
+
+/** The body of `GET /inventory/{petId}/history?limit=1000` once it holds `count` records (30 s at most). */
+async function historyOf(petId: string, count: number): Promise<unknown[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const response = await declaredRequest(api, 'GET', `/inventory/${petId}/history?limit=1000`);
+    const records = JSON.parse(response.text) as unknown[];
+    if (records.length >= count || Date.now() > deadline) {
+      expect(records, `records of ${petId}`).toHaveLength(count);
+      return records;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a shipment of 100 changes', () => {
+  test('answers every entry with its etag, stores each, and yields one change record per entry', async () => {
+    await api.inventory.putMany(petIds.map((petId) => ({ petId, quantity: 1, status: 'available' })));
+    for (const petId of petIds) await historyOf(petId, 1);
+    const reasons: readonly string[] = ['arrival', 'return', 'adjustment'];
+    const changes = petIds.map((petId, index) => ({
+      petId: Number(petId),
+      quantity: 10 + index,
+      ...(index % 4 === 0 ? { status: statuses[index % 3] } : {}),
+      ...(index % 5 === 0 ? {} : { reason: reasons[index % 3] }),
+      ...(index % 7 === 0 ? { ifMatch: '"1-available"' } : {}),
+    }));
+    const expected = petIds.map((petId, index) => ({
+      petId,
+      quantity: 10 + index,
+      status: index % 4 === 0 ? (statuses[index % 3] as string) : 'available',
+      reason: index % 5 === 0 ? 'adjustment' : (reasons[index % 3] as string),
+    }));
+
+    const { result: response, window } = await timed(() =>
+      post({ changes }, { 'Idempotency-Key': 'shipment-100' }),
+    );
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.text).toBe(
+      `{"items":[${expected
+        .map(
+          ({ petId, quantity, status }) =>
+            `{"petId":${petId},"quantity":${quantity},"status":"${status}","etag":"\\"${quantity}-${status}\\""}`,
+        )
+        .join(',')}]}`,
+    );
+    expect(await api.tableItems()).toEqual(
+      expected.map(({ petId, quantity, status, reason }) =>
+        storedEntry(petId, quantity, status, {
+          reason,
+          keyId: api.keyId,
+          changedAt: changeTimeWithin(window),
+        }),
+      ),
+    );
+    for (const { petId, quantity, status, reason } of expected) {
+      const [newest] = await historyOf(petId, 2);
+      expect(newest).toEqual({
+        sequence: 2,
+        petId: Number(petId),
+        occurredAt: changeTimeWithin(window),
+        reason,
+        quantity: { from: 1, to: quantity },
+        status: { from: 'available', to: status },
+        keyId: api.keyId,
+      });
+    }
+  });
+
+  test('a change to the values an entry has is applied and recorded on the entry, with no change record', async () => {
+    await api.inventory.putMany([
+      { petId: '3201', quantity: 4, status: 'pending' },
+      { petId: '3202', quantity: 4, status: 'pending' },
+    ]);
+    await historyOf('3201', 1);
+    await historyOf('3202', 1);
+    const response = await post({
+      changes: [
+        { petId: 3201, quantity: 4, reason: 'return' },
+        { petId: 3202, quantity: 5 },
+      ],
+    });
+    expect(response.text).toBe(
+      '{"items":[{"petId":3201,"quantity":4,"status":"pending","etag":"\\"4-pending\\""},' +
+        '{"petId":3202,"quantity":5,"status":"pending","etag":"\\"5-pending\\""}]}',
+    );
+    await historyOf('3202', 2);
+    // 3201 comes first in the transaction, so in the stream: had it a record, it would be there before 3202's.
+    await historyOf('3201', 1);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('a repeat answers the first answer and applies nothing more; other changes under the key are 422', async () => {
+    await api.inventory.putMany([{ petId: '3301', quantity: 2, status: 'available' }]);
+    const headers = { 'Idempotency-Key': 'shipment-3301' };
+    const changes = [{ petId: 3301, quantity: 9, ifMatch: '"2-available"', reason: 'arrival' }];
+    const first = await post({ changes }, headers);
+    expect(first.text).toBe(
+      '{"items":[{"petId":3301,"quantity":9,"status":"available","etag":"\\"9-available\\""}]}',
+    );
+    const patched = await api.patch('3301', '{"quantity": 1}');
+    expect(patched.status).toBe(200);
+
+    const repeat = await post({ changes }, headers);
+    expect([repeat.status, repeat.text]).toEqual([first.status, first.text]);
+    const other = await post({ changes: [{ petId: 3301, quantity: 8 }] }, headers);
+    expectError(
+      other,
+      422,
+      'idempotency_key_reused',
+      'this Idempotency-Key was used with another batch in the last 24 hours',
+    );
+    expect((await api.tableItems()).find((item) => item.petId === '3301')).toEqual(
+      storedEntry('3301', 1, 'available', { reason: 'adjustment', keyId: api.keyId }),
+    );
+    await historyOf('3301', 3);
+  });
+
+  test('a refusal is remembered: the repeat answers it again after the entry changed', async () => {
+    await api.inventory.putMany([{ petId: '3302', quantity: 2, status: 'available' }]);
+    const headers = { 'Idempotency-Key': 'shipment-3302' };
+    const changes = [{ petId: 3302, quantity: 9, ifMatch: '"3-available"' }];
+    const message = 'changes[0]: ifMatch does not match the current entry of petId 3302';
+    expectError(await post({ changes }, headers), 412, 'precondition_failed', message);
+    expect((await api.patch('3302', '{"quantity": 3}')).status).toBe(200);
+    expectError(await post({ changes }, headers), 412, 'precondition_failed', message);
+    expect((await api.tableItems()).find((item) => item.petId === '3302')?.quantity).toBe('3');
+  });
+});
+
+describe('the resource beside {petId} (local-api/behaviour.md R5)', () => {
+  test('GET and PATCH /v1/inventory/batch are getInventoryItem and updateInventory with petId batch: 400', async () => {
+    // openapi.yaml matches the concrete path first (OpenAPI 3.1 "Paths Object") and declares neither method
+    // on it: API Gateway routes them to the {petId} resource all the same.
+    const headers = { Authorization: api.authorization, 'Content-Type': 'application/json' };
+    const read = await api.request('GET', '/inventory/batch', { headers });
+    expectError(read, 400, 'invalid_request', badPetIdMessage);
+    const patch = await api.request('PATCH', '/inventory/batch', { headers, body: '{"quantity": 1}' });
+    expectError(patch, 400, 'invalid_request', badPetIdMessage);
+  });
+});
+
+describe('scope', () => {
+  test('a key without inventory:write is 403 and changes nothing', async () => {
+    const key = generateApiKey();
+    await api.keys.put({
+      keyDigest: apiKeyDigest(key),
+      name: 'reader',
+      createdAt: new Date().toISOString(),
+      scopes: ['inventory:read', 'orders:read', 'orders:write'],
+      ...unthrottled,
+    });
+    const before = await api.tableItems();
+    const response = await api.request('POST', '/inventory/batch', {
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ changes: [{ petId: 3001, quantity: 0 }] }),
+    });
+    expectError(
+      response,
+      403,
+      'forbidden',
+      'this API key lacks the scope inventory:write that batchUpdateInventory requires',
+    );
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
