@@ -166,6 +166,9 @@ const cases: EventCase[] = [
   }),
   // The SAM CLI runs no stream consumer: pet 9001 has an entry and no change records.
   httpEvent('list-inventory-history-ok.json', listInventoryHistory, 200, []),
+  httpEvent('list-events-ok.json', operation('listEvents'), 200, [], {
+    Link: '</v1/events?limit=10&after=MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA>; rel="next"',
+  }),
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,
@@ -189,7 +192,7 @@ const cases: EventCase[] = [
       keyName: samApiKeyName,
       keyId: sha256Hex(samApiKey).slice(0, 12),
       firstKeyId: sha256Hex(samApiKey).slice(0, 12),
-      scope: 'inventory:read inventory:write orders:read orders:write',
+      scope: 'inventory:read inventory:write orders:read orders:write events:read',
     },
   }),
   authorizerEvent('authorizer-invalid-token.json', 'Deny', {
