@@ -98,7 +98,7 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
       addPet: 'experimental',
       getPetById: undefined,
       ...Object.fromEntries(
-        ['placeOrder', 'listOrders', 'getOrderById', 'updateOrder', 'listInventoryHistory']
+        ['placeOrder', 'listOrders', 'getOrderById', 'updateOrder', 'listInventoryHistory', 'listEvents']
           .filter((name) => operations.some((o) => o.name === name))
           .map((name) => [name, 'experimental']),
       ),
