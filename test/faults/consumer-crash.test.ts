@@ -69,15 +69,44 @@ async function historyOf(server: ServerProcess, petId: string, count: number) {
   }
 }
 
-test('a consumer killed after the first record of a batch: the replay writes every record once, gap-free', async () => {
+/**
+ * `npm start` on a new data folder with the crash hook at `crashAt`, armed once the file `armed` exists
+ * (test/support/crash-hook.ts).
+ */
+async function crashingServer(crashAt: string) {
   const dir = await temporaryDir('consumer-crash-');
   const dataDir = join(dir, 'data');
   const armed = join(dir, 'armed');
   const crashing = await startServer(dataDir, {
     NODE_OPTIONS: `--import=${hook}`,
-    CRASH_AT: `after PutItem ${testTableNames.inventoryHistory}`,
+    CRASH_AT: crashAt,
     CRASH_ARMED: armed,
   });
+  return { dataDir, armed, crashing };
+}
+
+/**
+ * PATCHes `petId` to the quantities 1 to `count` on the armed `server`, then waits until the hook has killed it
+ * (it stops answering) and asserts it died by SIGKILL. Returns the quantities answered 200.
+ */
+async function patchUntilKilled(server: ServerProcess, petId: string, count: number): Promise<number[]> {
+  const answered: number[] = [];
+  for (let quantity = 1; quantity <= count; quantity++) {
+    const { status } = await call(server, 'PATCH', `/inventory/${petId}`, `{"quantity": ${quantity}}`);
+    if (status === 200) answered.push(quantity);
+  }
+  // The batch reaches the consumer and the hook kills the process: it stops answering.
+  for (let tries = 0; tries < 300 && (await call(server, 'GET', '/inventory')).status !== 0; tries++) {
+    await setTimeout(100);
+  }
+  expect((await server.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
+  return answered;
+}
+
+test('a consumer killed after the first record of a batch: the replay writes every record once, gap-free', async () => {
+  const { dataDir, armed, crashing } = await crashingServer(
+    `after PutItem ${testTableNames.inventoryHistory}`,
+  );
   const petId = '700';
   expect(
     (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Crash", "status": "available"}`))
@@ -88,16 +117,7 @@ test('a consumer killed after the first record of a batch: the replay writes eve
   await writeFile(armed, '');
 
   // Ten PATCHes within the mapping's batching window: one batch of ten records.
-  const answered: number[] = [];
-  for (let quantity = 1; quantity <= 10; quantity++) {
-    const { status } = await call(crashing, 'PATCH', `/inventory/${petId}`, `{"quantity": ${quantity}}`);
-    if (status === 200) answered.push(quantity);
-  }
-  // The batch reaches the consumer and the hook kills the process: it stops answering.
-  for (let tries = 0; tries < 300 && (await call(crashing, 'GET', '/inventory')).status !== 0; tries++) {
-    await setTimeout(100);
-  }
-  expect((await crashing.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
+  const answered = await patchUntilKilled(crashing, petId, 10);
 
   // Half-way: the created record and the batch's first, not the other nine.
   const afterCrash = await storedHistory(dataDir, petId);
@@ -140,15 +160,8 @@ async function storedFeed(dataDir: string, petId: string): Promise<string[]> {
 }
 
 test('a consumer killed after appending a batch to the events feed: the replay appends none again', async () => {
-  const dir = await temporaryDir('consumer-crash-feed-');
-  const dataDir = join(dir, 'data');
-  const armed = join(dir, 'armed');
   // The consumer's only transactions are its appends to the feed: the first one after arming is the batch's.
-  const crashing = await startServer(dataDir, {
-    NODE_OPTIONS: `--import=${hook}`,
-    CRASH_AT: 'after TransactWriteItems',
-    CRASH_ARMED: armed,
-  });
+  const { dataDir, armed, crashing } = await crashingServer('after TransactWriteItems');
   const petId = '701';
   expect(
     (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Feed", "status": "available"}`)).status,
@@ -161,15 +174,7 @@ test('a consumer killed after appending a batch to the events feed: the replay a
   }
   await writeFile(armed, '');
 
-  const answered: number[] = [];
-  for (let quantity = 1; quantity <= 5; quantity++) {
-    const { status } = await call(crashing, 'PATCH', `/inventory/${petId}`, `{"quantity": ${quantity}}`);
-    if (status === 200) answered.push(quantity);
-  }
-  for (let tries = 0; tries < 300 && (await call(crashing, 'GET', '/inventory')).status !== 0; tries++) {
-    await setTimeout(100);
-  }
-  expect((await crashing.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
+  const answered = await patchUntilKilled(crashing, petId, 5);
   const ids = (last: number) => Array.from({ length: last }, (_, index) => `inventory.${petId}.${index + 1}`);
   // The append committed before the kill: the feed already holds the batch (the bus does not).
   const afterCrash = await storedFeed(dataDir, petId);

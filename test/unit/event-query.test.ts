@@ -16,18 +16,10 @@ import {
   retentionMs,
 } from '#lib/events/event-logs.ts';
 import { eventsCursor, parseAfter, parseEventType } from '#lib/events/event-query.ts';
-import { HttpError } from '#lib/http/errors.ts';
+import { thrownErrorBody } from '#test/support/thrown-error.ts';
 
 /** The Error body `run` throws (an HttpError), or undefined when it does not throw. */
-function errorOf(run: () => unknown) {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    return (error as HttpError).body;
-  }
-}
+const errorOf = thrownErrorBody;
 
 const afterRule = {
   code: 'invalid_request',
