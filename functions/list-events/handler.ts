@@ -11,7 +11,7 @@ import { logCount } from '#lib/events/event-logs.ts';
 import { eventsCursor, parseAfter, parseEventType } from '#lib/events/event-query.ts';
 import { invalidRequest } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
-import { ownValue } from '#lib/http/request-parameters.ts';
+import { singleQueryValue } from '#lib/http/request-parameters.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { parseLimit } from '#lib/orders/cursor.ts';
 import { tables } from '#lib/tables.ts';
@@ -20,11 +20,11 @@ const eventsTable = requiredEnv(tables.events.env);
 
 /** The Lambda handler. */
 export const handler = httpFunction(operationNamed('listEvents')).handler(async (event) => {
-  const query = event.queryStringParameters;
-  const limit = parseLimit(ownValue(query, 'limit'));
-  const type = ownValue(query, 'type');
+  const query = event.multiValueQueryStringParameters;
+  const limit = parseLimit(singleQueryValue(query, 'limit'));
+  const type = singleQueryValue(query, 'type');
   const types = parseEventType(type);
-  const after = parseAfter(ownValue(query, 'after'));
+  const after = parseAfter(singleQueryValue(query, 'after'));
   const nowMs = Date.now();
   let positions: number[] = Array.from({ length: logCount }, () => 0);
   if (after && 'positions' in after) positions = after.positions;

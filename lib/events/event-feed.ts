@@ -113,7 +113,10 @@ export async function feedPage(
     more: true,
   }));
   const read = (reader: LogReader) => refill(client, tableName, reader, Math.min(limit, queryItems));
-  await Promise.all(readers.map(read));
+  // Every first Query settled before the answer or the error: none outlives the invocation.
+  const started = await Promise.allSettled(readers.map(read));
+  const failed = started.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
   const events: FeedEvent[] = [];
   while (events.length < limit) {
     let least: LogReader | undefined;

@@ -218,6 +218,14 @@ describe('listEvents', () => {
         '/events?cursor=abc',
         'query parameters not allowed: "cursor" (this operation takes limit, type, after)',
       ],
+      [
+        '/events?type=order.changed&type=inventory.changed',
+        'query parameter type must be given at most once',
+      ],
+      [
+        `/events?after=${startCursor}&after=${startCursor}`,
+        'query parameter after must be given at most once',
+      ],
     ];
     for (const [path, message] of cases) expectError(await get(path), 400, 'invalid_request', message);
   });
