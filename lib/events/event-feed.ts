@@ -38,22 +38,46 @@ export interface FeedPage {
 /** Items a log's Query reads at most at a time. */
 const queryItems = 100;
 
-/** A log's read state during the merge: its unread items, and where its next Query starts. */
+/** A log's read state during the merge: its unread items, and where its next Query starts and ends. */
 interface LogReader {
   log: number;
   items: { position: number; event: FeedEvent }[];
   /** The last position read from the log (the next Query reads after it). */
   after: number;
+  /** The log's last position when the page began (its head): the Queries read up to it. */
+  until: number;
   /** Whether the last Query may have left items behind (a full page or a LastEvaluatedKey). */
   more: boolean;
 }
 
-/** Reads the next items of `reader`'s log after `reader.after`: one strongly consistent Query. */
+/** The last position of `log` (its head item's `last`), 0 for a log never appended to: a strongly consistent GetItem. */
+async function headOf(client: DynamoDBDocumentClient, tableName: string, log: number): Promise<number> {
+  const { Item } = await client.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: { log: logKey(log), position: headPosition },
+      ConsistentRead: true,
+      ProjectionExpression: '#last',
+      ExpressionAttributeNames: { '#last': 'last' },
+    }),
+  );
+  return Item?.last === undefined ? 0 : Number(String(Item.last));
+}
+
+/**
+ * Reads the next items of `reader`'s log after `reader.after` and up to `reader.until`: one strongly consistent
+ * Query (none when nothing is left).
+ */
 async function refill(client: DynamoDBDocumentClient, tableName: string, reader: LogReader, limit: number) {
+  if (reader.after >= reader.until) {
+    reader.items = [];
+    reader.more = false;
+    return;
+  }
   const page: QueryCommandOutput = await client.send(
     new QueryCommand({
       TableName: tableName,
-      KeyConditionExpression: '#log = :log AND #position > :after',
+      KeyConditionExpression: '#log = :log AND #position BETWEEN :from AND :until',
       ExpressionAttributeNames: {
         '#log': 'log',
         '#position': 'position',
@@ -61,7 +85,11 @@ async function refill(client: DynamoDBDocumentClient, tableName: string, reader:
         '#timestamp': 'timestamp',
         '#data': 'data',
       },
-      ExpressionAttributeValues: { ':log': logKey(reader.log), ':after': reader.after },
+      ExpressionAttributeValues: {
+        ':log': logKey(reader.log),
+        ':from': reader.after + 1,
+        ':until': reader.until,
+      },
       ProjectionExpression: '#position, id, #type, #timestamp, #data',
       ConsistentRead: true,
       Limit: limit,
@@ -90,7 +118,8 @@ function before(a: LogReader, b: LogReader): boolean {
 /**
  * At most `limit` events of `types`, oldest first, from the logs after the positions `after` (one per log,
  * {@link logCount}), skipping events older than 30 days at `nowMs` (DynamoDB deletes expired items late):
- * strongly consistent Queries of each log, merged by (millisecond, log, position). `next` holds, for each log an
+ * each log's head read first, then strongly consistent Queries of the log up to it, merged by (millisecond,
+ * log, position). `next` holds, for each log an
  * event of the page came from, the position of its last one; the others' positions as given (so a page without
  * events continues where it started).
  */
@@ -110,11 +139,18 @@ export async function feedPage(
     log,
     items: [],
     after: Math.max(after[log] ?? 0, oldest),
+    until: 0,
     more: true,
   }));
   const read = (reader: LogReader) => refill(client, tableName, reader, Math.min(limit, queryItems));
-  // Every first Query settled before the answer or the error: none outlives the invocation.
-  const started = await Promise.allSettled(readers.map(read));
+  // Each log's head first: a GetItem is serializable with the appends' transactions, a Query only
+  // read-committed, so positions up to the head read belong to appends that have completed.
+  const start = async (reader: LogReader) => {
+    reader.until = await headOf(client, tableName, reader.log);
+    await read(reader);
+  };
+  // Every first read settled before the answer or the error: none outlives the invocation.
+  const started = await Promise.allSettled(readers.map(start));
   const failed = started.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
   const events: FeedEvent[] = [];
