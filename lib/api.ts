@@ -19,10 +19,19 @@ export interface FunctionDefinition {
 }
 
 /** The scopes a key can hold (docs/contract.md "Authentication and authorization"). */
-export type Scope = 'inventory:read' | 'inventory:write' | 'orders:read' | 'orders:write';
+export type Scope = 'inventory:read' | 'inventory:write' | 'orders:read' | 'orders:write' | 'events:read';
 
-/** Every scope, in the contract's order; a key stored before scopes existed holds them all (docs/contract.md). */
-export const scopes: readonly Scope[] = ['inventory:read', 'inventory:write', 'orders:read', 'orders:write'];
+/**
+ * Every scope, in the contract's order; a key stored before scopes existed holds them all, `events:read` too; a
+ * key stored with its scopes holds only those (docs/implementation.md "Scopes and rates").
+ */
+export const scopes: readonly Scope[] = [
+  'inventory:read',
+  'inventory:write',
+  'orders:read',
+  'orders:write',
+  'events:read',
+];
 
 /** True when `value` names a {@link Scope}. */
 export function isScope(value: string): value is Scope {
@@ -181,6 +190,16 @@ export const operations: readonly Operation[] = [
     scope: 'inventory:read',
     queryParameters: ['limit', 'cursor'],
   },
+  {
+    name: 'listEvents',
+    method: 'GET',
+    path: '/events',
+    entry: 'functions/list-events/handler.ts',
+    // GetItem: the id marker of `after=<event id>`; Query: the logs, after a position.
+    access: { events: ['dynamodb:GetItem', 'dynamodb:Query'] },
+    scope: 'events:read',
+    queryParameters: ['limit', 'type', 'after'],
+  },
 ];
 
 /**
@@ -209,11 +228,18 @@ export const authorizerCacheTtlSeconds = 300;
  * rather than by the API: the streams' consumer, the bus rule's fan-out to subscriptions, the queue's deliveries.
  */
 export const eventFunctions = {
-  /** Reads both tables' streams; writes each change record once into `inventoryHistory`, then puts it on the bus. */
+  /**
+   * Reads both tables' streams; writes each change record once into `inventoryHistory`, appends each event once
+   * to the events feed (GetItem: a log's head and the id markers; UpdateItem and PutItem: the items of its
+   * TransactWriteItems), then puts it on the bus.
+   */
   recordChanges: {
     name: 'recordChanges',
     entry: 'functions/record-changes/handler.ts',
-    access: { inventoryHistory: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    access: {
+      inventoryHistory: ['dynamodb:Query', 'dynamodb:PutItem'],
+      events: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    },
   },
   /** Target of the bus's rule: sends one delivery message per matching subscription to its delivery lane. */
   fanOutWebhooks: {

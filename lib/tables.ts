@@ -101,6 +101,19 @@ export const tables = {
     sortKey: { name: 'sequence', type: 'N' },
     globalIndexes: [],
   },
+  /**
+   * The events feed (listEvents; docs/architecture.md "The events feed"): append-only logs, each event under its
+   * log (`log`, e.g. `inventory.changed#3`) at a time-ordered `position`; per log a head item (position 0) holding
+   * the last position; per event an id marker (log `id#<event id>`, position 0). Events and markers expire by
+   * `expiresAt` (epoch seconds, 30 days); written by the change records' consumer only.
+   */
+  events: {
+    env: 'EVENTS_TABLE_NAME',
+    partitionKey: { name: 'log', type: 'S' },
+    sortKey: { name: 'position', type: 'N' },
+    globalIndexes: [],
+    timeToLiveAttribute: 'expiresAt',
+  },
   /** Webhook subscriptions (Standard Webhooks), one item per `subscriptionId`, managed by the webhook tool. */
   webhookSubscriptions: {
     env: 'WEBHOOK_SUBSCRIPTIONS_TABLE_NAME',

@@ -17,6 +17,7 @@ const record = changeRecorder({
   dynamoDb: documentClient,
   eventBridge: eventBridgeClient,
   historyTable: requiredEnv(tables.inventoryHistory.env),
+  eventsTable: requiredEnv(tables.events.env),
   busName: requiredEnv(eventsEnv.busName),
 });
 

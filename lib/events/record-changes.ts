@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { publishChanges } from './bus.ts';
 import type { ChangeEvent, InventoryChange } from './changes.ts';
+import { appendEvents } from './event-append.ts';
 import { putChange, type RecentChanges, recentChanges } from './history-store.ts';
 import { inventoryChangeOf, orderChangeOf } from './stream-changes.ts';
 
@@ -17,6 +18,8 @@ export interface RecorderTargets {
   eventBridge: EventBridgeClient;
   /** The history table's name. */
   historyTable: string;
+  /** The events feed's table name (listEvents). */
+  eventsTable: string;
   /** The event bus's name. */
   busName: string;
 }
@@ -48,17 +51,19 @@ function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
  * pets in parallel, and only then publishes, in stream order (PutEvents, 10 per request), every order change
  * and every inventory change of the batch that the history holds: the ones just written and those an earlier
  * attempt wrote (a record whose `SequenceNumber` is not above the newest record's `streamSequence`), read back
- * with their sequence. A retried batch therefore publishes the same event ids again (at least once), never
- * writes a record twice or leaves a gap, and an event id names only a written record, so a change lost after
- * the stream's retries never shares its id with a later one. docs/architecture.md "Change records".
+ * with their sequence. Before publishing it appends every one of those events to the events feed, once per id
+ * (lib/events/event-append.ts). A retried batch therefore publishes the same event ids again (at least once),
+ * never writes a record or appends an event twice or leaves a gap, and an event id names only a written record,
+ * so a change lost after the stream's retries never shares its id with a later one. docs/architecture.md
+ * "Change records" and "The events feed".
  * @throws on any failure (a refused event, a DynamoDB error, a taken sequence), after the pets' writes under way
- *   have settled; nothing is published when a write failed. The event source mapping retries the batch (or its
+ *   have settled; nothing is appended or published when a write failed, nothing published when an append failed. The event source mapping retries the batch (or its
  *   halves).
  */
 export function changeRecorder(
   targets: RecorderTargets,
 ): (records: readonly DynamoDBRecord[]) => Promise<RecordedBatch> {
-  const { dynamoDb, eventBridge, historyTable, busName } = targets;
+  const { dynamoDb, eventBridge, historyTable, eventsTable, busName } = targets;
   return async (records) => {
     const candidates = records.map((record) => {
       const streamSequence = record.dynamodb?.SequenceNumber ?? '';
@@ -124,6 +129,7 @@ export function changeRecorder(
     );
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+    await appendEvents(dynamoDb, eventsTable, events);
     await publishChanges(eventBridge, busName, events);
     return { published: events.length, written: [...writes.values()].flat().length };
   };

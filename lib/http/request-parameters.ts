@@ -39,6 +39,19 @@ export function ownValue<T>(
 }
 
 /**
+ * The value of the query parameter `name` from API Gateway's multi-value map, or undefined when absent.
+ * @throws HttpError 400 `invalid_request` when it is given more than once.
+ */
+export function singleQueryValue(
+  multiValue: Readonly<Record<string, readonly string[] | undefined>> | null | undefined,
+  name: string,
+): string | undefined {
+  const values = ownValue(multiValue, name);
+  if (values && values.length > 1) throw invalidRequest(`query parameter ${name} must be given at most once`);
+  return values?.[0];
+}
+
+/**
  * Refuses query parameters `operation` does not declare (`Operation.queryParameters`).
  * @throws HttpError 400 `invalid_request` naming them (at most five, see `listedNames`).
  */

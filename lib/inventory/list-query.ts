@@ -1,7 +1,7 @@
 /** listInventory's `limit`, `cursor` and `status`, and the cursor: docs/contract.md "Inventory semantics". */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidRequest } from '../http/errors.ts';
-import { ownValue } from '../http/request-parameters.ts';
+import { singleQueryValue } from '../http/request-parameters.ts';
 import { isPetStatus, type PetStatus, petStatuses } from './inventory-item.ts';
 import { toPetId } from './pet-id.ts';
 
@@ -69,12 +69,7 @@ function decodeCursor(cursor: string, status: PetStatus | undefined): string {
 export function parseListQuery(
   multiValue: Readonly<Record<string, readonly string[] | undefined>> | null,
 ): ListQuery {
-  const single = (name: string) => {
-    const values = ownValue(multiValue, name);
-    if (values && values.length > 1)
-      throw invalidRequest(`query parameter ${name} must be given at most once`);
-    return values?.[0];
-  };
+  const single = (name: string) => singleQueryValue(multiValue, name);
   const limitText = single('limit');
   const statusText = single('status');
   const cursor = single('cursor');

@@ -105,6 +105,7 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
           'updateOrder',
           'listInventoryHistory',
           'batchUpdateInventory',
+          'listEvents',
         ]
           .filter((name) => operations.some((o) => o.name === name))
           .map((name) => [name, 'experimental']),

@@ -4,7 +4,9 @@
  * crash hook armed at `after PutItem` on the history table: the first record of a batch of ten PATCHes is
  * committed, then the process dies with SIGKILL, before the other nine and before the mapping's checkpoint.
  * After the restart the mapping delivers the batch again: the history holds every change exactly once,
- * numbered without gaps, a continuous chain up to the entry.
+ * numbered without gaps, a continuous chain up to the entry. Killed again right after its first append to the
+ * events feed committed (`after TransactWriteItems`, before the bus): the replay appends no event twice, and
+ * listEvents lists each of the pet's events once, in sequence order.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -67,15 +69,44 @@ async function historyOf(server: ServerProcess, petId: string, count: number) {
   }
 }
 
-test('a consumer killed after the first record of a batch: the replay writes every record once, gap-free', async () => {
+/**
+ * `npm start` on a new data folder with the crash hook at `crashAt`, armed once the file `armed` exists
+ * (test/support/crash-hook.ts).
+ */
+async function crashingServer(crashAt: string) {
   const dir = await temporaryDir('consumer-crash-');
   const dataDir = join(dir, 'data');
   const armed = join(dir, 'armed');
   const crashing = await startServer(dataDir, {
     NODE_OPTIONS: `--import=${hook}`,
-    CRASH_AT: `after PutItem ${testTableNames.inventoryHistory}`,
+    CRASH_AT: crashAt,
     CRASH_ARMED: armed,
   });
+  return { dataDir, armed, crashing };
+}
+
+/**
+ * PATCHes `petId` to the quantities 1 to `count` on the armed `server`, then waits until the hook has killed it
+ * (it stops answering) and asserts it died by SIGKILL. Returns the quantities answered 200.
+ */
+async function patchUntilKilled(server: ServerProcess, petId: string, count: number): Promise<number[]> {
+  const answered: number[] = [];
+  for (let quantity = 1; quantity <= count; quantity++) {
+    const { status } = await call(server, 'PATCH', `/inventory/${petId}`, `{"quantity": ${quantity}}`);
+    if (status === 200) answered.push(quantity);
+  }
+  // The batch reaches the consumer and the hook kills the process: it stops answering.
+  for (let tries = 0; tries < 300 && (await call(server, 'GET', '/inventory')).status !== 0; tries++) {
+    await setTimeout(100);
+  }
+  expect((await server.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
+  return answered;
+}
+
+test('a consumer killed after the first record of a batch: the replay writes every record once, gap-free', async () => {
+  const { dataDir, armed, crashing } = await crashingServer(
+    `after PutItem ${testTableNames.inventoryHistory}`,
+  );
   const petId = '700';
   expect(
     (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Crash", "status": "available"}`))
@@ -86,16 +117,7 @@ test('a consumer killed after the first record of a batch: the replay writes eve
   await writeFile(armed, '');
 
   // Ten PATCHes within the mapping's batching window: one batch of ten records.
-  const answered: number[] = [];
-  for (let quantity = 1; quantity <= 10; quantity++) {
-    const { status } = await call(crashing, 'PATCH', `/inventory/${petId}`, `{"quantity": ${quantity}}`);
-    if (status === 200) answered.push(quantity);
-  }
-  // The batch reaches the consumer and the hook kills the process: it stops answering.
-  for (let tries = 0; tries < 300 && (await call(crashing, 'GET', '/inventory')).status !== 0; tries++) {
-    await setTimeout(100);
-  }
-  expect((await crashing.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
+  const answered = await patchUntilKilled(crashing, petId, 10);
 
   // Half-way: the created record and the batch's first, not the other nine.
   const afterCrash = await storedHistory(dataDir, petId);
@@ -119,4 +141,59 @@ test('a consumer killed after the first record of a batch: the replay writes eve
   // Nothing more arrives: the replay wrote no record twice.
   await setTimeout(2000);
   expect(await historyOf(server, petId, 0)).toHaveLength(changes.length);
+});
+
+/** The events feed's items of `petId` in the store of `dataDir` (no server running): their ids, by position. */
+async function storedFeed(dataDir: string, petId: string): Promise<string[]> {
+  const store = await connectLocalDynamoDb(dataDir);
+  const client = dynamoDbClient(store.endpoint, store.credentials);
+  try {
+    const items = await scanTable(client, testTableNames.events);
+    return items
+      .filter((item) => item.id?.S?.startsWith(`inventory.${petId}.`))
+      .sort((a, b) => Number(BigInt(a.position?.N ?? 0) - BigInt(b.position?.N ?? 0)))
+      .map((item) => item.id?.S as string);
+  } finally {
+    client.destroy();
+    await store.close();
+  }
+}
+
+test('a consumer killed after appending a batch to the events feed: the replay appends none again', async () => {
+  // The consumer's only transactions are its appends to the feed: the first one after arming is the batch's.
+  const { dataDir, armed, crashing } = await crashingServer('after TransactWriteItems');
+  const petId = '701';
+  expect(
+    (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Feed", "status": "available"}`)).status,
+  ).toBe(201);
+  expect(await historyOf(crashing, petId, 1)).toHaveLength(1);
+  for (let tries = 0; tries < 200; tries++) {
+    const { text } = await call(crashing, 'GET', '/events?type=inventory.changed&limit=1000');
+    if (text.includes(`"inventory.${petId}.1"`)) break;
+    await setTimeout(100);
+  }
+  await writeFile(armed, '');
+
+  const answered = await patchUntilKilled(crashing, petId, 5);
+  const ids = (last: number) => Array.from({ length: last }, (_, index) => `inventory.${petId}.${index + 1}`);
+  // The append committed before the kill: the feed already holds the batch (the bus does not).
+  const afterCrash = await storedFeed(dataDir, petId);
+  expect(afterCrash.slice(0, 2)).toStrictEqual(ids(2));
+  expect(afterCrash.length).toBeGreaterThan(1);
+
+  const server = await startServer(dataDir);
+  await historyOf(server, petId, 1 + answered.length);
+  let listed: string[] = [];
+  for (let tries = 0; tries < 200 && listed.length < 1 + answered.length; tries++) {
+    const { text } = await call(server, 'GET', '/events?type=inventory.changed&limit=1000');
+    listed = (JSON.parse(text) as { id: string }[])
+      .map((event) => event.id)
+      .filter((id) => id.startsWith(`inventory.${petId}.`));
+    if (listed.length < 1 + answered.length) await setTimeout(100);
+  }
+  expect(listed).toStrictEqual(ids(1 + answered.length));
+  // Nothing more arrives: the replay appended no event twice.
+  await setTimeout(2000);
+  await server.stop('SIGTERM', 20_000);
+  expect(await storedFeed(dataDir, petId)).toStrictEqual(ids(1 + answered.length));
 });

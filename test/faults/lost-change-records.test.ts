@@ -56,6 +56,7 @@ beforeAll(async () => {
   // recordChanges reaches DynamoDB through the fault proxy, the bus through the stand-in.
   setFunctionEnvironment(proxy.endpoint, db.credentials);
   process.env.INVENTORY_HISTORY_TABLE_NAME = testTableNames.inventoryHistory;
+  process.env.EVENTS_TABLE_NAME = testTableNames.events;
   process.env.EVENT_BUS_NAME = 'pet-store-test-bus';
   process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = bus.endpoint;
   const { handler } = await import('#functions/record-changes/handler.ts');

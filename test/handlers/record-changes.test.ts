@@ -46,6 +46,7 @@ beforeAll(async () => {
   // The function reaches DynamoDB through the fault proxy, the bus through the stand-in.
   setFunctionEnvironment(proxy.endpoint, db.credentials);
   process.env.INVENTORY_HISTORY_TABLE_NAME = testTableNames.inventoryHistory;
+  process.env.EVENTS_TABLE_NAME = testTableNames.events;
   process.env.EVENT_BUS_NAME = busName;
   process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = bus.endpoint;
   handler = (await import('#functions/record-changes/handler.ts')).handler;
@@ -401,6 +402,15 @@ async function sequencesOf(petId: string): Promise<string[]> {
 }
 
 /** The event ids `inventory.<petId>.<from..to>`. */
+/** The events feed's items of `petId` (its inventory log, by position): each event's id and its data's JSON text. */
+async function feedOf(petId: string): Promise<[string, string][]> {
+  const items = await scanTable(db.client, testTableNames.events);
+  return items
+    .filter((item) => item.id?.S?.startsWith(`inventory.${petId}.`))
+    .sort((a, b) => Number(BigInt(a.position?.N ?? 0) - BigInt(b.position?.N ?? 0)))
+    .map((item) => [item.id?.S as string, item.data?.S as string]);
+}
+
 const idsOf = (petId: string, from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, index) => `inventory.${petId}.${from + index}`);
 
@@ -446,6 +456,23 @@ describe('exactly once, gap-free', () => {
     expect(
       (await history()).filter((item) => item.petId?.N === '43').map((item) => item.streamSequence?.S),
     ).toEqual(records.map((record) => record.dynamodb?.SequenceNumber));
+  });
+
+  test('the events feed gets every published event once, as the bus carried it, even when the bus fails and the batch is retried', async () => {
+    const records = await changesOf('61', 12);
+    bus.refuse = (call) => call >= 2;
+    await expect(handler(batch(records))).rejects.toThrow();
+    // Appended before publishing: all twelve are in the feed though two never reached the bus.
+    expect(await feedOf('61')).toEqual(idsOf('61', 1, 12).map((id) => [id, expect.any(String)]));
+
+    bus.refuse = () => false;
+    await handler(batch(records));
+    await handler(batch(records));
+    const feed = await feedOf('61');
+    expect(feed.map(([id]) => id)).toEqual(idsOf('61', 1, 12));
+    // Each as the bus carried it: the same id names the same data, digit for digit.
+    const details = new Map(bus.received.map((entry, index) => [publishedIds()[index], entry.Detail]));
+    for (const [id, data] of feed) expect(data).toBe(details.get(id));
   });
 
   test('a history write that fails half-way: nothing published; the retry writes the rest once, gap-free, and publishes every record', async () => {

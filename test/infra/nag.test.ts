@@ -50,6 +50,7 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
     ['OrdersTable', 'AwsSolutions-DDB3'],
     ['IdempotencyTable', 'AwsSolutions-DDB3'],
     ['InventoryHistoryTable', 'AwsSolutions-DDB3'],
+    ['EventsTable', 'AwsSolutions-DDB3'],
     ['WebhookSubscriptionsTable', 'AwsSolutions-DDB3'],
     ['WebhookFailuresTable', 'AwsSolutions-DDB3'],
   ],

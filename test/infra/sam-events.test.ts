@@ -173,6 +173,9 @@ const cases: EventCase[] = [
     }),
     again: true,
   },
+  httpEvent('list-events-ok.json', operation('listEvents'), 200, [], {
+    Link: '</v1/events?limit=10&after=MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA>; rel="next"',
+  }),
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,
@@ -196,7 +199,7 @@ const cases: EventCase[] = [
       keyName: samApiKeyName,
       keyId: sha256Hex(samApiKey).slice(0, 12),
       firstKeyId: sha256Hex(samApiKey).slice(0, 12),
-      scope: 'inventory:read inventory:write orders:read orders:write',
+      scope: 'inventory:read inventory:write orders:read orders:write events:read',
     },
   }),
   authorizerEvent('authorizer-invalid-token.json', 'Deny', {

@@ -20,6 +20,7 @@ export const testTableNames: Record<TableId, string> = {
   orders: 'pet-store-orders',
   idempotency: 'pet-store-idempotency',
   inventoryHistory: 'pet-store-inventory-history',
+  events: 'pet-store-events',
   webhookSubscriptions: 'pet-store-webhook-subscriptions',
   webhookFailures: 'pet-store-webhook-failures',
 };

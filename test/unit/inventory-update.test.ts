@@ -1,18 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { HttpError } from '#lib/http/errors.ts';
 import { parseInventoryUpdate } from '#lib/inventory/inventory-update.ts';
+import { thrownErrorBody } from '#test/support/thrown-error.ts';
 
 /** The Error body thrown by parsing `body`, or undefined when it parses. */
-function rejection(body: unknown) {
-  try {
-    parseInventoryUpdate(body);
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    return (error as HttpError).body;
-  }
-}
+const rejection = (body: unknown) => thrownErrorBody(() => parseInventoryUpdate(body));
 
 const quantityRule = {
   code: 'invalid_request',

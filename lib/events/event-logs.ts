@@ -1,0 +1,60 @@
+/**
+ * The logs of the events feed (listEvents): which log an event goes to, how positions encode time, how long
+ * events are kept, and the keys of the feed's items. docs/architecture.md "The events feed".
+ */
+import { fnv1a32 } from '../inventory/list-shard.ts';
+import { type ChangeEvent, type EventType, eventTypes } from './changes.ts';
+
+/** Logs per event type: each takes its own appends, one after the other, in its own partition. */
+export const logsPerType = 8;
+
+/** Every log, numbered 0 to 15: `inventory.changed` logs first, then `order.changed` ones. */
+export const logCount = eventTypes.length * logsPerType;
+
+/** Positions per millisecond: a position is its append's epoch milliseconds x 1000, or its log's last + 1. */
+export const positionsPerMs = 1000;
+
+/** How long the feed keeps an event: 30 days, in milliseconds (docs/contract.md "History and events"). */
+export const retentionMs = 30 * 24 * 60 * 60 * 1000;
+
+/** The position of a log's head item (events have positions of epoch milliseconds x 1000 and above). */
+export const headPosition = 0;
+
+/** The log of `event`: its type's logs, picked by FNV-1a of the petId (inventory) or orderId (orders). */
+export function logOf(event: ChangeEvent): number {
+  const [typeIndex, key] =
+    event.type === 'inventory.changed' ? [0, event.data.petId] : [1, event.data.orderId];
+  return typeIndex * logsPerType + (fnv1a32(key) % logsPerType);
+}
+
+/** The logs of `types`, ascending. */
+export function logsOf(types: readonly EventType[]): number[] {
+  return eventTypes.flatMap((type, typeIndex) =>
+    types.includes(type) ? Array.from({ length: logsPerType }, (_, n) => typeIndex * logsPerType + n) : [],
+  );
+}
+
+/** The partition key (`log` attribute) of log `log`'s head and events: `<type>#<n>`, e.g. `inventory.changed#3`. */
+export function logKey(log: number): string {
+  return `${eventTypes[Math.floor(log / logsPerType)]}#${log % logsPerType}`;
+}
+
+/** The partition key of the id marker of the event `eventId`. */
+export function markerKey(eventId: string): string {
+  return `id#${eventId}`;
+}
+
+/** The epoch milliseconds a position was appended at (its millisecond in the feed's order). */
+export function millisecondOf(position: number): number {
+  return Math.floor(position / positionsPerMs);
+}
+
+/** The lowest position of an event still kept at `nowMs`: appended less than 30 days before. */
+export function oldestKept(nowMs: number): number {
+  return (nowMs - retentionMs + 1) * positionsPerMs;
+}
+
+/** The time to live (`expiresAt`, epoch seconds) of an event appended at `position`: 30 days after it. */
+export function expiresAtOf(position: number): number {
+  return Math.ceil((millisecondOf(position) + retentionMs) / 1000);
+}
