@@ -6,6 +6,9 @@
  */
 import { ApiError, createPetStoreClient, type PetStoreClient } from '@pet-store/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { appendEvents } from '#lib/events/event-append.ts';
+import { localTableNames } from '#local-api/dynamodb.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
@@ -87,6 +90,51 @@ describe('updateInventory (PATCH /inventory/{petId})', () => {
     );
     expect([invalid.status, invalid.code]).toEqual([400, 'invalid_request']);
     expect(invalid.body).toEqual({ code: 'invalid_request', message: invalid.message, status: 400 });
+  });
+});
+
+describe('listEvents (GET /events)', () => {
+  it('returns the events with their ids, and each int64 in their data as an exact bigint', async () => {
+    // Appended as recordChanges appends them (this suite runs without the event path).
+    await appendEvents(toDocumentClient(api.dynamoDb), localTableNames().events, [
+      {
+        type: 'inventory.changed',
+        data: {
+          sequence: 2,
+          petId: String(beyondDouble),
+          occurredAt: '2026-11-27T10:00:00.000Z',
+          reason: 'order_placed',
+          quantity: { from: 7, to: 5 },
+          status: { from: 'available', to: 'available' },
+          orderId: String(max),
+        },
+      },
+    ]);
+    const events = await client.GET('/events', {
+      params: { query: { type: 'inventory.changed', limit: 10 } },
+    });
+    expect(events).toEqual([
+      {
+        id: `inventory.${beyondDouble}.2`,
+        type: 'inventory.changed',
+        timestamp: '2026-11-27T10:00:00.000Z',
+        data: {
+          sequence: 2,
+          petId: beyondDouble,
+          occurredAt: '2026-11-27T10:00:00.000Z',
+          reason: 'order_placed',
+          quantity: { from: 7, to: 5 },
+          status: { from: 'available', to: 'available' },
+          orderId: max,
+        },
+      },
+    ]);
+    const refused = await apiError(client.GET('/events', { params: { query: { after: 'inventory.1.1' } } }));
+    expect([refused.status, refused.code, refused.message]).toEqual([
+      400,
+      'invalid_request',
+      'after names no event of the last 30 days: inventory.1.1',
+    ]);
   });
 });
 
