@@ -35,8 +35,13 @@ export interface Subscription {
   state: SubscriptionState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
   failingSince?: string;
-  /** When the breaker disabled it (state `disabled`). */
+  /** When the breaker or the tool disabled it (state `disabled`). */
   disabledAt?: string;
+  /**
+   * The API key that created it through the API (`createWebhookEndpoint`): the first key id of its rotation
+   * chain, so a key made by `rotate` keeps it; absent for the tool's subscriptions (lib/webhooks/endpoints.ts).
+   */
+  ownerKeyId?: string;
 }
 
 /** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
@@ -79,7 +84,7 @@ function stateOf(item: Record<string, unknown>): SubscriptionState {
 }
 
 /** A stored item as a subscription (`events`, a list of strings, as an array). */
-function fromStored(item: Record<string, unknown>): Subscription {
+export function fromStored(item: Record<string, unknown>): Subscription {
   return {
     subscriptionId: String(item.subscriptionId),
     url: String(item.url),
@@ -89,6 +94,7 @@ function fromStored(item: Record<string, unknown>): Subscription {
     state: stateOf(item),
     ...(item.failingSince !== undefined && { failingSince: String(item.failingSince) }),
     ...(item.disabledAt !== undefined && { disabledAt: String(item.disabledAt) }),
+    ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
   };
 }
 

@@ -51,6 +51,7 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
     ['IdempotencyTable', 'AwsSolutions-DDB3'],
     ['InventoryHistoryTable', 'AwsSolutions-DDB3'],
     ['WebhookSubscriptionsTable', 'AwsSolutions-DDB3'],
+    ['WebhookEndpointOwnersTable', 'AwsSolutions-DDB3'],
     ['WebhookFailuresTable', 'AwsSolutions-DDB3'],
   ],
   production: everyEnvironment,

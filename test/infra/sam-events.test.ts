@@ -61,6 +61,9 @@ const listOrders = operation('listOrders');
 const getOrderById = operation('getOrderById');
 const updateOrder = operation('updateOrder');
 const listInventoryHistory = operation('listInventoryHistory');
+const createWebhookEndpoint = operation('createWebhookEndpoint');
+const listWebhookEndpoints = operation('listWebhookEndpoints');
+const deleteWebhookEndpoint = operation('deleteWebhookEndpoint');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -166,6 +169,27 @@ const cases: EventCase[] = [
   }),
   // The SAM CLI runs no stream consumer: pet 9001 has an entry and no change records.
   httpEvent('list-inventory-history-ok.json', listInventoryHistory, 200, []),
+  // Before the create: the events' key holds no endpoint yet.
+  httpEvent('list-webhook-endpoints-ok.json', listWebhookEndpoints, 200, { items: [] }),
+  httpEvent(
+    'create-webhook-endpoint-ok.json',
+    createWebhookEndpoint,
+    201,
+    {
+      id: expect.stringMatching(/^ws_[A-Za-z0-9_-]{16}$/),
+      url: 'https://93.184.215.14/hooks',
+      events: ['order.changed'],
+      state: 'enabled',
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+    },
+    { Location: expect.stringMatching(/^\/v1\/webhook-endpoints\/ws_/) },
+  ),
+  httpEvent('delete-webhook-endpoint-unknown.json', deleteWebhookEndpoint, 404, {
+    code: 'not_found',
+    message: 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA',
+    status: 404,
+  }),
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,
@@ -189,7 +213,8 @@ const cases: EventCase[] = [
       keyName: samApiKeyName,
       keyId: sha256Hex(samApiKey).slice(0, 12),
       firstKeyId: sha256Hex(samApiKey).slice(0, 12),
-      scope: 'inventory:read inventory:write orders:read orders:write',
+      // A key stored before scopes existed: every scope.
+      scope: 'inventory:read inventory:write orders:read orders:write webhooks:manage',
     },
   }),
   authorizerEvent('authorizer-invalid-token.json', 'Deny', {

@@ -41,7 +41,13 @@ export function expectNewKeyRecord(
   expect(record?.keyDigest).toStrictEqual({ S: sha256Hex(expected.key) });
   expect(record?.name).toStrictEqual({ S: expected.name });
   expect(record?.scopes).toStrictEqual({
-    L: [{ S: 'inventory:read' }, { S: 'inventory:write' }, { S: 'orders:read' }, { S: 'orders:write' }],
+    L: [
+      { S: 'inventory:read' },
+      { S: 'inventory:write' },
+      { S: 'orders:read' },
+      { S: 'orders:write' },
+      { S: 'webhooks:manage' },
+    ],
   });
   const createdAt = Date.parse(record?.createdAt?.S ?? '');
   expect(createdAt).toBeGreaterThanOrEqual(expected.createdAfter - 1000);

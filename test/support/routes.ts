@@ -9,7 +9,11 @@ export interface ProbeRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
-  /** The status of the valid request's success (200, or 201 for a creation). */
+  /**
+   * The status of the valid request's success: 200, 201 for a creation, and 404 for deleteWebhookEndpoint,
+   * whose probe names an endpoint no key holds (a 204 deletes it, and the probes are sent many times): the
+   * function answered it, past the authorizer and the scope check (its 204: test/http/webhook-endpoints.test.ts).
+   */
   success: number;
 }
 
@@ -20,7 +24,12 @@ const bodies: Readonly<Record<string, string>> = {
   placeOrder: '{"petId": PET_ID, "quantity": 1}',
   // The order's current status: 200 each time, changing nothing (docs/contract.md "Store orders").
   updateOrder: '{"status": "placed"}',
+  // A new URL at each read of the probe's body (see probeRequests): a URL the key holds already answers 200.
+  createWebhookEndpoint: '{"url": "http://127.0.0.1:9/probe-N"}',
 };
+
+/** The endpoint the deleteWebhookEndpoint probe names: held by no key. */
+export const probeEndpointId = 'ws_probeprobeprobep';
 
 /**
  * A valid request for every operation, with path parameters filled from `petId` (an existing entry with
@@ -29,18 +38,25 @@ const bodies: Readonly<Record<string, string>> = {
  */
 export function probeRequests(petId: string, orderId = '1'): ProbeRequest[] {
   return operations.map((operation): ProbeRequest => {
-    const path = operation.path.replace('{petId}', petId).replace('{orderId}', orderId);
-    const body = bodies[operation.name]?.replace('PET_ID', petId);
-    const success = operation.method === 'POST' ? 201 : 200;
-    return body === undefined
-      ? { operation, method: operation.method, path, headers: {}, success }
-      : {
-          operation,
-          method: operation.method,
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body,
-          success,
-        };
+    const path = operation.path
+      .replace('{petId}', petId)
+      .replace('{orderId}', orderId)
+      .replace('{endpointId}', probeEndpointId);
+    const template = bodies[operation.name]?.replace('PET_ID', petId);
+    const success = { POST: 201, DELETE: 404 }[operation.method as string] ?? 200;
+    if (template === undefined) return { operation, method: operation.method, path, headers: {}, success };
+    const probe = {
+      operation,
+      method: operation.method,
+      path,
+      headers: { 'Content-Type': 'application/json' },
+      success,
+    };
+    // Each read a new body (`probe-N` numbered): each send of the create probe makes a new endpoint.
+    let sent = 0;
+    return Object.defineProperty(probe, 'body', {
+      enumerable: true,
+      get: () => template.replace('probe-N', `probe-${sent++}`),
+    }) as ProbeRequest;
   });
 }

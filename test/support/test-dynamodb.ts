@@ -22,6 +22,7 @@ export const testTableNames: Record<TableId, string> = {
   inventoryHistory: 'pet-store-inventory-history',
   webhookSubscriptions: 'pet-store-webhook-subscriptions',
   webhookFailures: 'pet-store-webhook-failures',
+  webhookEndpointOwners: 'pet-store-webhook-endpoint-owners',
 };
 
 /** A running test DynamoDB and a raw client on it. */
