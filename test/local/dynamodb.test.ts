@@ -40,9 +40,10 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
     'idempotency',
     'inventoryHistory',
     'webhookSubscriptions',
+    'webhookEndpointOwners',
     'webhookFailures',
   ]);
-  // Seven tables created one after the other at 300 ms each; a waiter's first 20 s delay would exceed this bound.
+  // Eight tables created one after the other at 300 ms each; a waiter's first 20 s delay would exceed this bound.
   expect(seconds).toBeLessThan(10);
   const { Table } = await client.send(new DescribeTableCommand({ TableName: testTableNames.inventory }));
   expect(Table?.TableStatus).toBe('ACTIVE');

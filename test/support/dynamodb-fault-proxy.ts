@@ -4,10 +4,11 @@ import { listenOnFreePort } from './free-port.ts';
 
 /**
  * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
- * with every item unprocessed (other operations are forwarded), drop the connection, or forward it and
- * withhold the answer (`unanswered`: the write lands, and its caller waits until its own timeout).
+ * with every item unprocessed (other operations are forwarded), drop the connection, forward it and
+ * withhold the answer (`unanswered`: the write lands, and its caller waits until its own timeout), or cancel a
+ * TransactWriteItems as DynamoDB cancels one that met another transaction on an item (`conflict`: nothing written).
  */
-export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered';
+export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered' | 'conflict';
 
 /** A running fault proxy. */
 export interface FaultProxy {
@@ -78,6 +79,28 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           'x-amzn-ErrorType': 'InternalServerError',
         })
         .end(internalError);
+      return;
+    }
+    if (fault === 'conflict' && operation === 'TransactWriteItems') {
+      void bodyOf(incoming).then((body) => {
+        const { TransactItems } = JSON.parse(body.toString('utf8')) as { TransactItems: unknown[] };
+        const reasons = TransactItems.map((_, index) => ({
+          Code: index === 0 ? 'TransactionConflict' : 'None',
+        }));
+        const answer = JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+          message:
+            'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+          CancellationReasons: reasons,
+        });
+        outgoing
+          .writeHead(400, {
+            'Content-Type': 'application/x-amz-json-1.0',
+            'x-amzn-ErrorType': 'TransactionCanceledException',
+            'Content-Length': Buffer.byteLength(answer),
+          })
+          .end(answer);
+      });
       return;
     }
     if (fault === 'unprocessed' && operation === 'BatchWriteItem') {
