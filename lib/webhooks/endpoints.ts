@@ -10,7 +10,6 @@ import {
   type AttributeValue,
   BatchGetItemCommand,
   ConditionalCheckFailedException,
-  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   TransactionCanceledException,
@@ -20,7 +19,7 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EventType } from '../events/changes.ts';
 import { HttpError } from '../http/errors.ts';
-import { fromStored, newSigningSecret, newSubscriptionId, type Subscription } from './subscriptions.ts';
+import { deleteSubscription, fromStored, newSubscription, type Subscription } from './subscriptions.ts';
 
 /** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
 export const maxEndpointsPerKey = 20;
@@ -182,15 +181,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
   };
 
   const add = async (owner: string, url: string, events: readonly EventType[], now: Date) => {
-    const endpoint: Subscription = {
-      subscriptionId: newSubscriptionId(),
-      url,
-      events: [...events],
-      secret: newSigningSecret(),
-      createdAt: now.toISOString(),
-      state: 'enabled',
-      ownerKeyId: owner,
-    };
+    const endpoint = newSubscription(url, events, now, owner);
     try {
       await client.send(
         new TransactWriteItemsCommand({
@@ -305,17 +296,10 @@ export async function removeSubscription(
   if (!Item) return false;
   const owner = unmarshall(Item).ownerKeyId as string | undefined;
   if (owner !== undefined) return endpointStore(client, names).remove(owner, subscriptionId);
-  try {
-    await client.send(
-      new DeleteItemCommand({
-        TableName: names.subscriptions,
-        Key: marshall({ subscriptionId }),
-        ConditionExpression: 'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  return deleteSubscription(
+    client,
+    names.subscriptions,
+    subscriptionId,
+    'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
+  );
 }

@@ -63,6 +63,24 @@ export function newSubscriptionId(): string {
   return `ws_${randomBytes(12).toString('base64url')}`;
 }
 
+/** A new `enabled` subscription to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
+export function newSubscription(
+  url: string,
+  events: readonly EventType[],
+  now: Date,
+  ownerKeyId?: string,
+): Subscription {
+  return {
+    subscriptionId: newSubscriptionId(),
+    url,
+    events: [...events],
+    secret: newSigningSecret(),
+    createdAt: now.toISOString(),
+    state: 'enabled',
+    ...(ownerKeyId === undefined ? {} : { ownerKeyId }),
+  };
+}
+
 /** The subscriptions table's operations. */
 export interface SubscriptionStore {
   /**
@@ -164,14 +182,7 @@ export function subscriptionReader(
 export function subscriptionStore(client: DynamoDBClient, tableName: string): SubscriptionStore {
   return {
     async add(url, events, now) {
-      const subscription: Subscription = {
-        subscriptionId: newSubscriptionId(),
-        url,
-        events: [...events],
-        secret: newSigningSecret(),
-        createdAt: now.toISOString(),
-        state: 'enabled',
-      };
+      const subscription = newSubscription(url, events, now);
       await client.send(
         new PutItemCommand({
           TableName: tableName,
@@ -189,20 +200,31 @@ export function subscriptionStore(client: DynamoDBClient, tableName: string): Su
       }
       return subscriptions;
     },
-    async remove(subscriptionId) {
-      try {
-        await client.send(
-          new DeleteItemCommand({
-            TableName: tableName,
-            Key: marshall({ subscriptionId }),
-            ConditionExpression: 'attribute_exists(subscriptionId)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
+    remove: (subscriptionId) => deleteSubscription(client, tableName, subscriptionId),
   };
+}
+
+/**
+ * One DeleteItem of the subscription `subscriptionId` in `tableName`, only while `condition` holds (default: it
+ * exists). @returns false when the condition failed.
+ */
+export async function deleteSubscription(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  condition = 'attribute_exists(subscriptionId)',
+): Promise<boolean> {
+  try {
+    await client.send(
+      new DeleteItemCommand({
+        TableName: tableName,
+        Key: marshall({ subscriptionId }),
+        ConditionExpression: condition,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }

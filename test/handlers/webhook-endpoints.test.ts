@@ -7,15 +7,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { lambdaContext } from '#local-api/lambda-context.ts';
-import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
+import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
-import {
-  setFunctionEnvironment,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let db: TestDynamoDb;
 let proxy: FaultProxy;
@@ -24,9 +19,7 @@ let list: ProxyHandler;
 let remove: ProxyHandler;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
-  proxy = await startFaultProxy(db.endpoint);
-  setFunctionEnvironment(proxy.endpoint, db.credentials);
+  ({ db, proxy } = await proxiedTestDynamoDb());
   process.env.WEBHOOK_SUBSCRIPTIONS_TABLE_NAME = testTableNames.webhookSubscriptions;
   process.env.WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME = testTableNames.webhookEndpointOwners;
   process.env.WEBHOOK_URL_POLICY = 'local';

@@ -130,18 +130,11 @@ describe('createWebhookEndpoint', () => {
   });
 
   const urlMessage = 'url must be a string of 1 to 2000 characters such as https://example.com/hooks';
+  const notObject = 'request body must be a JSON object such as {"url": "https://example.com/hooks"}';
   const types = 'the types are inventory.changed, order.changed';
   test.each([
-    [
-      'not an object',
-      '["https://example.com"]',
-      'request body must be a JSON object such as {"url": "https://example.com/hooks"}',
-    ],
-    [
-      'a string',
-      '"https://example.com"',
-      'request body must be a JSON object such as {"url": "https://example.com/hooks"}',
-    ],
+    ['not an object', '["https://example.com"]', notObject],
+    ['a string', '"https://example.com"', notObject],
     ['no url', '{"events": ["order.changed"]}', urlMessage],
     ['a number as url', '{"url": 7}', urlMessage],
     ['an empty url', '{"url": ""}', urlMessage],
