@@ -19,6 +19,7 @@ import {
   operations,
   tablesOf,
 } from '#lib/api.ts';
+import { eventsEnv } from '#lib/events/changes.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
@@ -141,6 +142,10 @@ export class InventoryStack extends Stack {
             ? { [corsOriginsEnv]: settings.corsAllowedOrigins.join(',') }
             : {}),
           ...deprecationEnvironment(definition, settings),
+          // The SSRF guard's deployed policy, as the deliveries' (infra/change-events.ts).
+          ...(definition === operationNamed('createWebhookEndpoint')
+            ? { [eventsEnv.urlPolicy]: 'public-https' }
+            : {}),
         },
         logRetention: settings.logRetentionDays,
         logRemovalPolicy: removalPolicy,
@@ -257,6 +262,10 @@ export class InventoryStack extends Stack {
     new CfnOutput(this, 'WebhookFailuresTableName', {
       value: this.tables.webhookFailures.tableName,
       description: `Webhook deliveries that failed for good (${tables.webhookFailures.env}), for the webhook tool`,
+    });
+    new CfnOutput(this, 'WebhookEndpointOwnersTableName', {
+      value: this.tables.webhookEndpointOwners.tableName,
+      description: `The webhook endpoints each API key holds (${tables.webhookEndpointOwners.env}), for the webhook tool`,
     });
     new CfnOutput(this, 'WebhookDeliveryQueueUrl', {
       value: this.events.deliveryQueue.queueUrl,

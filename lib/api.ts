@@ -19,11 +19,17 @@ export interface FunctionDefinition {
 }
 
 /** The scopes a key can hold (docs/contract.md "Authentication and authorization"). */
-export type Scope = 'inventory:read' | 'inventory:write' | 'orders:read' | 'orders:write' | 'events:read';
+export type Scope =
+  | 'inventory:read'
+  | 'inventory:write'
+  | 'orders:read'
+  | 'orders:write'
+  | 'events:read'
+  | 'webhooks:manage';
 
 /**
- * Every scope, in the contract's order; a key stored before scopes existed holds them all, `events:read` too; a
- * key stored with its scopes holds only those (docs/implementation.md "Scopes and rates").
+ * Every scope, in the contract's order; a key stored before scopes existed holds them all, `events:read` and
+ * `webhooks:manage` too; a key stored with its scopes holds only those (docs/implementation.md "Scopes and rates").
  */
 export const scopes: readonly Scope[] = [
   'inventory:read',
@@ -31,6 +37,7 @@ export const scopes: readonly Scope[] = [
   'orders:read',
   'orders:write',
   'events:read',
+  'webhooks:manage',
 ];
 
 /** True when `value` names a {@link Scope}. */
@@ -40,7 +47,7 @@ export function isScope(value: string): value is Scope {
 
 /** One API operation: a function behind a method and path, protected by the bearer authorizer. */
 export interface Operation extends FunctionDefinition {
-  method: 'GET' | 'PATCH' | 'POST';
+  method: 'GET' | 'PATCH' | 'POST' | 'DELETE';
   path: string;
   /** The scope a key needs to call it. */
   scope: Scope;
@@ -199,6 +206,41 @@ export const operations: readonly Operation[] = [
     access: { events: ['dynamodb:GetItem', 'dynamodb:Query'] },
     scope: 'events:read',
     queryParameters: ['limit', 'type', 'after'],
+  },
+  {
+    name: 'createWebhookEndpoint',
+    method: 'POST',
+    path: '/webhook-endpoints',
+    entry: 'functions/create-webhook-endpoint/handler.ts',
+    // GetItem reads the key's endpoint ids, BatchGetItem their URLs (without secrets); one TransactWriteItems
+    // adds the id to the owner's set (UpdateItem) and puts the subscription (PutItem), authorized by its items'
+    // actions; UpdateItem on a subscription re-enables the key's endpoint for the same URL (lib/webhooks/endpoints.ts).
+    access: {
+      webhookSubscriptions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      webhookEndpointOwners: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+    scope: 'webhooks:manage',
+    queryParameters: [],
+  },
+  {
+    name: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/webhook-endpoints',
+    entry: 'functions/list-webhook-endpoints/handler.ts',
+    // GetItem: the key's endpoint ids; BatchGetItem: those endpoints, projected without their secrets.
+    access: { webhookSubscriptions: ['dynamodb:BatchGetItem'], webhookEndpointOwners: ['dynamodb:GetItem'] },
+    scope: 'webhooks:manage',
+    queryParameters: [],
+  },
+  {
+    name: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/webhook-endpoints/{endpointId}',
+    entry: 'functions/delete-webhook-endpoint/handler.ts',
+    // One TransactWriteItems: DeleteItem of the subscription only if the key owns it, UpdateItem of its owner's set.
+    access: { webhookSubscriptions: ['dynamodb:DeleteItem'], webhookEndpointOwners: ['dynamodb:UpdateItem'] },
+    scope: 'webhooks:manage',
+    queryParameters: [],
   },
 ];
 

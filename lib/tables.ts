@@ -114,10 +114,24 @@ export const tables = {
     globalIndexes: [],
     timeToLiveAttribute: 'expiresAt',
   },
-  /** Webhook subscriptions (Standard Webhooks), one item per `subscriptionId`, managed by the webhook tool. */
+  /**
+   * Webhook subscriptions (Standard Webhooks), one item per `subscriptionId`: managed by the webhook tool, and
+   * the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/endpoints.ts).
+   */
   webhookSubscriptions: {
     env: 'WEBHOOK_SUBSCRIPTIONS_TABLE_NAME',
     partitionKey: { name: 'subscriptionId', type: 'S' },
+    globalIndexes: [],
+  },
+  /**
+   * The webhook endpoints each API key holds (docs/contract.md "History and events"), one item per owner
+   * (`ownerKeyId`, the first key id of the key's rotation chain) with the set `endpointIds`: what the API lists
+   * and what holds a key to 20. A table of its own, so that the fan-out's Scan of the subscriptions reads
+   * subscriptions only (docs/architecture.md "Events and webhooks").
+   */
+  webhookEndpointOwners: {
+    env: 'WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME',
+    partitionKey: { name: 'ownerKeyId', type: 'S' },
     globalIndexes: [],
   },
   /** Deliveries that failed for good, kept until an operator redrives them: by subscription, then event id. */

@@ -57,7 +57,12 @@ export interface Target {
 /** The tables the operator tools work on. */
 export type ToolTableId = Extract<
   TableId,
-  'inventory' | 'apiKeys' | 'inventoryHistory' | 'webhookSubscriptions' | 'webhookFailures'
+  | 'inventory'
+  | 'apiKeys'
+  | 'inventoryHistory'
+  | 'webhookSubscriptions'
+  | 'webhookFailures'
+  | 'webhookEndpointOwners'
 >;
 
 /**
@@ -70,6 +75,7 @@ const tableOutputs: Record<ToolTableId, string> = {
   inventoryHistory: 'InventoryHistoryTableName',
   webhookSubscriptions: 'WebhookSubscriptionsTableName',
   webhookFailures: 'WebhookFailuresTableName',
+  webhookEndpointOwners: 'WebhookEndpointOwnersTableName',
 };
 
 /** The stack outputs holding the queues' URLs the tools use, by the queue's logical id (its local name). */

@@ -3,8 +3,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
 import { type EventType, eventTypes } from '#lib/events/changes.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
+import { removeSubscription } from '#lib/webhooks/endpoints.ts';
 import { failureStore } from '#lib/webhooks/failures.ts';
-import { enableSubscription } from '#lib/webhooks/subscription-health.ts';
+import { disableSubscription, enableSubscription } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 import { failureRecords, lostBatches } from './lost-changes.ts';
@@ -58,7 +59,7 @@ program
 program
   .command('list')
   .description(
-    'list subscriptions: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled) and since when disabled; never their secrets',
+    "list subscriptions: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled), since when disabled and owner (for an API key's endpoint, the first key id of its rotation chain; - for the tool's); never their secrets",
   )
   .option('--json', 'print a JSON array (one object per subscription) instead of a table')
   .addOption(environmentOption())
@@ -68,13 +69,14 @@ program
       .sort(
         (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
       )
-      .map(({ subscriptionId, url, events, createdAt, state, disabledAt }) => ({
+      .map(({ subscriptionId, url, events, createdAt, state, disabledAt, ownerKeyId }) => ({
         id: subscriptionId,
         url,
         events,
         createdAt,
         state,
         disabledAt: disabledAt ?? null,
+        owner: ownerKeyId ?? null,
       }));
     if (options.json) {
       console.log(JSON.stringify(rows, null, 2));
@@ -85,7 +87,12 @@ program
       return;
     }
     console.table(
-      rows.map((row) => ({ ...row, events: row.events.join(' '), disabledAt: row.disabledAt ?? '-' })),
+      rows.map((row) => ({
+        ...row,
+        events: row.events.join(' '),
+        disabledAt: row.disabledAt ?? '-',
+        owner: row.owner ?? '-',
+      })),
     );
   });
 
@@ -105,12 +112,41 @@ program
   });
 
 program
+  .command('disable')
+  .description(
+    "disable a subscription (an API key's endpoint too): no attempt until `enable`, its deliveries kept as failures",
+  )
+  .argument('<id>', 'the subscription id (as webhooks list shows it)')
+  .addOption(environmentOption())
+  .action(async (id: string, options: { env?: EnvironmentName }) => {
+    const disabled = await withTarget(options.env, (target) =>
+      disableSubscription(target.raw, target.tables.webhookSubscriptions, id, new Date()),
+    );
+    if (!disabled) throw new Error(`no subscription ${id}`);
+    console.log(`Disabled subscription ${id}: enable it again with webhooks enable ${id}.`);
+  });
+
+program
   .command('remove')
-  .description('remove a subscription: no event is delivered to it any more')
+  .description(
+    "remove a subscription (an API key's endpoint too, which then no longer counts to its 20): no event is delivered to it any more",
+  )
   .argument('<id>', 'the id shown by webhooks list')
   .addOption(environmentOption())
   .action(async (id: string, options: { env?: EnvironmentName }) => {
-    const removed = await withTarget(options.env, (target) => subscriptionsOf(target).remove(id));
+    const removed = await withTarget(options.env, (target) =>
+      removeSubscription(
+        target.raw,
+        {
+          subscriptions: target.tables.webhookSubscriptions,
+          // Looked up only for an API key's endpoint: a stack deployed before endpoints still serves `remove`.
+          get owners() {
+            return target.tables.webhookEndpointOwners;
+          },
+        },
+        id,
+      ),
+    );
     if (!removed) throw new Error(`no subscription ${id}`);
     console.log(`Removed subscription ${id}.`);
   });

@@ -58,6 +58,8 @@ export interface PetStoreClient {
   GET: ExactMethod<'get'>;
   PATCH: ExactMethod<'patch'>;
   POST: ExactMethod<'post'>;
+  /** Resolves to undefined on a 204 (deleteWebhookEndpoint). */
+  DELETE: ExactMethod<'delete'>;
 }
 
 /** How to reach the API. */
@@ -79,7 +81,7 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     bodySerializer: stringifyExactJson,
   });
   const method =
-    (name: 'GET' | 'PATCH' | 'POST') =>
+    (name: 'GET' | 'PATCH' | 'POST' | 'DELETE') =>
     async (url: string, init?: Record<string, unknown>): Promise<unknown> => {
       // The body is read as text and parsed here: openapi-fetch's own parsing would round int64 to doubles.
       const request = client.request as (
@@ -95,5 +97,6 @@ export function createPetStoreClient(options: PetStoreClientOptions): PetStoreCl
     GET: method('GET') as ExactMethod<'get'>,
     PATCH: method('PATCH') as ExactMethod<'patch'>,
     POST: method('POST') as ExactMethod<'post'>,
+    DELETE: method('DELETE') as ExactMethod<'delete'>,
   };
 }

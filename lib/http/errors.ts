@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'insufficient_stock'
   | 'pet_unavailable'
   | 'invalid_transition'
+  | 'limit_reached'
   | 'gone'
   | 'precondition_failed'
   | 'payload_too_large'
@@ -28,6 +29,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = {
   insufficient_stock: 409,
   pet_unavailable: 409,
   invalid_transition: 409,
+  limit_reached: 409,
   gone: 410,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -116,3 +116,27 @@ export function enableSubscription(client: DynamoDBClient, tableName: string, su
     },
   );
 }
+
+/**
+ * The webhook tool's `disable`: the subscription `disabled` at `now` (no attempt until `enable`, or for an API
+ * key's endpoint until its key creates it again: docs/contract.md "History and events").
+ * @returns false when there is no such subscription.
+ */
+export function disableSubscription(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  now: Date,
+) {
+  return update(
+    client,
+    tableName,
+    subscriptionId,
+    'SET #s = :d, disabledAt = :n',
+    'attribute_exists(subscriptionId)',
+    {
+      ':d': 'disabled',
+      ':n': now.toISOString(),
+    },
+  );
+}

@@ -35,8 +35,13 @@ export interface Subscription {
   state: SubscriptionState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
   failingSince?: string;
-  /** When the breaker disabled it (state `disabled`). */
+  /** When the breaker or the tool disabled it (state `disabled`). */
   disabledAt?: string;
+  /**
+   * The API key that created it through the API (`createWebhookEndpoint`): the first key id of its rotation
+   * chain, so a key made by `rotate` keeps it; absent for the tool's subscriptions (lib/webhooks/endpoints.ts).
+   */
+  ownerKeyId?: string;
 }
 
 /** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
@@ -56,6 +61,24 @@ export function newSigningSecret(): string {
 /** A new subscription id: `ws_` + base64url of 12 random bytes. */
 export function newSubscriptionId(): string {
   return `ws_${randomBytes(12).toString('base64url')}`;
+}
+
+/** A new `enabled` subscription to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
+export function newSubscription(
+  url: string,
+  events: readonly EventType[],
+  now: Date,
+  ownerKeyId?: string,
+): Subscription {
+  return {
+    subscriptionId: newSubscriptionId(),
+    url,
+    events: [...events],
+    secret: newSigningSecret(),
+    createdAt: now.toISOString(),
+    state: 'enabled',
+    ...(ownerKeyId === undefined ? {} : { ownerKeyId }),
+  };
 }
 
 /** The subscriptions table's operations. */
@@ -79,7 +102,7 @@ function stateOf(item: Record<string, unknown>): SubscriptionState {
 }
 
 /** A stored item as a subscription (`events`, a list of strings, as an array). */
-function fromStored(item: Record<string, unknown>): Subscription {
+export function fromStored(item: Record<string, unknown>): Subscription {
   return {
     subscriptionId: String(item.subscriptionId),
     url: String(item.url),
@@ -89,6 +112,7 @@ function fromStored(item: Record<string, unknown>): Subscription {
     state: stateOf(item),
     ...(item.failingSince !== undefined && { failingSince: String(item.failingSince) }),
     ...(item.disabledAt !== undefined && { disabledAt: String(item.disabledAt) }),
+    ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
   };
 }
 
@@ -158,14 +182,7 @@ export function subscriptionReader(
 export function subscriptionStore(client: DynamoDBClient, tableName: string): SubscriptionStore {
   return {
     async add(url, events, now) {
-      const subscription: Subscription = {
-        subscriptionId: newSubscriptionId(),
-        url,
-        events: [...events],
-        secret: newSigningSecret(),
-        createdAt: now.toISOString(),
-        state: 'enabled',
-      };
+      const subscription = newSubscription(url, events, now);
       await client.send(
         new PutItemCommand({
           TableName: tableName,
@@ -183,20 +200,31 @@ export function subscriptionStore(client: DynamoDBClient, tableName: string): Su
       }
       return subscriptions;
     },
-    async remove(subscriptionId) {
-      try {
-        await client.send(
-          new DeleteItemCommand({
-            TableName: tableName,
-            Key: marshall({ subscriptionId }),
-            ConditionExpression: 'attribute_exists(subscriptionId)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
+    remove: (subscriptionId) => deleteSubscription(client, tableName, subscriptionId),
   };
+}
+
+/**
+ * One DeleteItem of the subscription `subscriptionId` in `tableName`, only while `condition` holds (default: it
+ * exists). @returns false when the condition failed.
+ */
+export async function deleteSubscription(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  condition = 'attribute_exists(subscriptionId)',
+): Promise<boolean> {
+  try {
+    await client.send(
+      new DeleteItemCommand({
+        TableName: tableName,
+        Key: marshall({ subscriptionId }),
+        ConditionExpression: condition,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }

@@ -180,6 +180,30 @@ describe('getPetById (GET /pets/{petId})', () => {
   });
 });
 
+describe('webhook endpoints (POST, GET /webhook-endpoints, DELETE /webhook-endpoints/{endpointId})', () => {
+  it('creates an endpoint (its secret once), lists it without the secret, deletes it (undefined on 204), then ApiError 404', async () => {
+    const created = await client.POST('/webhook-endpoints', {
+      body: { url: 'http://127.0.0.1:4000/hooks', events: ['order.changed'] },
+    });
+    expect(created).toEqual({
+      id: expect.stringMatching(/^ws_/),
+      url: 'http://127.0.0.1:4000/hooks',
+      events: ['order.changed'],
+      state: 'enabled',
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    // Listed as created, without the secret (toEqual passes over the member set to undefined here).
+    const listed = await client.GET('/webhook-endpoints');
+    expect(listed).toEqual({ items: [{ ...created, secret: undefined }] });
+    expect(listed.items[0]).not.toHaveProperty('secret');
+    const path = { params: { path: { endpointId: created.id } } };
+    expect(await client.DELETE('/webhook-endpoints/{endpointId}', path)).toBeUndefined();
+    const error = await apiError(client.DELETE('/webhook-endpoints/{endpointId}', path));
+    expect([error.status, error.code]).toEqual([404, 'not_found']);
+  });
+});
+
 describe('credentials', () => {
   it('rejects a client without a key with ApiError 401 unauthorized', async () => {
     const anonymous = createPetStoreClient({ baseUrl: api.baseUrl });

@@ -106,6 +106,9 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
           'listInventoryHistory',
           'batchUpdateInventory',
           'listEvents',
+          'createWebhookEndpoint',
+          'listWebhookEndpoints',
+          'deleteWebhookEndpoint',
         ]
           .filter((name) => operations.some((o) => o.name === name))
           .map((name) => [name, 'experimental']),
@@ -143,14 +146,21 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
   });
 
   it.each(operations.map((operation) => [operation.name, `${operation.method} ${operation.path}`]))(
-    '%s declares its success, 401, 429, 500 and 503, each with application/json content',
+    '%s declares its success, 401, 429, 500 and 503, each with application/json content (a 204, none)',
     (_name, key) => {
       const responses = declared.get(key)?.responses as Node;
-      // A POST creates (201), except the batch, which changes existing entries (200).
-      const success = key.startsWith('POST ') && key !== 'POST /inventory/batch' ? '201' : '200';
+      // A POST creates (201), except the batch, which changes existing entries (200); a DELETE answers 204.
+      const success =
+        key.startsWith('POST ') && key !== 'POST /inventory/batch'
+          ? '201'
+          : key.startsWith('DELETE ')
+            ? '204'
+            : '200';
       expect(Object.keys(responses)).toEqual(expect.arrayContaining([success, '401', '429', '500', '503']));
-      for (const node of Object.values(responses)) {
-        expect(Object.keys(response(node).content as Node)).toEqual(['application/json']);
+      for (const [status, node] of Object.entries(responses)) {
+        expect(Object.keys(response(node).content ?? {})).toEqual(
+          status === '204' ? [] : ['application/json'],
+        );
       }
     },
   );

@@ -270,4 +270,30 @@ describe('a write answered after the SDK request timeout is applied once and ans
     expect(await stockOfPet(710)).toBe('6 pending');
     expect(await changesOf(709)).toStrictEqual(['import null>5']);
   });
+
+  test("createWebhookEndpoint: 201 with the endpoint and its secret, one endpoint, its id once in the key's set", async () => {
+    const url = 'http://127.0.0.1:9/slow-hooks';
+    const answer = await slowly('TransactWriteItems', () => call('POST', '/webhook-endpoints', { url }));
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ url, state: 'enabled', secret: expect.stringMatching(/^whsec_/) });
+    const endpoints = (await storeTable(dataDir, 'webhookSubscriptions')).filter(
+      (item) => item.url?.S === url,
+    );
+    expect(endpoints.map((item) => item.subscriptionId?.S)).toStrictEqual([answer.body.id]);
+    const owners = await storeTable(dataDir, 'webhookEndpointOwners');
+    expect(owners.map((item) => item.endpointIds?.SS)).toStrictEqual([[answer.body.id]]);
+  });
+
+  test('deleteWebhookEndpoint: 204, never 404 for its own retry; the endpoint and its id gone', async () => {
+    const created = await call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/slow-delete' });
+    expect(created.status).toBe(201);
+    const answer = await slowly('TransactWriteItems', () =>
+      call('DELETE', `/webhook-endpoints/${created.body.id}`),
+    );
+    expect(answer.status).toBe(204);
+    const ids = (await storeTable(dataDir, 'webhookSubscriptions')).map((item) => item.subscriptionId?.S);
+    expect(ids).not.toContain(created.body.id);
+    const owners = await storeTable(dataDir, 'webhookEndpointOwners');
+    expect(owners.flatMap((item) => item.endpointIds?.SS ?? [])).not.toContain(created.body.id);
+  });
 });

@@ -40,7 +40,7 @@ function authorize(token: string | undefined, methodArn = listArn): Promise<APIG
 }
 
 /** Every scope, as the context carries them for a key stored without scopes (docs/contract.md). */
-const everyScope = 'inventory:read inventory:write orders:read orders:write events:read';
+const everyScope = 'inventory:read inventory:write orders:read orders:write events:read webhooks:manage';
 
 /**
  * The Allow result for `key` named `name` on every method of stage v1 of the calling API: its usage identifier

@@ -8,7 +8,7 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { listIndex } from '#lib/tables.ts';
 import { lambdaContext } from '#local-api/lambda-context.ts';
-import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
+import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { importInventoryHandlers, listInventoryEvent } from '#test/support/handler-suite.ts';
 import { invokeStreaming, type StreamedResult, type StreamingHandler } from '#test/support/lambda-events.ts';
 import {
@@ -19,22 +19,15 @@ import {
   type RawItem,
   scanTable,
 } from '#test/support/raw-tables.ts';
-import {
-  setFunctionEnvironment,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let db: TestDynamoDb;
 let proxy: FaultProxy;
 let handler: StreamingHandler;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
   // The function reaches DynamoDB through a proxy that a test can make fail in the middle of a list.
-  proxy = await startFaultProxy(db.endpoint);
-  setFunctionEnvironment(proxy.endpoint, db.credentials);
+  ({ db, proxy } = await proxiedTestDynamoDb());
   handler = (await importInventoryHandlers()).listInventory;
 });
 afterAll(async () => {

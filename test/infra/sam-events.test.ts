@@ -62,6 +62,9 @@ const listOrders = operation('listOrders');
 const getOrderById = operation('getOrderById');
 const updateOrder = operation('updateOrder');
 const listInventoryHistory = operation('listInventoryHistory');
+const createWebhookEndpoint = operation('createWebhookEndpoint');
+const listWebhookEndpoints = operation('listWebhookEndpoints');
+const deleteWebhookEndpoint = operation('deleteWebhookEndpoint');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -176,6 +179,27 @@ const cases: EventCase[] = [
   httpEvent('list-events-ok.json', operation('listEvents'), 200, [], {
     Link: '</v1/events?limit=10&after=MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA>; rel="next"',
   }),
+  // Before the create: the events' key holds no endpoint yet.
+  httpEvent('list-webhook-endpoints-ok.json', listWebhookEndpoints, 200, { items: [] }),
+  httpEvent(
+    'create-webhook-endpoint-ok.json',
+    createWebhookEndpoint,
+    201,
+    {
+      id: expect.stringMatching(/^ws_[A-Za-z0-9_-]{16}$/),
+      url: 'https://93.184.215.14/hooks',
+      events: ['order.changed'],
+      state: 'enabled',
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+    },
+    { Location: expect.stringMatching(/^\/v1\/webhook-endpoints\/ws_/) },
+  ),
+  httpEvent('delete-webhook-endpoint-unknown.json', deleteWebhookEndpoint, 404, {
+    code: 'not_found',
+    message: 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA',
+    status: 404,
+  }),
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,
@@ -199,7 +223,8 @@ const cases: EventCase[] = [
       keyName: samApiKeyName,
       keyId: sha256Hex(samApiKey).slice(0, 12),
       firstKeyId: sha256Hex(samApiKey).slice(0, 12),
-      scope: 'inventory:read inventory:write orders:read orders:write events:read',
+      // A key stored before scopes existed: every scope.
+      scope: 'inventory:read inventory:write orders:read orders:write events:read webhooks:manage',
     },
   }),
   authorizerEvent('authorizer-invalid-token.json', 'Deny', {

@@ -67,6 +67,8 @@ const eventVariables: Record<string, Record<string, unknown>> = {
     WEBHOOK_URL_POLICY: 'public-https',
     AWS_ENDPOINT_URL_SQS: '',
   },
+  // The SSRF guard of a new endpoint, as the deliveries' (docs/contract.md "History and events").
+  createWebhookEndpoint: { WEBHOOK_URL_POLICY: 'public-https' },
 };
 const environmentNames = Object.keys(environments) as EnvironmentName[];
 

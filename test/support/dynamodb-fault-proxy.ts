@@ -1,13 +1,15 @@
 /** Starts a proxy to a real DynamoDB that injects the faults a test chooses (docs/contract.md "Errors"). */
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { listenOnFreePort } from './free-port.ts';
+import { setFunctionEnvironment, startTestDynamoDb, type TestDynamoDb } from './test-dynamodb.ts';
 
 /**
  * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
- * with every item unprocessed (other operations are forwarded), drop the connection, or forward it and
- * withhold the answer (`unanswered`: the write lands, and its caller waits until its own timeout).
+ * with every item unprocessed (other operations are forwarded), drop the connection, forward it and
+ * withhold the answer (`unanswered`: the write lands, and its caller waits until its own timeout), or cancel a
+ * TransactWriteItems as DynamoDB cancels one that met another transaction on an item (`conflict`: nothing written).
  */
-export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered';
+export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered' | 'conflict';
 
 /** A running fault proxy. */
 export interface FaultProxy {
@@ -80,6 +82,28 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         .end(internalError);
       return;
     }
+    if (fault === 'conflict' && operation === 'TransactWriteItems') {
+      void bodyOf(incoming).then((body) => {
+        const { TransactItems } = JSON.parse(body.toString('utf8')) as { TransactItems: unknown[] };
+        const reasons = TransactItems.map((_, index) => ({
+          Code: index === 0 ? 'TransactionConflict' : 'None',
+        }));
+        const answer = JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+          message:
+            'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+          CancellationReasons: reasons,
+        });
+        outgoing
+          .writeHead(400, {
+            'Content-Type': 'application/x-amz-json-1.0',
+            'x-amzn-ErrorType': 'TransactionCanceledException',
+            'Content-Length': Buffer.byteLength(answer),
+          })
+          .end(answer);
+      });
+      return;
+    }
     if (fault === 'unprocessed' && operation === 'BatchWriteItem') {
       void bodyOf(incoming).then((body) => {
         const { RequestItems } = JSON.parse(body.toString('utf8')) as { RequestItems: unknown };
@@ -108,4 +132,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   });
   ({ endpoint: proxy.endpoint, close: proxy.close } = await listenOnFreePort(server));
   return proxy;
+}
+
+/**
+ * For a handler test's `beforeAll`: a test DynamoDB with a {@link FaultProxy} in front, this process's functions
+ * pointed at the proxy (import the handler modules after this). The caller closes both in `afterAll`.
+ */
+export async function proxiedTestDynamoDb(): Promise<{ db: TestDynamoDb; proxy: FaultProxy }> {
+  const db = await startTestDynamoDb();
+  const proxy = await startFaultProxy(db.endpoint);
+  setFunctionEnvironment(proxy.endpoint, db.credentials);
+  return { db, proxy };
 }

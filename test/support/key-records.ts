@@ -47,6 +47,7 @@ export function expectNewKeyRecord(
       { S: 'orders:read' },
       { S: 'orders:write' },
       { S: 'events:read' },
+      { S: 'webhooks:manage' },
     ],
   });
   const createdAt = Date.parse(record?.createdAt?.S ?? '');

@@ -39,7 +39,7 @@ export type AuthorizerHandler = (
 
 /** What varies between REST proxy requests in the handler tests. */
 export interface ProxyRequest {
-  method: 'GET' | 'PATCH' | 'POST';
+  method: 'GET' | 'PATCH' | 'POST' | 'DELETE';
   /** The resource path as configured in API Gateway, e.g. `/inventory/{petId}`. */
   resource: string;
   /** The request path under the stage, e.g. `/inventory/42`. */
@@ -82,7 +82,7 @@ export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
         keyName: 'test-client',
         keyId: '0123456789ab',
         firstKeyId: '0123456789ab',
-        scope: 'inventory:read inventory:write orders:read orders:write',
+        scope: 'inventory:read inventory:write orders:read orders:write webhooks:manage',
         integrationLatency: 12,
       },
       protocol: 'HTTP/1.1',

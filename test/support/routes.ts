@@ -9,7 +9,11 @@ export interface ProbeRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
-  /** The status of the valid request's success (200, or 201 for a creation). */
+  /**
+   * The status of the valid request's success: 200, 201 for a creation, and 404 for deleteWebhookEndpoint,
+   * whose probe names an endpoint no key holds (a 204 deletes it, and the probes are sent many times): the
+   * function answered it, past the authorizer and the scope check (its 204: test/http/webhook-endpoints.test.ts).
+   */
   success: number;
 }
 
@@ -21,10 +25,15 @@ const bodies: Readonly<Record<string, string>> = {
   batchUpdateInventory: '{"changes": [{"petId": PET_ID, "quantity": 11}]}',
   // The order's current status: 200 each time, changing nothing (docs/contract.md "Store orders").
   updateOrder: '{"status": "placed"}',
+  // A new URL at each read of the probe's body (see probeRequests): a URL the key holds already answers 200.
+  createWebhookEndpoint: '{"url": "http://127.0.0.1:9/probe-N"}',
 };
 
 /** The operations that create (a POST that is not a creation, batchUpdateInventory, answers 200). */
-const creations: readonly string[] = ['addPet', 'placeOrder'];
+const creations: readonly string[] = ['addPet', 'placeOrder', 'createWebhookEndpoint'];
+
+/** The endpoint the deleteWebhookEndpoint probe names: held by no key. */
+export const probeEndpointId = 'ws_probeprobeprobep';
 
 /**
  * A valid request for every operation, with path parameters filled from `petId` (an existing entry with
@@ -32,18 +41,25 @@ const creations: readonly string[] = ['addPet', 'placeOrder'];
  */
 export function probeRequests(petId: string, orderId = '1'): ProbeRequest[] {
   return operations.map((operation): ProbeRequest => {
-    const path = operation.path.replace('{petId}', petId).replace('{orderId}', orderId);
-    const body = bodies[operation.name]?.replace('PET_ID', petId);
-    const success = creations.includes(operation.name) ? 201 : 200;
-    return body === undefined
-      ? { operation, method: operation.method, path, headers: {}, success }
-      : {
-          operation,
-          method: operation.method,
-          path,
-          headers: { 'Content-Type': 'application/json' },
-          body,
-          success,
-        };
+    const path = operation.path
+      .replace('{petId}', petId)
+      .replace('{orderId}', orderId)
+      .replace('{endpointId}', probeEndpointId);
+    const template = bodies[operation.name]?.replace('PET_ID', petId);
+    const success = creations.includes(operation.name) ? 201 : operation.method === 'DELETE' ? 404 : 200;
+    if (template === undefined) return { operation, method: operation.method, path, headers: {}, success };
+    const probe = {
+      operation,
+      method: operation.method,
+      path,
+      headers: { 'Content-Type': 'application/json' },
+      success,
+    };
+    // Each read a new body (`probe-N` numbered): each send of the create probe makes a new endpoint.
+    let sent = 0;
+    return Object.defineProperty(probe, 'body', {
+      enumerable: true,
+      get: () => template.replace('probe-N', `probe-${sent++}`),
+    }) as ProbeRequest;
   });
 }

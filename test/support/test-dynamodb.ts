@@ -23,6 +23,7 @@ export const testTableNames: Record<TableId, string> = {
   events: 'pet-store-events',
   webhookSubscriptions: 'pet-store-webhook-subscriptions',
   webhookFailures: 'pet-store-webhook-failures',
+  webhookEndpointOwners: 'pet-store-webhook-endpoint-owners',
 };
 
 /** A running test DynamoDB and a raw client on it. */

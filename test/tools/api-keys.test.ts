@@ -128,7 +128,7 @@ describe('keys create', () => {
     ],
     [
       ['--scope', 'inventory:delete'],
-      'unknown scope inventory:delete: the scopes are inventory:read, inventory:write, orders:read, orders:write, events:read',
+      'unknown scope inventory:delete: the scopes are inventory:read, inventory:write, orders:read, orders:write, events:read, webhooks:manage',
     ],
     [['--rate', '0'], '--rate takes a whole number >= 1'],
     [['--burst', '10'], '--burst needs --rate'],
@@ -206,7 +206,9 @@ describe('keys list', () => {
     const bobLine = result.stdout.split('\n').find((line) => line.includes("'bob'"));
     expect(bobLine).toContain(`'${digest.slice(0, 12)}'`);
     expect(bobLine).toContain("'active'");
-    expect(bobLine).toContain("'inventory:read inventory:write orders:read orders:write events:read'");
+    expect(bobLine).toContain(
+      "'inventory:read inventory:write orders:read orders:write events:read webhooks:manage'",
+    );
     expect(bobLine).toContain("'default'");
     expect(result.stdout).toContain("'local'");
     expect(result.stdout).not.toContain(key);

@@ -50,6 +50,7 @@ async function clearTable(table: string, keys: string[]) {
 beforeEach(async () => {
   await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
   await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
+  await clearTable(testTableNames.webhookEndpointOwners, ['ownerKeyId']);
 });
 afterEach(async () => {
   // Each test takes what it sent out of the queue; a message left visible is deleted (so that the next test
@@ -64,7 +65,7 @@ const subscriptions = () => scanTable(db.client, testTableNames.webhookSubscript
 const failures = () => scanTable(db.client, testTableNames.webhookFailures);
 
 describe('webhooks --help', () => {
-  test('exits 0 and describes add, list, remove, enable, failures and redrive', async () => {
+  test('exits 0 and describes add, list, remove, enable, disable, failures and redrive', async () => {
     const result = await webhooks('--help');
 
     expect(result.code).toBe(0);
@@ -76,6 +77,7 @@ describe('webhooks --help', () => {
     expect(result.stdout).toMatch(
       /^ {2}enable \[options\] <id> +enable a subscription the breaker disabled/m,
     );
+    expect(result.stdout).toMatch(/^ {2}disable \[options\] <id> +disable a subscription/m);
     expect(result.stdout).toMatch(/^ {2}remove \[options\] <id> +remove a subscription/m);
     expect(result.stdout).toMatch(
       /^ {2}failures \[options\] +list the deliveries that failed on every attempt/m,
@@ -121,6 +123,7 @@ describe('webhooks add and list', () => {
         createdAt,
         state: 'enabled',
         disabledAt: null,
+        owner: null,
       },
     ]);
     const table = await webhooks('list');
@@ -247,6 +250,64 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
       stdout: '',
       stderr: 'webhooks: no subscription ws_nope\n',
     });
+  });
+});
+
+describe('webhooks disable, and an API key\'s endpoints (docs/operating.md "Webhooks")', () => {
+  /** An endpoint `id` that createWebhookEndpoint made for the key `owner`: the subscription and the owner's set. */
+  async function endpoint(id: string, owner: string, others: string[] = []) {
+    await subscribe(id, { ownerKeyId: { S: owner }, state: { S: 'enabled' } });
+    await db.client.send(
+      new PutItemCommand({
+        TableName: testTableNames.webhookEndpointOwners,
+        Item: { ownerKeyId: { S: owner }, endpointIds: { SS: [id, ...others] } },
+      }),
+    );
+  }
+
+  test("list shows the owner key id of an endpoint made through the API, - for the tool's", async () => {
+    await subscribe('ws_tool');
+    await endpoint('ws_api', '8551c41ef090');
+
+    const listed = JSON.parse((await webhooks('list', '--json')).stdout) as Record<string, unknown>[];
+    expect(listed.map(({ id, owner }) => ({ id, owner }))).toStrictEqual([
+      { id: 'ws_api', owner: '8551c41ef090' },
+      { id: 'ws_tool', owner: null },
+    ]);
+    const table = (await webhooks('list')).stdout;
+    expect(table).toMatch(/ws_api.*'8551c41ef090'/);
+    expect(table).toMatch(/ws_tool.*'-'/);
+  });
+
+  test('disable disables any subscription (no attempt until enable); an unknown id exits 1', async () => {
+    await endpoint('ws_api', '8551c41ef090');
+
+    expect(await webhooks('disable', 'ws_api')).toStrictEqual({
+      code: 0,
+      signal: null,
+      stdout: 'Disabled subscription ws_api: enable it again with webhooks enable ws_api.\n',
+      stderr: '',
+    });
+    const [stored] = await subscriptions();
+    expect(stored?.state).toStrictEqual({ S: 'disabled' });
+    expect(Date.parse(stored?.disabledAt?.S ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    expect(await webhooks('disable', 'ws_nope')).toStrictEqual({
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: 'webhooks: no subscription ws_nope\n',
+    });
+  });
+
+  test("remove of an API key's endpoint takes it out of the key's set too, so it no longer counts to its 20", async () => {
+    await endpoint('ws_api', '8551c41ef090', ['ws_other']);
+
+    expect((await webhooks('remove', 'ws_api')).stdout).toBe('Removed subscription ws_api.\n');
+
+    expect(await subscriptions()).toStrictEqual([]);
+    expect(await scanTable(db.client, testTableNames.webhookEndpointOwners)).toStrictEqual([
+      { ownerKeyId: { S: '8551c41ef090' }, endpointIds: { SS: ['ws_other'] } },
+    ]);
   });
 });
 

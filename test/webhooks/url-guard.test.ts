@@ -1,8 +1,10 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, test } from 'vitest';
+import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
 import {
   checkWebhookUrl,
   guardedLookup,
+  type LookupFunction,
   type UrlPolicy,
   urlPolicyFrom,
   WebhookUrlRefused,
@@ -33,6 +35,39 @@ const resolve = ((hostname: string, _options: unknown, callback: (...args: unkno
 
 const check = (url: string, policy: UrlPolicy) =>
   checkWebhookUrl(url, policy, guardedLookup(policy, resolve));
+
+describe("createWebhookEndpoint's check (lib/webhooks/endpoint-url.ts): the guard's refusals as 400s", () => {
+  const endpointCheck = (url: string, lookup = guardedLookup('public-https', resolve)) =>
+    checkEndpointUrl(url, 'public-https', lookup);
+  const refusal = (message: string) => ({ body: { code: 'invalid_request', message, status: 400 } });
+
+  test.each([
+    [
+      'https://ten.example.com/',
+      'url refused: ten.example.com resolves to a refused address: 10.1.2.3 is not a public address (private)',
+    ],
+    ['https://nowhere.example.com/', 'url refused: nowhere.example.com does not resolve to an address'],
+    ['http://hooks.example.com/', 'url refused: http://hooks.example.com/: webhook URLs must be https'],
+  ])('%s is 400: %s', async (url, message) => {
+    await expect(endpointCheck(url)).rejects.toMatchObject(refusal(message));
+  });
+
+  test('allows a host that resolves to public addresses only', async () => {
+    await expect(endpointCheck('https://hooks.example.com/pet-store')).resolves.toBeUndefined();
+  });
+
+  test('a resolver failing otherwise (EAI_AGAIN) is 503, not a refusal of the URL', async () => {
+    const failing: LookupFunction = (_host, _options, callback) =>
+      callback(Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' }), []);
+    await expect(endpointCheck('https://hooks.example.com/', failing)).rejects.toMatchObject({
+      body: {
+        code: 'service_unavailable',
+        message: 'the URL could not be checked: its host name did not resolve; retry',
+        status: 503,
+      },
+    });
+  });
+});
 
 describe('the SSRF guard, deployed (public-https)', () => {
   test.each([

@@ -1,0 +1,43 @@
+/**
+ * createWebhookEndpoint, `POST /v1/webhook-endpoints` (proxy 1.0; experimental): docs/contract.md "History and
+ * events" (webhook endpoints through the API).
+ */
+import { operationNamed, stageName } from '#lib/api.ts';
+import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
+import { requiredEnv } from '#lib/env.ts';
+import { eventsEnv } from '#lib/events/changes.ts';
+import { callerOwnerKeyId } from '#lib/http/caller.ts';
+import { HttpError } from '#lib/http/errors.ts';
+import { httpFunction } from '#lib/http/http-function.ts';
+import { jsonBody } from '#lib/http/json-body.ts';
+import { jsonResponse } from '#lib/http/responses.ts';
+import { tables } from '#lib/tables.ts';
+import { createdEndpointJson, endpointValue, parseNewEndpoint } from '#lib/webhooks/endpoint-json.ts';
+import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
+import { endpointStore, maxEndpointsPerKey } from '#lib/webhooks/endpoints.ts';
+import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+
+const store = endpointStore(createDynamoDbClient(), {
+  subscriptions: requiredEnv(tables.webhookSubscriptions.env),
+  owners: requiredEnv(tables.webhookEndpointOwners.env),
+});
+const policy = urlPolicyFrom(process.env[eventsEnv.urlPolicy]);
+
+/** The Lambda handler: 201 with the new endpoint and its secret; 200 with the key's endpoint for that URL. */
+export const handler = httpFunction(operationNamed('createWebhookEndpoint'))
+  .use(jsonBody({ example: '{"url": "https://example.com/hooks"}' }))
+  .handler(async (event) => {
+    const { url, events } = parseNewEndpoint(event.body);
+    await checkEndpointUrl(url, policy);
+    const result = await store.create(callerOwnerKeyId(event), url, events, new Date());
+    if (result.outcome === 'limit_reached') {
+      throw new HttpError(
+        'limit_reached',
+        `this API key already holds ${maxEndpointsPerKey} webhook endpoints: delete one before creating another`,
+      );
+    }
+    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.subscriptionId}` };
+    return result.outcome === 'created'
+      ? jsonResponse(201, createdEndpointJson(result.endpoint), location)
+      : jsonResponse(200, JSON.stringify(endpointValue(result.endpoint)), location);
+  });

@@ -1,0 +1,305 @@
+/**
+ * Webhook endpoints through the API (docs/contract.md "History and events"): subscriptions owned by an API key,
+ * at most {@link maxEndpointsPerKey} per key, each create and delete one TransactWriteItems with the owner's item
+ * in the endpoint owners table (docs/architecture.md "Events and webhooks": webhook endpoints).
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  GetItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { EventType } from '../events/changes.ts';
+import { HttpError } from '../http/errors.ts';
+import { deleteSubscription, fromStored, newSubscription, type Subscription } from './subscriptions.ts';
+
+/** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
+export const maxEndpointsPerKey = 20;
+
+/** An endpoint as the API shows it after its creation: a subscription without its secret. */
+export type EndpointView = Omit<Subscription, 'secret'>;
+
+/** What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL). */
+export type CreateResult =
+  | { outcome: 'created'; endpoint: Subscription }
+  | { outcome: 'existing'; endpoint: EndpointView }
+  | { outcome: 'limit_reached' };
+
+/** The table names an {@link endpointStore} works on. */
+export interface EndpointTables {
+  subscriptions: string;
+  owners: string;
+}
+
+/** The endpoints of API keys. `owner` is always the first key id of the caller's rotation chain. */
+export interface EndpointStore {
+  /**
+   * The endpoint for `url` with `events`: a new one (new id and secret) unless `owner` already holds one for
+   * `url`, which then takes `events` and, when disabled, is enabled again (the API's re-enable).
+   * @throws HttpError 503 when other writes of the same owner keep cancelling the transaction.
+   */
+  create(owner: string, url: string, events: readonly EventType[], now: Date): Promise<CreateResult>;
+  /** The endpoints `owner` holds, oldest first, never their secrets: strongly consistent reads. */
+  list(owner: string): Promise<EndpointView[]>;
+  /**
+   * Removes `owner`'s endpoint `endpointId`. @returns false when there is none or another key holds it.
+   * @throws HttpError 503 as {@link create}.
+   */
+  remove(owner: string, endpointId: string): Promise<boolean>;
+}
+
+/** Transactions tried per write: a `TransactionConflict` with another write of the same owner is retried. */
+const attempts = 5;
+
+/** The attributes an endpoint is read with: every one but the secret. */
+const viewProjection = {
+  ProjectionExpression: '#id, #url, #events, #state, createdAt, failingSince, disabledAt, ownerKeyId',
+  ExpressionAttributeNames: {
+    '#id': 'subscriptionId',
+    '#url': 'url',
+    '#events': 'events',
+    '#state': 'state',
+  },
+};
+
+/** A stored item read with {@link viewProjection} as an {@link EndpointView}. */
+function viewOf(item: Record<string, AttributeValue>): EndpointView {
+  const { secret: _secret, ...view } = fromStored(unmarshall(item));
+  return view;
+}
+
+/** True when `error` cancelled a transaction because another one held one of its items. */
+function isConflict(error: unknown): boolean {
+  return (
+    error instanceof TransactionCanceledException &&
+    (error.CancellationReasons ?? []).some((reason) => reason?.Code === 'TransactionConflict')
+  );
+}
+
+/** The reason code of the transaction item `index` that cancelled `error`, if it was cancelled. */
+function reasonOf(error: unknown, index: number): string | undefined {
+  return error instanceof TransactionCanceledException ? error.CancellationReasons?.[index]?.Code : undefined;
+}
+
+/**
+ * Runs `write` up to {@link attempts} times while it fails with a `TransactionConflict`, pausing a jittered
+ * moment between tries. @throws HttpError 503 after the last conflict; any other error as thrown.
+ */
+async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      if (attempt === attempts) {
+        throw new HttpError(
+          'service_unavailable',
+          "too many changes of this key's webhook endpoints at once; retry",
+        );
+      }
+      await setTimeout(10 + Math.random() * 40 * attempt);
+    }
+  }
+}
+
+/** The endpoint store over `client` (low-level, util-dynamodb marshalling) and `names`. */
+export function endpointStore(client: DynamoDBClient, names: EndpointTables): EndpointStore {
+  const ownedIds = async (owner: string): Promise<string[]> => {
+    const { Item } = await client.send(
+      new GetItemCommand({
+        TableName: names.owners,
+        Key: marshall({ ownerKeyId: owner }),
+        ConsistentRead: true,
+      }),
+    );
+    const ids = Item && (unmarshall(Item).endpointIds as Set<string> | undefined);
+    return ids ? [...ids] : [];
+  };
+
+  const list = async (owner: string): Promise<EndpointView[]> => {
+    let keys = (await ownedIds(owner)).map((subscriptionId) => marshall({ subscriptionId }));
+    const views: EndpointView[] = [];
+    // At most 20 keys: one BatchGetItem; what DynamoDB leaves unprocessed is asked again.
+    for (let round = 1; keys.length > 0; round++) {
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: { [names.subscriptions]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
+        }),
+      );
+      for (const item of Responses?.[names.subscriptions] ?? []) views.push(viewOf(item));
+      keys = UnprocessedKeys?.[names.subscriptions]?.Keys ?? [];
+      if (keys.length > 0) {
+        if (round === attempts) throw new HttpError('service_unavailable', 'the store is busy; retry');
+        await setTimeout(20 * round);
+      }
+    }
+    // An id whose item is gone is not shown (a tool's removal between the two reads).
+    return views
+      .filter((view) => view.ownerKeyId === owner)
+      .sort(
+        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
+      );
+  };
+
+  /** Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled. @returns it, or undefined when it moved on. */
+  const refresh = async (owner: string, existing: EndpointView, events: readonly EventType[]) => {
+    const disabled = existing.state === 'disabled';
+    try {
+      const { Attributes } = await client.send(
+        new UpdateItemCommand({
+          TableName: names.subscriptions,
+          Key: marshall({ subscriptionId: existing.subscriptionId }),
+          UpdateExpression: disabled
+            ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt'
+            : 'SET #events = :e',
+          ConditionExpression: disabled
+            ? 'ownerKeyId = :o AND #state = :disabled'
+            : 'ownerKeyId = :o AND (attribute_not_exists(#state) OR #state <> :disabled)',
+          ExpressionAttributeNames: { '#events': 'events', '#state': 'state' },
+          ExpressionAttributeValues: marshall({
+            ':e': [...events],
+            ':o': owner,
+            ':disabled': 'disabled',
+            ...(disabled && { ':enabled': 'enabled' }),
+          }),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes && viewOf(Attributes);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  };
+
+  const add = async (owner: string, url: string, events: readonly EventType[], now: Date) => {
+    const endpoint = newSubscription(url, events, now, owner);
+    try {
+      await client.send(
+        new TransactWriteItemsCommand({
+          // A retry of a committed request succeeds without writing again (DynamoDB, for 10 minutes).
+          ClientRequestToken: randomUUID(),
+          TransactItems: [
+            {
+              Update: {
+                TableName: names.owners,
+                Key: marshall({ ownerKeyId: owner }),
+                UpdateExpression: 'ADD endpointIds :id',
+                ConditionExpression: 'attribute_not_exists(endpointIds) OR size(endpointIds) < :max',
+                ExpressionAttributeValues: {
+                  ':id': { SS: [endpoint.subscriptionId] },
+                  ':max': { N: String(maxEndpointsPerKey) },
+                },
+              },
+            },
+            {
+              Put: {
+                TableName: names.subscriptions,
+                Item: marshall(endpoint),
+                ConditionExpression: 'attribute_not_exists(subscriptionId)',
+              },
+            },
+          ],
+        }),
+      );
+      return endpoint;
+    } catch (error) {
+      if (reasonOf(error, 0) === 'ConditionalCheckFailed') return 'limit_reached' as const;
+      throw error;
+    }
+  };
+
+  return {
+    create: (owner, url, events, now) =>
+      retryingConflicts(async (): Promise<CreateResult> => {
+        for (let attempt = 1; ; attempt++) {
+          const existing = (await list(owner)).find((endpoint) => endpoint.url === url);
+          if (!existing) {
+            const added = await add(owner, url, events, now);
+            return added === 'limit_reached' ? { outcome: added } : { outcome: 'created', endpoint: added };
+          }
+          const refreshed = await refresh(owner, existing, events);
+          if (refreshed) return { outcome: 'existing', endpoint: refreshed };
+          // Its state moved on (or it was removed) between the read and the write: read again.
+          if (attempt === attempts)
+            throw new HttpError('service_unavailable', 'the endpoint is changing; retry');
+        }
+      }),
+    list,
+    remove: (owner, endpointId) =>
+      retryingConflicts(async () => {
+        try {
+          await client.send(removal(names, owner, endpointId));
+          return true;
+        } catch (error) {
+          if (reasonOf(error, 0) === 'ConditionalCheckFailed') return false;
+          throw error;
+        }
+      }),
+  };
+}
+
+/**
+ * The TransactWriteItems that removes `owner`'s endpoint `endpointId` (only if `owner` holds it) and takes it
+ * out of the owner's set, with a new `ClientRequestToken`.
+ */
+export function removal(names: EndpointTables, owner: string, endpointId: string): TransactWriteItemsCommand {
+  return new TransactWriteItemsCommand({
+    ClientRequestToken: randomUUID(),
+    TransactItems: [
+      {
+        Delete: {
+          TableName: names.subscriptions,
+          Key: marshall({ subscriptionId: endpointId }),
+          ConditionExpression: 'ownerKeyId = :o',
+          ExpressionAttributeValues: marshall({ ':o': owner }),
+        },
+      },
+      {
+        Update: {
+          TableName: names.owners,
+          Key: marshall({ ownerKeyId: owner }),
+          UpdateExpression: 'DELETE endpointIds :id',
+          ExpressionAttributeValues: { ':id': { SS: [endpointId] } },
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * The webhook tool's `remove`: any subscription, an API key's endpoint with its owner's set (so it no longer
+ * counts to the key's 20), the tool's own with one conditional DeleteItem.
+ * @returns false when there is no such subscription.
+ */
+export async function removeSubscription(
+  client: DynamoDBClient,
+  names: EndpointTables,
+  subscriptionId: string,
+): Promise<boolean> {
+  const { Item } = await client.send(
+    new GetItemCommand({
+      TableName: names.subscriptions,
+      Key: marshall({ subscriptionId }),
+      ConsistentRead: true,
+      ProjectionExpression: 'ownerKeyId',
+    }),
+  );
+  if (!Item) return false;
+  const owner = unmarshall(Item).ownerKeyId as string | undefined;
+  if (owner !== undefined) return endpointStore(client, names).remove(owner, subscriptionId);
+  return deleteSubscription(
+    client,
+    names.subscriptions,
+    subscriptionId,
+    'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
+  );
+}
