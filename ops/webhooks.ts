@@ -56,6 +56,13 @@ program
     console.log(subscription.secret);
   });
 
+/** Prints `rows` as a JSON array with `json`, else `none` when there are none, else a table of `cells(row)`. */
+function printRows<T>(rows: T[], json: boolean | undefined, none: string, cells: (row: T) => object): void {
+  if (json) console.log(JSON.stringify(rows, null, 2));
+  else if (rows.length === 0) console.log(none);
+  else console.table(rows.map(cells));
+}
+
 program
   .command('list')
   .description(
@@ -78,53 +85,49 @@ program
         disabledAt: disabledAt ?? null,
         owner: ownerKeyId ?? null,
       }));
-    if (options.json) {
-      console.log(JSON.stringify(rows, null, 2));
-      return;
-    }
-    if (rows.length === 0) {
-      console.log('No subscriptions.');
-      return;
-    }
-    console.table(
-      rows.map((row) => ({
-        ...row,
-        events: row.events.join(' '),
-        disabledAt: row.disabledAt ?? '-',
-        owner: row.owner ?? '-',
-      })),
-    );
+    printRows(rows, options.json, 'No subscriptions.', (row) => ({
+      ...row,
+      events: row.events.join(' '),
+      disabledAt: row.disabledAt ?? '-',
+      owner: row.owner ?? '-',
+    }));
   });
 
-program
-  .command('enable')
-  .description(
-    'enable a subscription the breaker disabled (every attempt failed for 5 days); then `redrive` sends its kept deliveries',
-  )
-  .argument('<id>', 'the subscription id (as webhooks list shows it)')
-  .addOption(environmentOption())
-  .action(async (id: string, options: { env?: EnvironmentName }) => {
-    const enabled = await withTarget(options.env, (target) =>
-      enableSubscription(target.raw, target.tables.webhookSubscriptions, id),
-    );
-    if (!enabled) throw new Error(`no subscription ${id}`);
-    console.log(`Enabled subscription ${id}: redrive its failed deliveries with webhooks redrive ${id}.`);
-  });
+/**
+ * Adds the command `name` that sets one subscription's state with `change` (false when there is no such
+ * subscription: the command exits 1) and then prints `done(id)`.
+ */
+function stateCommand(
+  name: string,
+  description: string,
+  change: (target: Target, id: string) => Promise<boolean>,
+  done: (id: string) => string,
+): void {
+  program
+    .command(name)
+    .description(description)
+    .argument('<id>', 'the subscription id (as webhooks list shows it)')
+    .addOption(environmentOption())
+    .action(async (id: string, options: { env?: EnvironmentName }) => {
+      if (!(await withTarget(options.env, (target) => change(target, id))))
+        throw new Error(`no subscription ${id}`);
+      console.log(done(id));
+    });
+}
 
-program
-  .command('disable')
-  .description(
-    "disable a subscription (an API key's endpoint too): no attempt until `enable`, its deliveries kept as failures",
-  )
-  .argument('<id>', 'the subscription id (as webhooks list shows it)')
-  .addOption(environmentOption())
-  .action(async (id: string, options: { env?: EnvironmentName }) => {
-    const disabled = await withTarget(options.env, (target) =>
-      disableSubscription(target.raw, target.tables.webhookSubscriptions, id, new Date()),
-    );
-    if (!disabled) throw new Error(`no subscription ${id}`);
-    console.log(`Disabled subscription ${id}: enable it again with webhooks enable ${id}.`);
-  });
+stateCommand(
+  'enable',
+  'enable a subscription the breaker disabled (every attempt failed for 5 days); then `redrive` sends its kept deliveries',
+  (target, id) => enableSubscription(target.raw, target.tables.webhookSubscriptions, id),
+  (id) => `Enabled subscription ${id}: redrive its failed deliveries with webhooks redrive ${id}.`,
+);
+
+stateCommand(
+  'disable',
+  "disable a subscription (an API key's endpoint too): no attempt until `enable`, its deliveries kept as failures",
+  (target, id) => disableSubscription(target.raw, target.tables.webhookSubscriptions, id, new Date()),
+  (id) => `Disabled subscription ${id}: enable it again with webhooks enable ${id}.`,
+);
 
 program
   .command('remove')
@@ -167,15 +170,10 @@ program
       lastError: failure.lastError,
       failedAt: failure.failedAt,
     }));
-    if (options.json) {
-      console.log(JSON.stringify(rows, null, 2));
-      return;
-    }
-    if (rows.length === 0) {
-      console.log('No failed deliveries.');
-      return;
-    }
-    console.table(rows.map((row) => ({ ...row, lastStatus: row.lastStatus ?? '-' })));
+    printRows(rows, options.json, 'No failed deliveries.', (row) => ({
+      ...row,
+      lastStatus: row.lastStatus ?? '-',
+    }));
   });
 
 program

@@ -7,13 +7,20 @@ import { setTimeout } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
-  GetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { changeJson } from './change-json.ts';
 import { type ChangeEvent, changeEventId } from './changes.ts';
-import { expiresAtOf, headPosition, logKey, logOf, markerKey, positionsPerMs } from './event-logs.ts';
+import {
+  expiresAtOf,
+  headPosition,
+  keyItem,
+  logKey,
+  logOf,
+  markerKey,
+  positionsPerMs,
+} from './event-logs.ts';
 
 /** One item of a TransactWriteItems, as the document client takes it. */
 type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -35,13 +42,7 @@ const positionNumber = (value: unknown) => Number(String(value));
 
 /** The last position of `log` (its head item's `last`; undefined for a log never appended to): strongly consistent. */
 async function lastPosition(client: DynamoDBDocumentClient, tableName: string, log: number) {
-  const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: { log: logKey(log), position: headPosition },
-      ConsistentRead: true,
-    }),
-  );
+  const Item = await keyItem(client, tableName, logKey(log));
   return Item?.last === undefined ? undefined : positionNumber(Item.last);
 }
 
@@ -54,15 +55,7 @@ async function appendedIds(
   const found = await Promise.all(
     events.map(async (event) => {
       const id = changeEventId(event);
-      const { Item } = await client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { log: markerKey(id), position: headPosition },
-          ConsistentRead: true,
-          ProjectionExpression: '#log',
-          ExpressionAttributeNames: { '#log': 'log' },
-        }),
-      );
+      const Item = await keyItem(client, tableName, markerKey(id));
       return Item ? id : undefined;
     }),
   );

@@ -2,15 +2,10 @@
  * Reads the events feed (listEvents): a page of events merged from the logs, oldest first, after a position of
  * every log. docs/architecture.md "The events feed", docs/contract.md "History and events".
  */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from './changes.ts';
 import {
-  headPosition,
+  keyItem,
   logCount,
   logKey,
   logsOf,
@@ -52,15 +47,7 @@ interface LogReader {
 
 /** The last position of `log` (its head item's `last`), 0 for a log never appended to: a strongly consistent GetItem. */
 async function headOf(client: DynamoDBDocumentClient, tableName: string, log: number): Promise<number> {
-  const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: { log: logKey(log), position: headPosition },
-      ConsistentRead: true,
-      ProjectionExpression: '#last',
-      ExpressionAttributeNames: { '#last': 'last' },
-    }),
-  );
+  const Item = await keyItem(client, tableName, logKey(log));
   return Item?.last === undefined ? 0 : Number(String(Item.last));
 }
 
@@ -182,13 +169,7 @@ export async function placeOf(
   eventId: string,
   nowMs: number = Date.now(),
 ): Promise<EventPlace | undefined> {
-  const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: { log: markerKey(eventId), position: headPosition },
-      ConsistentRead: true,
-    }),
-  );
+  const Item = await keyItem(client, tableName, markerKey(eventId));
   if (!Item) return undefined;
   const place = { log: Number(String(Item.eventLog)), position: Number(String(Item.eventPosition)) };
   return place.position >= oldestKept(nowMs) ? place : undefined;

@@ -2,6 +2,7 @@
  * The logs of the events feed (listEvents): which log an event goes to, how positions encode time, how long
  * events are kept, and the keys of the feed's items. docs/architecture.md "The events feed".
  */
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { fnv1a32 } from '../inventory/list-shard.ts';
 import { type ChangeEvent, type EventType, eventTypes } from './changes.ts';
 
@@ -57,4 +58,19 @@ export function oldestKept(nowMs: number): number {
 /** The time to live (`expiresAt`, epoch seconds) of an event appended at `position`: 30 days after it. */
 export function expiresAtOf(position: number): number {
   return Math.ceil((millisecondOf(position) + retentionMs) / 1000);
+}
+
+/**
+ * The item at position 0 under the partition key `key` (a log's head: {@link logKey}; an id's marker:
+ * {@link markerKey}), read strongly consistent; undefined when there is none.
+ */
+export async function keyItem(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: { log: key, position: headPosition }, ConsistentRead: true }),
+  );
+  return Item;
 }
