@@ -1,5 +1,4 @@
 /** The API keys table, one item per key digest: docs/contract.md "Authentication and authorization". */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -8,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../api.ts';
+import { conditional } from '../clients/dynamodb-client.ts';
 
 /**
  * One stored key. Times are ISO 8601 UTC strings. `scopes` absent: a key stored before scopes existed, which
@@ -57,17 +57,6 @@ function fromStored(item: Record<string, unknown>): ApiKeyRecord {
   if (item.rateLimit !== undefined) record.rateLimit = Number(String(item.rateLimit));
   if (item.burstLimit !== undefined) record.burstLimit = Number(String(item.burstLimit));
   return record;
-}
-
-/** Runs a conditional write; false when its condition failed (nothing written). */
-async function conditional(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
 }
 
 /** The key store over `client` and the table `tableName`. */

@@ -2,7 +2,7 @@
  * The service's low-level DynamoDB client settings, in a module of their own so that a bundle using only the
  * low-level client does not carry the document client's package (docs/architecture.md "Bundles").
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** Attempts per DynamoDB request, the first included. */
 export const maxAttempts = 3;
@@ -28,4 +28,15 @@ export const dynamoDbClientConfig = {
 /** A low-level client with {@link dynamoDbClientConfig} (for util-dynamodb's marshalling). */
 export function createDynamoDbClient(): DynamoDBClient {
   return new DynamoDBClient(dynamoDbClientConfig);
+}
+
+/** Runs a conditional write; false when its condition failed (nothing written). @throws any other error */
+export async function conditional(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }

@@ -5,12 +5,9 @@
  * `state` is a DynamoDB reserved word: expressions name it `#s`.
  * @module
  */
-import {
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { conditional } from '../clients/dynamodb-client.ts';
 
 /** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
 export interface SubscriptionHealth {
@@ -40,8 +37,8 @@ async function update(
   condition: string,
   values: Record<string, string>,
 ): Promise<boolean> {
-  try {
-    await client.send(
+  return conditional(
+    client.send(
       new UpdateItemCommand({
         TableName: tableName,
         Key: marshall({ subscriptionId }),
@@ -50,12 +47,8 @@ async function update(
         ExpressionAttributeNames: { '#s': 'state' },
         ExpressionAttributeValues: marshall(values),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Not `disabled` (`:d`). */

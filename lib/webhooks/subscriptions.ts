@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
@@ -13,6 +12,7 @@ import {
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { conditional } from '../clients/dynamodb-client.ts';
 import type { EventType } from '../events/changes.ts';
 
 /**
@@ -214,17 +214,13 @@ export async function deleteSubscription(
   subscriptionId: string,
   condition = 'attribute_exists(subscriptionId)',
 ): Promise<boolean> {
-  try {
-    await client.send(
+  return conditional(
+    client.send(
       new DeleteItemCommand({
         TableName: tableName,
         Key: marshall({ subscriptionId }),
         ConditionExpression: condition,
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
