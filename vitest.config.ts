@@ -5,6 +5,7 @@
  * environment never leak into another. Logs of the functions are silenced unless a test turns them on (the
  * log-hygiene test captures them itself). vitest.fast.config.ts is the developer's tier (`npm test`).
  */
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -12,7 +13,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/synthesized-assembly.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
+    // One file more than the cores: most suites wait on processes, timers and sockets (vitest's default, one
+    // less than the cores, runs files one at a time on 2 cores).
+    maxWorkers: availableParallelism() + 1,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_REGION: 'us-east-1' },
   },
