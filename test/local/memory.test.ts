@@ -42,8 +42,8 @@ test.skipIf(process.platform !== 'linux')(
     try {
       // Resident memory after each step of 500 lists: the heaps settle over the first steps (JIT, pools, the
       // young and old generations of each function's execution environments, lambda-runtime.ts), then a leak
-      // would keep adding about as much at every step: the unclosed iterators added about 45 MB per step,
-      // garbage not yet collected moves the figure by a few MB.
+      // would keep adding about as much at every step: the unclosed iterators added far more than the bound
+      // at each step, garbage not yet collected moves the figure by a few MB.
       const steps: number[] = [];
       for (let step = 0; step < 8; step++) {
         await listMany(server.baseUrl, apiKey, 500);
