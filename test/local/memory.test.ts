@@ -2,7 +2,7 @@
  * `npm start` does not grow with use (docs/contract.md "Inventory semantics"): its resident memory stays flat over thousands of lists of a
  * table kept on disk. Each list runs one Query per shard of the list index through the embedded DynamoDB;
  * before dynalite's iterators were closed (patches/dynalite+4.0.0.patch) every one of them kept its LevelDB
- * iterator for the life of the process, and this run grew the server by well over 100 MB.
+ * iterator for the life of the process, and the server grew at every step of this run.
  */
 
 import { readFileSync } from 'node:fs';
