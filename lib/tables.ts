@@ -42,6 +42,23 @@ export const listIndex = {
   shards: 8,
 } as const;
 
+/** The key attribute `name` of DynamoDB type `type`. */
+function key(name: string, type: KeyAttribute['type']): KeyAttribute {
+  return { name, type };
+}
+
+/**
+ * A table without global secondary indexes: the variable `env` carries its name, `partitionKey` its key, `more`
+ * its sort key or time to live, if any.
+ */
+function table(
+  env: string,
+  partitionKey: KeyAttribute,
+  more: Pick<TableDefinition, 'sortKey' | 'timeToLiveAttribute'> = {},
+): TableDefinition {
+  return { env, partitionKey, ...more, globalIndexes: [] };
+}
+
 /**
  * The tables, used by the stack, the local server and the tools alike. The inventory's index returns entries
  * in petId order (`listIndex` below; shards by lib/inventory/list-shard.ts).
@@ -60,7 +77,7 @@ export const tables = {
       },
     ],
   },
-  apiKeys: { env: 'API_KEYS_TABLE_NAME', partitionKey: { name: 'keyDigest', type: 'S' }, globalIndexes: [] },
+  apiKeys: table('API_KEYS_TABLE_NAME', key('keyDigest', 'S')),
   /**
    * Store orders (docs/contract.md "Store orders"). The global secondary index `newestFirst` lists them without
    * a scan: every order carries the same `listPartition` value and its `orderId` is time-ordered
@@ -85,62 +102,40 @@ export const tables = {
    * `id`, expiry in `expiration`, removed by DynamoDB's TTL after it) and its orders' claims, written in the
    * orders' transactions (lib/orders/claim.ts; docs/architecture.md "Orders exactly once").
    */
-  idempotency: {
-    env: 'IDEMPOTENCY_TABLE_NAME',
-    partitionKey: { name: 'id', type: 'S' },
-    globalIndexes: [],
-    timeToLiveAttribute: 'expiration',
-  },
+  idempotency: table('IDEMPOTENCY_TABLE_NAME', key('id', 'S'), { timeToLiveAttribute: 'expiration' }),
   /**
    * The change records of the inventory (docs/contract.md "History and events"): a pet's records under its
    * `petId`, sorted by their gap-free `sequence`; written by the change records' consumer only.
    */
-  inventoryHistory: {
-    env: 'INVENTORY_HISTORY_TABLE_NAME',
-    partitionKey: { name: 'petId', type: 'N' },
-    sortKey: { name: 'sequence', type: 'N' },
-    globalIndexes: [],
-  },
+  inventoryHistory: table('INVENTORY_HISTORY_TABLE_NAME', key('petId', 'N'), {
+    sortKey: key('sequence', 'N'),
+  }),
   /**
    * The events feed (listEvents; docs/architecture.md "The events feed"): append-only logs, each event under its
    * log (`log`, e.g. `inventory.changed#3`) at a time-ordered `position`; per log a head item (position 0) holding
    * the last position; per event an id marker (log `id#<event id>`, position 0). Events and markers expire by
    * `expiresAt` (epoch seconds, 30 days); written by the change records' consumer only.
    */
-  events: {
-    env: 'EVENTS_TABLE_NAME',
-    partitionKey: { name: 'log', type: 'S' },
-    sortKey: { name: 'position', type: 'N' },
-    globalIndexes: [],
+  events: table('EVENTS_TABLE_NAME', key('log', 'S'), {
+    sortKey: key('position', 'N'),
     timeToLiveAttribute: 'expiresAt',
-  },
+  }),
   /**
    * Webhook subscriptions (Standard Webhooks), one item per `subscriptionId`: managed by the webhook tool, and
    * the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/endpoints.ts).
    */
-  webhookSubscriptions: {
-    env: 'WEBHOOK_SUBSCRIPTIONS_TABLE_NAME',
-    partitionKey: { name: 'subscriptionId', type: 'S' },
-    globalIndexes: [],
-  },
+  webhookSubscriptions: table('WEBHOOK_SUBSCRIPTIONS_TABLE_NAME', key('subscriptionId', 'S')),
   /**
    * The webhook endpoints each API key holds (docs/contract.md "History and events"), one item per owner
    * (`ownerKeyId`, the first key id of the key's rotation chain) with the set `endpointIds`: what the API lists
    * and what holds a key to 20. A table of its own, so that the fan-out's Scan of the subscriptions reads
    * subscriptions only (docs/architecture.md "Events and webhooks").
    */
-  webhookEndpointOwners: {
-    env: 'WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME',
-    partitionKey: { name: 'ownerKeyId', type: 'S' },
-    globalIndexes: [],
-  },
+  webhookEndpointOwners: table('WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME', key('ownerKeyId', 'S')),
   /** Deliveries that failed for good, kept until an operator redrives them: by subscription, then event id. */
-  webhookFailures: {
-    env: 'WEBHOOK_FAILURES_TABLE_NAME',
-    partitionKey: { name: 'subscriptionId', type: 'S' },
-    sortKey: { name: 'eventId', type: 'S' },
-    globalIndexes: [],
-  },
+  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key('subscriptionId', 'S'), {
+    sortKey: key('eventId', 'S'),
+  }),
 } as const satisfies Record<string, TableDefinition>;
 
 /** A table of {@link tables}. */

@@ -1,11 +1,9 @@
 /** batchUpdateInventory, `POST /v1/inventory/batch` (proxy 1.0; experimental): docs/contract.md "Inventory semantics". */
-import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { httpFunction } from '#lib/http/http-function.ts';
-import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import { idempotentRequest, idempotentRequests, type Refusal } from '#lib/idempotency/idempotency-key.ts';
+import type { Refusal } from '#lib/idempotency/idempotency-key.ts';
+import { idempotentFunction } from '#lib/idempotency/idempotent-function.ts';
 import { type BatchChange, parseBatchChanges } from '#lib/inventory/batch-changes.ts';
 import {
   type BatchItems,
@@ -36,16 +34,11 @@ async function apply(changes: BatchChange[], key?: string, keyId?: string): Prom
       };
 }
 
-const applyOnce = idempotentRequests(apply, {
-  tableName: requiredEnv(tables.idempotency.env),
-  operation: 'batchUpdateInventory',
-  what: 'batch',
-});
-
 /** The Lambda handler. */
-export const handler = httpFunction(operationNamed('batchUpdateInventory'))
-  .use(jsonBody({ example: '{"changes": [{"petId": 7, "quantity": 5}]}' }))
-  .handler(async (event, context) => {
-    const applied = await applyOnce(idempotentRequest(event, parseBatchChanges(event.body)), context);
-    return jsonResponse(200, batchItemsJson(applied));
-  });
+export const handler = idempotentFunction('batchUpdateInventory', {
+  what: 'batch',
+  example: '{"changes": [{"petId": 7, "quantity": 5}]}',
+  parse: parseBatchChanges,
+  run: apply,
+  respond: (applied) => jsonResponse(200, batchItemsJson(applied)),
+});

@@ -1,16 +1,10 @@
 /** placeOrder, `POST /v1/store/orders` (proxy event 1.0; experimental): docs/contract.md "Store orders". */
-import { operationNamed, stageName } from '#lib/api.ts';
+import { stageName } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { httpFunction } from '#lib/http/http-function.ts';
-import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import {
-  idempotentRequest,
-  idempotentRequests,
-  keyReused,
-  type Refusal,
-} from '#lib/idempotency/idempotency-key.ts';
+import { keyReused, type Refusal } from '#lib/idempotency/idempotency-key.ts';
+import { idempotentFunction } from '#lib/idempotency/idempotent-function.ts';
 import { orderClaim } from '#lib/orders/claim.ts';
 import { type NewOrder, type Order, orderJson, parseNewOrder } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
@@ -49,16 +43,12 @@ async function place(order: NewOrder, key?: string, keyId?: string): Promise<Ord
   return result;
 }
 
-const placeOnce = idempotentRequests(place, {
-  tableName: requiredEnv(tables.idempotency.env),
-  operation: 'placeOrder',
-  what: 'order',
-});
-
 /** The Lambda handler. */
-export const handler = httpFunction(operationNamed('placeOrder'))
-  .use(jsonBody({ example: '{"petId": 7, "quantity": 1}' }))
-  .handler(async (event, context) => {
-    const placed = await placeOnce(idempotentRequest(event, parseNewOrder(event.body)), context);
-    return jsonResponse(201, orderJson(placed), { Location: `/${stageName}/store/orders/${placed.id}` });
-  });
+export const handler = idempotentFunction('placeOrder', {
+  what: 'order',
+  example: '{"petId": 7, "quantity": 1}',
+  parse: parseNewOrder,
+  run: place,
+  respond: (placed) =>
+    jsonResponse(201, orderJson(placed), { Location: `/${stageName}/store/orders/${placed.id}` }),
+});

@@ -8,6 +8,7 @@
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
+import { subscriptionItem } from './subscriptions.ts';
 
 /** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
 export interface SubscriptionHealth {
@@ -40,8 +41,7 @@ async function update(
   return conditional(
     client.send(
       new UpdateItemCommand({
-        TableName: tableName,
-        Key: marshall({ subscriptionId }),
+        ...subscriptionItem(tableName, subscriptionId),
         UpdateExpression: expression,
         ConditionExpression: `attribute_exists(subscriptionId) AND (${condition})`,
         ExpressionAttributeNames: { '#s': 'state' },

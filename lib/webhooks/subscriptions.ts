@@ -152,6 +152,11 @@ export function subscriptionRoutes(
   };
 }
 
+/** The table and key of the subscription `subscriptionId` in `tableName`: the start of a command on its item. */
+export function subscriptionItem(tableName: string, subscriptionId: string) {
+  return { TableName: tableName, Key: marshall({ subscriptionId }) };
+}
+
 /**
  * The reading half of {@link subscriptionStore} alone (the delivery function), so that its bundle carries none
  * of the other operations' commands (docs/architecture.md "Bundles").
@@ -163,11 +168,7 @@ export function subscriptionReader(
   return {
     async get(subscriptionId) {
       const { Item } = await client.send(
-        new GetItemCommand({
-          TableName: tableName,
-          Key: marshall({ subscriptionId }),
-          ConsistentRead: true,
-        }),
+        new GetItemCommand({ ...subscriptionItem(tableName, subscriptionId), ConsistentRead: true }),
       );
       return Item && fromStored(unmarshall(Item));
     },
@@ -214,13 +215,6 @@ export async function deleteSubscription(
   subscriptionId: string,
   condition = 'attribute_exists(subscriptionId)',
 ): Promise<boolean> {
-  return conditional(
-    client.send(
-      new DeleteItemCommand({
-        TableName: tableName,
-        Key: marshall({ subscriptionId }),
-        ConditionExpression: condition,
-      }),
-    ),
-  );
+  const item = subscriptionItem(tableName, subscriptionId);
+  return conditional(client.send(new DeleteItemCommand({ ...item, ConditionExpression: condition })));
 }

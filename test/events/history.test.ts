@@ -124,19 +124,21 @@ describe('a mixed sequence of writes', () => {
         expected: { reason, keyId },
       });
     }
+    /** Places an order of `quantity` of the pet (201); its id. */
+    const placeOrder = async (quantity: number) => {
+      const placed = await call('POST', '/store/orders', `{"petId": ${petId}, "quantity": ${quantity}}`);
+      expect(placed.status).toBe(201);
+      return placed.body.id;
+    };
     steps.push({
       write: async () => {
-        const placed = await call('POST', '/store/orders', `{"petId": ${petId}, "quantity": 2}`);
-        expect(placed.status).toBe(201);
-        orderId = placed.body.id;
+        orderId = await placeOrder(2);
       },
       expected: { reason: 'order_placed', quantity: { from: 29, to: 27 }, keyId },
     });
     steps.push({
       write: async () => {
-        const placed = await call('POST', '/store/orders', `{"petId": ${petId}, "quantity": 5}`);
-        expect(placed.status).toBe(201);
-        cancelledId = placed.body.id;
+        cancelledId = await placeOrder(5);
       },
       expected: { reason: 'order_placed', quantity: { from: 27, to: 22 }, keyId },
     });

@@ -192,15 +192,14 @@ test('two receivers get every event, signed; the failing one retried without del
     () => expected.every((id) => readmePrinted.has(id)),
     'the README receiver got every event',
   );
-  await eventually(
-    () =>
-      expected.every((id) =>
-        byId(retrying.received)
-          .get(id)
-          ?.some((r) => r.status === 204),
-      ),
-    'the retrying receiver got every event on its third attempt',
-  );
+  /** True once `receiver` has answered 204 to an attempt of every expected event. */
+  const deliveredAll = (receiver: { received: Received[] }) => () =>
+    expected.every((id) =>
+      byId(receiver.received)
+        .get(id)
+        ?.some((r) => r.status === 204),
+    );
+  await eventually(deliveredAll(retrying), 'the retrying receiver got every event on its third attempt');
 
   // Every attempt to the retrying receiver is signed with its secret and verifies; the payload is exact.
   const verifier = new Webhook(retryingSubscription.secret);
@@ -247,15 +246,7 @@ test('two receivers get every event, signed; the failing one retried without del
   healed = true;
   const redriven = await webhooks('redrive', healingSubscription.id);
   expect(redriven.code, redriven.stderr).toBe(0);
-  await eventually(
-    () =>
-      expected.every((id) =>
-        byId(healing.received)
-          .get(id)
-          ?.some((r) => r.status === 204),
-      ),
-    'the redriven events delivered',
-  );
+  await eventually(deliveredAll(healing), 'the redriven events delivered');
   const healingVerifier = new Webhook(healingSubscription.secret);
   for (const receipt of healing.received.filter((r) => r.status === 204)) {
     healingVerifier.verify(receipt.body, receipt.headers as Record<string, string>);

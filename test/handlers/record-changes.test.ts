@@ -28,6 +28,8 @@ import {
 } from '#test/support/test-dynamodb.ts';
 
 type Handler = (event: DynamoDBStreamEvent) => Promise<void>;
+/** Who made a change, as its history item and event name them. */
+type By = { orderId?: string; keyId?: string };
 
 let db: TestDynamoDb;
 let proxy: FaultProxy;
@@ -213,53 +215,48 @@ describe('the records of the service writes', () => {
 
     const petId = '9223372036854775807';
     const seq = (records: DynamoDBRecord[], index = 0) => records[index]?.dynamodb?.SequenceNumber;
-    const inventoryChanges = [
-      historyItem(petId, 1, seq(added), {
-        occurredAt: t1,
-        reason: 'created',
-        quantity: [null, 0],
-        status: [null, 'available'],
-        keyId,
-      }),
-      historyItem(petId, 2, seq(arrival), {
-        occurredAt: t2,
-        reason: 'arrival',
-        quantity: [0, 10],
-        status: ['available', 'available'],
-        keyId,
-      }),
-      historyItem(petId, 3, seq(placed), {
-        occurredAt: t3,
-        reason: 'order_placed',
-        quantity: [10, 7],
-        status: ['available', 'available'],
-        orderId,
-        keyId,
-      }),
-      historyItem(petId, 4, seq(cancelled), {
-        occurredAt: t4,
-        reason: 'order_cancelled',
-        quantity: [7, 10],
-        status: ['available', 'available'],
-        orderId,
-        keyId,
-      }),
-      historyItem(petId, 5, seq(imported), {
-        occurredAt: t6,
-        reason: 'import',
-        quantity: [10, 12],
-        status: ['available', 'pending'],
-      }),
+    // The five inventory changes: their records, occurredAt, reason, quantity and status [from, to], who.
+    const changes: [
+      DynamoDBRecord[],
+      string,
+      string,
+      [number | null, number],
+      [string | null, string],
+      By,
+    ][] = [
+      [added, t1, 'created', [null, 0], [null, 'available'], { keyId }],
+      [arrival, t2, 'arrival', [0, 10], ['available', 'available'], { keyId }],
+      [placed, t3, 'order_placed', [10, 7], ['available', 'available'], { orderId, keyId }],
+      [cancelled, t4, 'order_cancelled', [7, 10], ['available', 'available'], { orderId, keyId }],
+      [imported, t6, 'import', [10, 12], ['available', 'pending'], {}],
     ];
-    expect(await history()).toStrictEqual(inventoryChanges);
+    // The history holds them as sequences 1..5, each with its stream record's sequence number.
+    expect(await history()).toStrictEqual(
+      changes.map(([records, occurredAt, reason, quantity, status, by], index) =>
+        historyItem(petId, index + 1, seq(records), { occurredAt, reason, quantity, status, ...by }),
+      ),
+    );
 
     const order = { id: orderId, petId, quantity: 3 };
-    const inventoryEvent = (sequence: number, rest: Record<string, unknown>) => ({
-      EventBusName: busName,
-      Source: 'pet-store',
-      DetailType: 'inventory.changed',
-      detail: { sequence, petId, ...rest },
-    });
+    /** The inventory.changed event of changes[sequence - 1]. */
+    const inventoryEvent = (sequence: number) => {
+      const [, occurredAt, reason, quantity, status, by] = changes[sequence - 1] ?? [];
+      const fromTo = ([from, to]: [unknown, unknown] = [undefined, undefined]) => ({ from, to });
+      return {
+        EventBusName: busName,
+        Source: 'pet-store',
+        DetailType: 'inventory.changed',
+        detail: {
+          sequence,
+          petId,
+          occurredAt,
+          reason,
+          quantity: fromTo(quantity),
+          status: fromTo(status),
+          ...by,
+        },
+      };
+    };
     const orderEvent = (occurredAt: string, from: string | null, to: string) => ({
       EventBusName: busName,
       Source: 'pet-store',
@@ -272,45 +269,14 @@ describe('the records of the service writes', () => {
         keyId,
       },
     });
-    const created = { occurredAt: t1, reason: 'created' };
     expect(published()).toStrictEqual([
-      inventoryEvent(1, {
-        ...created,
-        quantity: { from: null, to: 0 },
-        status: { from: null, to: 'available' },
-        keyId,
-      }),
-      inventoryEvent(2, {
-        occurredAt: t2,
-        reason: 'arrival',
-        quantity: { from: 0, to: 10 },
-        status: { from: 'available', to: 'available' },
-        keyId,
-      }),
-      inventoryEvent(3, {
-        occurredAt: t3,
-        reason: 'order_placed',
-        quantity: { from: 10, to: 7 },
-        status: { from: 'available', to: 'available' },
-        orderId,
-        keyId,
-      }),
+      inventoryEvent(1),
+      inventoryEvent(2),
+      inventoryEvent(3),
       orderEvent(t3, null, 'placed'),
-      inventoryEvent(4, {
-        occurredAt: t4,
-        reason: 'order_cancelled',
-        quantity: { from: 7, to: 10 },
-        status: { from: 'available', to: 'available' },
-        orderId,
-        keyId,
-      }),
+      inventoryEvent(4),
       orderEvent(t4, 'placed', 'cancelled'),
-      inventoryEvent(5, {
-        occurredAt: t6,
-        reason: 'import',
-        quantity: { from: 10, to: 12 },
-        status: { from: 'available', to: 'pending' },
-      }),
+      inventoryEvent(5),
     ]);
     // The members of each event in the contract's order.
     expect(Object.keys(JSON.parse(bus.received[2]?.Detail ?? '{}'))).toEqual([

@@ -50,26 +50,29 @@ function updateInventory(
 const requestBodyRequired = 'request body is required: a JSON object such as {"quantity": 5}';
 
 describe('updateInventory success', () => {
-  test('sets quantity, returns the exact updated item and leaves status unchanged', async () => {
-    const result = await updateInventory('5', '{"quantity":42}');
+  test.each([
+    {
+      title: 'sets quantity, returns the exact updated item and leaves status unchanged',
+      body: '{"quantity":42}',
+      answer: ['"42-pending"', '{"petId":5,"quantity":42,"status":"pending"}'],
+      entry: [42, 'pending'] as const,
+    },
+    {
+      title:
+        '{"status":"sold"} sets the status, leaves the quantity as it was and records the default reason',
+      body: '{"status":"sold"}',
+      answer: ['"10-sold"', '{"petId":5,"quantity":10,"status":"sold"}'],
+      entry: [10, 'sold'] as const,
+    },
+  ])('$title', async ({ body, answer: [etag, answer], entry: [quantity, status] }) => {
+    const result = await updateInventory('5', body);
 
     expect(result).toStrictEqual({
       statusCode: 200,
-      headers: { ...jsonContentType, ETag: '"42-pending"' },
-      body: '{"petId":5,"quantity":42,"status":"pending"}',
+      headers: { ...jsonContentType, ETag: etag },
+      body: answer,
     });
-    expect(await storedItems()).toStrictEqual([initial[0], patched('5', 42, 'pending'), initial[2]]);
-  });
-
-  test('{"status":"sold"} sets the status, leaves the quantity as it was and records the default reason', async () => {
-    const result = await updateInventory('5', '{"status":"sold"}');
-
-    expect(result).toStrictEqual({
-      statusCode: 200,
-      headers: { ...jsonContentType, ETag: '"10-sold"' },
-      body: '{"petId":5,"quantity":10,"status":"sold"}',
-    });
-    expect(await storedItems()).toStrictEqual([initial[0], patched('5', 10, 'sold'), initial[2]]);
+    expect(await storedItems()).toStrictEqual([initial[0], patched('5', quantity, status), initial[2]]);
   });
 
   test('{"quantity":4,"status":"pending","reason":"arrival"} sets both and records the arrival and the key id', async () => {

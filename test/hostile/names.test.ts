@@ -27,40 +27,32 @@ interface Route {
   takes: string;
 }
 
+/** The {@link Route} of `operation`: `method path`, the query parameters it `takes`, and its `body`, if any. */
+const route = (
+  operation: string,
+  method: string,
+  path: string,
+  takes: string,
+  body?: () => string,
+): Route => ({
+  operation,
+  method,
+  path,
+  takes,
+  ...(body ? { body } : {}),
+});
+
 let nextPetId = 100;
 const routes: Route[] = [
-  { operation: 'listInventory', method: 'GET', path: '/inventory', takes: 'limit, cursor, status' },
-  { operation: 'getInventoryItem', method: 'GET', path: '/inventory/7', takes: 'none' },
-  {
-    operation: 'updateInventory',
-    method: 'PATCH',
-    path: '/inventory/7',
-    body: () => '{"quantity": 900}',
-    takes: 'none',
-  },
-  {
-    operation: 'addPet',
-    method: 'POST',
-    path: '/pets',
-    body: () => `{"id": ${nextPetId++}, "name": "Rex"}`,
-    takes: 'none',
-  },
-  { operation: 'getPetById', method: 'GET', path: '/pets/7', takes: 'none' },
-  {
-    operation: 'placeOrder',
-    method: 'POST',
-    path: '/store/orders',
-    body: () => '{"petId": 7, "quantity": 1}',
-    takes: 'none',
-  },
-  { operation: 'listOrders', method: 'GET', path: '/store/orders', takes: 'limit, cursor' },
-  { operation: 'getOrderById', method: 'GET', path: '/store/orders/1', takes: 'none' },
-  {
-    operation: 'listInventoryHistory',
-    method: 'GET',
-    path: '/inventory/7/history',
-    takes: 'limit, cursor',
-  },
+  route('listInventory', 'GET', '/inventory', 'limit, cursor, status'),
+  route('getInventoryItem', 'GET', '/inventory/7', 'none'),
+  route('updateInventory', 'PATCH', '/inventory/7', 'none', () => '{"quantity": 900}'),
+  route('addPet', 'POST', '/pets', 'none', () => `{"id": ${nextPetId++}, "name": "Rex"}`),
+  route('getPetById', 'GET', '/pets/7', 'none'),
+  route('placeOrder', 'POST', '/store/orders', 'none', () => '{"petId": 7, "quantity": 1}'),
+  route('listOrders', 'GET', '/store/orders', 'limit, cursor'),
+  route('getOrderById', 'GET', '/store/orders/1', 'none'),
+  route('listInventoryHistory', 'GET', '/inventory/7/history', 'limit, cursor'),
 ];
 
 /** Sends `route` with a valid key, a JSON content type when it has a body, then `extra` headers. */

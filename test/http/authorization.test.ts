@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Scope, scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { expectDeclared } from '#test/support/openapi-validator.ts';
+import { orderRecord } from '#test/support/raw-tables.ts';
 import { probeRequests } from '#test/support/routes.ts';
 import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
 
@@ -20,14 +21,7 @@ const scopeKeys = new Map<Scope, string>();
 let legacyKey: string;
 const petId = '42';
 /** The order the getOrderById and updateOrder probes read (routes.ts probes order `1`, `placed`). */
-const probeOrder = {
-  orderId: { N: '1' },
-  petId: { N: petId },
-  quantity: { N: '1' },
-  status: { S: 'placed' },
-  complete: { BOOL: false },
-  listPartition: { S: 'orders' },
-};
+const probeOrder = orderRecord('1', petId, 1);
 
 beforeAll(async () => {
   api = await startTestApi();

@@ -9,8 +9,8 @@
  * openapi.yaml.
  */
 import { describe, expect, test } from 'vitest';
-import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
+import { storeNewKey } from '#test/support/key-records.ts';
 import { changeTimeWithin, timed } from '#test/support/raw-tables.ts';
 import { storedEntry, testApiSuite, unthrottled } from '#test/support/test-api.ts';
 
@@ -169,14 +169,11 @@ describe('the resource beside {petId} (local-api/behaviour.md R5)', () => {
 
 describe('scope', () => {
   test('a key without inventory:write is 403 and changes nothing', async () => {
-    const key = generateApiKey();
-    await api.keys.put({
-      keyDigest: apiKeyDigest(key),
-      name: 'reader',
-      createdAt: new Date().toISOString(),
-      scopes: ['inventory:read', 'orders:read', 'orders:write'],
-      ...unthrottled,
-    });
+    const key = await storeNewKey(api.keys, 'reader', unthrottled, [
+      'inventory:read',
+      'orders:read',
+      'orders:write',
+    ]);
     const before = await api.tableItems();
     const response = await api.request('POST', '/inventory/batch', {
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },

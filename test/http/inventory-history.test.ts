@@ -15,9 +15,9 @@
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '#lib/api.ts';
-import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
 import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
+import { storeNewKey } from '#test/support/key-records.ts';
 import { changeTimeWithin, type TimeWindow, timed } from '#test/support/raw-tables.ts';
 import { testApiSuite, unthrottled } from '#test/support/test-api.ts';
 
@@ -214,22 +214,27 @@ describe('listInventoryHistory', () => {
         },
       );
     }
-    const orderIdOf = (text: string) => /^\{"id":([1-9][0-9]*),/.exec(text)?.[1] as string;
+    /** Places an order of `quantity` of the pet (201); its id. */
+    const placeOrder = async (quantity: number) => {
+      const placed = await write(
+        'POST',
+        '/store/orders',
+        `{"petId": ${petId}, "quantity": ${quantity}}`,
+        201,
+      );
+      return /^\{"id":([1-9][0-9]*),/.exec(placed.text)?.[1] as string;
+    };
     let kept = '';
     await step(
       async () => {
-        kept = orderIdOf(
-          (await write('POST', '/store/orders', `{"petId": ${petId}, "quantity": 2}`, 201)).text,
-        );
+        kept = await placeOrder(2);
       },
       { reason: 'order_placed', quantity: [29, 27], status: ['available', 'available'], keyId },
     );
     let cancelled = '';
     await step(
       async () => {
-        cancelled = orderIdOf(
-          (await write('POST', '/store/orders', `{"petId": ${petId}, "quantity": 5}`, 201)).text,
-        );
+        cancelled = await placeOrder(5);
       },
       { reason: 'order_placed', quantity: [27, 22], status: ['available', 'available'], keyId },
     );
@@ -389,14 +394,7 @@ describe('listInventoryHistory', () => {
     const body = await historyOf(petId, 1);
     expectHistory(petId, body, [importOf(petId)]);
     const keyWith = async (scope: Scope) => {
-      const key = generateApiKey();
-      await api.keys.put({
-        keyDigest: apiKeyDigest(key),
-        name: `history-${scope}`,
-        createdAt: new Date().toISOString(),
-        scopes: [scope],
-        ...unthrottled,
-      });
+      const key = await storeNewKey(api.keys, `history-${scope}`, unthrottled, [scope]);
       return { Authorization: `Bearer ${key}` };
     };
     for (const scope of ['inventory:write', 'orders:read', 'orders:write'] as const) {

@@ -7,26 +7,18 @@
  * 40, every other one cancelled while the others are still arriving, end with the stock of the orders kept
  * taken, never below zero. Every response is checked against openapi.yaml; the tables are read raw.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { contractOrderMove, contractOrderStatuses } from '#test/support/contract-oracle.ts';
 import { declaredRequest, expectError } from '#test/support/http-assertions.ts';
-import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { rawClientSuite, sendJson } from '#test/support/raw-http.ts';
 import { changeTimeFormat } from '#test/support/raw-tables.ts';
-import { startTestApi, storedEntry, type TestApi } from '#test/support/test-api.ts';
+import { storedEntry, testApiSuite } from '#test/support/test-api.ts';
 
 /** Connections of the raw client: every request of a concurrency run in flight at once on its own. */
 const connections = 100;
 
-let api: TestApi;
-let client: RawClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  client = rawClient(api.baseUrl, { maxSockets: connections, retryConnectionErrors: true });
-});
-afterAll(async () => {
-  client?.close();
-  await api?.close();
-});
+const api = testApiSuite();
+const client = rawClientSuite(api, { maxSockets: connections, retryConnectionErrors: true });
 
 /** The steps that bring a new order to each status. */
 const pathTo: Record<string, string[]> = {

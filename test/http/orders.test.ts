@@ -10,7 +10,7 @@
  * pages linked by `Link` rel="next" (orders placed before ids fit in 2^53 - 1 after every newer one),
  * getOrderById and updateOrder of such an order. Every response is checked against openapi.yaml.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { rotateKey } from '#lib/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
@@ -18,9 +18,9 @@ import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { isContractAssignedId } from '#test/support/contract-oracle.ts';
 import { declaredRequest, expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
-import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';
+import { rawClientSuite, sendJson } from '#test/support/raw-http.ts';
 import { orderRecord } from '#test/support/raw-tables.ts';
-import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
+import { testApiSuite, unthrottled } from '#test/support/test-api.ts';
 
 /**
  * Connections of the raw client: enough for every request of a concurrency run to be in flight at once, each on
@@ -28,16 +28,8 @@ import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.
  */
 const connections = 1500;
 
-let api: TestApi;
-let client: RawClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  client = rawClient(api.baseUrl, { maxSockets: connections, retryConnectionErrors: true });
-});
-afterAll(async () => {
-  client?.close();
-  await api?.close();
-});
+const api = testApiSuite();
+const client = rawClientSuite(api, { maxSockets: connections, retryConnectionErrors: true });
 
 /** POST /store/orders over {@link client} with a valid key and JSON body, plus `headers`. */
 function sendOrder(body: string, headers: [string, string][] = []) {

@@ -133,12 +133,8 @@ describe('addPet', () => {
   });
 
   test('rejects a body that is not JSON by its content type with 400', async () => {
-    expectError(
-      await addPet('{"name": "Rex"}', 'text/plain'),
-      400,
-      'invalid_request',
-      'Content-Type must be application/json',
-    );
+    const response = await addPet('{"name": "Rex"}', 'text/plain');
+    expectError(response, 400, 'invalid_request', 'Content-Type must be application/json');
   });
 });
 

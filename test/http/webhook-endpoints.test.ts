@@ -9,7 +9,7 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { rotateKey } from '#lib/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
-import { apiKeyDigest, generateApiKey, keyIdOf } from '#lib/auth/api-key.ts';
+import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
 import { localTableNames } from '#local-api/dynamodb.ts';
 import { declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
@@ -384,14 +384,12 @@ describe('ownership', () => {
   });
 
   test('a key without webhooks:manage gets 403 forbidden on each operation and nothing changes', async () => {
-    const key = generateApiKey();
-    await api.keys.put({
-      keyDigest: apiKeyDigest(key),
-      name: 'no-webhooks',
-      createdAt: new Date().toISOString(),
-      scopes: ['inventory:read', 'inventory:write', 'orders:read', 'orders:write'],
-      ...unthrottled,
-    });
+    const key = await storeNewKey(api.keys, 'no-webhooks', unthrottled, [
+      'inventory:read',
+      'inventory:write',
+      'orders:read',
+      'orders:write',
+    ]);
     const id = idOf(await create('{"url": "https://93.184.215.14/scoped"}'));
     const before = await stored();
     for (const [operation, send] of [

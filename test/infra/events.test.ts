@@ -317,43 +317,37 @@ describe('production alarms of the events path', () => {
     });
   });
 
+  /** Asserts an alarm on any `Statistic` of the metric `MetricName` in `Namespace` with the dimension `Name`=`Value`. */
+  function expectAlarmOnAny(
+    Namespace: string,
+    MetricName: string,
+    [Name, Value]: [string, unknown],
+    Statistic: string,
+  ) {
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace,
+      MetricName,
+      Dimensions: [{ Name, Value }],
+      Statistic,
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  }
+
   it.each(['ChangeRecordsFailureQueue', 'WebhookFanOutDeadLetterQueue', 'WebhookDeliveryDeadLetterQueue'])(
     'alarms on any message in %s',
     (queueId) => {
-      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId, 'QueueName') }],
-        Statistic: 'Maximum',
-        Period: 300,
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
+      const queueName = getAtt(queueId, 'QueueName');
+      expectAlarmOnAny('AWS/SQS', 'ApproximateNumberOfMessagesVisible', ['QueueName', queueName], 'Maximum');
     },
   );
 
-  it('alarms on any webhook delivery kept as a failure (WebhookDeliveriesFailed, namespace and service like the other metrics)', () => {
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'PetStoreInventory/production',
-      MetricName: 'WebhookDeliveriesFailed',
-      Dimensions: [{ Name: 'service', Value: serviceName }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-  });
-
-  it('alarms on any subscription disabled by the breaker (WebhookEndpointsDisabled, namespace and service like the other metrics)', () => {
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'PetStoreInventory/production',
-      MetricName: 'WebhookEndpointsDisabled',
-      Dimensions: [{ Name: 'service', Value: serviceName }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
+  it.each([
+    ['any webhook delivery kept as a failure', 'WebhookDeliveriesFailed'],
+    ['any subscription disabled by the breaker', 'WebhookEndpointsDisabled'],
+  ])('alarms on %s (%s, namespace and service like the other metrics)', (_what, metricName) => {
+    expectAlarmOnAny('PetStoreInventory/production', metricName, ['service', serviceName], 'Sum');
   });
 
   it('docs/operating.md "Events and webhooks" says what to do for exactly these alarms', () => {

@@ -27,6 +27,7 @@ import {
   samUnknownPetId,
   seedSamFixtures,
 } from '#local-api/sam-fixtures.ts';
+import { errorBody } from '#test/support/http-assertions.ts';
 import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
@@ -158,16 +159,18 @@ const cases: EventCase[] = [
   httpEvent('place-order-ok.json', placeOrder, 201, placedOrder(2)),
   { ...httpEvent('place-order-idempotent.json', placeOrder, 201, placedOrder(1)), again: true },
   httpEvent('list-orders-ok.json', listOrders, 200, expect.any(Array)),
-  httpEvent('get-order-by-id-unknown.json', getOrderById, 404, {
-    code: 'not_found',
-    message: 'no order with id 404404',
-    status: 404,
-  }),
-  httpEvent('update-order-unknown.json', updateOrder, 404, {
-    code: 'not_found',
-    message: 'no order with id 404404',
-    status: 404,
-  }),
+  httpEvent(
+    'get-order-by-id-unknown.json',
+    getOrderById,
+    404,
+    errorBody(404, 'not_found', 'no order with id 404404'),
+  ),
+  httpEvent(
+    'update-order-unknown.json',
+    updateOrder,
+    404,
+    errorBody(404, 'not_found', 'no order with id 404404'),
+  ),
   // The SAM CLI runs no stream consumer: pet 9001 has an entry and no change records.
   httpEvent('list-inventory-history-ok.json', listInventoryHistory, 200, []),
   {
@@ -195,26 +198,29 @@ const cases: EventCase[] = [
     },
     { Location: expect.stringMatching(/^\/v1\/webhook-endpoints\/ws_/) },
   ),
-  httpEvent('delete-webhook-endpoint-unknown.json', deleteWebhookEndpoint, 404, {
-    code: 'not_found',
-    message: 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA',
-    status: 404,
-  }),
+  httpEvent(
+    'delete-webhook-endpoint-unknown.json',
+    deleteWebhookEndpoint,
+    404,
+    errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
+  ),
   httpEvent('update-inventory-ok.json', updateInventory, 200, {
     petId: 9001,
     quantity: 12,
     status: 'available',
   }),
-  httpEvent('update-inventory-bad-body.json', updateInventory, 400, {
-    code: 'invalid_request',
-    message: 'quantity must be an integer from 0 to 2147483647',
-    status: 400,
-  }),
-  httpEvent('update-inventory-unknown-pet.json', updateInventory, 404, {
-    code: 'not_found',
-    message: `no inventory entry for petId ${samUnknownPetId}`,
-    status: 404,
-  }),
+  httpEvent(
+    'update-inventory-bad-body.json',
+    updateInventory,
+    400,
+    errorBody(400, 'invalid_request', 'quantity must be an integer from 0 to 2147483647'),
+  ),
+  httpEvent(
+    'update-inventory-unknown-pet.json',
+    updateInventory,
+    404,
+    errorBody(404, 'not_found', `no inventory entry for petId ${samUnknownPetId}`),
+  ),
   authorizerEvent('authorizer-valid-token.json', 'Allow', {
     principalId: samApiKeyName,
     policyDocument: policyDocument('Allow'),

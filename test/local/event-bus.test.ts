@@ -253,20 +253,12 @@ describe('PutEvents refusals', () => {
       DetailType: 'inventory.changed',
       Detail: '{"petId":"9005"}',
     };
-    const unknownKey = await other.events
-      .send(new PutEventsCommand({ Entries: [entry] }))
-      .catch((e: Error) => e);
-    expect(unknownKey).toMatchObject({
-      name: 'UnrecognizedClientException',
-      $metadata: { httpStatusCode: 403 },
-    });
-    const badSignature = await wrongSecret.events
-      .send(new PutEventsCommand({ Entries: [entry] }))
-      .catch((e: Error) => e);
-    expect(badSignature).toMatchObject({
-      name: 'InvalidSignatureException',
-      $metadata: { httpStatusCode: 403 },
-    });
+    /** What the bus answers `clients`' PutEvents of `entry`: the error it throws. */
+    const refusalOf = (clients: typeof other) =>
+      clients.events.send(new PutEventsCommand({ Entries: [entry] })).catch((e: Error) => e);
+    const forbidden = { $metadata: { httpStatusCode: 403 } };
+    expect(await refusalOf(other)).toMatchObject({ name: 'UnrecognizedClientException', ...forbidden });
+    expect(await refusalOf(wrongSecret)).toMatchObject({ name: 'InvalidSignatureException', ...forbidden });
     const unsigned = await fetch(fixture.aws.endpoint, {
       method: 'POST',
       headers: { 'X-Amz-Target': 'AWSEvents.PutEvents', 'Content-Type': 'application/x-amz-json-1.1' },

@@ -81,6 +81,11 @@ export interface ChildResult {
   stderr: string;
 }
 
+/** The {@link ChildResult} of a child that exited with `code`, no signal, having written exactly `stdout` and `stderr`. */
+export function exited(code: number, stdout: string, stderr = ''): ChildResult {
+  return { code, signal: null, stdout, stderr };
+}
+
 /**
  * Spawns `node <script> ...args` (killed by {@link killChildren}), the server with the V8 flags `npm start`
  * gives it: the child, its output so far, and its end.

@@ -9,6 +9,11 @@ import type { TestApi, TestResponse } from './test-api.ts';
 export const badPetIdMessage =
   "petId must be an integer from -9223372036854775808 to 9223372036854775807, written in decimal without leading zeros or '+'";
 
+/** The contract's Error body: exactly `code`, `message` and `status`. */
+export function errorBody(status: number, code: string, message: string) {
+  return { code, message, status };
+}
+
 /** Asserts an Error response of `fetch` or of the raw client exactly: status, JSON content type, whole body. */
 export function expectError(
   response: TestResponse | RawResponse,
@@ -18,7 +23,7 @@ export function expectError(
 ): void {
   expect(response.status, response.text).toBe(status);
   expect(observe(response).contentType).toBe('application/json');
-  expect(JSON.parse(response.text)).toEqual({ code, message, status });
+  expect(JSON.parse(response.text)).toEqual(errorBody(status, code, message));
 }
 
 /**

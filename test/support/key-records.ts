@@ -3,20 +3,28 @@
  * "Authentication and authorization").
  */
 import { expect } from 'vitest';
-import { scopes } from '#lib/api.ts';
+import { type Scope, scopes } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import type { KeyStore } from '#lib/auth/key-store.ts';
 import { type RawItem, sha256Hex } from './raw-tables.ts';
 
-/** Stores a new key named `name` in `keys` with every scope and, when given, its own throttle; returns the key. */
-export async function storeNewKey(keys: KeyStore, name: string, throttle?: Throttle): Promise<string> {
+/**
+ * Stores a new key named `name` in `keys` with `keyScopes` (default every scope) and, when given, its own
+ * throttle; returns the key.
+ */
+export async function storeNewKey(
+  keys: KeyStore,
+  name: string,
+  throttle?: Throttle,
+  keyScopes: readonly Scope[] = scopes,
+): Promise<string> {
   const key = generateApiKey();
   await keys.put({
     keyDigest: apiKeyDigest(key),
     name,
     createdAt: new Date().toISOString(),
-    scopes: [...scopes],
+    scopes: [...keyScopes],
     ...throttle,
   });
   return key;

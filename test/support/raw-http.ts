@@ -1,5 +1,6 @@
 /** HTTP requests sent exactly as written (docs/contract.md "Requests as API Gateway delivers them"). */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { retryConnectionErrors } from './connection-retries.ts';
 import type { TimeWindow } from './raw-tables.ts';
 
@@ -77,6 +78,25 @@ export function rawClient(
     close() {
       agent.destroy();
     },
+  };
+}
+
+/**
+ * Registers the file's hooks: a {@link rawClient} of `api`'s base URL with `options`, made once `api` has one
+ * (after `testApiSuite`'s start) and closed after the file's tests.
+ */
+export function rawClientSuite(
+  api: { baseUrl: string },
+  options: Parameters<typeof rawClient>[1] = {},
+): RawClient {
+  let client: RawClient | undefined;
+  beforeAll(() => {
+    client = rawClient(api.baseUrl, options);
+  });
+  afterAll(() => client?.close());
+  return {
+    send: (request) => (client as RawClient).send(request),
+    close: () => client?.close(),
   };
 }
 

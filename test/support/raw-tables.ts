@@ -135,6 +135,37 @@ export function orderRecord(orderId: string, petId: string, quantity: number, st
   };
 }
 
+/** How a kept webhook failure ended: its attempts, the last one's status (when it had a response) and error. */
+export interface KeptFailure {
+  attempts: number;
+  lastStatus?: number;
+  lastError: string;
+  failedAt: string;
+}
+
+/**
+ * A webhook delivery kept as a failure, as the delivery stores it: the event `eventId` of `type` at `timestamp`
+ * with the record's exact JSON `data`, for the subscription `subscriptionId`.
+ */
+export function failureRecord(
+  subscriptionId: string,
+  eventId: string,
+  [type, timestamp, data]: [string, string, string],
+  { attempts, lastStatus, lastError, failedAt }: KeptFailure,
+): RawItem {
+  return {
+    subscriptionId: { S: subscriptionId },
+    eventId: { S: eventId },
+    type: { S: type },
+    timestamp: { S: timestamp },
+    data: { S: data },
+    attempts: { N: String(attempts) },
+    ...(lastStatus === undefined ? {} : { lastStatus: { N: String(lastStatus) } }),
+    lastError: { S: lastError },
+    failedAt: { S: failedAt },
+  };
+}
+
 /** Writes `items` (any attributes) into `table` with raw BatchWriteItem requests of 25. */
 export async function putItems(client: DynamoDBClient, table: string, items: readonly RawItem[]) {
   for (let start = 0; start < items.length; start += 25) {

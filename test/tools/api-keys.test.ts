@@ -145,14 +145,8 @@ describe('keys create', () => {
   });
 
   test('--scope is repeatable and takes comma lists; the key gets exactly those scopes', async () => {
-    const result = await keys(
-      'create',
-      'reporting',
-      '--scope',
-      'inventory:read,orders:read',
-      '--scope',
-      'orders:write',
-    );
+    const scopeOptions = ['--scope', 'inventory:read,orders:read', '--scope', 'orders:write'];
+    const result = await keys('create', 'reporting', ...scopeOptions);
 
     expect(result.code, result.stderr).toBe(0);
     expect((await storedKey(sha256Hex(result.stdout.trim())))?.scopes).toStrictEqual({

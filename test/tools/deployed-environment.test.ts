@@ -152,16 +152,8 @@ describe('keys --env staging works on the tables named by the stack outputs and 
   });
 
   test('create --rate 5 --scope inventory:read puts the API key into a usage plan of that rate on the stage, created once', async () => {
-    const result = await keys(
-      'create',
-      'slow',
-      '--rate',
-      '5',
-      '--scope',
-      'inventory:read',
-      '--env',
-      'staging',
-    );
+    const options = ['--rate', '5', '--scope', 'inventory:read', '--env', 'staging'];
+    const result = await keys('create', 'slow', ...options);
     expect(result.code, result.stderr).toBe(0);
     slowKey = result.stdout.trim();
     const other = await keys('create', 'slow-too', '--rate', '5', '--env', 'staging');

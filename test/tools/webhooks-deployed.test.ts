@@ -4,7 +4,6 @@
  * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (a real local queue
  * of local-api named as the stack names it, test/support/local-queue.ts, read back with ReceiveMessage).
  */
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';
@@ -13,7 +12,7 @@ import {
   startCloudFormationStandIn,
 } from '#test/support/cloudformation-stand-in.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
-import { scanTable } from '#test/support/raw-tables.ts';
+import { failureRecord, putItem, scanTable } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
@@ -108,21 +107,10 @@ describe('webhooks --env staging', () => {
     // id the int64 minimum written digit for digit.
     const data =
       '{"orderId":1795685400123000001,"occurredAt":"2026-11-25T10:00:00.000Z","status":{"from":"placed","to":"approved"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":2,"status":"approved","complete":false},"keyId":"3f2a9c0d1b7e"}';
-    await db.client.send(
-      new PutItemCommand({
-        TableName: stagingTables.webhookFailures,
-        Item: {
-          subscriptionId: { S: subscriptionId },
-          eventId: { S: 'order.1795685400123000001.approved' },
-          type: { S: 'order.changed' },
-          timestamp: { S: '2026-11-25T10:00:00.000Z' },
-          data: { S: data },
-          attempts: { N: '8' },
-          lastError: { S: 'no response within 10 s' },
-          failedAt: { S: '2026-11-26T14:00:00.000Z' },
-        },
-      }),
-    );
+    const kept = { attempts: 8, lastError: 'no response within 10 s', failedAt: '2026-11-26T14:00:00.000Z' };
+    const event: [string, string, string] = ['order.changed', '2026-11-25T10:00:00.000Z', data];
+    const failure = failureRecord(subscriptionId, 'order.1795685400123000001.approved', event, kept);
+    await putItem(db.client, stagingTables.webhookFailures, failure);
 
     const result = await webhooks('redrive', subscriptionId, '--env', 'staging');
 

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { localDeliveryQueueName } from '#ops/target.ts';
-import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { type ChildResult, childEnv, exited, runNode, scripts } from '#test/support/child-process.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
-import { scanTable } from '#test/support/raw-tables.ts';
+import { failureRecord, putItem, scanTable } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
@@ -170,12 +170,7 @@ describe('webhooks add and list', () => {
   });
 
   test('list with no subscription says so', async () => {
-    expect(await webhooks('list')).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: 'No subscriptions.\n',
-      stderr: '',
-    });
+    expect(await webhooks('list')).toStrictEqual(exited(0, 'No subscriptions.\n'));
   });
 });
 
@@ -213,20 +208,21 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
       { id: 'ws_dead', state: 'disabled', disabledAt: '2026-11-25T08:00:05.000Z' },
     ]);
     expect((await webhooks('list')).stdout).toMatch(/ws_dead.*disabled.*2026-11-25T08:00:05\.000Z/);
-    expect(await webhooks('redrive', 'ws_dead')).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: 'webhooks: subscription ws_dead is disabled: enable it first (webhooks enable ws_dead)\n',
-    });
+    expect(await webhooks('redrive', 'ws_dead')).toStrictEqual(
+      exited(
+        1,
+        '',
+        'webhooks: subscription ws_dead is disabled: enable it first (webhooks enable ws_dead)\n',
+      ),
+    );
     expect(await failures()).toHaveLength(1);
 
-    expect(await webhooks('enable', 'ws_dead')).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: 'Enabled subscription ws_dead: redrive its failed deliveries with webhooks redrive ws_dead.\n',
-      stderr: '',
-    });
+    expect(await webhooks('enable', 'ws_dead')).toStrictEqual(
+      exited(
+        0,
+        'Enabled subscription ws_dead: redrive its failed deliveries with webhooks redrive ws_dead.\n',
+      ),
+    );
     const [stored] = await subscriptions();
     expect(stored?.state).toStrictEqual({ S: 'enabled' });
     expect(stored?.failingSince).toBeUndefined();
@@ -244,12 +240,9 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
   });
 
   test('an unknown id exits 1 and says so', async () => {
-    expect(await webhooks('enable', 'ws_nope')).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: 'webhooks: no subscription ws_nope\n',
-    });
+    expect(await webhooks('enable', 'ws_nope')).toStrictEqual(
+      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+    );
   });
 });
 
@@ -282,21 +275,15 @@ describe('webhooks disable, and an API key\'s endpoints (docs/operating.md "Webh
   test('disable disables any subscription (no attempt until enable); an unknown id exits 1', async () => {
     await endpoint('ws_api', '8551c41ef090');
 
-    expect(await webhooks('disable', 'ws_api')).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: 'Disabled subscription ws_api: enable it again with webhooks enable ws_api.\n',
-      stderr: '',
-    });
+    expect(await webhooks('disable', 'ws_api')).toStrictEqual(
+      exited(0, 'Disabled subscription ws_api: enable it again with webhooks enable ws_api.\n'),
+    );
     const [stored] = await subscriptions();
     expect(stored?.state).toStrictEqual({ S: 'disabled' });
     expect(Date.parse(stored?.disabledAt?.S ?? '')).toBeGreaterThan(Date.now() - 60_000);
-    expect(await webhooks('disable', 'ws_nope')).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: 'webhooks: no subscription ws_nope\n',
-    });
+    expect(await webhooks('disable', 'ws_nope')).toStrictEqual(
+      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+    );
   });
 
   test("remove of an API key's endpoint takes it out of the key's set too, so it no longer counts to its 20", async () => {
@@ -316,22 +303,14 @@ describe('webhooks remove', () => {
     await subscribe('ws_keep');
     await subscribe('ws_gone');
 
-    expect(await webhooks('remove', 'ws_gone')).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: 'Removed subscription ws_gone.\n',
-      stderr: '',
-    });
+    expect(await webhooks('remove', 'ws_gone')).toStrictEqual(exited(0, 'Removed subscription ws_gone.\n'));
     expect((await subscriptions()).map((s) => s.subscriptionId?.S)).toStrictEqual(['ws_keep']);
   });
 
   test('an unknown id exits 1 and says so', async () => {
-    expect(await webhooks('remove', 'ws_nope')).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: 'webhooks: no subscription ws_nope\n',
-    });
+    expect(await webhooks('remove', 'ws_nope')).toStrictEqual(
+      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+    );
   });
 });
 
@@ -346,22 +325,14 @@ const data = (sequence: number) =>
 
 /** Stores a failure as the delivery keeps it. */
 async function fail(subscriptionId: string, sequence: number, lastStatus?: number) {
-  await db.client.send(
-    new PutItemCommand({
-      TableName: testTableNames.webhookFailures,
-      Item: {
-        subscriptionId: { S: subscriptionId },
-        eventId: { S: `inventory.42.${sequence}` },
-        type: { S: 'inventory.changed' },
-        timestamp: { S: occurredAt(sequence) },
-        data: { S: data(sequence) },
-        attempts: { N: '8' },
-        ...(lastStatus !== undefined && { lastStatus: { N: String(lastStatus) } }),
-        lastError: { S: lastStatus === undefined ? 'no response within 10 s' : `HTTP ${lastStatus}` },
-        failedAt: { S: '2026-11-26T14:00:00.000Z' },
-      },
-    }),
-  );
+  const end =
+    lastStatus === undefined
+      ? { lastError: 'no response within 10 s' }
+      : { lastStatus, lastError: `HTTP ${lastStatus}` };
+  const event: [string, string, string] = ['inventory.changed', occurredAt(sequence), data(sequence)];
+  const kept = { attempts: 8, ...end, failedAt: '2026-11-26T14:00:00.000Z' };
+  const failure = failureRecord(subscriptionId, `inventory.42.${sequence}`, event, kept);
+  await putItem(db.client, testTableNames.webhookFailures, failure);
 }
 
 describe('webhooks failures', () => {
@@ -416,12 +387,7 @@ describe('webhooks redrive', () => {
 
     const result = await webhooks('redrive', 'ws_a');
 
-    expect(result).toStrictEqual({
-      code: 0,
-      signal: null,
-      stdout: 'Redrove 2 failed deliveries of ws_a to the delivery queue.\n',
-      stderr: '',
-    });
+    expect(result).toStrictEqual(exited(0, 'Redrove 2 failed deliveries of ws_a to the delivery queue.\n'));
     const received = await queue.receiveAll();
     expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
       [
@@ -457,12 +423,9 @@ describe('webhooks redrive', () => {
   test('a removed subscription is refused: its deliveries would be dropped', async () => {
     await fail('ws_gone', 1, 503);
 
-    expect(await webhooks('redrive', 'ws_gone')).toStrictEqual({
-      code: 1,
-      signal: null,
-      stdout: '',
-      stderr: 'webhooks: no subscription ws_gone: its deliveries could not be delivered\n',
-    });
+    expect(await webhooks('redrive', 'ws_gone')).toStrictEqual(
+      exited(1, '', 'webhooks: no subscription ws_gone: its deliveries could not be delivered\n'),
+    );
     expect(await failures()).toHaveLength(1);
   });
 

@@ -1,10 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { InventoryChange } from '#lib/events/changes.ts';
 import { attemptDelivery, deliveryUserAgent } from '#lib/webhooks/delivery-attempt.ts';
 import { newSigningSecret } from '#lib/webhooks/subscriptions.ts';
 import { guardedLookup } from '#lib/webhooks/url-guard.ts';
-import { placedOrderChange } from '#test/support/change-fixtures.ts';
+import { placedOrderChange, stockChange } from '#test/support/change-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 let receiver: WebhookReceiver;
@@ -24,15 +23,12 @@ beforeEach(() => {
   other.requests.length = 0;
 });
 
-const change: InventoryChange = {
+const change = stockChange({
   sequence: 3,
   petId: '9007199254740993',
-  occurredAt: '2026-11-26T09:30:00.123Z',
   reason: 'arrival',
   quantity: { from: 2, to: 7 },
-  status: { from: 'available', to: 'available' },
-  keyId: '3f2a9c0d1b7e',
-};
+});
 const message = {
   eventId: 'inventory.9007199254740993.3',
   type: 'inventory.changed' as const,
@@ -52,6 +48,11 @@ function idsInText(text: string): string[] {
     return value;
   });
   return ids;
+}
+
+/** One attempt to deliver {@link message} to `url`, signed with a new secret, under the local policy unless `options` say. */
+function attemptTo(url: string, options: Partial<Parameters<typeof attemptDelivery>[1]> = {}) {
+  return attemptDelivery(message, { url, secret: newSigningSecret(), policy: 'local', ...options });
 }
 
 describe('a delivery attempt', () => {
@@ -151,11 +152,7 @@ describe('a delivery attempt', () => {
 
   test.each([200, 201, 202, 299])('a %i is delivered', async (status) => {
     receiver.answer = { status };
-    const outcome = await attemptDelivery(message, {
-      url: receiver.endpoint,
-      secret: newSigningSecret(),
-      policy: 'local',
-    });
+    const outcome = await attemptTo(receiver.endpoint);
     expect(outcome).toStrictEqual({ delivered: true, status });
   });
 
@@ -166,21 +163,13 @@ describe('a delivery attempt', () => {
     [400, 'HTTP 400'],
   ])('a %i is a failure', async (status, error) => {
     receiver.answer = { status };
-    const outcome = await attemptDelivery(message, {
-      url: receiver.endpoint,
-      secret: newSigningSecret(),
-      policy: 'local',
-    });
+    const outcome = await attemptTo(receiver.endpoint);
     expect(outcome).toStrictEqual({ delivered: false, status, error });
   });
 
   test('a redirect is a failure and is not followed', async () => {
     receiver.answer = { status: 302, headers: { location: `${other.endpoint}/elsewhere` } };
-    const outcome = await attemptDelivery(message, {
-      url: receiver.endpoint,
-      secret: newSigningSecret(),
-      policy: 'local',
-    });
+    const outcome = await attemptTo(receiver.endpoint);
     expect(outcome).toStrictEqual({
       delivered: false,
       status: 302,
@@ -193,11 +182,7 @@ describe('a delivery attempt', () => {
   test('a receiver that stalls 12 s fails at the 10 s total timeout', { timeout: 20_000 }, async () => {
     receiver.answer = { stallMs: 12_000 };
     const started = performance.now();
-    const outcome = await attemptDelivery(message, {
-      url: receiver.endpoint,
-      secret: newSigningSecret(),
-      policy: 'local',
-    });
+    const outcome = await attemptTo(receiver.endpoint);
     const elapsed = performance.now() - started;
     expect(outcome).toStrictEqual({ delivered: false, timedOut: true, error: 'no response within 10 s' });
     expect(elapsed).toBeGreaterThanOrEqual(9_990);
@@ -208,11 +193,7 @@ describe('a delivery attempt', () => {
   test('a connection refused is a failure with the error', async () => {
     const closed = await startWebhookReceiver();
     await closed.close();
-    const outcome = await attemptDelivery(message, {
-      url: closed.endpoint,
-      secret: newSigningSecret(),
-      policy: 'local',
-    });
+    const outcome = await attemptTo(closed.endpoint);
     expect(outcome).toStrictEqual({
       delivered: false,
       error: `connect ECONNREFUSED 127.0.0.1:${closed.port}`,
@@ -220,21 +201,13 @@ describe('a delivery attempt', () => {
   });
 
   test('http://localhost:<port> is delivered under the local policy', async () => {
-    const outcome = await attemptDelivery(message, {
-      url: `http://localhost:${receiver.port}/`,
-      secret: newSigningSecret(),
-      policy: 'local',
-    });
+    const outcome = await attemptTo(`http://localhost:${receiver.port}/`);
     expect(outcome).toStrictEqual({ delivered: true, status: 204 });
     expect(receiver.requests).toHaveLength(1);
   });
 
   test('deployed (public-https), http://127.0.0.1 is refused without connecting', async () => {
-    const outcome = await attemptDelivery(message, {
-      url: receiver.endpoint,
-      secret: newSigningSecret(),
-      policy: 'public-https',
-    });
+    const outcome = await attemptTo(receiver.endpoint, { policy: 'public-https' });
     expect(outcome).toStrictEqual({
       delivered: false,
       error: `${receiver.endpoint}: webhook URLs must be https`,
@@ -246,10 +219,7 @@ describe('a delivery attempt', () => {
     // The host resolved to a public address when added; now its DNS answers the receiver's loopback address.
     const rebound = ((_host: string, _options: unknown, callback: (...args: unknown[]) => void) =>
       callback(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as typeof import('node:dns').lookup;
-    const outcome = await attemptDelivery(message, {
-      url: `http://rebound.example.com:${receiver.port}/`,
-      secret: newSigningSecret(),
-      policy: 'local',
+    const outcome = await attemptTo(`http://rebound.example.com:${receiver.port}/`, {
       lookup: guardedLookup('local', rebound),
     });
     // Under `local` only http to 127.0.0.1, ::1 and localhost is allowed: the name is refused by its form.
@@ -258,9 +228,7 @@ describe('a delivery attempt', () => {
       error: `http://rebound.example.com:${receiver.port}/: webhook URLs must be https (or http to 127.0.0.1, ::1 or localhost locally)`,
     });
 
-    const https = await attemptDelivery(message, {
-      url: `https://rebound.example.com:${receiver.port}/`,
-      secret: newSigningSecret(),
+    const https = await attemptTo(`https://rebound.example.com:${receiver.port}/`, {
       policy: 'public-https',
       lookup: guardedLookup('public-https', rebound),
     });

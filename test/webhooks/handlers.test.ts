@@ -11,15 +11,16 @@ import { ChangeMessageVisibilityCommand, type Message, SendMessageBatchCommand }
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { InventoryChange, OrderChange } from '#lib/events/changes.ts';
+import type { OrderChange } from '#lib/events/changes.ts';
 import { subscriptionRoutes } from '#lib/webhooks/subscriptions.ts';
 import {
   type ChangeEventsQueue,
   sqsRecordOf,
   startChangeEventsQueue,
 } from '#test/support/change-events-queue.ts';
+import { stockChange } from '#test/support/change-fixtures.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
-import { scanTable } from '#test/support/raw-tables.ts';
+import { failureRecord, scanTable } from '#test/support/raw-tables.ts';
 import {
   dynamoDbClient,
   setFunctionEnvironment,
@@ -152,16 +153,13 @@ const subscriptionIdsOf = (messages: readonly Message[]) =>
   messages.map((m) => (JSON.parse(m.Body ?? '') as { subscriptionId: string }).subscriptionId).sort();
 
 /** An order placed for a pet: petId the int64 minimum, orderId past 2^53 (neither survives a JSON.parse number). */
-const inventoryChange: InventoryChange = {
+const inventoryChange = stockChange({
   sequence: 4,
   petId: '-9223372036854775808',
-  occurredAt: '2026-11-26T09:30:00.123Z',
   reason: 'order_placed',
   quantity: { from: 5, to: 3 },
-  status: { from: 'available', to: 'available' },
   orderId: '1795685400123000001',
-  keyId: '3f2a9c0d1b7e',
-};
+});
 /** Its exact JSON text: the ids JSON numbers, digit for digit. */
 const inventoryJson =
   '{"sequence":4,"petId":-9223372036854775808,"occurredAt":"2026-11-26T09:30:00.123Z","reason":"order_placed","quantity":{"from":5,"to":3},"status":{"from":"available","to":"available"},"orderId":1795685400123000001,"keyId":"3f2a9c0d1b7e"}';
@@ -656,17 +654,15 @@ describe('deliverWebhooks, the slow lane', () => {
     const failedAt = failure?.failedAt?.S ?? '';
     expect(Date.parse(failedAt)).toBeGreaterThanOrEqual(before);
     expect(failedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(failure).toStrictEqual({
-      subscriptionId: { S: 'ws_failing' },
-      eventId: { S: inventoryEventId },
-      type: { S: 'inventory.changed' },
-      timestamp: { S: '2026-11-26T09:30:00.123Z' },
-      data: { S: inventoryJson },
-      attempts: { N: '3' },
-      lastStatus: { N: '500' },
-      lastError: { S: 'HTTP 500' },
-      failedAt: { S: failedAt },
-    });
+    const event: [string, string, string] = ['inventory.changed', '2026-11-26T09:30:00.123Z', inventoryJson];
+    expect(failure).toStrictEqual(
+      failureRecord('ws_failing', inventoryEventId, event, {
+        attempts: 3,
+        lastStatus: 500,
+        lastError: 'HTTP 500',
+        failedAt,
+      }),
+    );
   });
 
   test('a failure without a response keeps no lastStatus', async () => {

@@ -69,13 +69,24 @@ describe("createWebhookEndpoint's check (lib/webhooks/endpoint-url.ts): the guar
   });
 });
 
+/** What the guard allows deployed (public-https): https to a public address or a name. */
+const allowedDeployed = [
+  'https://hooks.example.com/pet-store',
+  'https://93.184.215.14/hook',
+  'https://[2606:4700::1111]/hook',
+  'https://[::ffff:8.8.8.8]/hook',
+];
+/** What it allows locally (local): the same, and http or https to the loopback addresses and localhost. */
+const allowedLocally = [
+  'http://127.0.0.1:8080/hook',
+  'https://127.0.0.1:8443/hook',
+  'http://localhost:3000/hook',
+  'http://[::1]:3000/hook',
+  'https://hooks.example.com/pet-store',
+];
+
 describe('the SSRF guard, deployed (public-https)', () => {
-  test.each([
-    'https://hooks.example.com/pet-store',
-    'https://93.184.215.14/hook',
-    'https://[2606:4700::1111]/hook',
-    'https://[::ffff:8.8.8.8]/hook',
-  ])('allows %s', async (url) => {
+  test.each(allowedDeployed)('allows %s', async (url) => {
     await expect(check(url, 'public-https')).resolves.toBeInstanceOf(URL);
   });
 
@@ -178,13 +189,7 @@ describe('the SSRF guard, deployed (public-https)', () => {
 });
 
 describe('the SSRF guard, locally (local)', () => {
-  test.each([
-    'http://127.0.0.1:8080/hook',
-    'https://127.0.0.1:8443/hook',
-    'http://localhost:3000/hook',
-    'http://[::1]:3000/hook',
-    'https://hooks.example.com/pet-store',
-  ])('allows %s', async (url) => {
+  test.each(allowedLocally)('allows %s', async (url) => {
     await expect(check(url, 'local')).resolves.toBeInstanceOf(URL);
   });
 
