@@ -391,8 +391,8 @@ describe('concurrency (docs/contract.md: stock is never oversold)', {
     const sendKeyed = async (key: string) => {
       for (let attempt = 1; ; attempt++) {
         const response = await sendOrder('{"petId": 501, "quantity": 1}', [['Idempotency-Key', key]]);
-        if (response.status !== 503 || attempt === 5) return response;
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        if (response.status !== 503 || attempt === 10) return response;
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
       }
     };
     const responses = await Promise.all(sends.map(async (key) => ({ key, response: await sendKeyed(key) })));

@@ -5,7 +5,6 @@
  * response, the origins in the operation functions' environment, cdk-nag and cfn-lint still clean. Stacks are
  * synthesized from modified settings without bundling (the template does not depend on the bundles).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,22 +172,13 @@ describe('one allowed origin', () => {
     );
   });
 
-  itWithCfnLint(
-    'passes cfn-lint',
-    (cfnLint) => {
-      const dir = mkdtempSync(join(tmpdir(), 'cors-template-'));
-      temporary.push(dir);
-      const path = join(dir, 'template.json');
-      writeFileSync(path, JSON.stringify(json));
-      const result = spawnSync(cfnLint, ['--format', 'parseable', path], {
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(result.stdout.split('\n').filter((line) => /:E\d{4}:/.test(line))).toEqual([]);
-      expect(result.status === null ? 1 : result.status & 3).toBe(0);
-    },
-    120_000,
-  );
+  itWithCfnLint('passes cfn-lint', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cors-template-'));
+    temporary.push(dir);
+    const path = join(dir, 'template.json');
+    writeFileSync(path, JSON.stringify(json));
+    return [path];
+  });
 });
 
 describe('several allowed origins', () => {
