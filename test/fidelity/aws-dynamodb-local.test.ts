@@ -17,7 +17,7 @@ import { storedEntry, type TestApi } from '#test/support/test-api.ts';
 const javaPresent = hasJava();
 if (!javaPresent) {
   console.warn(
-    'test/http/aws-dynamodb-local.test.ts skipped: `java` is not on PATH, and DynamoDB Local is a Java program.',
+    'test/fidelity/aws-dynamodb-local.test.ts skipped: `java` is not on PATH, and DynamoDB Local is a Java program.',
   );
 }
 
