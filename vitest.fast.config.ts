@@ -14,7 +14,6 @@ const fastFolders = [
   'contract',
   'http',
   'hostile',
-  'concurrency',
   'hygiene',
   'infra',
   'docs',
