@@ -9,7 +9,7 @@ const cpu = process.cpuUsage(); const start = performance.now();
 await import(process.argv[1]);
 const { user, system } = process.cpuUsage(cpu);
 process.stdout.write(JSON.stringify([performance.now() - start, (user + system) / 1000]));`;
-const streamingRuntime = new URL('../local-api/response-streaming.ts', import.meta.url).href;
+const streamingRuntime = new URL('../local-aws/lambda/response-streaming.ts', import.meta.url).href;
 
 /** A bundle to load, with the environment its function gets. */
 export interface Loadable {

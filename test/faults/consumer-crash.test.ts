@@ -14,7 +14,7 @@ import { setTimeout } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { connectLocalDynamoDb } from '#local-api/dynamodb.ts';
+import { connectLocalDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';

@@ -18,8 +18,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { samTableNames } from '#local-api/sam-fixtures.ts';
-import { dataFolderCredentials } from '#local-api/store-credentials.ts';
+import { samTableNames } from '#local/sam-fixtures.ts';
+import { dataFolderCredentials } from '#local-aws/common/store-credentials.ts';
 import {
   type ChildResult,
   childEnv,

@@ -18,15 +18,15 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeEventId } from '#lib/events/changes.ts';
 import { updateEntry } from '#lib/inventory/entry-store.ts';
 import { petStore } from '#lib/pets/store.ts';
-import { retentionVariable } from '#local-api/change-stream.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
-import type { InvokeOutcome } from '#local-api/lambda-runtime.ts';
+import { retentionVariable } from '#local-aws/dynamodb/change-stream.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
+import type { InvokeOutcome } from '#local-aws/lambda/lambda-runtime.ts';
 import {
   type RunningStreamMapping,
   type StreamFailureRecord,
   startStreamMapping,
   streamMappingModels,
-} from '#local-api/stream-mapping.ts';
+} from '#local-aws/mappings/stream-mapping.ts';
 import { failureRecords, lostBatches } from '#ops/lost-changes.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { type EventBusStandIn, startEventBusStandIn } from '#test/support/event-bus-stand-in.ts';

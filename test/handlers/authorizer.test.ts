@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { type AuthorizerHandler, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { putItem, type RawItem, scanTable, sha256Hex } from '#test/support/raw-tables.ts';

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import {
   handlerSuite,
   listInventoryEvent,

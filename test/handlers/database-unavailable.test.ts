@@ -4,8 +4,8 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 import { beforeAll, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
-import { newStoreCredentials } from '#local-api/store-credentials.ts';
+import { newStoreCredentials } from '#local-aws/common/store-credentials.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
   type InventoryHandlers,

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { environments } from '#infra/settings.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import {
   handlerSuite,
   listInventoryEvent,

@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { operationNamed } from '#lib/api.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import { updateInventoryEvent } from '#test/support/handler-suite.ts';
 
 /** updateInventory's middleware chain with a stock-style middleware that throws `error` before the handler. */

@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
+import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import {
   errorResult,
   eventKeyId,

@@ -1,5 +1,5 @@
 /**
- * The local engine's side of local-api/behaviour.md, row by row (ids in the test names): this run's
+ * The local engine's side of local-aws/behaviour.md, row by row (ids in the test names): this run's
  * synthesized staging stack, with getInventoryItem, getOrderById and the authorizer swapped for stand-ins
  * (test/support/functions/) whose behaviour the request picks, so routing, events, limits, timeouts, authorizer
  * outcomes and the headers API Gateway adds are observed as a client sees them.
@@ -15,9 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';
-import { apiModel, type Template } from '#local-api/api-model.ts';
-import { createEngine, type Engine } from '#local-api/gateway.ts';
-import { createApiServer } from '#local-api/http-server.ts';
+import { createEngine, type Engine } from '#local-aws/apigateway/gateway.ts';
+import { createApiServer } from '#local-aws/apigateway/http-server.ts';
+import { apiModel, type Template } from '#local-aws/template/api-model.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
 import { bytesReadBy, upload } from '#test/support/raw-upload.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';

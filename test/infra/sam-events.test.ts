@@ -18,7 +18,6 @@ import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts'
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
   samApiKey,
   samApiKeyName,
@@ -26,7 +25,8 @@ import {
   samTableNames,
   samUnknownPetId,
   seedSamFixtures,
-} from '#local-api/sam-fixtures.ts';
+} from '#local/sam-fixtures.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';

@@ -1,5 +1,5 @@
 /**
- * The local authorizer cache is bounded (local-api/behaviour.md A9, A10; docs/contract.md "Bounded cost,
+ * The local authorizer cache is bounded (local-aws/behaviour.md A9, A10; docs/contract.md "Bounded cost,
  * clean shutdown"): past its bound the least recently used token is evicted, and a token's result expires after
  * the TTL. A stand-in authorizer (test/support/functions/behaviour-authorizer.ts) runs in the local Lambda
  * runtime and records every token it is invoked with; the cache's clock is injected.
@@ -8,8 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { authorizerCacheEntries, authorizerStep } from '#local-api/authorizer.ts';
-import { LambdaFunction } from '#local-api/lambda-runtime.ts';
+import { authorizerCacheEntries, authorizerStep } from '#local-aws/apigateway/authorizer.ts';
+import { LambdaFunction } from '#local-aws/lambda/lambda-runtime.ts';
 import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 
 const ttlSeconds = 300;

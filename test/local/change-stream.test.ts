@@ -1,5 +1,5 @@
 /**
- * The embedded store's change stream (docs/local-api.md "The change stream"; local-api/behaviour.md D1-D5):
+ * The embedded store's change stream (docs/local-api.md "The change stream"; local-aws/behaviour.md D1-D5):
  * every committed write of each kind to a table with a stream yields one record shaped as Lambda delivers it,
  * with exact old and new images, in commit order; a write that changes nothing, a refused write and a write to
  * a table without a stream yield none; the table's description shows its stream (from CreateTable, or turned
@@ -17,8 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { ChangeStream, type StreamLevelDb, type StreamRecord } from '#local-api/change-stream.ts';
-import { inMemory, startDynamoDb } from '#local-api/dynamodb.ts';
+import { ChangeStream, type StreamLevelDb, type StreamRecord } from '#local-aws/dynamodb/change-stream.ts';
+import { inMemory, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
 

@@ -1,14 +1,14 @@
 /**
- * The local EventBridge bus (local-api/behaviour.md V1-V6): PutEvents through @aws-sdk/client-eventbridge, a
+ * The local EventBridge bus (local-aws/behaviour.md V1-V6): PutEvents through @aws-sdk/client-eventbridge, a
  * rule's pattern, a Lambda target invoked asynchronously with the exact event envelope and retried twice, an
  * SQS target, and the endpoint's signature check.
  */
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Template } from '#local-api/api-model.ts';
-import { prepareLocalAws } from '#local-api/local-aws.ts';
-import { newStoreCredentials } from '#local-api/store-credentials.ts';
+import { newStoreCredentials } from '#local-aws/common/store-credentials.ts';
+import { prepareLocalAws } from '#local-aws/local-aws.ts';
+import type { Template } from '#local-aws/template/api-model.ts';
 import {
   type AwsFixture,
   awsClients,

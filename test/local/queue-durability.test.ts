@@ -1,5 +1,5 @@
 /**
- * The local queues across a restart of their store (local-api/behaviour.md Q9): messages kept in the embedded
+ * The local queues across a restart of their store (local-aws/behaviour.md Q9): messages kept in the embedded
  * store's LevelDB come back with what SQS keeps of them. A queued message, a delayed one, a message in flight
  * (its receive count, receipt handle and visibility timeout), a deleted one and a message moved to the
  * dead-letter queue, each as it was when the first service let go of the store without delivering anything
@@ -13,8 +13,8 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import type { Template } from '#local-api/api-model.ts';
-import { type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
+import { type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
+import type { Template } from '#local-aws/template/api-model.ts';
 import { type AwsFixture, startAwsFixture } from '#test/support/local-aws-fixtures.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -44,7 +44,7 @@ cleanUpAfterAll(async () => {
 async function start(dataDir: string) {
   const store = await startDynamoDb({ dataDir });
   const fixture = await startAwsFixture(queuesTemplate, {
-    ...(store.queueJournal ? { journal: store.queueJournal } : {}),
+    ...(store.levelDb ? { levelDb: store.levelDb } : {}),
   });
   running = { store, fixture };
   const url = (logicalId: string) => fixture.aws.resourceValue(logicalId) as string;

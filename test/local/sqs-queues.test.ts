@@ -1,5 +1,5 @@
 /**
- * The local SQS queues through @aws-sdk/client-sqs (local-api/behaviour.md Q1-Q8): send and receive with
+ * The local SQS queues through @aws-sdk/client-sqs (local-aws/behaviour.md Q1-Q8): send and receive with
  * MD5s and attributes, visibility timeout, ChangeMessageVisibility, per-message delay, receive counts,
  * redrive to the dead-letter queue, long polling, batches, and SQS's errors.
  */
@@ -15,7 +15,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Template } from '#local-api/api-model.ts';
+import type { Template } from '#local-aws/template/api-model.ts';
 import { type AwsFixture, startAwsFixture } from '#test/support/local-aws-fixtures.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 

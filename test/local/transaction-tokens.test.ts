@@ -1,6 +1,6 @@
 /**
  * The embedded store honours `ClientRequestToken` on TransactWriteItems as DynamoDB documents it
- * (local-api/behaviour.md "DynamoDB transactions", row X1): the same token and request again succeeds and
+ * (local-aws/behaviour.md "DynamoDB transactions", row X1): the same token and request again succeeds and
  * writes nothing again, also after a restart; the same token with another request is
  * `IdempotentParameterMismatchException` and writes nothing; a transaction that was cancelled recorded no
  * token, so its repeat is decided afresh; after 10 minutes a repeat is a new request.
@@ -13,8 +13,8 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { LevelOperation, StreamLevelDb } from '#local-api/change-stream.ts';
-import { TransactionTokens, tokenWindowMs } from '#local-api/transaction-tokens.ts';
+import type { LevelOperation, StreamLevelDb } from '#local-aws/dynamodb/change-stream.ts';
+import { TransactionTokens, tokenWindowMs } from '#local-aws/dynamodb/transaction-tokens.ts';
 import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const { inventory, orders } = testTableNames;

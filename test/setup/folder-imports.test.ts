@@ -65,7 +65,8 @@ it('no folder imports, directly or through others, a folder that imports it', ()
 const floors = [
   ['lib'],
   ['functions', 'infra'],
-  ['local-api'],
+  ['local-aws'],
+  ['local'],
   ['ops'],
   ['test/support'],
   ['bench'],

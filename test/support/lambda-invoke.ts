@@ -1,6 +1,6 @@
 /**
  * Invoking a handler in this process as the Lambda runtime does, its streamed response read as API Gateway
- * reads it (local-api/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
+ * reads it (local-aws/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
@@ -9,10 +9,10 @@ import {
   isStreamingHandler,
   type ResponseStream,
   splitPrelude,
-} from '#local-api/response-streaming.ts';
+} from '#local-aws/lambda/response-streaming.ts';
 
-export { lambdaContext } from '#local-api/lambda-context.ts';
-export { installStreamingRuntime, type ResponseStream } from '#local-api/response-streaming.ts';
+export { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
+export { installStreamingRuntime, type ResponseStream } from '#local-aws/lambda/response-streaming.ts';
 
 /** Status and headers of a streamed response, from its prelude. */
 export interface StreamedHead {

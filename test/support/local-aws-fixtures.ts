@@ -1,5 +1,5 @@
 /**
- * Fixture templates, handler modules and SDK clients for the local buses and queues (local-api/local-aws.ts):
+ * Fixture templates, handler modules and SDK clients for the local buses and queues (local-aws/local-aws.ts):
  * each handler appends what it receives to a file, one JSON line per event or record, which a test reads.
  */
 import { existsSync } from 'node:fs';
@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { Template } from '#local-api/api-model.ts';
-import { type LocalAws, prepareLocalAws } from '#local-api/local-aws.ts';
-import type { QueueJournal } from '#local-api/queue-journal.ts';
-import { newStoreCredentials, type StoreCredentials } from '#local-api/store-credentials.ts';
+import { newStoreCredentials, type StoreCredentials } from '#local-aws/common/store-credentials.ts';
+import type { StreamLevelDb } from '#local-aws/dynamodb/change-stream.ts';
+import { type LocalAws, prepareLocalAws } from '#local-aws/local-aws.ts';
+import type { Template } from '#local-aws/template/api-model.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
 /**
@@ -76,12 +76,12 @@ export function awsClients(endpoint: string, credentials: StoreCredentials) {
 
 /**
  * Starts the local buses and queues of `template(recordFile)`; every function runs the recording handler.
- * Lambda's asynchronous retries wait `asyncRetryDelaysMs` (default 200 ms, 200 ms). With `journal` the queues
- * keep their messages there (an embedded store's, local-api/dynamodb.ts), else in memory.
+ * Lambda's asynchronous retries wait `asyncRetryDelaysMs` (default 200 ms, 200 ms). With `levelDb` the queues
+ * keep their messages there (an embedded store's, local-aws/dynamodb/dynamodb.ts), else in memory.
  */
 export async function startAwsFixture(
   template: (recordFile: string) => Template,
-  options: { asyncRetryDelaysMs?: number[]; journal?: QueueJournal } = {},
+  options: { asyncRetryDelaysMs?: number[]; levelDb?: StreamLevelDb } = {},
 ): Promise<AwsFixture> {
   const dir = await temporaryDir('local-aws-');
   const module = join(dir, 'index.mjs');
@@ -93,7 +93,7 @@ export async function startAwsFixture(
     credentials,
     region: 'us-east-1',
     asyncRetryDelaysMs: options.asyncRetryDelaysMs ?? [200, 200],
-    ...(options.journal ? { journal: options.journal } : {}),
+    ...(options.levelDb ? { levelDb: options.levelDb } : {}),
   });
   aws.start({ assemblyDir: dir, tableName: () => 'unused', overrides: {}, sourceOf: () => module });
   const { sqs, events } = awsClients(aws.endpoint, credentials);

@@ -5,7 +5,7 @@
  */
 
 import { ensureTables } from '#lib/admin/tables.ts';
-import { startDynamoDb } from '#local-api/dynamodb.ts';
+import { startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { dynamoDbClient, testTableNames } from './test-dynamodb.ts';
 
 const db = await startDynamoDb({ dataDir: process.env.DATA_DIR as string });

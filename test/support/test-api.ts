@@ -12,9 +12,9 @@ import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
-import type { ServedStack } from '#local-api/assembly.ts';
-import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
-import { startLocalService } from '#local-api/service.ts';
+import type { ServedStack } from '#local/assembly.ts';
+import { startLocalService } from '#local/service.ts';
+import { inMemory, localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
 import {
   changeTimeFormat,

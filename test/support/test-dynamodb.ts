@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables } from '#lib/admin/tables.ts';
 import type { TableId } from '#lib/tables.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
   credentialVariables,
   dataFolderCredentials,
   type StoreCredentials,
-} from '#local-api/store-credentials.ts';
+} from '#local-aws/common/store-credentials.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { freePort } from './free-port.ts';
 
 /** The table names the tests use (the local defaults). */

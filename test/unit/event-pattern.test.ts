@@ -1,9 +1,9 @@
 /**
- * The local bus's event pattern matcher (local-api/event-pattern.ts; local-api/behaviour.md V3), on the
+ * The local bus's event pattern matcher (local-aws/eventbridge/event-pattern.ts; local-aws/behaviour.md V3), on the
  * examples of EventBridge's documentation: exact values, arrays in the event, prefix, anything-but, exists.
  */
 import { describe, expect, test } from 'vitest';
-import { compileEventPattern } from '#local-api/event-pattern.ts';
+import { compileEventPattern } from '#local-aws/eventbridge/event-pattern.ts';
 
 const event = {
   source: 'pet-store',

@@ -1,10 +1,10 @@
 /**
- * The local API's usage plan (local-api/usage-plan.ts): a token bucket per usage identifier, as API Gateway
+ * The local API's usage plan (local-aws/apigateway/usage-plan.ts): a token bucket per usage identifier, as API Gateway
  * throttles each API key of a usage plan (docs/contract.md "Authentication and authorization"). Times are
  * given explicitly, so no test waits.
  */
 import { describe, expect, test } from 'vitest';
-import { usagePlan } from '#local-api/usage-plan.ts';
+import { usagePlan } from '#local-aws/apigateway/usage-plan.ts';
 
 const fivePerSecond = { rateLimit: 5, burstLimit: 5 };
 

@@ -1,0 +1,84 @@
+/** The local API's HTTP server; Node's refusals get the Error body: local-aws/behaviour.md G2. */
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  STATUS_CODES,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
+import { errorBody } from '#lib/http/errors.ts';
+
+const malformed = errorBody('invalid_request', 'malformed HTTP request');
+const badHost = errorBody(
+  'invalid_request',
+  'malformed HTTP request: exactly one Host header with a valid host is required',
+);
+
+/**
+ * RFC 9112 section 3.2's `Host = uri-host [ ":" port ]` (RFC 3986 section 3.2.2: an IP literal in brackets, or a
+ * registered name or IPv4 address of unreserved, percent-encoded and sub-delimiter characters). Not empty: RFC
+ * 9110 section 4.2.1 makes an "http" URI with an empty host invalid.
+ */
+const validHost = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::[0-9]*)?$/;
+
+/**
+ * True when the request's Host framing is valid (RFC 9112 section 3.2): at most one Host field, with a valid
+ * value, and one at all in HTTP/1.1.
+ */
+function hostFramingValid(request: IncomingMessage): boolean {
+  const hosts: string[] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if (request.rawHeaders[i]?.toLowerCase() === 'host') hosts.push(request.rawHeaders[i + 1] ?? '');
+  }
+  if (hosts.length === 0) return request.httpVersion !== '1.1';
+  return hosts.length === 1 && validHost.test(hosts[0] as string);
+}
+
+/** A whole HTTP/1.1 response with an Error body that closes the connection. */
+function rawErrorResponse(body: { status: number }): string {
+  const text = JSON.stringify(body);
+  return (
+    `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`
+  );
+}
+
+/** Answers a parser error on `socket` (a request timeout keeps Node's bodiless 408). */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const body = error.code === 'HPE_HEADER_OVERFLOW' ? gatewayResponses.REQUEST_TOO_LARGE : malformed;
+  socket.end(rawErrorResponse(body));
+}
+
+/**
+ * An HTTP server serving `listener`: what Node's parser refuses and a request with bad Host framing (none in
+ * HTTP/1.1, two, or an invalid one; RFC 9112 section 3.2) get the Error body and `Connection: close` (headers
+ * past the limit 413, the rest 400).
+ */
+export function createApiServer(listener: RequestListener): Server {
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
+    if (!hostFramingValid(request)) {
+      request.resume();
+      const text = JSON.stringify(badHost);
+      response.writeHead(400, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+        Connection: 'close',
+      });
+      response.end(text);
+      return;
+    }
+    listener(request, response);
+  });
+  server.on('clientError', answerClientError);
+  return server;
+}
