@@ -3,8 +3,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { localTableNames } from '#local/settings.ts';
 import type { StoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { inMemory, localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
+import { inMemory } from '#local-aws/dynamodb/dynamodb.ts';
 import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 /**

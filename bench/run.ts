@@ -10,7 +10,7 @@ import { bundleFileName, untrimmedEsbuildOptions } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { localTableName, readStack, synthesize } from '#local/assembly.ts';
-import { localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { apiModel, functionModel, type ModelOptions } from '#local-aws/template/api-model.ts';
 import { bodySizes, measureBodies } from './bodies.ts';
 import { type BudgetCheck, bytesPerKb, checkBudgets } from './budgets.ts';

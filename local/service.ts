@@ -1,5 +1,4 @@
 /** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { ThrottleSettings } from '#infra/settings.ts';
@@ -15,30 +14,13 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { createEngine, integrationTimeoutMs } from '../local-aws/apigateway/gateway.ts';
-import { createApiServer } from '../local-aws/apigateway/http-server.ts';
-import { requestGate } from '../local-aws/apigateway/request-gate.ts';
-import { credentialVariables } from '../local-aws/common/store-credentials.ts';
-import {
-  inMemory,
-  type LocalDynamoDb,
-  localTableNames,
-  startDynamoDb,
-} from '../local-aws/dynamodb/dynamodb.ts';
-import { LambdaFunction } from '../local-aws/lambda/lambda-runtime.ts';
-import { type LocalAws, prepareLocalAws } from '../local-aws/local-aws.ts';
-import {
-  ensureCheckpoint,
-  type RunningStreamMapping,
-  type StreamFailureRecord,
-  startStreamMapping,
-  streamMappingModels,
-} from '../local-aws/mappings/stream-mapping.ts';
-import { apiModel, functionModel, type ModelOptions } from '../local-aws/template/api-model.ts';
+import { inMemory } from '../local-aws/dynamodb/dynamodb.ts';
+import { startLocalAws } from '../local-aws/serve.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
+import { serviceErrorBody } from './error-body.ts';
 import { localApiKey } from './local-key.ts';
-import { localAwsDefaults, localEnvironment } from './settings.ts';
+import { localAwsDefaults, localEnvironment, localTableNames } from './settings.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
 export const demoInventoryFile = fileURLToPath(new URL('demo-inventory.csv', import.meta.url));
@@ -140,9 +122,6 @@ async function acceptKey(
   });
 }
 
-/** The time a shutdown leaves between the last function's end and the drain's cut, for its answer to leave. */
-const answerMarginMs = 1000;
-
 /**
  * Variables of this process that the functions get over the template's: the AWS SDK's region and local
  * credentials, the Powertools log level and metrics switch (so a developer or a test can quiet or raise
@@ -174,26 +153,6 @@ const hostVariables = [
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   if (options.apiKey !== undefined) checkApiKey(options.apiKey);
   localAwsDefaults();
-  let db: LocalDynamoDb | undefined;
-  if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {
-    db = await startDynamoDb({ dataDir: options.dataDir });
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
-    // The functions (hostVariables below) and this process sign with the only credentials the store accepts.
-    Object.assign(process.env, credentialVariables(db.credentials));
-    delete process.env.AWS_SESSION_TOKEN;
-  }
-  // The endpoint accepts what this process and the functions sign with: the store's credentials, or the shell's.
-  const credentials = await new DynamoDBClient({}).config.credentials();
-  const aws: LocalAws = await prepareLocalAws({
-    template: options.stack.template,
-    credentials,
-    ...(db && options.dataDir !== inMemory ? { dataDir: options.dataDir } : {}),
-    ...(db?.levelDb ? { levelDb: db.levelDb } : {}),
-  }).catch(async (error: unknown) => {
-    await db?.close();
-    throw error;
-  });
-  Object.assign(process.env, aws.variables);
   const names = localTableNames();
   for (const id of Object.keys(tables) as TableId[]) process.env[tables[id].env] = names[id];
   // The deprecated operation's dates, as the stack sets them on its function (staging's settings).
@@ -203,50 +162,26 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // Listen before creating anything: a taken port must fail before a first start creates the tables and a
   // key that would then never be shown (the next start is not a first start). Requests wait at the gate until
   // the tables, the demo data and the key exist.
-  const hostValues = hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
-  const modelOptions: ModelOptions = {
+  const served = await startLocalAws({
+    template: options.stack.template,
     assemblyDir: options.stack.assemblyDir,
+    ...(options.stack.sources ? { functionSource: sourceOf } : {}),
     tableName: localTableName(names),
-    overrides: {
-      ...Object.fromEntries(hostValues),
-      AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB as string,
-      ...aws.variables,
+    dataDir: options.dataDir,
+    port: options.port,
+    host: options.host,
+    environment: () => ({
+      ...Object.fromEntries(
+        hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+      ),
       // Webhooks to this machine's receivers (docs/contract.md "History and events": locally http://127.0.0.1).
       [eventsEnv.urlPolicy]: 'local',
-    },
-    resourceValue: aws.resourceValue,
-    ...(options.stack.sources ? { sourceOf } : {}),
-  };
-  const model = apiModel(options.stack.template, modelOptions);
-  // The stream mappings' functions, with the same environment overrides as the API's.
-  const mappingModels = streamMappingModels(options.stack.template, modelOptions.tableName);
-  const mappingFunctions = new Map(
-    [...new Set(mappingModels.map((mapping) => mapping.functionId))].map((functionId) => [
-      functionId,
-      new LambdaFunction(functionModel(functionId, options.stack.template.Resources, modelOptions)),
-    ]),
-  );
-  const closeMappingFunctions = () =>
-    Promise.all([...mappingFunctions.values()].map((lambda) => lambda.close()));
-  const engine = createEngine(model);
-  const gate = requestGate(
-    withApiReference((request, response) => void engine.listener(request, response), `/${model.stage}`),
-  );
-  const server = createApiServer(gate.listener);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  }).catch(async (error: unknown) => {
-    await engine.close();
-    await aws.close();
-    await closeMappingFunctions();
-    await db?.close();
-    throw error;
+    }),
+    listener: withApiReference,
+    errorBody: serviceErrorBody,
+    ...(options.events === false ? { events: false } : {}),
   });
-
-  // The mappings' starting checkpoints exist before the tables are created and seeded.
-  const stream = db?.changeStream;
-  if (stream) for (const mapping of mappingModels) await ensureCheckpoint(mapping, stream);
+  const db = served.dynamoDb;
   const client = toDocumentClient(new DynamoDBClient({}));
   const created = await ensureTables(client, names);
   if (db) await enableStreams(client, names);
@@ -274,83 +209,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
   }
   client.destroy();
-
-  const { port } = server.address() as AddressInfo;
-  gate.open();
-  const events = options.events !== false;
-  if (events) aws.start(modelOptions);
-  // Discarded stream records' failure records go to the mapping's on-failure queue (a local queue).
-  const mappings = events
-    ? startMappings(mappingModels, mappingFunctions, db, async (destination, record) => {
-        if (destination) await aws.sendToQueue(destination, JSON.stringify(record));
-      })
-    : [];
+  served.open();
   return {
-    // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
-    baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
+    baseUrl: served.baseUrl,
     ...(apiKey ? { apiKey } : {}),
     firstStart,
     seeded,
-    awsEndpoint: aws.endpoint,
-    sendToQueue: (queue, body) => aws.sendToQueue(queue, body),
-    recycle: () => {
-      engine.recycle();
-      aws.recycle();
-      for (const lambda of mappingFunctions.values()) lambda.recycle();
-    },
-    async close() {
-      // The drain starts first, so that the connections still open get `Connection: close` on their answers;
-      // then the server stops accepting and closes the idle ones.
-      // No function runs at the drain's cut: each started ends (or times out) a margin before it.
-      const deadline = Date.now() + integrationTimeoutMs - answerMarginMs;
-      engine.endBy(deadline);
-      aws.endBy(deadline);
-      // The mappings stop polling; a batch being invoked finishes and is checkpointed (stream-mapping.ts).
-      const mappingsStopped = Promise.all(mappings.map((mapping) => mapping.stop()));
-      const drained = gate.drain(integrationTimeoutMs);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await drained;
-      server.closeAllConnections();
-      await closed;
-      await mappingsStopped;
-      await closeMappingFunctions();
-      await engine.close();
-      await aws.close();
-      for (const name of Object.keys(aws.variables)) delete process.env[name];
-      await db?.close();
-      // The endpoint of a closed embedded store must not send a later service in this process to it.
-      if (db) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
-    },
+    awsEndpoint: served.awsEndpoint,
+    sendToQueue: (queue, body) => served.sendToQueue(queue, body),
+    recycle: () => served.recycle(),
+    close: () => served.close(),
   };
-}
-
-/**
- * Starts each stream mapping of the template on the embedded store's change stream; `onFailure` takes the
- * failure records of discarded records (`destination`: the logical id of the on-failure destination). A store
- * served by another process (`AWS_ENDPOINT_URL_DYNAMODB` set) has no change stream here: the mappings are not
- * run, and a line says so.
- */
-function startMappings(
-  models: ReturnType<typeof streamMappingModels>,
-  functions: Map<string, LambdaFunction>,
-  db: LocalDynamoDb | undefined,
-  onFailure: (destination: string | undefined, record: StreamFailureRecord) => Promise<void> | void,
-): RunningStreamMapping[] {
-  if (models.length === 0) return [];
-  const stream = db?.changeStream;
-  if (!stream) {
-    process.stderr.write(
-      `Stream mappings not run (${models.map((m) => m.logicalId).join(', ')}): the DynamoDB at AWS_ENDPOINT_URL_DYNAMODB has no local change stream\n`,
-    );
-    return [];
-  }
-  return models.map((model) =>
-    startStreamMapping(model, {
-      stream,
-      invoke: (event) => (functions.get(model.functionId) as LambdaFunction).invoke(event),
-      onFailure,
-    }),
-  );
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Settings of local runs from environment variables: docs/local-api.md "Settings". */
 import { type EnvironmentSettings, environments } from '#infra/settings.ts';
+import { type TableId, tables } from '#lib/tables.ts';
 
 /**
  * The environment whose settings the local API applies (per-key throttle, key expiry and rotation): staging's,
@@ -25,4 +26,15 @@ export function localAwsDefaults(): void {
     process.env.AWS_ACCESS_KEY_ID ||= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ||= 'local';
   }
+}
+
+/** The table name of each table: from its environment variable, else `pet-store-<id>`. */
+export function localTableNames(): Record<TableId, string> {
+  const kebab = (id: string) => id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return Object.fromEntries(
+    (Object.keys(tables) as TableId[]).map((id) => [
+      id,
+      process.env[tables[id].env] || `pet-store-${kebab(id)}`,
+    ]),
+  ) as Record<TableId, string>;
 }

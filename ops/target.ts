@@ -14,10 +14,10 @@ import { type GatewayKeys, gatewayKeys } from '#lib/admin/gateway-keys.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import type { TableId } from '#lib/tables.ts';
-import { localAwsDefaults, localDataDir, localEnvironment } from '#local/settings.ts';
+import { localAwsDefaults, localDataDir, localEnvironment, localTableNames } from '#local/settings.ts';
 import { localAwsEndpoint } from '#local-aws/aws-endpoint.ts';
 import { dataFolderCredentials } from '#local-aws/common/store-credentials.ts';
-import { connectLocalDynamoDb, localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
+import { connectLocalDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 
 /** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
 export function environmentOption(description = 'a deployed environment instead of the local store'): Option {

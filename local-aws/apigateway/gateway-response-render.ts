@@ -3,12 +3,12 @@
  * mock-integration.ts renders a MOCK integration's: local-aws/behaviour.md G1-G3, G5.
  */
 import { render } from 'velocityjs';
-import type { GatewayResponseType } from '#infra/gateway-responses.ts';
 import type { GatewayResponseModel } from '../template/api-model.ts';
 
 /**
  * What API Gateway knows of each error the local engine answers itself: default status, message and
- * `x-amzn-ErrorType`. Each is a {@link GatewayResponseType}, except LAMBDA_ERROR (below).
+ * `x-amzn-ErrorType`. Each is a gateway response type (`AWS::ApiGateway::GatewayResponse` `ResponseType`),
+ * except LAMBDA_ERROR (below).
  */
 const kinds = {
   UNAUTHORIZED: [401, 'Unauthorized', 'UnauthorizedException'],
@@ -31,12 +31,27 @@ const kinds = {
    * the INTEGRATION_FAILURE gateway response (local-aws/behaviour.md S4).
    */
   LAMBDA_ERROR: [502, 'Internal server error', 'InternalServerErrorException'],
-} as const satisfies Partial<
-  Record<GatewayResponseType | 'LAMBDA_ERROR', readonly [number, string | null, string]>
->;
+} as const satisfies Record<string, readonly [number, string | null, string]>;
 
 /** An error the local engine answers itself, rendered with the gateway response of its type. */
 export type GatewayErrorKind = keyof typeof kinds;
+
+/** The `ResponseType`s the local engine renders: each kind's own (LAMBDA_ERROR's is INTEGRATION_FAILURE) and the two defaults. */
+type GatewayResponseType =
+  | Exclude<GatewayErrorKind, 'LAMBDA_ERROR'>
+  | 'INTEGRATION_FAILURE'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+/**
+ * The body of an error that no gateway response covers, answered by the local server itself (a request Node's
+ * parser refuses: 400; a function that could not start before a shutdown's deadline: 503), as a JSON value.
+ * The composer gives the service's Error body; the default is API Gateway's own `{"message": ...}`.
+ */
+export type ErrorBodyRenderer = (status: 400 | 503, message: string) => unknown;
+
+/** API Gateway's default error body: `{"message": message}`. */
+export const defaultErrorBody: ErrorBodyRenderer = (_status, message) => ({ message });
 
 /** A rendered response: status, headers and body text. */
 export interface RenderedResponse {

@@ -4,13 +4,17 @@ import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import FindMyWay from 'find-my-way';
-import { errorBody } from '#lib/http/errors.ts';
 import { bodyPending, bodySlots, unverifiedBodySlots } from '../common/unverified-bodies.ts';
 import { LambdaFunction, TooLateToStart } from '../lambda/lambda-runtime.ts';
 import { type Prelude, splitPrelude } from '../lambda/response-streaming.ts';
 import type { ApiModel, MethodModel, ThrottleModel } from '../template/api-model.ts';
 import { authorizerStep } from './authorizer.ts';
-import { type GatewayErrorKind, renderGatewayResponse } from './gateway-response-render.ts';
+import {
+  defaultErrorBody,
+  type ErrorBodyRenderer,
+  type GatewayErrorKind,
+  renderGatewayResponse,
+} from './gateway-response-render.ts';
 import { renderMock } from './mock-integration.ts';
 import { eventHeaders, proxyEvent } from './proxy-event.ts';
 import { usagePlan } from './usage-plan.ts';
@@ -22,8 +26,8 @@ export const maxHeaderBytes = 10_240;
 /** API Gateway REST's integration timeout for a Lambda integration, in milliseconds (29 s). */
 export const integrationTimeoutMs = 29_000;
 
-/** The answer to a request whose function could not end before the shutdown's deadline. */
-const shuttingDown = errorBody('service_unavailable', 'the server is shutting down; retry');
+/** The message of the 503 to a request whose function could not end before the shutdown's deadline. */
+const shuttingDown = 'the server is shutting down; retry';
 
 /** The running engine. */
 export interface Engine {
@@ -140,10 +144,10 @@ function streamedResponse(body: Readable): Promise<{ prelude: Prelude; rest: Buf
 }
 
 /**
- * Builds the engine for `model`: one {@link LambdaFunction} per function of the template.
- * @param options.logger where the engine reports a request it could not complete (default: stderr)
+ * Builds the engine for `model`: one {@link LambdaFunction} per function of the template; `errorBody` writes
+ * the 503 of a function that could not start before a shutdown's deadline.
  */
-export function createEngine(model: ApiModel): Engine {
+export function createEngine(model: ApiModel, errorBody: ErrorBodyRenderer = defaultErrorBody): Engine {
   const functions = new Map(
     Object.values(model.functions).map((fn) => [fn.logicalId, new LambdaFunction(fn)]),
   );
@@ -227,7 +231,7 @@ export function createEngine(model: ApiModel): Engine {
     if (outcome === 'tooLate') {
       response
         .writeHead(503, { 'Content-Type': 'application/json', ...gatewayHeaders(requestId) })
-        .end(JSON.stringify(shuttingDown));
+        .end(JSON.stringify(errorBody(503, shuttingDown)));
       return;
     }
     if (outcome.type === 'error') {

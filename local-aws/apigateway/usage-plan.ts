@@ -1,5 +1,5 @@
 /** The local usage plan: a token bucket per key (local-aws/behaviour.md S10). */
-import type { Throttle } from '#lib/auth/authorize.ts';
+import type { ThrottleModel as Throttle } from '../template/api-model.ts';
 
 interface Bucket {
   tokens: number;

@@ -2,7 +2,6 @@ import { chmod, mkdir, readdir } from 'node:fs/promises';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type TableId, tables } from '#lib/tables.ts';
 import { advertisedEndpoint, advertiseEndpoint, withdrawEndpoint } from '../common/endpoint-file.ts';
 import {
   dataFolderCredentials,
@@ -152,15 +151,4 @@ export async function connectLocalDynamoDb(dataDir: string): Promise<LocalDynamo
   const endpoint = await advertisedEndpoint(dataDir, 'endpoint');
   if (endpoint) return { endpoint, credentials: await dataFolderCredentials(dataDir), close: async () => {} };
   return startDynamoDb({ dataDir });
-}
-
-/** The table name of each table: from its environment variable, else `pet-store-<id>`. */
-export function localTableNames(): Record<TableId, string> {
-  const kebab = (id: string) => id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-  return Object.fromEntries(
-    (Object.keys(tables) as TableId[]).map((id) => [
-      id,
-      process.env[tables[id].env] || `pet-store-${kebab(id)}`,
-    ]),
-  ) as Record<TableId, string>;
 }

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';
+import { serviceErrorBody } from '#local/error-body.ts';
 import { createEngine, type Engine } from '#local-aws/apigateway/gateway.ts';
 import { createApiServer } from '#local-aws/apigateway/http-server.ts';
 import { apiModel, type Template } from '#local-aws/template/api-model.ts';
@@ -76,15 +77,17 @@ beforeAll(async () => {
       Object.values(slowInit).map((logicalId) => [logicalId, stub('slow-init-function')]),
     ),
   };
-  engine = createEngine(
-    apiModel(template, {
-      assemblyDir: assemblyDir(),
-      tableName: (logicalId) => logicalId,
-      overrides: { AWS_REGION: 'us-east-1' },
-      sourceOf: (logicalId) => sources[logicalId],
-    }),
-  );
-  server = createApiServer((request, response) => void engine.listener(request, response));
+  const model = apiModel(template, {
+    assemblyDir: assemblyDir(),
+    tableName: (logicalId) => logicalId,
+    overrides: { AWS_REGION: 'us-east-1' },
+    sourceOf: (logicalId) => sources[logicalId],
+  });
+  engine = createEngine(model, serviceErrorBody);
+  server = createApiServer((request, response) => void engine.listener(request, response), {
+    gatewayResponses: model.gatewayResponses,
+    errorBody: serviceErrorBody,
+  });
   serverBytesRead = bytesReadBy(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

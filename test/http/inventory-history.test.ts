@@ -16,7 +16,7 @@ import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { changeTimeWithin, type TimeWindow, timed } from '#test/support/raw-tables.ts';
 import { testApiSuite, unthrottled } from '#test/support/test-api.ts';

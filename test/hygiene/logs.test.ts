@@ -72,7 +72,8 @@ let readOnly: string;
 
 beforeAll(async () => {
   const { freePort } = await import('#test/support/free-port.ts');
-  const { startDynamoDb, localTableNames } = await import('#local-aws/dynamodb/dynamodb.ts');
+  const { startDynamoDb } = await import('#local-aws/dynamodb/dynamodb.ts');
+  const { localTableNames } = await import('#local/settings.ts');
   const { startTestApi } = await import('#test/support/test-api.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
   dataDir = await mkdtemp(join(tmpdir(), 'logs-'));

@@ -28,7 +28,7 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { tables } from '#lib/tables.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';
-import { localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
 import { resource, synthesized } from './synth.ts';
 

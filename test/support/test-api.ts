@@ -14,7 +14,8 @@ import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
 import type { ServedStack } from '#local/assembly.ts';
 import { startLocalService } from '#local/service.ts';
-import { inMemory, localTableNames } from '#local-aws/dynamodb/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
+import { inMemory } from '#local-aws/dynamodb/dynamodb.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
 import {
   changeTimeFormat,
