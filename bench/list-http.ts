@@ -3,6 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectLocalDynamoDb, startDynamoDb, type Template } from '@pet-store/local-aws';
 import { stackName } from '#infra/settings.ts';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
@@ -10,8 +11,6 @@ import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/i
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
 import { localTableNames } from '#local/settings.ts';
-import { connectLocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
 import { attachMeter } from './meter.ts';
 import { documentClientAt, startScript, stop } from './processes.ts';
 import { quantile } from './stats.ts';

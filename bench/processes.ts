@@ -1,11 +1,10 @@
 /** The bench's servers in processes of their own: the embedded DynamoDB and `npm start`. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inMemory, type StoreCredentials } from '@pet-store/local-aws';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { localTableNames } from '#local/settings.ts';
-import type { StoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { inMemory } from '#local-aws/dynamodb/dynamodb.ts';
 import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 /**

@@ -3,9 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { credentialsFile, credentialVariables, inMemory, startDynamoDb } from '@pet-store/local-aws';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { credentialsFile, credentialVariables } from '../local-aws/common/store-credentials.ts';
-import { inMemory, startDynamoDb } from '../local-aws/dynamodb/dynamodb.ts';
 import { samTableNames, seedSamFixtures } from './sam-fixtures.ts';
 import { localAwsDefaults, localDataDir } from './settings.ts';
 

@@ -1,7 +1,8 @@
 /** `npm start [-- --stack staging|production [--assembly <dir>]]`: docs/local-api.md "Settings". */
+
+import { watchFunctionModules } from '@pet-store/local-aws';
 import { Command, Option } from 'commander';
 import { environments } from '#infra/settings.ts';
-import { watchFunctionModules } from '../local-aws/lambda/function-modules.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';
 import { startLocalService } from './service.ts';
 import { localDataDir } from './settings.ts';

@@ -1,6 +1,7 @@
 /** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { inMemory, startLocalAws } from '@pet-store/local-aws';
 import type { ThrottleSettings } from '#infra/settings.ts';
 import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
 import { createKey } from '#lib/admin/keys.ts';
@@ -14,8 +15,6 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { inMemory } from '../local-aws/dynamodb/dynamodb.ts';
-import { startLocalAws } from '../local-aws/serve.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { serviceErrorBody } from './error-body.ts';

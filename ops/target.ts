@@ -3,6 +3,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { connectLocalDynamoDb, dataFolderCredentials, localAwsEndpoint } from '@pet-store/local-aws';
 import { Option } from 'commander';
 import {
   type EnvironmentName,
@@ -15,9 +16,6 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import type { TableId } from '#lib/tables.ts';
 import { localAwsDefaults, localDataDir, localEnvironment, localTableNames } from '#local/settings.ts';
-import { localAwsEndpoint } from '#local-aws/aws-endpoint.ts';
-import { dataFolderCredentials } from '#local-aws/common/store-credentials.ts';
-import { connectLocalDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 
 /** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
 export function environmentOption(description = 'a deployed environment instead of the local store'): Option {

@@ -31,7 +31,9 @@ describe('local-aws/behaviour.md', () => {
   });
 
   it.each(rows.map((row) => [row.id, row] as const))('%s names a test that exists', (_id, row) => {
-    const files = [...row.test.matchAll(/`(test\/[^`]+\.test\.ts)`/g)].map((match) => match[1] as string);
+    const files = [...row.test.matchAll(/`((?:local-aws\/)?test\/[^`]+\.test\.ts)`/g)].map(
+      (match) => match[1] as string,
+    );
     expect(files.length, row.test).toBeGreaterThan(0);
     for (const file of files) expect(existsSync(new URL(file, root)), file).toBe(true);
   });

@@ -16,10 +16,10 @@ import {
   QueryCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
+import { dataFolderCredentials } from '@pet-store/local-aws';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';
-import { dataFolderCredentials } from '#local-aws/common/store-credentials.ts';
 import {
   type ChildResult,
   childEnv,

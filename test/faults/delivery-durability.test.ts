@@ -12,12 +12,10 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { dataFolderCredentials, localAwsEndpoint, type Template } from '@pet-store/local-aws';
 import { beforeAll, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
-import { localAwsEndpoint } from '#local-aws/aws-endpoint.ts';
-import { dataFolderCredentials } from '#local-aws/common/store-credentials.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { patchedAssembly, withVisibilityTimeout } from '#test/support/patched-assembly.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';

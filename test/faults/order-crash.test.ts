@@ -10,10 +10,10 @@
  * record's in-progress expiry (the function's deadline) has passed; the tables are read afterwards.
  */
 import { setTimeout } from 'node:timers/promises';
+import type { Template } from '@pet-store/local-aws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { operationNamed } from '#lib/api.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { expectError } from '#test/support/http-assertions.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';

@@ -3,9 +3,9 @@
  * `service_unavailable` revealing no internals, and the authorizer fails with an error other than
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
+
+import { lambdaContext, newStoreCredentials } from '@pet-store/local-aws';
 import { beforeAll, expect, test } from 'vitest';
-import { newStoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
   type InventoryHandlers,

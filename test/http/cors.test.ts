@@ -6,11 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Template } from '@pet-store/local-aws';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InventoryStack } from '#infra/inventory-stack.ts';
 import { environments } from '#infra/settings.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const backOffice = 'https://backoffice.example.com';

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '@pet-store/local-aws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
@@ -26,7 +27,6 @@ import {
   samUnknownPetId,
   seedSamFixtures,
 } from '#local/sam-fixtures.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';

@@ -7,11 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { newStoreCredentials, startDynamoDb } from '@pet-store/local-aws';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { newStoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
 import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -10,17 +10,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { beforeAll, describe, expect, test, vi } from 'vitest';
-import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import {
   credentialsFile,
   newStoreCredentials,
   requireSignature,
-} from '#local-aws/common/store-credentials.ts';
-import { unverifiedBodySlots } from '#local-aws/common/unverified-bodies.ts';
-import { startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
+  startDynamoDb,
+  unverifiedBodySlots,
+} from '@pet-store/local-aws';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { bytesReadBy, holdUpload, upload } from '#test/support/raw-upload.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';

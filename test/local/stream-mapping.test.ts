@@ -11,18 +11,22 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { expect, test } from 'vitest';
-import { ensureTables } from '#lib/admin/tables.ts';
-import { retentionVariable, type StreamRecord } from '#local-aws/dynamodb/change-stream.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
-import { LambdaFunction } from '#local-aws/lambda/lambda-runtime.ts';
 import {
+  functionModel,
+  inMemory,
+  LambdaFunction,
+  type LocalDynamoDb,
   type RunningStreamMapping,
+  retentionVariable,
   type StreamFailureRecord,
+  type StreamRecord,
+  startDynamoDb,
   startStreamMapping,
   streamMappingModels,
-} from '#local-aws/mappings/stream-mapping.ts';
-import { functionModel, type Template } from '#local-aws/template/api-model.ts';
+  type Template,
+} from '@pet-store/local-aws';
+import { expect, test } from 'vitest';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -402,7 +406,7 @@ test.each([
     );
     await until(() => /^ready /m.test(output.stdout) || child.exitCode !== null, 60_000);
     const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
-    const { dataFolderCredentials } = await import('#local-aws/common/store-credentials.ts');
+    const { dataFolderCredentials } = await import('@pet-store/local-aws');
     const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
     await writeFile(armedFile, '');
     const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };

@@ -7,8 +7,8 @@
 
 import { cp, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { watchFunctionModules } from '@pet-store/local-aws';
 import { describe, expect, it } from 'vitest';
-import { watchFunctionModules } from '#local-aws/lambda/function-modules.ts';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';

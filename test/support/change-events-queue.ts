@@ -13,12 +13,11 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { prepareLocalAws, type StoreCredentials } from '@pet-store/local-aws';
 import type { SQSRecord } from 'aws-lambda';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';
-import type { StoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { prepareLocalAws } from '#local-aws/local-aws.ts';
-import { awsClients } from './local-aws-fixtures.ts';
+import { awsClients } from './aws-clients.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
 /** The local bus's name. */

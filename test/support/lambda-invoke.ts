@@ -3,16 +3,15 @@
  * reads it (local-aws/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { Context } from 'aws-lambda';
 import {
   integrationContentType,
   isStreamingHandler,
   type ResponseStream,
   splitPrelude,
-} from '#local-aws/lambda/response-streaming.ts';
+} from '@pet-store/local-aws';
+import type { Context } from 'aws-lambda';
 
-export { lambdaContext } from '#local-aws/lambda/lambda-context.ts';
-export { installStreamingRuntime, type ResponseStream } from '#local-aws/lambda/response-streaming.ts';
+export { installStreamingRuntime, lambdaContext, type ResponseStream } from '@pet-store/local-aws';
 
 /** Status and headers of a streamed response, from its prelude. */
 export interface StreamedHead {

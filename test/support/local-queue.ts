@@ -10,9 +10,13 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { newStoreCredentials, type StoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { type LocalAws, prepareLocalAws } from '#local-aws/local-aws.ts';
-import { awsClients } from './local-aws-fixtures.ts';
+import {
+  type LocalAws,
+  newStoreCredentials,
+  prepareLocalAws,
+  type StoreCredentials,
+} from '@pet-store/local-aws';
+import { awsClients } from './aws-clients.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
 /** A running local queue. */

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { inMemory } from '@pet-store/local-aws';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
@@ -15,7 +16,6 @@ import { type TableId, tables } from '#lib/tables.ts';
 import type { ServedStack } from '#local/assembly.ts';
 import { startLocalService } from '#local/service.ts';
 import { localTableNames } from '#local/settings.ts';
-import { inMemory } from '#local-aws/dynamodb/dynamodb.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
 import {
   changeTimeFormat,

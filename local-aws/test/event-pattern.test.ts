@@ -3,7 +3,7 @@
  * examples of EventBridge's documentation: exact values, arrays in the event, prefix, anything-but, exists.
  */
 import { describe, expect, test } from 'vitest';
-import { compileEventPattern } from '#local-aws/eventbridge/event-pattern.ts';
+import { compileEventPattern } from '../eventbridge/event-pattern.ts';
 
 const event = {
   source: 'pet-store',

@@ -4,7 +4,7 @@
  * given explicitly, so no test waits.
  */
 import { describe, expect, test } from 'vitest';
-import { usagePlan } from '#local-aws/apigateway/usage-plan.ts';
+import { usagePlan } from '../apigateway/usage-plan.ts';
 
 const fivePerSecond = { rateLimit: 5, burstLimit: 5 };
 

@@ -8,9 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { authorizerCacheEntries, authorizerStep } from '#local-aws/apigateway/authorizer.ts';
-import { LambdaFunction } from '#local-aws/lambda/lambda-runtime.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
+import { authorizerCacheEntries, authorizerStep } from '../apigateway/authorizer.ts';
+import { LambdaFunction } from '../lambda/lambda-runtime.ts';
+import { removeTemporaryDirs, temporaryDir } from './support/temporary-dirs.ts';
 
 const ttlSeconds = 300;
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/v1/GET/inventory';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   await writeFile(callsFile, '');
   fn = new LambdaFunction({
     logicalId: 'Authorizer',
-    module: fileURLToPath(new URL('../support/functions/behaviour-authorizer.ts', import.meta.url)),
+    module: fileURLToPath(new URL('./support/functions/behaviour-authorizer.ts', import.meta.url)),
     exportName: 'handler',
     environment: { BEHAVIOUR_CALLS: callsFile },
     memoryMb: 256,

@@ -16,23 +16,22 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
-import { ensureTables } from '#lib/admin/tables.ts';
-import { ChangeStream, type StreamLevelDb, type StreamRecord } from '#local-aws/dynamodb/change-stream.ts';
-import { inMemory, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { ChangeStream, type StreamLevelDb, type StreamRecord } from '../dynamodb/change-stream.ts';
+import { inMemory, startDynamoDb } from '../dynamodb/dynamodb.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
+import { createTestTables, dynamoDbClient, testTables } from './support/test-store.ts';
 
 const db = await startDynamoDb({ dataDir: inMemory });
 const client = dynamoDbClient(db.endpoint, db.credentials);
-await ensureTables(client, testTableNames);
+await createTestTables(client);
 cleanUpAfterAll(async () => {
   client.destroy();
   await db.close();
 });
 const stream = db.changeStream;
 if (!stream) throw new Error('the embedded store has no change stream');
-const inventory = testTableNames.inventory;
-const orders = testTableNames.orders;
+const inventory = testTables.items;
+const orders = testTables.orders;
 
 /** The table's records after `after` (a sequence number; undefined: all). */
 const recordsOf = (table: string, after?: string) => stream.read(table, after, 1000);
@@ -83,7 +82,7 @@ test('DescribeTable shows the stream of a table created with one, and none for t
   expect(Table?.LatestStreamArn).toBe(
     `arn:aws:dynamodb:us-east-1:000000000000:table/${inventory}/stream/${Table?.LatestStreamLabel}`,
   );
-  const keys = await client.send(new DescribeTableCommand({ TableName: testTableNames.apiKeys }));
+  const keys = await client.send(new DescribeTableCommand({ TableName: testTables.plain }));
   expect(keys.Table?.StreamSpecification).toBeUndefined();
   expect(keys.Table?.LatestStreamArn).toBeUndefined();
 });
@@ -158,11 +157,11 @@ test('a table without a stream gets no record', async () => {
   const before = [await newest(inventory), await newest(orders)];
   await client.send(
     new PutItemCommand({
-      TableName: testTableNames.apiKeys,
+      TableName: testTables.plain,
       Item: { keyDigest: { S: 'x' }, name: { S: 'n' } },
     }),
   );
-  expect(await recordsOf(testTableNames.apiKeys)).toStrictEqual([]);
+  expect(await recordsOf(testTables.plain)).toStrictEqual([]);
   expect([await newest(inventory), await newest(orders)]).toStrictEqual(before);
 });
 

@@ -6,17 +6,12 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { newStoreCredentials } from '#local-aws/common/store-credentials.ts';
-import { prepareLocalAws } from '#local-aws/local-aws.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
-import {
-  type AwsFixture,
-  awsClients,
-  recordingFunction,
-  startAwsFixture,
-} from '#test/support/local-aws-fixtures.ts';
-import { upload } from '#test/support/raw-upload.ts';
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import { newStoreCredentials } from '../common/store-credentials.ts';
+import { prepareLocalAws } from '../local-aws.ts';
+import type { Template } from '../template/api-model.ts';
+import { type AwsFixture, awsClients, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
+import { upload } from './support/raw-upload.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 cleanUpAfterAll();
 

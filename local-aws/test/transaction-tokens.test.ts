@@ -13,15 +13,15 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { LevelOperation, StreamLevelDb } from '#local-aws/dynamodb/change-stream.ts';
-import { TransactionTokens, tokenWindowMs } from '#local-aws/dynamodb/transaction-tokens.ts';
-import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';
+import { TransactionTokens, tokenWindowMs } from '../dynamodb/transaction-tokens.ts';
+import { startTestStore, type TestStore, testTables } from './support/test-store.ts';
 
-const { inventory, orders } = testTableNames;
-let db: TestDynamoDb;
+const { items: inventory, orders } = testTables;
+let db: TestStore;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb({ restartable: true });
+  db = await startTestStore({ restartable: true });
   await db.client.send(
     new PutItemCommand({
       TableName: inventory,

@@ -13,11 +13,11 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import { type LocalDynamoDb, startDynamoDb } from '#local-aws/dynamodb/dynamodb.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
-import { type AwsFixture, startAwsFixture } from '#test/support/local-aws-fixtures.ts';
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
+import type { Template } from '../template/api-model.ts';
+import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
+import { temporaryDir } from './support/temporary-dirs.ts';
 
 /** `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`. */
 const queuesTemplate = (): Template => ({

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { newStoreCredentials, type StoreCredentials } from '#local-aws/common/store-credentials.ts';
-import type { StreamLevelDb } from '#local-aws/dynamodb/change-stream.ts';
-import { type LocalAws, prepareLocalAws } from '#local-aws/local-aws.ts';
-import type { Template } from '#local-aws/template/api-model.ts';
+import { newStoreCredentials, type StoreCredentials } from '../../common/store-credentials.ts';
+import type { StreamLevelDb } from '../../dynamodb/change-stream.ts';
+import { type LocalAws, prepareLocalAws } from '../../local-aws.ts';
+import type { Template } from '../../template/api-model.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
 /**

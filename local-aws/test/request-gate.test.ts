@@ -8,8 +8,8 @@ import type { Server, ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect, test } from 'vitest';
-import { createApiServer } from '#local-aws/apigateway/http-server.ts';
-import { type RequestGate, requestGate } from '#local-aws/apigateway/request-gate.ts';
+import { createApiServer } from '../apigateway/http-server.ts';
+import { type RequestGate, requestGate } from '../apigateway/request-gate.ts';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -15,9 +15,9 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Template } from '#local-aws/template/api-model.ts';
-import { type AwsFixture, startAwsFixture } from '#test/support/local-aws-fixtures.ts';
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
+import type { Template } from '../template/api-model.ts';
+import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 cleanUpAfterAll();
 

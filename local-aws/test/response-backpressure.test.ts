@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, test } from 'vitest';
-import { LambdaFunction, streamWindowBytes } from '#local-aws/lambda/lambda-runtime.ts';
+import { LambdaFunction, streamWindowBytes } from '../lambda/lambda-runtime.ts';
 
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
+import { temporaryDir } from './support/temporary-dirs.ts';
 
 cleanUpAfterAll();
 
