@@ -16,7 +16,7 @@ import {
 } from './common/store-credentials.ts';
 import { bodyPending, bodySlots, unverifiedBodySlots } from './common/unverified-bodies.ts';
 import { EventBridgeError, type EventBuses } from './eventbridge/event-bus.ts';
-import { type LocalQueue, type LocalQueues, type MessageAttribute, SqsError } from './sqs/queues.ts';
+import { type LocalQueue, type LocalQueues, SqsError } from './sqs/queues.ts';
 
 /** The services the endpoint answers for. */
 export interface AwsServices {
@@ -87,35 +87,27 @@ function wanted(names: unknown): (name: string) => boolean {
   return (name) => list.includes('All') || list.includes(name);
 }
 
-/** Message attributes a ReceiveMessage asked for (`All`, `.*`, a name or `prefix.*`). */
-function wantedAttributes(names: unknown): (name: string) => boolean {
-  const list = Array.isArray(names) ? (names as string[]) : [];
-  return (name) =>
-    list.some(
-      (pattern) =>
-        pattern === 'All' ||
-        pattern === '.*' ||
-        pattern === name ||
-        (pattern.endsWith('.*') && name.startsWith(pattern.slice(0, -1))),
-    );
-}
-
 type Input = Record<string, unknown>;
 
 /** The SQS operations, by `X-Amz-Target` (`AmazonSQS.<operation>`). */
 function sqsOperations(queues: LocalQueues, senderId: string) {
-  const messageAttributes = (input: Input) =>
-    (input.MessageAttributes ?? undefined) as Record<string, MessageAttribute> | undefined;
-  const send = (queue: LocalQueue, input: Input) =>
-    queue.send(typeof input.MessageBody === 'string' ? input.MessageBody : '', {
+  // No function of a served template sends message attributes: refused rather than silently dropped.
+  const send = async (queue: LocalQueue, input: Input) => {
+    if (input.MessageAttributes !== undefined) {
+      throw new SqsError(
+        'UnsupportedOperation',
+        'AWS.SimpleQueueService.UnsupportedOperation',
+        'message attributes are not served locally',
+      );
+    }
+    return queue.send(typeof input.MessageBody === 'string' ? input.MessageBody : '', {
       ...(input.DelaySeconds !== undefined ? { delaySeconds: Number(input.DelaySeconds) } : {}),
-      ...(messageAttributes(input) ? { messageAttributes: messageAttributes(input) } : {}),
       senderId,
     });
+  };
   const sent = (message: Awaited<ReturnType<LocalQueue['send']>>) => ({
     MessageId: message.messageId,
     MD5OfMessageBody: message.md5OfBody,
-    ...(message.md5OfMessageAttributes ? { MD5OfMessageAttributes: message.md5OfMessageAttributes } : {}),
   });
   /** Runs `each` on every entry of a batch request, in order, as SQS checks a batch. */
   const batch = async (
@@ -197,7 +189,6 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
         ...((input.MessageSystemAttributeNames as string[]) ?? []),
         ...((input.AttributeNames as string[]) ?? []),
       ]);
-      const userAttribute = wantedAttributes(input.MessageAttributeNames);
       return {
         Messages: received.map(({ message, receiptHandle }) => {
           const attributes: Record<string, string> = {
@@ -207,18 +198,12 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
             ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp),
           };
           const chosen = Object.fromEntries(Object.entries(attributes).filter(([name]) => system(name)));
-          const user = Object.fromEntries(
-            Object.entries(message.messageAttributes).filter(([name]) => userAttribute(name)),
-          );
           return {
             MessageId: message.messageId,
             ReceiptHandle: receiptHandle,
             MD5OfBody: message.md5OfBody,
             Body: message.body,
             ...(Object.keys(chosen).length > 0 ? { Attributes: chosen } : {}),
-            ...(Object.keys(user).length > 0
-              ? { MessageAttributes: user, MD5OfMessageAttributes: message.md5OfMessageAttributes }
-              : {}),
           };
         }),
       };

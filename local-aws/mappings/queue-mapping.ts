@@ -1,12 +1,14 @@
 /**
- * @module The local SQS event source mapping: pollers that long-poll a queue, invoke the function with SQS
- * events shaped as Lambda's, delete what succeeded and leave the rest to reappear (local-aws/behaviour.md M1-M6).
+ * @module The local SQS event source mapping: the queue's adapter of the shared poller (poller.ts), which
+ * long-polls the queue, invokes the function with SQS events shaped as Lambda's, deletes what succeeded and
+ * leaves the rest to reappear after their visibility timeout (local-aws/behaviour.md M1-M6).
  * @see https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
  * @see https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
  */
 import type { QueueMappingModel } from '../eventbridge/events-model.ts';
 import type { LambdaFunction } from '../lambda/lambda-runtime.ts';
-import type { LocalQueue, MessageAttribute, Received } from '../sqs/queues.ts';
+import type { LocalQueue, Received } from '../sqs/queues.ts';
+import { startPoller } from './poller.ts';
 
 /** One record of an SQS event, as Lambda delivers it (`SQSRecord` of @types/aws-lambda). */
 export interface SqsRecord {
@@ -19,16 +21,8 @@ export interface SqsRecord {
     SenderId: string;
     ApproximateFirstReceiveTimestamp: string;
   };
-  messageAttributes: Record<
-    string,
-    {
-      stringValue?: string;
-      binaryValue?: string;
-      stringListValues: string[];
-      binaryListValues: string[];
-      dataType: string;
-    }
-  >;
+  /** Always empty: no function of a served template sends message attributes. */
+  messageAttributes: Record<string, never>;
   md5OfBody: string;
   eventSource: 'aws:sqs';
   eventSourceARN: string;
@@ -46,18 +40,6 @@ export const maxConcurrency = 4;
 /** The Lambda event record of a received message. */
 export function sqsRecord(received: Received, queue: LocalQueue, region: string): SqsRecord {
   const { message, receiptHandle } = received;
-  const messageAttributes = Object.fromEntries(
-    Object.entries(message.messageAttributes).map(([name, value]: [string, MessageAttribute]) => [
-      name,
-      {
-        ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
-        ...(value.BinaryValue !== undefined ? { binaryValue: value.BinaryValue } : {}),
-        stringListValues: [],
-        binaryListValues: [],
-        dataType: value.DataType,
-      },
-    ]),
-  );
   return {
     messageId: message.messageId,
     receiptHandle,
@@ -68,38 +50,12 @@ export function sqsRecord(received: Received, queue: LocalQueue, region: string)
       SenderId: message.senderId,
       ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp ?? message.sentTimestamp),
     },
-    messageAttributes,
+    messageAttributes: {},
     md5OfBody: message.md5OfBody,
     eventSource: 'aws:sqs',
     eventSourceARN: queue.arn,
     awsRegion: region,
   };
-}
-
-/**
- * The message ids a function's result reports as failed (`{"batchItemFailures": [{"itemIdentifier"}]}`), or
- * `all` when the result is invalid: an identifier that is empty, missing or not in the batch makes Lambda
- * treat the whole batch as failed (services-sqs-errorhandling.html "Success and failure conditions").
- */
-export function failedItems(payload: string, batch: SqsRecord[]): Set<string> | 'all' {
-  let result: unknown;
-  try {
-    result = JSON.parse(payload);
-  } catch {
-    return 'all';
-  }
-  if (result === null || typeof result !== 'object') return new Set();
-  const failures = (result as { batchItemFailures?: unknown }).batchItemFailures;
-  if (failures === undefined || failures === null) return new Set();
-  if (!Array.isArray(failures)) return 'all';
-  const ids = new Set(batch.map((record) => record.messageId));
-  const failed = new Set<string>();
-  for (const failure of failures) {
-    const id = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    if (typeof id !== 'string' || !ids.has(id)) return 'all';
-    failed.add(id);
-  }
-  return failed;
 }
 
 /** A running queue mapping. */
@@ -120,62 +76,28 @@ export function startQueueMapping(
   fn: LambdaFunction,
   region: string,
 ): QueueMapping {
-  const abort = new AbortController();
-  const concurrency = Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency);
-
-  async function nextBatch(): Promise<Received[]> {
-    const batch = await queue.receive({
-      max: Math.min(10, model.batchSize),
-      waitSeconds: 20,
-      signal: abort.signal,
-    });
-    const windowEnd = Date.now() + model.batchingWindowSeconds * 1000;
-    while (batch.length > 0 && batch.length < model.batchSize && !abort.signal.aborted) {
-      const remaining = windowEnd - Date.now();
-      if (remaining <= 0) break;
-      const more = await queue.receive({
-        max: Math.min(10, model.batchSize - batch.length),
-        waitSeconds: remaining / 1000,
-        signal: abort.signal,
-      });
-      batch.push(...more);
-    }
-    return batch;
-  }
-
-  async function poll(): Promise<void> {
-    while (!abort.signal.aborted) {
-      const batch = await nextBatch();
-      if (batch.length === 0) continue;
-      const records = batch.map((received) => sqsRecord(received, queue, region));
-      const outcome = await fn.invoke({ Records: records }).catch((error: Error) => ({
-        type: 'error' as const,
-        errorType: error.name,
-        errorMessage: error.message,
-      }));
-      let failed: Set<string> | 'all' = 'all';
-      if (outcome.type === 'result')
-        failed = model.reportBatchItemFailures ? failedItems(outcome.payload, records) : new Set();
-      if (outcome.type === 'error') {
-        process.stderr.write(
-          `${new Date().toISOString()} ${model.logicalId}: ${fn.config.logicalId} failed a batch of ${records.length}: ${outcome.errorType}: ${outcome.errorMessage}\n`,
-        );
-      }
-      if (failed === 'all') continue;
-      const done = records.filter((record) => !failed.has(record.messageId));
-      await Promise.all(done.map((record) => queue.delete(record.receiptHandle)));
-    }
-  }
-
-  const pollers = Array.from({ length: concurrency }, () =>
-    poll().catch((error: unknown) => {
-      process.stderr.write(`${model.logicalId}: poller stopped: ${String(error)}\n`);
-    }),
-  );
-  return {
-    async close() {
-      abort.abort();
-      await Promise.all(pollers);
+  const poller = startPoller<SqsRecord>(
+    {
+      receive: async (max, waitMs, signal) =>
+        (await queue.receive({ max: Math.min(10, max), waitSeconds: waitMs / 1000, signal })).map(
+          (received) => sqsRecord(received, queue, region),
+        ),
+      itemId: (record) => record.messageId,
+      settle: async (records) => {
+        await Promise.all(records.map((record) => queue.delete(record.receiptHandle)));
+      },
     },
-  };
+    {
+      logicalId: model.logicalId,
+      functionId: fn.config.logicalId,
+      batchSize: model.batchSize,
+      batchingWindowSeconds: model.batchingWindowSeconds,
+      concurrency: Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency),
+      reportBatchItemFailures: model.reportBatchItemFailures,
+      failures: 'set',
+      waitMs: 20_000,
+      invoke: (event) => fn.invoke(event),
+    },
+  );
+  return { close: () => poller.stop() };
 }

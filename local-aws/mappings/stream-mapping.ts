@@ -1,11 +1,15 @@
 /**
  * Lambda's event source mappings on DynamoDB streams, run locally on the embedded store's change stream as the
- * served template declares them (docs/local-api.md "The change stream"; local-aws/behaviour.md D6-D14).
+ * served template declares them: the stream's adapter of the shared poller (poller.ts), which reads in order
+ * from a checkpoint and moves it past what is done or discarded (docs/local-api.md "The change stream";
+ * local-aws/behaviour.md D6-D14).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChangeStream, StreamRecord } from '../dynamodb/change-stream.ts';
-import { type InvokeOutcome, maxRequestPayloadBytes } from '../lambda/lambda-runtime.ts';
+import type { InvokeOutcome } from '../lambda/lambda-runtime.ts';
 import { functionOf, referencedId, type Template } from '../template/api-model.ts';
+import { type DiscardCondition, type PollSource, startPoller } from './poller.ts';
 
 /** An `AWS::Lambda::EventSourceMapping` whose `EventSourceArn` is a table's stream, with Lambda's defaults applied. */
 export interface StreamMappingModel {
@@ -141,54 +145,6 @@ export interface RunningStreamMapping {
   stop(): Promise<void>;
 }
 
-/** How an invocation went, as the mapping reads it. */
-type Verdict =
-  | { kind: 'success' }
-  /** `ReportBatchItemFailures`: the records from index `from` on failed. */
-  | { kind: 'partial'; from: number }
-  | { kind: 'error'; functionError: string };
-
-/** Reads an invocation's outcome for a batch (local-aws/behaviour.md D9-D11). */
-function verdict(outcome: InvokeOutcome, batch: StreamRecord[], reportItemFailures: boolean): Verdict {
-  if (outcome.type === 'error') return { kind: 'error', functionError: 'Unhandled' };
-  if (outcome.type === 'stream') {
-    outcome.body.resume();
-    return { kind: 'success' };
-  }
-  if (!reportItemFailures) return { kind: 'success' };
-  let response: unknown;
-  try {
-    response = outcome.payload === '' ? null : JSON.parse(outcome.payload);
-  } catch {
-    return { kind: 'success' };
-  }
-  const failures = (response as { batchItemFailures?: unknown } | null)?.batchItemFailures;
-  if (!Array.isArray(failures) || failures.length === 0) return { kind: 'success' };
-  let from = batch.length;
-  for (const failure of failures) {
-    const identifier = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    const at = batch.findIndex((record) => record.dynamodb.SequenceNumber === identifier);
-    // An empty, null or unknown identifier fails the whole batch.
-    if (typeof identifier !== 'string' || identifier === '' || at < 0) {
-      return { kind: 'error', functionError: 'Unhandled' };
-    }
-    from = Math.min(from, at);
-  }
-  return { kind: 'partial', from };
-}
-
-/** The records of `records`, from the first, whose event stays within Lambda's payload limit (at least one). */
-function withinPayload(records: StreamRecord[]): StreamRecord[] {
-  let bytes = '{"Records":[]}'.length;
-  let count = 0;
-  for (const record of records) {
-    bytes += Buffer.byteLength(JSON.stringify(record)) + 1;
-    if (bytes > maxRequestPayloadBytes && count > 0) break;
-    count += 1;
-  }
-  return records.slice(0, count);
-}
-
 /**
  * The checkpoint of mapping `model` (the sequence number of the last record done, '' for none), saved first
  * when the mapping has none: at `StartingPosition` (LATEST: after the newest record now in the stream;
@@ -218,19 +174,11 @@ export function startStreamMapping(
   model: StreamMappingModel,
   options: StreamMappingOptions,
 ): RunningStreamMapping {
+  if (!model.enabled) return { stop: async () => {} };
   const { stream } = options;
-  const pollIntervalMs = options.pollIntervalMs ?? 250;
   const retryBaseMs = options.retryBaseMs ?? 1000;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const functionArn = `arn:aws:lambda:us-east-1:000000000000:function:${model.functionId}`;
-  let stopped = false;
-  let wake = () => {};
-  const stopping = new Promise<void>((resolve) => {
-    wake = resolve;
-  });
-  /** Waits `ms`, or less when the mapping stops. */
-  const wait = (ms: number) =>
-    Promise.race([stopping, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
   const retryDelay = (tries: number) => Math.min(retryBaseMs * 2 ** (tries - 1), 30_000);
   // A record is given up at MaximumRecordAgeInSeconds, and in any case when the stream no longer keeps it
   // (-1: "retried until the record expires", local-aws/behaviour.md D9, D12).
@@ -241,138 +189,92 @@ export function startStreamMapping(
       : retentionSeconds;
   const checkpoint = (record: StreamRecord) =>
     stream.saveCheckpoint(model.logicalId, record.dynamodb.SequenceNumber);
+  const stopping = new AbortController();
+  /** The sequence number of the last record received (undefined: the checkpoint is not read yet). */
+  let position: string | undefined;
 
-  /** Hands `records` to the destination (retried until taken; false if the mapping stops first), then moves past them. */
-  async function discard(
-    records: StreamRecord[],
-    condition: StreamFailureRecord['requestContext']['condition'],
-    tries: number,
-    functionError: string | undefined,
-  ): Promise<boolean> {
-    const first = records[0] as StreamRecord;
-    const last = records.at(-1) as StreamRecord;
-    const record: StreamFailureRecord = {
-      requestContext: { requestId: randomUUID(), functionArn, condition, approximateInvokeCount: tries },
-      responseContext: {
-        statusCode: 200,
-        executedVersion: '$LATEST',
-        ...(functionError ? { functionError } : {}),
-      },
-      version: '1.0',
-      timestamp: new Date().toISOString(),
-      DDBStreamBatchInfo: {
-        shardId,
-        startSequenceNumber: first.dynamodb.SequenceNumber,
-        endSequenceNumber: last.dynamodb.SequenceNumber,
-        approximateArrivalOfFirstRecord: arrival(first),
-        approximateArrivalOfLastRecord: arrival(last),
-        batchSize: records.length,
-        streamArn: first.eventSourceARN,
-      },
-    };
-    for (let attempt = 1; ; attempt += 1) {
-      if (stopped) return false;
-      try {
-        await options.onFailure(model.onFailureDestination, record);
-        break;
-      } catch (error) {
-        log(
-          `${model.logicalId}: on-failure destination did not take the record: ${(error as Error).message}`,
-        );
-        await wait(retryDelay(attempt));
-      }
-    }
-    await checkpoint(last);
-    return true;
-  }
+  /** Waits `ms`, or less when `signal` aborts. */
+  const wait = (ms: number, signal: AbortSignal) =>
+    sleep(ms, undefined, { signal, ref: false }).catch(() => {});
+  const read = async (max: number) => {
+    position ??= await ensureCheckpoint(model, stream);
+    const records = await stream.read(model.tableName, position || undefined, max);
+    if (records.length > 0) position = (records.at(-1) as StreamRecord).dynamodb.SequenceNumber;
+    return records;
+  };
 
-  /**
-   * Delivers `batch` (whose records have used `tries` retries so far) until it succeeds or is discarded; false
-   * when the mapping stopped first (the checkpoint stays before the undelivered records).
-   */
-  async function deliver(initial: StreamRecord[], initialTries: number): Promise<boolean> {
-    let batch = initial;
-    let tries = initialTries;
-    for (;;) {
-      if (stopped) return false;
-      const oldest = Date.now() / 1000 - maximumAgeSeconds;
-      const kept = batch.findIndex((record) => record.dynamodb.ApproximateCreationDateTime >= oldest);
-      const expired = kept < 0 ? batch.length : kept;
-      if (expired > 0) {
-        if (!(await discard(batch.slice(0, expired), 'RecordAgeExceeded', tries, undefined))) return false;
-        batch = batch.slice(expired);
-        if (batch.length === 0) return true;
-      }
-      let outcome: InvokeOutcome;
-      try {
-        outcome = await options.invoke({ Records: batch });
-      } catch {
-        // The function is closed or past the shutdown's deadline: the batch is delivered again next start.
-        return false;
-      }
-      const result = verdict(outcome, batch, model.reportBatchItemFailures);
-      if (result.kind === 'success') {
-        await checkpoint(batch.at(-1) as StreamRecord);
-        return true;
-      }
-      // A function error splits the batch in two when bisection is on; the split uses no retry.
-      if (result.kind === 'error' && model.bisectBatchOnFunctionError && batch.length > 1) {
-        const half = Math.ceil(batch.length / 2);
-        return (await deliver(batch.slice(0, half), tries)) && deliver(batch.slice(half), tries);
-      }
-      tries += 1;
-      if (result.kind === 'partial' && result.from > 0) {
-        await checkpoint(batch[result.from - 1] as StreamRecord);
-        batch = batch.slice(result.from);
-      }
-      const functionError = result.kind === 'error' ? result.functionError : 'Unhandled';
-      if (model.maximumRetryAttempts >= 0 && tries > model.maximumRetryAttempts) {
-        return discard(batch, 'RetryAttemptsExhausted', tries, functionError);
-      }
-      // No wait past the moment the oldest record expires: it is given up then, as Lambda does.
-      const expiresInMs =
-        ((batch[0] as StreamRecord).dynamodb.ApproximateCreationDateTime + maximumAgeSeconds) * 1000 -
-        Date.now();
-      await wait(Math.max(0, Math.min(retryDelay(tries), expiresInMs + 1000)));
-    }
-  }
-
-  async function run(): Promise<void> {
-    let position = await ensureCheckpoint(model, stream);
-    let firstSeenAt: number | undefined;
-    while (!stopped) {
-      try {
-        const records = withinPayload(
-          await stream.read(model.tableName, position || undefined, model.batchSize),
-        );
-        if (records.length === 0) {
-          await wait(pollIntervalMs);
-          continue;
+  const source: PollSource<StreamRecord> = {
+    // An empty read waits one poll interval before the poller reads again.
+    async receive(max, waitMs, signal) {
+      const records = await read(max);
+      if (records.length === 0) await wait(waitMs, signal);
+      return records;
+    },
+    itemId: (record) => record.dynamodb.SequenceNumber,
+    settle: (records) => checkpoint(records.at(-1) as StreamRecord),
+    arrivedAt: (record) => record.dynamodb.ApproximateCreationDateTime,
+    /** Hands the records to the destination (retried until taken; false if the mapping stops first), then moves past them. */
+    async discard(records, condition: DiscardCondition, tries, functionError) {
+      const first = records[0] as StreamRecord;
+      const last = records.at(-1) as StreamRecord;
+      const record: StreamFailureRecord = {
+        requestContext: { requestId: randomUUID(), functionArn, condition, approximateInvokeCount: tries },
+        responseContext: {
+          statusCode: 200,
+          executedVersion: '$LATEST',
+          ...(functionError ? { functionError } : {}),
+        },
+        version: '1.0',
+        timestamp: new Date().toISOString(),
+        DDBStreamBatchInfo: {
+          shardId,
+          startSequenceNumber: first.dynamodb.SequenceNumber,
+          endSequenceNumber: last.dynamodb.SequenceNumber,
+          approximateArrivalOfFirstRecord: arrival(first),
+          approximateArrivalOfLastRecord: arrival(last),
+          batchSize: records.length,
+          streamArn: first.eventSourceARN,
+        },
+      };
+      for (let attempt = 1; ; attempt += 1) {
+        if (stopping.signal.aborted) return false;
+        try {
+          await options.onFailure(model.onFailureDestination, record);
+          break;
+        } catch (error) {
+          log(
+            `${model.logicalId}: on-failure destination did not take the record: ${(error as Error).message}`,
+          );
+          await wait(retryDelay(attempt), stopping.signal);
         }
-        if (records.length < model.batchSize && model.batchingWindowSeconds > 0) {
-          firstSeenAt ??= Date.now();
-          if (Date.now() - firstSeenAt < model.batchingWindowSeconds * 1000) {
-            await wait(pollIntervalMs);
-            continue;
-          }
-        }
-        firstSeenAt = undefined;
-        if (!(await deliver(records, 0))) break;
-        position = (records.at(-1) as StreamRecord).dynamodb.SequenceNumber;
-      } catch (error) {
-        if (stopped) break;
-        log(`${model.logicalId}: ${(error as Error).message}`);
-        await wait(retryBaseMs);
       }
-    }
-  }
-
-  const running = model.enabled ? run() : Promise.resolve();
+      await checkpoint(last);
+      return true;
+    },
+  };
+  const poller = startPoller(source, {
+    logicalId: model.logicalId,
+    functionId: model.functionId,
+    batchSize: model.batchSize,
+    batchingWindowSeconds: model.batchingWindowSeconds,
+    // One shard, read in order: one batch at a time.
+    concurrency: 1,
+    reportBatchItemFailures: model.reportBatchItemFailures,
+    failures: 'ordered',
+    retry: {
+      maximumRetryAttempts: model.maximumRetryAttempts,
+      maximumAgeSeconds,
+      bisect: model.bisectBatchOnFunctionError,
+      baseMs: retryBaseMs,
+    },
+    waitMs: options.pollIntervalMs ?? 250,
+    invoke: (event) => options.invoke(event),
+    log,
+  });
   return {
     async stop() {
-      stopped = true;
-      wake();
-      await running;
+      stopping.abort();
+      await poller.stop();
     },
   };
 }

@@ -8,21 +8,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { JournalEntry, QueueJournal } from './queue-journal.ts';
 
-/** A message attribute as SQS carries it (`DataType` `String`, `Number`, `Binary` or a custom `.suffix`). */
-export interface MessageAttribute {
-  DataType: string;
-  StringValue?: string;
-  /** Base64, as the JSON protocol carries it. */
-  BinaryValue?: string;
-}
-
 /** A message of a queue and its system attributes. */
 export interface QueueMessage {
   messageId: string;
   body: string;
   md5OfBody: string;
-  messageAttributes: Record<string, MessageAttribute>;
-  md5OfMessageAttributes?: string;
   /** Epoch ms of the send (`SentTimestamp`); kept when redriven to the dead-letter queue. */
   sentTimestamp: number;
   /** `ApproximateReceiveCount`: receives so far. */
@@ -71,27 +61,6 @@ export const maxVisibilityTimeoutSeconds = 43_200;
 export const maxDelaySeconds = 900;
 /** Longest long-poll wait, in seconds. */
 export const maxWaitTimeSeconds = 20;
-
-/** SQS's MD5 of message attributes (names sorted; each field length-prefixed, big-endian 32 bits). */
-export function md5OfMessageAttributes(attributes: Record<string, MessageAttribute>): string {
-  const hash = createHash('md5');
-  const field = (bytes: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    hash.update(length).update(bytes);
-  };
-  for (const name of Object.keys(attributes).sort()) {
-    const attribute = attributes[name] as MessageAttribute;
-    field(Buffer.from(name));
-    field(Buffer.from(attribute.DataType));
-    const binary = attribute.DataType.startsWith('Binary');
-    hash.update(Buffer.from([binary ? 2 : 1]));
-    field(
-      binary ? Buffer.from(attribute.BinaryValue ?? '', 'base64') : Buffer.from(attribute.StringValue ?? ''),
-    );
-  }
-  return hash.digest('hex');
-}
 
 /** A received message: the message and the receipt handle of this receive. */
 export interface Received {
@@ -159,7 +128,6 @@ export class LocalQueue {
     body: string,
     options: {
       delaySeconds?: number;
-      messageAttributes?: Record<string, MessageAttribute>;
       senderId?: string;
     } = {},
   ): Promise<QueueMessage> {
@@ -171,16 +139,11 @@ export class LocalQueue {
         `Value ${delay} for parameter DelaySeconds is invalid. Reason: must be between 0 and ${maxDelaySeconds}.`,
       );
     }
-    const attributes = options.messageAttributes ?? {};
     const now = Date.now();
     const message: QueueMessage = {
       messageId: randomUUID(),
       body,
       md5OfBody: createHash('md5').update(body).digest('hex'),
-      messageAttributes: attributes,
-      ...(Object.keys(attributes).length > 0
-        ? { md5OfMessageAttributes: md5OfMessageAttributes(attributes) }
-        : {}),
       sentTimestamp: now,
       receiveCount: 0,
       visibleAt: now + delay * 1000,
