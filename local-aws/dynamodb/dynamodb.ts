@@ -10,7 +10,7 @@ import {
   type StoreCredentials,
 } from '../common/store-credentials.ts';
 import type { ChangeStream, StreamLevelDb } from './change-stream.ts';
-import { changeStreamOf, embeddedDynalite, levelDbOf } from './dynalite-front.ts';
+import { changeStreamOf, embeddedDynalite, levelDbOf } from './dynalite-additions.ts';
 
 /** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
 export const inMemory = ':memory:';

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';
-import { TransactionTokens, tokenWindowMs } from '../dynamodb/transaction-tokens.ts';
+import { TransactionTokens, tokenWindowMs } from '../dynamodb/dynalite-additions.ts';
 import { startTestStore, type TestStore, testTables } from './support/test-store.ts';
 
 const { items: inventory, orders } = testTables;
