@@ -1,7 +1,7 @@
 /**
- * Test configuration of the full run (`npm run test:all`, and `npx vitest run <file>`): every suite
- * (docs/testing.md "Two tiers"). One synthesis per run (test/support/synthesized-assembly.ts) that the HTTP
- * suites serve. Each test file runs in its own process (`forks`), so a file's local service, table names and
+ * Test configuration of the full run (`npm run test:all`, and `npx vitest run <file>`): every suite of both
+ * packages, the service's under test/ and the local AWS's under local-aws/test/ (docs/testing.md "Two tiers").
+ * One synthesis per run (test/support/synthesized-assembly.ts) that the HTTP suites serve. Each test file runs in its own process (`forks`), so a file's local service, table names and
  * environment never leak into another. Logs of the functions are silenced unless a test turns them on (the
  * log-hygiene test captures them itself). vitest.fast.config.ts is the developer's tier (`npm test`).
  */
@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'local-aws/test/**/*.test.ts'],
     globalSetup: ['test/support/synthesized-assembly.ts'],
     pool: 'forks',
     // One file more than the cores: most suites wait on processes, timers and sockets (vitest's default, one

@@ -41,7 +41,7 @@ async function run({ quick }: { quick: boolean }): Promise<BodyResult[]> {
   // Each body is refused before any DynamoDB request: the table names need not name tables.
   for (const { env } of Object.values((await import('#lib/tables.ts')).tables)) process.env[env] ??= 'bench';
   const { restProxyEvent } = await import('../test/support/lambda-events.ts');
-  const { lambdaContext } = await import('#local-api/lambda-context.ts');
+  const { lambdaContext } = await import('@pet-store/local-aws');
   const results: BodyResult[] = [];
   for (const [operation, module, method, resource, path, valid, integer] of writes) {
     const { handler } = await import(`#functions/${module}/handler.ts`);

@@ -3,14 +3,14 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectLocalDynamoDb, startDynamoDb, type Template } from '@pet-store/local-aws';
 import { stackName } from '#infra/settings.ts';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
-import type { Template } from '#local-api/api-model.ts';
-import { connectLocalDynamoDb, localTableNames, startDynamoDb } from '#local-api/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { attachMeter } from './meter.ts';
 import { documentClientAt, startScript, stop } from './processes.ts';
 import { quantile } from './stats.ts';
@@ -153,7 +153,7 @@ export async function measureListOverHttp(
       const rate = (entries - loaded) / ((performance.now() - loadStart) / 1000);
       log(`${entries} entries loaded (${rate.toFixed(0)} per s)`);
       loaded = entries;
-      const { child, match } = await startScript('local-api/server.ts', args, env, ready);
+      const { child, match } = await startScript('local/server.ts', args, env, ready);
       const [baseUrl, pid] = [match[1] as string, child.pid as number];
       const { endpoint, credentials } = await connectLocalDynamoDb(dataDir);
       const [client, meteredClient] = [

@@ -9,7 +9,8 @@ const cpu = process.cpuUsage(); const start = performance.now();
 await import(process.argv[1]);
 const { user, system } = process.cpuUsage(cpu);
 process.stdout.write(JSON.stringify([performance.now() - start, (user + system) / 1000]));`;
-const streamingRuntime = new URL('../local-api/response-streaming.ts', import.meta.url).href;
+/** The local AWS's entry, whose `installStreamingRuntime` sets the streaming globals as Lambda's runtime does. */
+const streamingRuntime = import.meta.resolve('@pet-store/local-aws');
 
 /** A bundle to load, with the environment its function gets. */
 export interface Loadable {

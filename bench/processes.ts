@@ -1,10 +1,10 @@
 /** The bench's servers in processes of their own: the embedded DynamoDB and `npm start`. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inMemory, type StoreCredentials } from '@pet-store/local-aws';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
-import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
-import type { StoreCredentials } from '#local-api/store-credentials.ts';
+import { localTableNames } from '#local/settings.ts';
 import { serverNodeFlags } from '#test/support/heap-settings.ts';
 
 /**
@@ -13,7 +13,7 @@ import { serverNodeFlags } from '#test/support/heap-settings.ts';
  */
 export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp) {
   const path = new URL(`../${script}`, import.meta.url).pathname;
-  const flags = script === 'local-api/server.ts' ? serverNodeFlags : [];
+  const flags = script === 'local/server.ts' ? serverNodeFlags : [];
   const child = spawn(process.execPath, [...flags, path, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -52,7 +52,7 @@ export async function startBenchDynamoDb() {
   // It prints its endpoint, then the credentials of its store in memory (the only ones it accepts).
   const ready =
     /DynamoDB for the SAM CLI at (\S+)[\s\S]*AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+)\n/;
-  const { child, match } = await startScript('local-api/sam-dynamodb.ts', args, {}, ready);
+  const { child, match } = await startScript('local/sam-dynamodb.ts', args, {}, ready);
   const [, endpoint, accessKeyId, secretAccessKey] = match as unknown as [string, string, string, string];
   const credentials = {
     AWS_REGION: 'us-east-1',

@@ -31,7 +31,7 @@ async function run({ functions, iterations, warmup }: WarmOptions): Promise<Warm
     '../test/support/lambda-invoke.ts'
   );
   installStreamingRuntime();
-  const { demoInventoryFile } = await import('#local-api/service.ts');
+  const { demoInventoryFile } = await import('#local/service.ts');
   const { importInventoryFile } = await import('#lib/admin/inventory-writer.ts');
   const { scopes, stageName } = await import('#lib/api.ts');
   const { tables } = await import('#lib/tables.ts');

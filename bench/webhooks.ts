@@ -54,7 +54,7 @@ export async function measureWebhookDelays(assembly: string, hanging: boolean, s
   const env = { DATA_DIR: dataDir, PORT: '0', API_KEY_RATE: '1000', POWERTOOLS_LOG_LEVEL: 'ERROR' };
   const ready = /^Pet store inventory API at (\S+) [\s\S]*^Try: curl -H 'Authorization: Bearer (\S+)'/m;
   const args = ['--stack', 'staging', '--assembly', assembly];
-  const { child, match } = await startScript('local-api/server.ts', args, env, ready);
+  const { child, match } = await startScript('local/server.ts', args, env, ready);
   const [, baseUrl, key] = match as unknown as [string, string, string];
   const endpoints = [await endpoint(true), ...(hanging ? [await endpoint(false)] : [])];
   try {

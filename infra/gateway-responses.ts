@@ -1,4 +1,4 @@
-/** The gateway responses, the Error bodies API Gateway writes: local-api/behaviour.md Notes 1. */
+/** The gateway responses, the Error bodies API Gateway writes: local-aws/behaviour.md Notes 1. */
 import { type ErrorBody, type ErrorCode, errorBody } from '#lib/http/errors.ts';
 
 /** An API Gateway response type (`AWS::ApiGateway::GatewayResponse` `ResponseType`). */
@@ -59,7 +59,7 @@ const definitions: Record<GatewayResponseType, [ErrorCode, string]> = {
  * --rate` takes integers from 1), so a key's bucket has a token again within 1 s. API Gateway sets a gateway
  * response's headers from static values or request parameters only (`responseParameters`, developer guide
  * "x-amazon-apigateway-gateway-responses.gatewayResponse object"), so deployed the value is this constant; the
- * local usage plan sends the exact wait (local-api/behaviour.md S10).
+ * local usage plan sends the exact wait (local-aws/behaviour.md S10).
  */
 export const retryAfterSeconds = 1;
 

@@ -88,7 +88,7 @@ export const operations: readonly Operation[] = [
     access: { inventory: ['dynamodb:Query'] },
     scope: 'inventory:read',
     queryParameters: ['limit', 'cursor', 'status'],
-    // 15 minutes: the longest stream API Gateway REST allows (local-api/behaviour.md S9); the largest
+    // 15 minutes: the longest stream API Gateway REST allows (local-aws/behaviour.md S9); the largest
     // list that fits is computed in docs/performance.md "The largest list".
     streaming: { memoryMb: 512, timeoutSeconds: 900 },
   },

@@ -3,6 +3,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { connectLocalDynamoDb, dataFolderCredentials, localAwsEndpoint } from '@pet-store/local-aws';
 import { Option } from 'commander';
 import {
   type EnvironmentName,
@@ -14,10 +15,7 @@ import { type GatewayKeys, gatewayKeys } from '#lib/admin/gateway-keys.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { dynamoDbClientConfig } from '#lib/clients/dynamodb.ts';
 import type { TableId } from '#lib/tables.ts';
-import { localAwsEndpoint } from '#local-api/aws-endpoint.ts';
-import { connectLocalDynamoDb, localTableNames } from '#local-api/dynamodb.ts';
-import { localAwsDefaults, localDataDir, localEnvironment } from '#local-api/settings.ts';
-import { dataFolderCredentials } from '#local-api/store-credentials.ts';
+import { localAwsDefaults, localDataDir, localEnvironment, localTableNames } from '#local/settings.ts';
 
 /** The tools' `--env <environment>` option: one of the deployed environments of infra/settings.ts. */
 export function environmentOption(description = 'a deployed environment instead of the local store'): Option {

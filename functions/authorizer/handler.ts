@@ -1,4 +1,4 @@
-/** The bearer TOKEN authorizer (local-api/behaviour.md A1-A9; docs/contract.md "Authentication and authorization"). */
+/** The bearer TOKEN authorizer (local-aws/behaviour.md A1-A9; docs/contract.md "Authentication and authorization"). */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';

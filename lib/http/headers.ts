@@ -1,4 +1,4 @@
-/** Request headers of a proxy event, names in the client's case: local-api/behaviour.md E4. */
+/** Request headers of a proxy event, names in the client's case: local-aws/behaviour.md E4. */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /**

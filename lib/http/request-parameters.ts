@@ -1,4 +1,4 @@
-/** Path and query parameters as API Gateway delivers them: local-api/behaviour.md E1-E3. */
+/** Path and query parameters as API Gateway delivers them: local-aws/behaviour.md E1-E3. */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Operation } from '../api.ts';

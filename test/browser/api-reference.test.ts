@@ -1,5 +1,5 @@
 /**
- * The API reference page (local-api/docs-page/api-reference.ts, docs/api-reference.md) in headless Chromium: served by
+ * The API reference page (local/docs-page/api-reference.ts, docs/api-reference.md) in headless Chromium: served by
  * the local server at `/docs` and written by `npm run docs` as one file, it shows every operation of
  * openapi.yaml (method, path and operationId; the webhooks under their names), and loads nothing from any
  * other origin. Served on a port other than 3000, "Try it out" works with the page's defaults and shows int64
@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { openapiFile } from '#local-api/docs-page/api-reference.ts';
+import { openapiFile } from '#local/docs-page/api-reference.ts';
 import { childEnv, runNode } from '#test/support/child-process.ts';
 import { type Chromium, startChromium } from '#test/support/chromium.ts';
 import { parseJsonExact } from '#test/support/openapi-validator.ts';
@@ -334,7 +334,7 @@ describe('the API reference page', () => {
 
   it('is written by `npm run docs` as one static file that shows every operation offline', async () => {
     const file = join(await temporaryDir('api-reference-'), 'api-reference.html');
-    const result = await runNode('local-api/docs-page/build-docs.ts', [file], { env: childEnv({}) });
+    const result = await runNode('local/docs-page/build-docs.ts', [file], { env: childEnv({}) });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`API reference written to ${file}\n`);
 

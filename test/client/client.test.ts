@@ -8,7 +8,7 @@ import { ApiError, createPetStoreClient, type PetStoreClient } from '@pet-store/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { appendEvents } from '#lib/events/event-append.ts';
-import { localTableNames } from '#local-api/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 

@@ -1,12 +1,12 @@
 /**
- * local-api/behaviour.md stays checkable: every row names its AWS source (a URL, or says that none was
+ * local-aws/behaviour.md stays checkable: every row names its AWS source (a URL, or says that none was
  * found or what it is inferred from), and names at least one test file, each of which exists.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
-const page = readFileSync(new URL('local-api/behaviour.md', root), 'utf8');
+const page = readFileSync(new URL('local-aws/behaviour.md', root), 'utf8');
 
 /** The table rows: `| R1 | behaviour | AWS (source) | local API | test |`. */
 const rows = page
@@ -20,7 +20,7 @@ const rows = page
     return { id, behaviour, aws, local, test };
   });
 
-describe('local-api/behaviour.md', () => {
+describe('local-aws/behaviour.md', () => {
   it('has rows with unique ids', () => {
     expect(rows.length).toBeGreaterThan(20);
     expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
@@ -31,7 +31,9 @@ describe('local-api/behaviour.md', () => {
   });
 
   it.each(rows.map((row) => [row.id, row] as const))('%s names a test that exists', (_id, row) => {
-    const files = [...row.test.matchAll(/`(test\/[^`]+\.test\.ts)`/g)].map((match) => match[1] as string);
+    const files = [...row.test.matchAll(/`((?:local-aws\/)?test\/[^`]+\.test\.ts)`/g)].map(
+      (match) => match[1] as string,
+    );
     expect(files.length, row.test).toBeGreaterThan(0);
     for (const file of files) expect(existsSync(new URL(file, root)), file).toBe(true);
   });

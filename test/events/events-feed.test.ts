@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { eventTypes } from '#lib/events/changes.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
-import { localTableNames } from '#local-api/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { expectError } from '#test/support/http-assertions.ts';
 import { type RawClient, rawClient, sendJson } from '#test/support/raw-http.ts';

@@ -16,10 +16,10 @@ import {
   QueryCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
+import { dataFolderCredentials } from '@pet-store/local-aws';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { samTableNames } from '#local-api/sam-fixtures.ts';
-import { dataFolderCredentials } from '#local-api/store-credentials.ts';
+import { samTableNames } from '#local/sam-fixtures.ts';
 import {
   type ChildResult,
   childEnv,

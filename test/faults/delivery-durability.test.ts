@@ -1,6 +1,6 @@
 /**
  * `npm start` stopped during bursts of changes loses no accepted delivery (docs/contract.md "History and
- * events": nothing accepted is lost when `npm start` stops or crashes; local-api/behaviour.md Q9). Two webhook
+ * events": nothing accepted is lost when `npm start` stops or crashes; local-aws/behaviour.md Q9). Two webhook
  * subscribers (the webhook tool) take every change of six pets; bursts of PATCHes run while `npm start` is
  * killed with SIGKILL (or stopped with SIGTERM) and started again on the same data folder. At the end every
  * change the history holds, and so every PATCH answered 200, has reached each subscriber at least once
@@ -12,12 +12,10 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { dataFolderCredentials, localAwsEndpoint, type Template } from '@pet-store/local-aws';
 import { beforeAll, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
-import type { Template } from '#local-api/api-model.ts';
-import { localAwsEndpoint } from '#local-api/aws-endpoint.ts';
-import { dataFolderCredentials } from '#local-api/store-credentials.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { patchedAssembly, withVisibilityTimeout } from '#test/support/patched-assembly.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';

@@ -16,7 +16,7 @@ import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-l
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { scopes } from '#lib/api.ts';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
-import { localAwsDefaults } from '#local-api/settings.ts';
+import { localAwsDefaults } from '#local/settings.ts';
 import { listenOnFreePort } from '#test/support/free-port.ts';
 import {
   type AuthorizerHandler,

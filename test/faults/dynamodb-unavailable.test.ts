@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
-import { localTableNames } from '#local-api/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { expectContractError, inventoryItemJson, observe } from '#test/support/contract-oracle.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { probeRequests } from '#test/support/routes.ts';

@@ -10,6 +10,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  type InvokeOutcome,
+  inMemory,
+  type LocalDynamoDb,
+  type RunningStreamMapping,
+  retentionVariable,
+  type StreamFailureRecord,
+  startDynamoDb,
+  startStreamMapping,
+  streamMappingModels,
+} from '@pet-store/local-aws';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';
@@ -18,15 +29,6 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeEventId } from '#lib/events/changes.ts';
 import { updateEntry } from '#lib/inventory/entry-store.ts';
 import { petStore } from '#lib/pets/store.ts';
-import { retentionVariable } from '#local-api/change-stream.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
-import type { InvokeOutcome } from '#local-api/lambda-runtime.ts';
-import {
-  type RunningStreamMapping,
-  type StreamFailureRecord,
-  startStreamMapping,
-  streamMappingModels,
-} from '#local-api/stream-mapping.ts';
 import { failureRecords, lostBatches } from '#ops/lost-changes.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { type EventBusStandIn, startEventBusStandIn } from '#test/support/event-bus-stand-in.ts';

@@ -10,10 +10,10 @@
  * record's in-progress expiry (the function's deadline) has passed; the tables are read afterwards.
  */
 import { setTimeout } from 'node:timers/promises';
+import type { Template } from '@pet-store/local-aws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { operationNamed } from '#lib/api.ts';
-import type { Template } from '#local-api/api-model.ts';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { expectError } from '#test/support/http-assertions.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
@@ -87,7 +87,7 @@ async function tablesOf(petId: string): Promise<{ orderIds: string[]; stock: str
 async function crashAfterCommit(petId: string, body: string, key: string): Promise<string> {
   proxy.fault = (operation) => (operation === 'TransactWriteItems' ? 'unanswered' : 'pass');
   const crashed = await send(body, { 'Idempotency-Key': key }).finally(() => proxy.restore());
-  // A function timeout is a function error: 500 `internal_error` (local-api/behaviour.md S5).
+  // A function timeout is a function error: 500 `internal_error` (local-aws/behaviour.md S5).
   expectError(crashed, 500, 'internal_error', 'internal error');
   const committed = await tablesOf(petId);
   expect(committed.orderIds).toHaveLength(1);

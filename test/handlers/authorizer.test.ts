@@ -4,9 +4,9 @@
  * computed here, so the test does not rely on the key tool.
  */
 import { randomBytes } from 'node:crypto';
+import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { type AuthorizerHandler, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { putItem, type RawItem, scanTable, sha256Hex } from '#test/support/raw-tables.ts';

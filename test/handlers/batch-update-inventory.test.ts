@@ -4,9 +4,10 @@
  * (`Idempotency-Key`). A writer between the batch's read and its transaction is a real PutItem sent just before
  * the handler's transaction: the cancelled transaction is 412 at its index, or read and decided again.
  */
+
+import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import {
   errorResult,
   eventKeyId,

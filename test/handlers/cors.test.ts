@@ -4,10 +4,11 @@
  * Successes and Error bodies alike carry `Access-Control-Allow-Origin` for an allowed `Origin` and nothing for
  * any other; bodies and statuses are unchanged.
  */
+
+import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import {
   handlerSuite,
   listInventoryEvent,

@@ -3,9 +3,9 @@
  * `service_unavailable` revealing no internals, and the authorizer fails with an error other than
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
+
+import { lambdaContext, newStoreCredentials } from '@pet-store/local-aws';
 import { beforeAll, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
-import { newStoreCredentials } from '#local-api/store-credentials.ts';
 import { freePort } from '#test/support/free-port.ts';
 import {
   type InventoryHandlers,

@@ -4,10 +4,11 @@
  * is moved with vitest's settable clock, which reaches only this process: over HTTP the function runs in a
  * worker thread, as a deployed Lambda runs in its own environment, so the rule is proven here.
  */
+
+import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { environments } from '#infra/settings.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';

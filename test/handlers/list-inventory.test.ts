@@ -5,9 +5,9 @@
  * as API Gateway reads it (prelude, delimiter, body).
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { lambdaContext } from '@pet-store/local-aws';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { listIndex } from '#lib/tables.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { importInventoryHandlers, listInventoryEvent } from '#test/support/handler-suite.ts';
 import { invokeStreaming, type StreamedResult, type StreamingHandler } from '#test/support/lambda-events.ts';

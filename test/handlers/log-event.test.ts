@@ -5,8 +5,8 @@
  * handlers are invoked with events carrying a key, and every line written to stdout or stderr is checked.
  */
 import { randomBytes } from 'node:crypto';
+import { lambdaContext } from '@pet-store/local-aws';
 import { expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import {
   handlerSuite,
   listInventoryEvent,

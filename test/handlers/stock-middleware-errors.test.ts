@@ -5,11 +5,11 @@
  * and 422 become 400 `invalid_request`), an unexposed or 5xx one is 500 `internal_error` revealing nothing.
  */
 import { createError } from '@middy/util';
+import { lambdaContext } from '@pet-store/local-aws';
 import { describe, expect, test } from 'vitest';
 import { operationNamed } from '#lib/api.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import { updateInventoryEvent } from '#test/support/handler-suite.ts';
 
 /** updateInventory's middleware chain with a stock-style middleware that throws `error` before the handler. */

@@ -2,9 +2,10 @@
  * functions/update-inventory invoked directly with REST proxy events (payload 1.0) against a real DynamoDB
  * API (in-memory dynalite): docs/service-spec.md §4.2, docs/contract.md "InventoryUpdate", "Inventory semantics" and "Errors".
  */
+
+import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import {
   errorResult,
   eventKeyId,

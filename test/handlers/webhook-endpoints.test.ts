@@ -5,8 +5,9 @@
  * one), and a transaction DynamoDB cancels for a `TransactionConflict` with another write of the same key is
  * tried again, five times in all, then answered 503 with nothing written.
  */
+
+import { lambdaContext } from '@pet-store/local-aws';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { lambdaContext } from '#local-api/lambda-context.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { type RawItem, scanTable } from '#test/support/raw-tables.ts';

@@ -17,7 +17,7 @@
  * - Header size: values up to a few KB are the contract's business and get its answers (an 8 KB key is an
  *   unknown key: 401). A header block beyond the HTTP server's limit (Node's default 16 KB; API Gateway's
  *   own limit is 10 KB of request line and headers) never reaches the API: the server answers 413 with the
- *   Error body (local-api/http-server.ts). The test pins that it reaches nothing and changes nothing.
+ *   Error body (local-aws/apigateway/http-server.ts). The test pins that it reaches nothing and changes nothing.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The local engine's side of local-api/behaviour.md, row by row (ids in the test names): this run's
+ * The local engine's side of local-aws/behaviour.md, row by row (ids in the test names): this run's
  * synthesized staging stack, with getInventoryItem, getOrderById and the authorizer swapped for stand-ins
  * (test/support/functions/) whose behaviour the request picks, so routing, events, limits, timeouts, authorizer
  * outcomes and the headers API Gateway adds are observed as a client sees them.
@@ -12,12 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { apiModel, createApiServer, createEngine, type Engine, type Template } from '@pet-store/local-aws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';
-import { apiModel, type Template } from '#local-api/api-model.ts';
-import { createEngine, type Engine } from '#local-api/gateway.ts';
-import { createApiServer } from '#local-api/http-server.ts';
+import { serviceErrorBody } from '#local/error-body.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
 import { bytesReadBy, upload } from '#test/support/raw-upload.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
@@ -76,15 +75,17 @@ beforeAll(async () => {
       Object.values(slowInit).map((logicalId) => [logicalId, stub('slow-init-function')]),
     ),
   };
-  engine = createEngine(
-    apiModel(template, {
-      assemblyDir: assemblyDir(),
-      tableName: (logicalId) => logicalId,
-      overrides: { AWS_REGION: 'us-east-1' },
-      sourceOf: (logicalId) => sources[logicalId],
-    }),
-  );
-  server = createApiServer((request, response) => void engine.listener(request, response));
+  const model = apiModel(template, {
+    assemblyDir: assemblyDir(),
+    tableName: (logicalId) => logicalId,
+    overrides: { AWS_REGION: 'us-east-1' },
+    sourceOf: (logicalId) => sources[logicalId],
+  });
+  engine = createEngine(model, serviceErrorBody);
+  server = createApiServer((request, response) => void engine.listener(request, response), {
+    gatewayResponses: model.gatewayResponses,
+    errorBody: serviceErrorBody,
+  });
   serverBytesRead = bytesReadBy(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,7 +5,7 @@
  * each with its reason and the key's id (a change to the values an entry has yields none); the
  * `Idempotency-Key` answers a repeat with the first answer and applies nothing more, and is 422 for other
  * changes; GET and PATCH on `/v1/inventory/batch` are the `{petId}` operations with petId `batch`
- * (local-api/behaviour.md R5); a key without `inventory:write` is 403. Every response is checked against
+ * (local-aws/behaviour.md R5); a key without `inventory:write` is 403. Every response is checked against
  * openapi.yaml.
  */
 import { describe, expect, test } from 'vitest';
@@ -155,7 +155,7 @@ describe('Idempotency-Key', () => {
   });
 });
 
-describe('the resource beside {petId} (local-api/behaviour.md R5)', () => {
+describe('the resource beside {petId} (local-aws/behaviour.md R5)', () => {
   test('GET and PATCH /v1/inventory/batch are getInventoryItem and updateInventory with petId batch: 400', async () => {
     // openapi.yaml matches the concrete path first (OpenAPI 3.1 "Paths Object") and declares neither method
     // on it: API Gateway routes them to the {petId} resource all the same.

@@ -1,16 +1,16 @@
 /**
  * CORS through the local API serving a stack synthesized with two allowed origins (docs/operating.md "CORS";
- * local-api/behaviour.md "Responses API Gateway writes", G3 and G4): the preflight's MOCK template picks the origin,
+ * local-aws/behaviour.md "Responses API Gateway writes", G3 and G4): the preflight's MOCK template picks the origin,
  * the functions answer allowed origins only, and gateway responses echo the request's `Origin`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Template } from '@pet-store/local-aws';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InventoryStack } from '#infra/inventory-stack.ts';
 import { environments } from '#infra/settings.ts';
-import type { Template } from '#local-api/api-model.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const backOffice = 'https://backoffice.example.com';

@@ -15,7 +15,7 @@
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '#lib/api.ts';
-import { localTableNames } from '#local-api/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { changeTimeWithin, type TimeWindow, timed } from '#test/support/raw-tables.ts';

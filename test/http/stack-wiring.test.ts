@@ -4,8 +4,9 @@
  * four mistakes made in a copy of this run's synthesized staging template, each served by the local API, and
  * the contract answer each one breaks; and a gateway response's template is what the local API sends.
  */
+
+import type { Template } from '@pet-store/local-aws';
 import { describe, expect, test } from 'vitest';
-import type { Template } from '#local-api/api-model.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { startTestApi } from '#test/support/test-api.ts';
 

@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { localEnvironment } from '#local-api/settings.ts';
+import { localEnvironment } from '#local/settings.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { type TestResponse, testApiSuite } from '#test/support/test-api.ts';
 

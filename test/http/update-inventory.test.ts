@@ -136,7 +136,7 @@ describe('an unknown pet is 404 not_found (rule 2)', () => {
   });
 });
 
-describe('requests as API Gateway delivers them (docs/contract.md; local-api/behaviour.md E1, E3)', () => {
+describe('requests as API Gateway delivers them (docs/contract.md; local-aws/behaviour.md E1, E3)', () => {
   test('a percent-encoded petId reaches the function encoded and is decoded once: %37 is pet 7', async () => {
     const response = await patch('/inventory/%37', '{"quantity": 17}');
     expect(response.text).toBe('{"petId":7,"quantity":17,"status":"available"}');

@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { rotateKey } from '#lib/admin/keys.ts';
 import { scopes } from '#lib/api.ts';
 import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
-import { localTableNames } from '#local-api/dynamodb.ts';
+import { localTableNames } from '#local/settings.ts';
 import { declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { type TestResponse, testApiSuite, unthrottled } from '#test/support/test-api.ts';

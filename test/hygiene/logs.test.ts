@@ -11,8 +11,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LocalDynamoDb } from '@pet-store/local-aws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { LocalDynamoDb } from '#local-api/dynamodb.ts';
 import type { TestApi, TestResponse } from '#test/support/test-api.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
 
@@ -72,7 +72,8 @@ let readOnly: string;
 
 beforeAll(async () => {
   const { freePort } = await import('#test/support/free-port.ts');
-  const { startDynamoDb, localTableNames } = await import('#local-api/dynamodb.ts');
+  const { startDynamoDb } = await import('@pet-store/local-aws');
+  const { localTableNames } = await import('#local/settings.ts');
   const { startTestApi } = await import('#test/support/test-api.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
   dataDir = await mkdtemp(join(tmpdir(), 'logs-'));
@@ -123,7 +124,7 @@ beforeAll(async () => {
       api.patch(petId, body, headers);
   // Name, request, the values it carries that must never be logged besides the test key, and whether a function
   // runs for it: the Basic scheme and a malformed header are refused by the authorizer's validation expression,
-  // so no function runs (local-api/behaviour.md).
+  // so no function runs (local-aws/behaviour.md).
   const requests: [string, () => Promise<TestResponse>, string[]?, boolean?][] = [
     ['GET list', get('/inventory')],
     ['PATCH ok', patch(max, '{"quantity":2}')],

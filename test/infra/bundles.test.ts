@@ -27,8 +27,8 @@ import { authorizer, eventFunctions, type FunctionDefinition, operations, tables
 import { eventsEnv } from '#lib/events/changes.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { tables } from '#lib/tables.ts';
-import { localTableNames } from '#local-api/dynamodb.ts';
-import { samTableNames } from '#local-api/sam-fixtures.ts';
+import { samTableNames } from '#local/sam-fixtures.ts';
+import { localTableNames } from '#local/settings.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
 import { resource, synthesized } from './synth.ts';
 
@@ -107,7 +107,7 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s bundles', (env
       // The Lambda runtime defines its `awslambda` globals (response streaming) before it loads a handler.
       const probe =
         '(await import(process.argv[2])).installStreamingRuntime(); const m = await import(process.argv[1]); console.log(JSON.stringify({ node: process.versions.node, handler: typeof m.handler }));';
-      const runtime = pathToFileURL(join(projectRoot, 'local-api/response-streaming.ts')).href;
+      const runtime = pathToFileURL(join(projectRoot, 'local-aws/lambda/response-streaming.ts')).href;
       const result = spawnSync(
         process.execPath,
         ['--input-type=module', '-e', probe, pathToFileURL(bundle).href, runtime],

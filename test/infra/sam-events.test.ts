@@ -13,12 +13,12 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '@pet-store/local-aws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction, projectRoot } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { authorizer, type FunctionDefinition, operations } from '#lib/api.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
   samApiKey,
   samApiKeyName,
@@ -26,7 +26,7 @@ import {
   samTableNames,
   samUnknownPetId,
   seedSamFixtures,
-} from '#local-api/sam-fixtures.ts';
+} from '#local/sam-fixtures.ts';
 import { errorBody } from '#test/support/http-assertions.ts';
 import { section } from '#test/support/markdown.ts';
 import { sha256Hex } from '#test/support/raw-tables.ts';

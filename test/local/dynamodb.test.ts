@@ -1,5 +1,5 @@
 /**
- * local-api/dynamodb.ts and lib/admin/tables.ts against real dynalite servers: table creation waits only as long as the table takes
+ * local-aws/dynamodb/dynamodb.ts and lib/admin/tables.ts against real dynalite servers: table creation waits only as long as the table takes
  * to become active, and a data folder served by a running process is refused rather than opened twice.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -7,11 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { newStoreCredentials, startDynamoDb } from '@pet-store/local-aws';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { startDynamoDb } from '#local-api/dynamodb.ts';
-import { newStoreCredentials } from '#local-api/store-credentials.ts';
 import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];

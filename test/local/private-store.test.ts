@@ -10,12 +10,11 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { dataFolderCredentials, startDynamoDb } from '@pet-store/local-aws';
 import dynalite from 'dynalite';
 import { describe, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { startDynamoDb } from '#local-api/dynamodb.ts';
-import { samTableNames } from '#local-api/sam-fixtures.ts';
-import { dataFolderCredentials } from '#local-api/store-credentials.ts';
+import { samTableNames } from '#local/sam-fixtures.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { samApiKey } from '#local-api/sam-fixtures.ts';
+import { samApiKey } from '#local/sam-fixtures.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { freePort } from '#test/support/free-port.ts';

@@ -1,5 +1,5 @@
 /**
- * `npm start` (local-api/server.ts) as an operator runs it: a child process with `PORT=0` (it prints the
+ * `npm start` (local/server.ts) as an operator runs it: a child process with `PORT=0` (it prints the
  * real base URL), `HOST=127.0.0.1` and `DATA_DIR` a temporary folder (docs/contract.md "Addresses", "Authentication and authorization",
  * "Operator tooling"): first-start seeding and key, persistence across restarts, `:memory:`, `API_KEY`, an
  * external DynamoDB, and clean stops on SIGTERM and SIGINT.

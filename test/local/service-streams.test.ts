@@ -17,12 +17,13 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { inMemory, startDynamoDb } from '@pet-store/local-aws';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { inMemory, localTableNames, startDynamoDb } from '#local-api/dynamodb.ts';
-import { startLocalService } from '#local-api/service.ts';
+import { startLocalService } from '#local/service.ts';
+import { localTableNames } from '#local/settings.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';

@@ -1,6 +1,6 @@
 /**
  * The embedded DynamoDB accepts only requests signed with its store's own credentials (docs/contract.md
- * "Bounded cost, clean shutdown"; local-api/store-credentials.ts): kept 0600 in the data folder from the
+ * "Bounded cost, clean shutdown"; local-aws/common/store-credentials.ts): kept 0600 in the data folder from the
  * first start on, fresh for a store in memory; an unsigned request, one signed with other credentials and one
  * whose signature does not match are refused in DynamoDB's error format and change nothing, so no one else on
  * the machine can plant a key digest that the API would then accept.
@@ -10,13 +10,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  credentialsFile,
+  newStoreCredentials,
+  requireSignature,
+  startDynamoDb,
+  unverifiedBodySlots,
+} from '@pet-store/local-aws';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { startDynamoDb } from '#local-api/dynamodb.ts';
-import { credentialsFile, newStoreCredentials, requireSignature } from '#local-api/store-credentials.ts';
-import { unverifiedBodySlots } from '#local-api/unverified-bodies.ts';
 import { bytesReadBy, holdUpload, upload } from '#test/support/raw-upload.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';

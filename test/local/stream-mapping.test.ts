@@ -1,6 +1,6 @@
 /**
  * The local event source mapping on a table's stream (docs/local-api.md "The change stream";
- * local-api/behaviour.md D6-D14), read from a fixture template and run on the embedded store with a real
+ * local-aws/behaviour.md D6-D14), read from a fixture template and run on the embedded store with a real
  * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
  * age, a checkpoint that survives a restart, a stop that lets the running invocation finish, and a SIGKILL at
@@ -11,18 +11,22 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { expect, test } from 'vitest';
-import { ensureTables } from '#lib/admin/tables.ts';
-import { functionModel, type Template } from '#local-api/api-model.ts';
-import { retentionVariable, type StreamRecord } from '#local-api/change-stream.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
-import { LambdaFunction } from '#local-api/lambda-runtime.ts';
 import {
+  functionModel,
+  inMemory,
+  LambdaFunction,
+  type LocalDynamoDb,
   type RunningStreamMapping,
+  retentionVariable,
   type StreamFailureRecord,
+  type StreamRecord,
+  startDynamoDb,
   startStreamMapping,
   streamMappingModels,
-} from '#local-api/stream-mapping.ts';
+  type Template,
+} from '@pet-store/local-aws';
+import { expect, test } from 'vitest';
+import { ensureTables } from '#lib/admin/tables.ts';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
@@ -402,7 +406,7 @@ test.each([
     );
     await until(() => /^ready /m.test(output.stdout) || child.exitCode !== null, 60_000);
     const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
-    const { dataFolderCredentials } = await import('#local-api/store-credentials.ts');
+    const { dataFolderCredentials } = await import('@pet-store/local-aws');
     const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
     await writeFile(armedFile, '');
     const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };

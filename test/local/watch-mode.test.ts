@@ -1,5 +1,5 @@
 /**
- * Watch mode (`npm run dev`, local-api/function-modules.ts): a change under the watched folders makes the
+ * Watch mode (`npm run dev`, local-aws/lambda/function-modules.ts): a change under the watched folders makes the
  * next call load the functions' code afresh, while the store keeps its data. Nothing in the repository is
  * edited: the watch is shown on a temporary folder, rename-saves and a handler's syntax error on a copy of the
  * project, and the server's reload by touching a source file (its content unchanged).
@@ -7,8 +7,8 @@
 
 import { cp, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { watchFunctionModules } from '@pet-store/local-aws';
 import { describe, expect, it } from 'vitest';
-import { watchFunctionModules } from '#local-api/function-modules.ts';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -64,7 +64,8 @@ describe('npm run dev in a copy of the project', () => {
     await Promise.all(
       [
         'infra',
-        'local-api',
+        'local',
+        'local-aws',
         'ops',
         'lib',
         'functions',
@@ -75,7 +76,7 @@ describe('npm run dev in a copy of the project', () => {
     );
     await symlink(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
     const { child, output, exited } = spawnNode(
-      relative(projectRoot, join(copy, 'local-api/server.ts')),
+      relative(projectRoot, join(copy, 'local/server.ts')),
       ['--watch'],
       childEnv({ DATA_DIR: ':memory:', API_KEY: apiKey, PORT: '0', HOST: '127.0.0.1' }),
       copy,

@@ -1,6 +1,8 @@
 /**
  * Folders import one way (docs/architecture.md "Layout"): no two folders import each other, even through others,
- * and no top-level folder imports one on a higher floor.
+ * and no top-level folder imports one on a higher floor. The two packages meet at one point: nothing in
+ * local-aws/ imports the service, and the service imports local-aws/ only through its entry,
+ * `@pet-store/local-aws`.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,31 +22,71 @@ const aliases = Object.entries(
 const importPattern =
   /(?:^|\n)\s*(?:import|export)\b[^;'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
+/** The local AWS's package name: its entry is local-aws/index.ts. */
+const localAws = '@pet-store/local-aws';
+
 /** The project module `specifier` names from `file`, or undefined for a package. */
 function resolved(file: string, specifier: string): string | undefined {
+  if (specifier === localAws || specifier.startsWith(`${localAws}/`)) {
+    return `local-aws/${specifier.slice(localAws.length + 1) || 'index.ts'}`;
+  }
   for (const { alias, folder } of aliases) {
     if (specifier.startsWith(alias)) return folder + specifier.slice(alias.length);
   }
   return specifier.startsWith('.') ? normalize(join(dirname(file), specifier)) : undefined;
 }
 
+/** Every tracked TypeScript module (declaration files aside). */
+const sources = execFileSync('git', ['ls-files', '*.ts'], { cwd: projectRoot, encoding: 'utf8' })
+  .split('\n')
+  .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+
+/** Each import of each module: the importing file, the specifier as written, and the module it names. */
+function imports(): { file: string; specifier: string; target: string | undefined }[] {
+  return sources.flatMap((file) =>
+    [...readFileSync(join(projectRoot, file), 'utf8').matchAll(importPattern)].map(
+      ([, fromStatement, fromCall]) => {
+        const specifier = fromStatement ?? fromCall ?? '';
+        return { file, specifier, target: resolved(file, specifier) };
+      },
+    ),
+  );
+}
+
 /** Folder -> the other folders its modules import. */
 function folderImports(): Map<string, Set<string>> {
-  const sources = execFileSync('git', ['ls-files', '*.ts'], { cwd: projectRoot, encoding: 'utf8' })
-    .split('\n')
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
   const graph = new Map<string, Set<string>>();
-  for (const file of sources) {
-    for (const [, fromStatement, fromCall] of readFileSync(join(projectRoot, file), 'utf8').matchAll(
-      importPattern,
-    )) {
-      const target = resolved(file, fromStatement ?? fromCall ?? '');
-      if (target === undefined || dirname(target) === dirname(file)) continue;
-      graph.set(dirname(file), (graph.get(dirname(file)) ?? new Set()).add(dirname(target)));
-    }
+  for (const { file, target } of imports()) {
+    if (target === undefined || dirname(target) === dirname(file)) continue;
+    graph.set(dirname(file), (graph.get(dirname(file)) ?? new Set()).add(dirname(target)));
   }
   return graph;
 }
+
+/** True for a path inside the local AWS's package. */
+const inLocalAws = (path: string) => path.startsWith('local-aws/');
+
+it('nothing in local-aws imports the service: only its own modules and packages', () => {
+  const service = imports()
+    .filter(({ file }) => inLocalAws(file))
+    .filter(
+      ({ specifier, target }) => specifier.startsWith('#') || (target !== undefined && !inLocalAws(target)),
+    )
+    .map(({ file, specifier }) => `${file} -> ${specifier}`);
+  expect(imports().some(({ file, target }) => inLocalAws(file) && target !== undefined)).toBe(true);
+  expect(service).toEqual([]);
+});
+
+it('the service imports the local AWS only through its entry, @pet-store/local-aws', () => {
+  const internals = imports()
+    .filter(({ file, target }) => !inLocalAws(file) && target !== undefined && inLocalAws(target))
+    .filter(({ specifier }) => specifier !== localAws)
+    .map(({ file, specifier }) => `${file} -> ${specifier}`);
+  expect(imports().some(({ file, specifier }) => file.startsWith('local/') && specifier === localAws)).toBe(
+    true,
+  );
+  expect(internals).toEqual([]);
+});
 
 it('no folder imports, directly or through others, a folder that imports it', () => {
   const graph = folderImports();
@@ -58,14 +100,16 @@ it('no folder imports, directly or through others, a folder that imports it', ()
     [...targets].filter((to) => reaches(to, from)).map((to) => `${from} -> ${to}`),
   );
   expect(graph.get('ops')).toContain('lib/admin');
+  expect(graph.get('local')).toContain('local-aws');
   expect(cycles).toEqual([]);
 });
 
 /** The code folders from the ground up (docs/architecture.md "Layout"); a folder's floor is its longest listed prefix. */
 const floors = [
+  ['local-aws'],
   ['lib'],
   ['functions', 'infra'],
-  ['local-api'],
+  ['local'],
   ['ops'],
   ['test/support'],
   ['bench'],

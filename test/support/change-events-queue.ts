@@ -1,8 +1,8 @@
 /**
- * The change-events queue as fanOutWebhooks reads it: a real local bus (local-api/local-aws.ts) whose rule
+ * The change-events queue as fanOutWebhooks reads it: a real local bus (local-aws/local-aws.ts) whose rule
  * `{"source": ["pet-store"]}` targets a real local queue. Change records are published with the service's own
  * publisher (lib/events/bus.ts `publishChanges`, Detail = the record's exact JSON); the messages the bus put on
- * the queue (body = the event envelope as JSON text, its `detail` the Detail text as sent: local-api/event-bus.ts)
+ * the queue (body = the event envelope as JSON text, its `detail` the Detail text as sent: local-aws/eventbridge/event-bus.ts)
  * are received and given as the SQS event records Lambda's event source mapping builds
  * (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html).
  */
@@ -13,12 +13,11 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { prepareLocalAws, type StoreCredentials } from '@pet-store/local-aws';
 import type { SQSRecord } from 'aws-lambda';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';
-import { prepareLocalAws } from '#local-api/local-aws.ts';
-import type { StoreCredentials } from '#local-api/store-credentials.ts';
-import { awsClients } from './local-aws-fixtures.ts';
+import { awsClients } from './aws-clients.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
 /** The local bus's name. */

@@ -9,12 +9,12 @@ export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Script paths from the project root, as package.json's scripts name them. */
 export const scripts = {
-  server: 'local-api/server.ts',
+  server: 'local/server.ts',
   keys: 'ops/api-keys.ts',
   import: 'ops/import-inventory.ts',
   backfill: 'ops/backfill.ts',
   webhooks: 'ops/webhooks.ts',
-  samDynamoDb: 'local-api/sam-dynamodb.ts',
+  samDynamoDb: 'local/sam-dynamodb.ts',
 } as const;
 
 /** Variables of the local service and tools that a child never inherits from the test process. */

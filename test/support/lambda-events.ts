@@ -1,4 +1,4 @@
-/** API Gateway events from AWS's documentation (local-api/behaviour.md). */
+/** API Gateway events from AWS's documentation (local-aws/behaviour.md). */
 import { randomUUID } from 'node:crypto';
 import type {
   APIGatewayAuthorizerResult,

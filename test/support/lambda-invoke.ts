@@ -1,18 +1,17 @@
 /**
  * Invoking a handler in this process as the Lambda runtime does, its streamed response read as API Gateway
- * reads it (local-api/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
+ * reads it (local-aws/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { Context } from 'aws-lambda';
 import {
   integrationContentType,
   isStreamingHandler,
   type ResponseStream,
   splitPrelude,
-} from '#local-api/response-streaming.ts';
+} from '@pet-store/local-aws';
+import type { Context } from 'aws-lambda';
 
-export { lambdaContext } from '#local-api/lambda-context.ts';
-export { installStreamingRuntime, type ResponseStream } from '#local-api/response-streaming.ts';
+export { installStreamingRuntime, lambdaContext, type ResponseStream } from '@pet-store/local-aws';
 
 /** Status and headers of a streamed response, from its prelude. */
 export interface StreamedHead {

@@ -1,5 +1,5 @@
 /**
- * One real local SQS queue for a test (local-api/local-aws.ts: the queues of local-api/queues.ts behind the local
+ * One real local SQS queue for a test (local-aws/local-aws.ts: the queues of local-aws/sqs/queues.ts behind the local
  * AWS endpoint of aws-endpoint.ts, started from a one-queue fixture template), with an SQS client signed for it
  * and helpers to read what the queue holds through ReceiveMessage and GetQueueAttributes.
  */
@@ -10,9 +10,13 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type LocalAws, prepareLocalAws } from '#local-api/local-aws.ts';
-import { newStoreCredentials, type StoreCredentials } from '#local-api/store-credentials.ts';
-import { awsClients } from './local-aws-fixtures.ts';
+import {
+  type LocalAws,
+  newStoreCredentials,
+  prepareLocalAws,
+  type StoreCredentials,
+} from '@pet-store/local-aws';
+import { awsClients } from './aws-clients.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
 /** A running local queue. */

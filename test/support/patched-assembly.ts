@@ -5,8 +5,8 @@
  */
 import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Template } from '@pet-store/local-aws';
 import { stackName } from '#infra/settings.ts';
-import type { Template } from '#local-api/api-model.ts';
 import { assemblyDir } from './synthesized-assembly.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 

@@ -32,7 +32,7 @@ export function serverArgs(assembly = assemblyDir()): string[] {
 }
 
 /**
- * Starts `node local-api/server.ts` with {@link serverArgs} of `options.assembly` (then `options.args`, e.g.
+ * Starts `node local/server.ts` with {@link serverArgs} of `options.assembly` (then `options.args`, e.g.
  * `--watch` as `npm run dev` passes) on a free port of 127.0.0.1 (`PORT=0`, `HOST=127.0.0.1`), `variables` added to or replacing those
  * of the child's environment (see `childEnv`), and waits until it has printed its startup lines (the last one
  * is the `Try: curl ...` line, printed once it listens).

@@ -4,8 +4,8 @@
  * prints `ready <endpoint>` once the tables exist, then serves until killed.
  */
 
+import { startDynamoDb } from '@pet-store/local-aws';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { startDynamoDb } from '#local-api/dynamodb.ts';
 import { dynamoDbClient, testTableNames } from './test-dynamodb.ts';
 
 const db = await startDynamoDb({ dataDir: process.env.DATA_DIR as string });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { readStack, type ServedStack, synthesize } from '#local-api/assembly.ts';
+import { readStack, type ServedStack, synthesize } from '#local/assembly.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { inMemory } from '@pet-store/local-aws';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type KeyStore, keyStore } from '#lib/auth/key-store.ts';
@@ -12,9 +13,9 @@ import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { type TableId, tables } from '#lib/tables.ts';
-import type { ServedStack } from '#local-api/assembly.ts';
-import { inMemory, localTableNames } from '#local-api/dynamodb.ts';
-import { startLocalService } from '#local-api/service.ts';
+import type { ServedStack } from '#local/assembly.ts';
+import { startLocalService } from '#local/service.ts';
+import { localTableNames } from '#local/settings.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
 import {
   changeTimeFormat,

@@ -3,14 +3,16 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTables } from '#lib/admin/tables.ts';
-import type { TableId } from '#lib/tables.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '#local-api/dynamodb.ts';
 import {
   credentialVariables,
   dataFolderCredentials,
+  inMemory,
+  type LocalDynamoDb,
   type StoreCredentials,
-} from '#local-api/store-credentials.ts';
+  startDynamoDb,
+} from '@pet-store/local-aws';
+import { ensureTables } from '#lib/admin/tables.ts';
+import type { TableId } from '#lib/tables.ts';
 import { freePort } from './free-port.ts';
 
 /** The table names the tests use (the local defaults). */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { localEnvironment } from '#local-api/settings.ts';
+import { localEnvironment } from '#local/settings.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { expectNewKeyRecord } from '#test/support/key-records.ts';

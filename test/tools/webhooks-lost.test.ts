@@ -1,7 +1,7 @@
 /**
  * `npm run webhooks -- lost` on a local store (docs/operating.md "Lost change records"): the stream mappings'
  * failure queue reached through `<dataDir>/aws-endpoint` (the real local queue of local-api), the history table
- * of the store. The message is a stream mapping's on-failure record as Lambda sends it (local-api/behaviour.md
+ * of the store. The message is a stream mapping's on-failure record as Lambda sends it (local-aws/behaviour.md
  * D13); the history holds a pet whose records straddle its range with a break, and one without a break.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';

@@ -1,4 +1,4 @@
-/** A stand-in TOKEN authorizer whose token picks the outcome (local-api/behaviour.md). */
+/** A stand-in TOKEN authorizer whose token picks the outcome (local-aws/behaviour.md). */
 import { appendFileSync } from 'node:fs';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 

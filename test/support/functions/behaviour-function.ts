@@ -1,4 +1,4 @@
-/** A stand-in function whose `{petId}` picks what it does (local-api/behaviour.md). */
+/** A stand-in function whose `{petId}` picks what it does (local-aws/behaviour.md). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 /** The Lambda handler (`index.handler`). @throws Error for `throw`; crashes its runtime for `crash` */

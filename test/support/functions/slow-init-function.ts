@@ -1,6 +1,6 @@
 /**
  * A stand-in function whose static code (its Init phase) takes `INIT_DELAY_MS` milliseconds before the handler
- * exists (local-api/behaviour.md S13); the handler answers 200 at once.
+ * exists (local-aws/behaviour.md S13); the handler answers 200 at once.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 

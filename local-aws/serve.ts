@@ -1,0 +1,233 @@
+/**
+ * @module A synthesized template served on one machine: the embedded DynamoDB (or one at
+ * `AWS_ENDPOINT_URL_DYNAMODB`), the API's engine behind a request gate, the buses, queues and their mappings,
+ * and the mappings on the tables' streams (local-aws/README.md). The composer fills the tables and keys
+ * between {@link startLocalAws} and {@link ServedTemplate.open}.
+ */
+import type { RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createEngine, integrationTimeoutMs } from './apigateway/gateway.ts';
+import type { ErrorBodyRenderer } from './apigateway/gateway-response-render.ts';
+import { createApiServer } from './apigateway/http-server.ts';
+import { requestGate } from './apigateway/request-gate.ts';
+import { credentialVariables } from './common/store-credentials.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
+
+import { LambdaFunction } from './lambda/lambda-runtime.ts';
+import { type LocalAws, prepareLocalAws } from './local-aws.ts';
+import {
+  ensureCheckpoint,
+  type RunningStreamMapping,
+  type StreamFailureRecord,
+  startStreamMapping,
+  streamMappingModels,
+} from './mappings/stream-mapping.ts';
+import { apiModel, functionModel, type ModelOptions, type Template } from './template/api-model.ts';
+
+/** How to serve a template. */
+export interface ServeOptions {
+  template: Template;
+  /** The cloud assembly folder: the functions' asset paths are relative to it. */
+  assemblyDir: string;
+  /** The TypeScript entry (absolute) to run for a function, by logical id; undefined: its synthesized bundle. */
+  functionSource?: (logicalId: string) => string | undefined;
+  /** The local name of a table of the template, by logical id. @throws for a table it does not serve */
+  tableName: (logicalId: string) => string;
+  /** Data folder of the embedded DynamoDB, or `:memory:`. Ignored when `AWS_ENDPOINT_URL_DYNAMODB` is set. */
+  dataDir: string;
+  /** HTTP port of the API (0: any free port). */
+  port: number;
+  host: string;
+  /**
+   * Variables every function gets over the template's `Environment.Variables`; called once the embedded
+   * store's credentials are in this process's environment (to pass the process's own, for instance).
+   */
+  environment?: () => Record<string, string>;
+  /** Wraps the API's request listener (to serve other paths beside `/<stage>`, for instance). */
+  listener?: (api: RequestListener, stage: string) => RequestListener;
+  /** The body of the errors no gateway response covers (default: API Gateway's `{"message": ...}`). */
+  errorBody?: ErrorBodyRenderer;
+  /**
+   * Run the event path once open (default true): the stream mappings, the buses and rules, the queue
+   * mappings. Without it the API answers as usual and the EventBridge and SQS endpoint answers 503.
+   */
+  events?: boolean;
+}
+
+/** A template being served: requests wait at the gate until {@link ServedTemplate.open}. */
+export interface ServedTemplate {
+  /** `http://host:port/<stage>`. */
+  baseUrl: string;
+  /** The embedded DynamoDB this process serves; undefined with `AWS_ENDPOINT_URL_DYNAMODB` set. */
+  dynamoDb?: LocalDynamoDb;
+  /** `http://127.0.0.1:port` of the local EventBridge and SQS endpoint (also in `<dataDir>/aws-endpoint`). */
+  awsEndpoint: string;
+  /** Answers the requests waiting at the gate and the next ones; starts the event path (unless disabled). */
+  open(): void;
+  /**
+   * Sends `body` to the template's queue with this logical id, name or ARN; resolves with the message id.
+   * @throws Error when the template has no such queue
+   */
+  sendToQueue(queue: string, body: string): Promise<string>;
+  /** Retires every function's execution environments: the next invocations import the code afresh. */
+  recycle(): void;
+  /**
+   * Stops accepting connections and closes the idle ones, answers the requests in flight (for at most API
+   * Gateway's 29 s integration timeout) with `Connection: close`, stops the mappings and closes the functions,
+   * the endpoint and the embedded DynamoDB; unsets the variables {@link startLocalAws} set.
+   */
+  close(): Promise<void>;
+}
+
+/** The time a shutdown leaves between the last function's end and the drain's cut, for its answer to leave. */
+const answerMarginMs = 1000;
+
+/**
+ * Starts serving `options.template`. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` (and the embedded store's
+ * credentials), `AWS_ENDPOINT_URL_EVENTBRIDGE` and `AWS_ENDPOINT_URL_SQS`: one served template per process.
+ * The API listens at once (a taken port fails before anything is created); the stream mappings' starting
+ * checkpoints exist before it returns, so that the composer's first writes reach them.
+ * @throws when the ports are taken, DynamoDB cannot be reached, or the template has a resource not served
+ *   locally.
+ */
+export async function startLocalAws(options: ServeOptions): Promise<ServedTemplate> {
+  let db: LocalDynamoDb | undefined;
+  if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {
+    db = await startDynamoDb({ dataDir: options.dataDir });
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+    // The functions and this process sign with the only credentials the store accepts.
+    Object.assign(process.env, credentialVariables(db.credentials));
+    delete process.env.AWS_SESSION_TOKEN;
+  }
+  // The endpoint accepts what this process and the functions sign with: the store's credentials, or the shell's.
+  const credentials = await new DynamoDBClient({}).config.credentials();
+  const aws: LocalAws = await prepareLocalAws({
+    template: options.template,
+    credentials,
+    ...(db && options.dataDir !== inMemory ? { dataDir: options.dataDir } : {}),
+    ...(db?.levelDb ? { levelDb: db.levelDb } : {}),
+  }).catch(async (error: unknown) => {
+    await db?.close();
+    throw error;
+  });
+  Object.assign(process.env, aws.variables);
+
+  const modelOptions: ModelOptions = {
+    assemblyDir: options.assemblyDir,
+    tableName: options.tableName,
+    overrides: {
+      ...options.environment?.(),
+      AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB as string,
+      ...aws.variables,
+    },
+    resourceValue: aws.resourceValue,
+    ...(options.functionSource ? { sourceOf: options.functionSource } : {}),
+  };
+  const model = apiModel(options.template, modelOptions);
+  // The stream mappings' functions, with the same environment overrides as the API's.
+  const mappingModels = streamMappingModels(options.template, options.tableName);
+  const mappingFunctions = new Map(
+    [...new Set(mappingModels.map((mapping) => mapping.functionId))].map((functionId) => [
+      functionId,
+      new LambdaFunction(functionModel(functionId, options.template.Resources, modelOptions)),
+    ]),
+  );
+  const closeMappingFunctions = () =>
+    Promise.all([...mappingFunctions.values()].map((lambda) => lambda.close()));
+  const engine = createEngine(model, options.errorBody);
+  const api: RequestListener = (request, response) => void engine.listener(request, response);
+  const gate = requestGate(options.listener ? options.listener(api, model.stage) : api);
+  const server = createApiServer(gate.listener, {
+    gatewayResponses: model.gatewayResponses,
+    ...(options.errorBody ? { errorBody: options.errorBody } : {}),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  }).catch(async (error: unknown) => {
+    await engine.close();
+    await aws.close();
+    await closeMappingFunctions();
+    await db?.close();
+    throw error;
+  });
+  const stream = db?.changeStream;
+  if (stream) for (const mapping of mappingModels) await ensureCheckpoint(mapping, stream);
+
+  const { port } = server.address() as AddressInfo;
+  let mappings: RunningStreamMapping[] = [];
+  return {
+    // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
+    baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
+    ...(db ? { dynamoDb: db } : {}),
+    awsEndpoint: aws.endpoint,
+    open() {
+      gate.open();
+      if (options.events === false) return;
+      aws.start(modelOptions);
+      // Discarded stream records' failure records go to the mapping's on-failure queue (a local queue).
+      mappings = startMappings(mappingModels, mappingFunctions, db, async (destination, record) => {
+        if (destination) await aws.sendToQueue(destination, JSON.stringify(record));
+      });
+    },
+    sendToQueue: (queue, body) => aws.sendToQueue(queue, body),
+    recycle: () => {
+      engine.recycle();
+      aws.recycle();
+      for (const lambda of mappingFunctions.values()) lambda.recycle();
+    },
+    async close() {
+      // The drain starts first, so that the connections still open get `Connection: close` on their answers;
+      // then the server stops accepting and closes the idle ones.
+      // No function runs at the drain's cut: each started ends (or times out) a margin before it.
+      const deadline = Date.now() + integrationTimeoutMs - answerMarginMs;
+      engine.endBy(deadline);
+      aws.endBy(deadline);
+      // The mappings stop polling; a batch being invoked finishes and is checkpointed.
+      const mappingsStopped = Promise.all(mappings.map((mapping) => mapping.stop()));
+      const drained = gate.drain(integrationTimeoutMs);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await drained;
+      server.closeAllConnections();
+      await closed;
+      await mappingsStopped;
+      await closeMappingFunctions();
+      await engine.close();
+      await aws.close();
+      for (const name of Object.keys(aws.variables)) delete process.env[name];
+      await db?.close();
+      // The endpoint of a closed embedded store must not send a later service in this process to it.
+      if (db) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+    },
+  };
+}
+
+/**
+ * Starts each stream mapping of the template on the embedded store's change stream; `onFailure` takes the
+ * failure records of discarded records (`destination`: the logical id of the on-failure destination). A store
+ * served by another process (`AWS_ENDPOINT_URL_DYNAMODB` set) has no change stream here: the mappings are not
+ * run, and a line says so.
+ */
+function startMappings(
+  models: ReturnType<typeof streamMappingModels>,
+  functions: Map<string, LambdaFunction>,
+  db: LocalDynamoDb | undefined,
+  onFailure: (destination: string | undefined, record: StreamFailureRecord) => Promise<void> | void,
+): RunningStreamMapping[] {
+  if (models.length === 0) return [];
+  const stream = db?.changeStream;
+  if (!stream) {
+    process.stderr.write(
+      `Stream mappings not run (${models.map((m) => m.logicalId).join(', ')}): the DynamoDB at AWS_ENDPOINT_URL_DYNAMODB has no local change stream\n`,
+    );
+    return [];
+  }
+  return models.map((model) =>
+    startStreamMapping(model, {
+      stream,
+      invoke: (event) => (functions.get(model.functionId) as LambdaFunction).invoke(event),
+      onFailure,
+    }),
+  );
+}

@@ -1,0 +1,147 @@
+/**
+ * The local queues across a restart of their store (local-aws/behaviour.md Q9): messages kept in the embedded
+ * store's LevelDB come back with what SQS keeps of them. A queued message, a delayed one, a message in flight
+ * (its receive count, receipt handle and visibility timeout), a deleted one and a message moved to the
+ * dead-letter queue, each as it was when the first service let go of the store without delivering anything
+ * more. The SIGKILL of a whole `npm start` is test/faults/delivery-durability.test.ts.
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { expect, test } from 'vitest';
+import { type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
+import type { Template } from '../template/api-model.ts';
+import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
+import { temporaryDir } from './support/temporary-dirs.ts';
+
+/** `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`. */
+const queuesTemplate = (): Template => ({
+  Resources: {
+    Work: {
+      Type: 'AWS::SQS::Queue',
+      Properties: {
+        QueueName: 'work',
+        VisibilityTimeout: 30,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': ['WorkDlq', 'Arn'] }, maxReceiveCount: 2 },
+      },
+    },
+    WorkDlq: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'work-dlq' } },
+  },
+});
+
+let running: { store: LocalDynamoDb; fixture: AwsFixture } | undefined;
+cleanUpAfterAll(async () => {
+  await running?.fixture.close();
+  await running?.store.close();
+});
+
+/** The embedded store on `dataDir` and the queues of {@link queuesTemplate} keeping their messages in it. */
+async function start(dataDir: string) {
+  const store = await startDynamoDb({ dataDir });
+  const fixture = await startAwsFixture(queuesTemplate, {
+    ...(store.levelDb ? { levelDb: store.levelDb } : {}),
+  });
+  running = { store, fixture };
+  const url = (logicalId: string) => fixture.aws.resourceValue(logicalId) as string;
+  const receive = async (logicalId: string, visibilityTimeout?: number) =>
+    (
+      await fixture.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url(logicalId),
+          MaxNumberOfMessages: 10,
+          MessageSystemAttributeNames: ['All'],
+          ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
+        }),
+      )
+    ).Messages ?? [];
+  const counts = async (logicalId: string) => {
+    const { Attributes } = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url(logicalId), AttributeNames: ['All'] }),
+    );
+    return {
+      visible: Number(Attributes?.ApproximateNumberOfMessages),
+      notVisible: Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
+      delayed: Number(Attributes?.ApproximateNumberOfMessagesDelayed),
+    };
+  };
+  return { fixture, url, receive, counts };
+}
+
+/** Lets go of the queues and the store (their pollers end, the store is flushed), as the next start finds them. */
+async function stop() {
+  await running?.fixture.close();
+  await running?.store.close();
+  running = undefined;
+}
+
+test('queued, delayed, in-flight, deleted and dead-lettered messages are as they were after a restart', async () => {
+  const dataDir = await temporaryDir('queue-durability-');
+  const first = await start(dataDir);
+  const send = (body: string, delaySeconds?: number) =>
+    first.fixture.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: first.url('Work'),
+        MessageBody: body,
+        ...(delaySeconds === undefined ? {} : { DelaySeconds: delaySeconds }),
+      }),
+    );
+  // `poison` is received twice (visible again at once), so the next receive moves it to the dead-letter queue.
+  const poison = await send('poison');
+  expect((await first.receive('Work', 0)).map((m) => m.Body)).toStrictEqual(['poison']);
+  expect((await first.receive('Work', 0)).map((m) => m.Body)).toStrictEqual(['poison']);
+  expect(await first.receive('Work')).toStrictEqual([]);
+  expect(await first.counts('WorkDlq')).toStrictEqual({ visible: 1, notVisible: 0, delayed: 0 });
+  // `in flight` is received and not deleted; `done` is received and deleted; `queued` waits; `delayed` too.
+  const inFlight = await send('in flight');
+  const [received] = await first.receive('Work');
+  expect(received?.MessageId).toBe(inFlight.MessageId);
+  await send('done');
+  const [done] = await first.receive('Work');
+  expect(done?.Body).toBe('done');
+  await first.fixture.sqs.send(
+    new DeleteMessageCommand({ QueueUrl: first.url('Work'), ReceiptHandle: done?.ReceiptHandle }),
+  );
+  const queued = await send('queued');
+  await send('delayed', 900);
+  await stop();
+
+  const second = await start(dataDir);
+  expect(await second.counts('Work')).toStrictEqual({ visible: 1, notVisible: 1, delayed: 1 });
+  const [again] = await second.receive('Work');
+  expect({
+    id: again?.MessageId,
+    body: again?.Body,
+    receives: again?.Attributes?.ApproximateReceiveCount,
+  }).toStrictEqual({ id: queued.MessageId, body: 'queued', receives: '1' });
+  // The message in flight keeps its receipt handle and its visibility: ended now, it is received a second time.
+  await second.fixture.sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: second.url('Work'),
+      ReceiptHandle: received?.ReceiptHandle,
+      VisibilityTimeout: 0,
+    }),
+  );
+  const [redelivered] = await second.receive('Work');
+  expect({
+    id: redelivered?.MessageId,
+    body: redelivered?.Body,
+    receives: redelivered?.Attributes?.ApproximateReceiveCount,
+    firstReceived: redelivered?.Attributes?.ApproximateFirstReceiveTimestamp,
+  }).toStrictEqual({
+    id: inFlight.MessageId,
+    body: 'in flight',
+    receives: '2',
+    firstReceived: received?.Attributes?.ApproximateFirstReceiveTimestamp,
+  });
+  const [deadLetter] = await second.receive('WorkDlq');
+  expect({ id: deadLetter?.MessageId, body: deadLetter?.Body }).toStrictEqual({
+    id: poison.MessageId,
+    body: 'poison',
+  });
+  expect(await second.counts('Work')).toStrictEqual({ visible: 0, notVisible: 2, delayed: 1 });
+});

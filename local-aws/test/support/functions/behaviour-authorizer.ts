@@ -1,0 +1,28 @@
+/** A stand-in TOKEN authorizer whose token picks the outcome (local-aws/behaviour.md). */
+import { appendFileSync } from 'node:fs';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+
+/** The Lambda handler (`index.handler`). @throws Error('Unauthorized') for `unauthorized` */
+export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const token = event.authorizationToken.replace(/^Bearer /, '');
+  appendFileSync(process.env.BEHAVIOUR_CALLS as string, `${token}\n`);
+  if (token === 'unauthorized') throw new Error('Unauthorized');
+  if (token === 'malformed') return { principalId: 'someone' } as APIGatewayAuthorizerResult;
+  if (token.startsWith('slow')) await new Promise((resolve) => setTimeout(resolve, 40_000));
+  // The whole stage, as the service's authorizer does: a cached policy then serves every route.
+  const effect = token.startsWith('deny') ? 'Deny' : 'Allow';
+  return {
+    principalId: 'someone',
+    usageIdentifierKey: 'key-1',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Action: 'execute-api:Invoke',
+          Effect: effect,
+          Resource: [`${event.methodArn.split('/').slice(0, 2).join('/')}/*`],
+        },
+      ],
+    },
+  };
+}
