@@ -1,7 +1,7 @@
 /**
  * The local authorizer cache is bounded (local-aws/behaviour.md A9, A10; docs/contract.md "Bounded cost,
  * clean shutdown"): past its bound the least recently used token is evicted, and a token's result expires after
- * the TTL. A stand-in authorizer (test/support/functions/behaviour-authorizer.ts) runs in the local Lambda
+ * the TTL. A stand-in authorizer (local-aws/testing/functions/behaviour-authorizer.ts) runs in the local Lambda
  * runtime and records every token it is invoked with; the cache's clock is injected.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { authorizerCacheEntries, authorizerStep } from '../apigateway/authorizer.ts';
 import { LambdaFunction } from '../lambda/lambda-runtime.ts';
-import { removeTemporaryDirs, temporaryDir } from './support/temporary-dirs.ts';
+import { removeTemporaryDirs, temporaryDir } from '../testing/temporary-dirs.ts';
 
 const ttlSeconds = 300;
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/v1/GET/inventory';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   await writeFile(callsFile, '');
   fn = new LambdaFunction({
     logicalId: 'Authorizer',
-    module: fileURLToPath(new URL('./support/functions/behaviour-authorizer.ts', import.meta.url)),
+    module: fileURLToPath(new URL('../testing/functions/behaviour-authorizer.ts', import.meta.url)),
     exportName: 'handler',
     environment: { BEHAVIOUR_CALLS: callsFile },
     memoryMb: 256,

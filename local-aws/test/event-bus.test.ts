@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newStoreCredentials } from '../common/store-credentials.ts';
 import { prepareLocalAws } from '../local-aws.ts';
 import type { Template } from '../template/api-model.ts';
+import { upload } from '../testing/raw-upload.ts';
 import { type AwsFixture, awsClients, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
-import { upload } from './support/raw-upload.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 cleanUpAfterAll();

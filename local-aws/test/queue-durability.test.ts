@@ -15,9 +15,9 @@ import {
 import { expect, test } from 'vitest';
 import { type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import type { Template } from '../template/api-model.ts';
+import { temporaryDir } from '../testing/temporary-dirs.ts';
 import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { temporaryDir } from './support/temporary-dirs.ts';
 
 /** `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`. */
 const queuesTemplate = (): Template => ({

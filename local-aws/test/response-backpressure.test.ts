@@ -10,9 +10,8 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, test } from 'vitest';
 import { LambdaFunction, streamWindowBytes } from '../lambda/lambda-runtime.ts';
-
+import { temporaryDir } from '../testing/temporary-dirs.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { temporaryDir } from './support/temporary-dirs.ts';
 
 cleanUpAfterAll();
 

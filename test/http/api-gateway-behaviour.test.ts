@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { apiModel, createApiServer, createEngine, type Engine, type Template } from '@pet-store/local-aws';
+import { behaviourAuthorizerModule, bytesReadBy, upload } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';
 import { serviceErrorBody } from '#local/error-body.ts';
 import { type RawClient, type RawResponse, rawClient } from '#test/support/raw-http.ts';
-import { bytesReadBy, upload } from '#test/support/raw-upload.ts';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 
 const stub = (name: string) => fileURLToPath(new URL(`../support/functions/${name}.ts`, import.meta.url));
@@ -70,7 +70,7 @@ beforeAll(async () => {
   const sources: Record<string, string> = {
     [itemFunction]: stub('behaviour-function'),
     [orderFunction]: stub('behaviour-function'),
-    [authorizerFunction]: stub('behaviour-authorizer'),
+    [authorizerFunction]: behaviourAuthorizerModule,
     ...Object.fromEntries(
       Object.values(slowInit).map((logicalId) => [logicalId, stub('slow-init-function')]),
     ),

@@ -17,11 +17,11 @@ import {
   startDynamoDb,
   unverifiedBodySlots,
 } from '@pet-store/local-aws';
+import { bytesReadBy, holdUpload, upload } from '@pet-store/local-aws/testing';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { bytesReadBy, holdUpload, upload } from '#test/support/raw-upload.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi } from '#test/support/test-api.ts';

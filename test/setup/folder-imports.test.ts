@@ -2,7 +2,7 @@
  * Folders import one way (docs/architecture.md "Layout"): no two folders import each other, even through others,
  * and no top-level folder imports one on a higher floor. The two packages meet at one point: nothing in
  * local-aws/ imports the service, and the service imports local-aws/ only through its entry,
- * `@pet-store/local-aws`.
+ * `@pet-store/local-aws` (and the service's tests through its testing kit, `@pet-store/local-aws/testing`).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -77,10 +77,14 @@ it('nothing in local-aws imports the service: only its own modules and packages'
   expect(service).toEqual([]);
 });
 
-it('the service imports the local AWS only through its entry, @pet-store/local-aws', () => {
+it('the service imports the local AWS only through its entry, @pet-store/local-aws, and its tests its testing kit', () => {
+  const testingKit = `${localAws}/testing`;
   const internals = imports()
     .filter(({ file, target }) => !inLocalAws(file) && target !== undefined && inLocalAws(target))
-    .filter(({ specifier }) => specifier !== localAws)
+    .filter(
+      ({ file, specifier }) =>
+        specifier !== localAws && !(specifier === testingKit && file.startsWith('test/')),
+    )
     .map(({ file, specifier }) => `${file} -> ${specifier}`);
   expect(imports().some(({ file, specifier }) => file.startsWith('local/') && specifier === localAws)).toBe(
     true,

@@ -12,7 +12,7 @@ import { newStoreCredentials, type StoreCredentials } from '../../common/store-c
 import type { StreamLevelDb } from '../../dynamodb/change-stream.ts';
 import { type LocalAws, prepareLocalAws } from '../../local-aws.ts';
 import type { Template } from '../../template/api-model.ts';
-import { temporaryDir } from './temporary-dirs.ts';
+import { temporaryDir } from '../../testing/temporary-dirs.ts';
 
 /**
  * A handler recording each event (`{at, event}`) and, for an SQS event, each record (`{at, record}`) before
