@@ -4,6 +4,7 @@
  * "Change records".
  */
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   NumberValue,
   PutCommand,
@@ -124,6 +125,31 @@ export async function recentChanges(
     }
     if (items.length < pageSize) return newest ? { newest, since } : { since };
   }
+}
+
+/**
+ * Those of `petIds` without any record: no record of sequence 1, as a pet's records are numbered from 1 without
+ * gaps and never deleted. Strongly consistent BatchGetItem, 100 keys a request, unprocessed keys asked again.
+ * @throws any DynamoDB error.
+ */
+export async function withoutHistory(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petIds: readonly string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let from = 0; from < petIds.length; from += 100) {
+    let keys = petIds
+      .slice(from, from + 100)
+      .map((petId) => ({ petId: NumberValue.from(petId), sequence: 1 }));
+    while (keys.length > 0) {
+      const request = { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'petId' } };
+      const answer = await client.send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of answer.Responses?.[tableName] ?? []) found.add(String(item.petId));
+      keys = (answer.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
+    }
+  }
+  return new Set(petIds.filter((petId) => !found.has(petId)));
 }
 
 /**

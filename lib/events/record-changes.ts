@@ -9,7 +9,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { publishChanges } from './bus.ts';
 import type { ChangeEvent, InventoryChange } from './changes.ts';
 import { appendEvents } from './event-append.ts';
-import { putChange, type RecentChanges, recentChanges } from './history-store.ts';
+import { putChange, type RecentChanges, recentChanges, withoutHistory } from './history-store.ts';
 import { inventoryChangeOf, orderChangeOf } from './stream-changes.ts';
 
 /** Where the consumer reads and writes. */
@@ -72,22 +72,29 @@ export function changeRecorder(
       if (table === 'orders') return { streamSequence, order: orderChangeOf(record) };
       return { streamSequence };
     });
-    // Each pet's first record in the batch and its number of records there.
-    const firsts = new Map<string, { streamSequence: string; count: number }>();
-    for (const { streamSequence, inventory } of candidates) {
+    // Each pet's first record in the batch (whether it created the item) and its number of records there.
+    const firsts = new Map<string, { streamSequence: string; count: number; insert: boolean }>();
+    for (const [at, { streamSequence, inventory }] of candidates.entries()) {
       if (!inventory) continue;
       const seen = firsts.get(inventory.petId);
       firsts.set(inventory.petId, {
         streamSequence: seen?.streamSequence ?? streamSequence,
         count: (seen?.count ?? 0) + 1,
+        insert: seen?.insert ?? records[at]?.eventName === 'INSERT',
       });
     }
+    // A new item's pet has usually no record yet: one BatchGetItem tells, rather than a Query per pet.
+    const inserted = [...firsts].filter(([, { insert }]) => insert).map(([petId]) => petId);
+    const fresh = await withoutHistory(dynamoDb, historyTable, inserted);
     const recent = new Map(
       await Promise.all(
-        [...firsts].map(
-          async ([petId, { streamSequence, count }]) =>
-            [petId, await recentChanges(dynamoDb, historyTable, petId, streamSequence, count + 1)] as const,
-        ),
+        [...firsts].map(async ([petId, { streamSequence, count }]) => {
+          if (fresh.has(petId)) return [petId, { since: new Map() } as RecentChanges] as const;
+          return [
+            petId,
+            await recentChanges(dynamoDb, historyTable, petId, streamSequence, count + 1),
+          ] as const;
+        }),
       ),
     );
     const events: ChangeEvent[] = [];
