@@ -8,7 +8,6 @@ import { execFile } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import type { StreamingHandler } from '../test/support/lambda-events.ts';
 import { attachMeter, childMain, inChild, quantile } from './processes.ts';
 
 /** A bundle to load, with the environment its function gets. */
@@ -112,9 +111,6 @@ async function warm({ functions, iterations, warmup }: WarmOptions) {
   const { tables } = await import('#lib/tables.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
   const { createDocumentClient, documentClient } = await import('#lib/clients/dynamodb.ts');
-  const handler = async (name: string) => (await import(`#functions/${name}/handler.ts`)).handler;
-  const list = (await handler('list-inventory')) as StreamingHandler;
-  const [update, authorizer] = [await handler('update-inventory'), await handler('authorizer')];
   const bare = createDocumentClient();
   const table = (id: keyof typeof tables) => process.env[tables[id].env] as string;
   const store = (await import('#lib/inventory/store.ts')).inventoryStore(bare, table('inventory'));
@@ -126,86 +122,79 @@ async function warm({ functions, iterations, warmup }: WarmOptions) {
   const keyDigest = apiKeyDigest(apiKey);
   await keys.put({ keyDigest, name: 'bench', createdAt, scopes: [...scopes] });
   const methodArn = `arn:aws:execute-api:us-east-1:000000000000:bench/${stageName}/GET/inventory`;
-  const json = { 'Content-Type': 'application/json' };
-  const patch = { method: 'PATCH', resource: '/inventory/{petId}', path: `/inventory/${petId}` } as const;
+  const [headers, resource] = [{ 'Content-Type': 'application/json' }, '/inventory/{petId}'];
+  const patch = {
+    method: 'PATCH',
+    resource,
+    path: `/inventory/${petId}`,
+    pathParameters: { petId },
+    headers,
+  } as const;
   let quantity = 0;
-  // Each `prepare` builds the event before the clock starts (as the runtime does) and returns the timed call.
-  const prepare =
-    <E>(event: E, ok: (event: E) => Promise<boolean>) =>
-    async () => {
-      if (!(await ok(event))) throw new Error(`unexpected result of ${JSON.stringify(event).slice(0, 80)}`);
-    };
+  type Answer = { statusCode?: number; policyDocument?: { Statement: { Effect?: string }[] } };
   const subjects = [
     {
-      name: 'listInventory',
-      bare: 'listSorted',
-      prepare: () =>
-        prepare(
-          restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' }),
-          async (event) => {
-            const context = lambda.lambdaContext('listInventory');
-            return (
-              (await lambda.collectStreamed((stream) => list(event, stream, context))).statusCode === 200
-            );
-          },
-        ),
+      ...{ name: 'listInventory', module: 'list-inventory', bare: 'listSorted' },
+      event: () => restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' }),
+      ok: (answer: Answer) => answer.statusCode === 200,
       bareCall: async () => {
         for await (const _batch of store.listSorted());
       },
     },
     {
-      name: 'updateInventory',
-      bare: 'update',
-      prepare: () => {
-        const body = `{"quantity":${++quantity % 1000}}`;
-        const event = restProxyEvent({ ...patch, pathParameters: { petId }, headers: json, body });
-        return prepare(
-          event,
-          async (e) => (await update(e, lambda.lambdaContext('update'))).statusCode === 200,
-        );
-      },
+      ...{ name: 'updateInventory', module: 'update-inventory', bare: 'update' },
+      event: () => restProxyEvent({ ...patch, body: `{"quantity":${++quantity % 1000}}` }),
+      ok: (answer: Answer) => answer.statusCode === 200,
       bareCall: () =>
         store.update(petId, { quantity: ++quantity % 1000, reason: 'adjustment', keyId: 'bench' }),
     },
     {
-      name: 'authorizer',
-      bare: 'keys.get',
-      prepare: () =>
-        prepare(tokenAuthorizerEvent(`Bearer ${apiKey}`, methodArn), async (event) => {
-          const { policyDocument } = await authorizer(event, lambda.lambdaContext('authorizer'));
-          return policyDocument.Statement[0]?.Effect === 'Allow';
-        }),
+      ...{ name: 'authorizer', module: 'authorizer', bare: 'keys.get' },
+      event: () => tokenAuthorizerEvent(`Bearer ${apiKey}`, methodArn),
+      ok: (answer: Answer) => answer.policyDocument?.Statement[0]?.Effect === 'Allow',
       bareCall: () => keys.get(keyDigest),
     },
   ];
+  const handlers = new Map<string, unknown>();
+  for (const { name, module } of subjects)
+    handlers.set(name, (await import(`#functions/${module}/handler.ts`)).handler);
+  /** Builds the event and context before the clock starts (as the runtime does); returns the timed invocation. */
+  const prepare = ({ name, event, ok }: (typeof subjects)[number]) => {
+    const [made, context] = [event(), lambda.lambdaContext(name)];
+    return async () => {
+      const answer = (await lambda.invokeHandler(handlers.get(name), made, context)) as Answer;
+      if (!ok(answer)) throw new Error(`unexpected result of ${name}`);
+    };
+  };
   let sockets = 0;
   const onSocket = () => sockets++;
   subscribe('net.client.socket', onSocket);
   const socketsPer100 = new Map<string, number>();
   for (const subject of subjects) {
     sockets = 0;
-    for (let i = 0; i < 100; i++) await subject.prepare()();
+    for (let i = 0; i < 100; i++) await prepare(subject)();
     socketsPer100.set(subject.name, sockets);
   }
   unsubscribe('net.client.socket', onSocket);
 
   const [handlerMeter, bareMeter] = [attachMeter(documentClient), attachMeter(bare)];
   const results = [];
-  for (const { name, bare, prepare, bareCall } of subjects) {
+  for (const subject of subjects) {
+    const { name, bare, bareCall } = subject;
     handlerMeter.take();
-    await prepare()();
+    await prepare(subject)();
     const { requests } = handlerMeter.take();
     bareMeter.take();
     await bareCall();
     const bareRequests = bareMeter.take().requests;
     for (let i = 0; i < warmup; i++) {
-      await prepare()();
+      await prepare(subject)();
       await bareCall();
     }
     const times: [number[], number[]] = [[], []];
     for (let i = 0; i < iterations; i++) {
       // Which goes first alternates, so both see the same state of the JIT, GC and database.
-      const calls = [prepare(), bareCall];
+      const calls = [prepare(subject), bareCall];
       for (const which of i % 2 === 0 ? [0, 1] : [1, 0]) {
         const start = performance.now();
         await calls[which]?.();

@@ -19,23 +19,16 @@ import { measureListOverHttp } from './list-http.ts';
 import { documentClientAt } from './processes.ts';
 import { measureWebhookDelays } from './webhooks.ts';
 
-const whole = (flag: string) => (value: string) =>
-  value.split(',').map((size) => {
-    if (!/^[1-9][0-9]*$/.test(size)) throw new Error(`${flag}: ${value}`);
-    return Number(size);
-  });
+const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
-  .option(
-    '--sizes <entries>',
-    'list sizes, comma-separated (up to 1000000)',
-    whole('--sizes'),
-    [1000, 10000, 100000],
-  )
-  .option('--import <rows>', 'rows imported with the event path off and on', whole('--import'), [200000])
+  .option('--sizes <entries>', 'list sizes, comma-separated (up to 1000000)', sizes, [1000, 10000, 100000])
+  .option('--import <rows>', 'rows imported with the event path off and on', sizes, [200000])
   .option('--quick', 'fewer samples (for trying a change; not figures to quote)')
   .addOption(new Option('--only <part>', 'measure one part only').choices(['bodies', 'webhooks', 'import']))
   .parse()
   .opts<{ sizes: number[]; import: number[]; quick?: boolean; only?: string }>();
+if ([...options.sizes, ...options.import].some((size) => !Number.isInteger(size) || size < 1))
+  throw new Error(`--sizes ${options.sizes} --import ${options.import}: whole numbers of entries`);
 const quick = options.quick === true;
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const started = performance.now();
@@ -51,9 +44,8 @@ const figures: RunFigures = {
 };
 
 if (!options.only || options.only === 'bodies') {
-  log(
-    `Hostile write bodies, µs of CPU per KB at ${bodySizes.map((size) => `${Math.round(size / 1024)} KB`).join(', ')}:`,
-  );
+  const kb = bodySizes.map((size) => `${Math.round(size / 1024)} KB`);
+  log(`Hostile write bodies, µs of CPU per KB at ${kb.join(', ')}:`);
   figures.bodies = await measureBodies(quick);
   for (const { operation, kind, usPerKb } of figures.bodies)
     log(`  ${`${operation} ${kind}`.padEnd(28)}${usPerKb.map((us) => us.toFixed(1).padStart(9)).join('')}`);
