@@ -1,8 +1,7 @@
 /** List scaling over HTTP through the local API serving the synthesized bundles: docs/performance.md "How each figure is taken". */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stackName } from '#infra/settings.ts';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
@@ -10,6 +9,7 @@ import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
 import type { Template } from '#local-api/api-model.ts';
 import { localTableNames, startDynamoDb } from '#local-api/dynamodb.ts';
+import { patchedAssembly } from '#test/support/patched-assembly.ts';
 import { attachMeter, documentClientAt, peakGrowth, quantile, startServer } from './processes.ts';
 
 /**
@@ -63,22 +63,16 @@ async function load(dataDir: string, from: number, to: number) {
 }
 
 /**
- * A copy of the assembly without the staging stack's stream mappings: a server on a grown data folder does not
- * consume the change records of its loading (docs/performance.md "How each figure is taken").
+ * The assembly without the staging stack's stream mappings (its other files linked): a server on a grown data
+ * folder does not consume the change records of its loading (docs/performance.md "How each figure is taken").
  */
-export async function withoutEventPath(assemblyDir: string): Promise<string> {
-  const copy = await mkdtemp(join(tmpdir(), 'pet-store-bench-assembly-'));
-  await cp(assemblyDir, copy, { recursive: true });
-  const file = join(copy, `${stackName('staging')}.template.json`);
-  const template = JSON.parse(await readFile(file, 'utf8')) as Template;
-  for (const [logicalId, resource] of Object.entries(template.Resources)) {
-    const source = JSON.stringify(resource.Properties?.EventSourceArn ?? '');
-    if (resource.Type === 'AWS::Lambda::EventSourceMapping' && source.includes('StreamArn')) {
-      delete template.Resources[logicalId];
-    }
-  }
-  await writeFile(file, JSON.stringify(template));
-  return copy;
+export function withoutEventPath(assemblyDir: string): Promise<string> {
+  const streamMapping = ({ Type, Properties }: Template['Resources'][string]) =>
+    Type === 'AWS::Lambda::EventSourceMapping' &&
+    JSON.stringify(Properties?.EventSourceArn).includes('StreamArn');
+  const keep = (resources: Template['Resources']) =>
+    Object.fromEntries(Object.entries(resources).filter(([, resource]) => !streamMapping(resource)));
+  return patchedAssembly((template) => ({ ...template, Resources: keep(template.Resources) }), assemblyDir);
 }
 
 /**
