@@ -5,6 +5,7 @@
  */
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   NumberValue,
   PutCommand,
@@ -171,6 +172,28 @@ export async function putChange(
       ExpressionAttributeNames: { '#sequence': 'sequence' },
     }),
   );
+}
+
+/**
+ * Writes the first records (sequence 1) of pets {@link withoutHistory}, 25 to a BatchWriteItem, unprocessed items
+ * sent again. No condition guards them: only the consumer writes a pet's records, one batch of the pet's stream
+ * shard at a time, and it found the pet without records (docs/architecture.md "Change records").
+ * @throws any DynamoDB error; some of the records may then be written.
+ */
+export async function putFirstChanges(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  changes: readonly { change: InventoryChange; streamSequence: string }[],
+): Promise<void> {
+  for (let from = 0; from < changes.length; from += 25) {
+    let requests = changes.slice(from, from + 25).map(({ change, streamSequence }) => ({
+      PutRequest: { Item: { ...withIdsAs(change, (id) => NumberValue.from(id)), streamSequence } },
+    }));
+    while (requests.length > 0) {
+      const answer = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (answer.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
 }
 
 /** One page of a pet's history, newest first: the records, and the cursor of the next page when more follow. */
