@@ -53,7 +53,7 @@ export async function measureEventPath(assemblyDir: string, entries: number, log
         const list = await peakGrowth(server.pid, () => timedList(`${server.baseUrl}/inventory`, API_KEY));
         Object.assign(figures, { peakAnonMb: list.peakAnonMb, peakRssMb: list.peakRssMb });
         log(
-          `${drained} rows in the history 2 s after; the list beside the backlog took ${list.result.totalMs} ms`,
+          `${drained} rows in the history 2 s after; the list beside the backlog took ${list.result.totalMs.toFixed(0)} ms`,
         );
       } finally {
         await server.close();

@@ -12,6 +12,7 @@ import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { apiModel, functionModel } from '#local-api/api-model.ts';
 import { localTableName, readStack, synthesize } from '#local-api/assembly.ts';
 import { inMemory, localTableNames, startDynamoDb } from '#local-api/dynamodb.ts';
+import { storeVariables } from '#test/support/test-dynamodb.ts';
 import { bytesPerKb, checkBudgets, type RunFigures } from './budgets.ts';
 import { measureEventPath } from './event-path.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
@@ -72,16 +73,10 @@ if (!options.only) {
   // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
   const stack = await readStack(assemblyDir, 'production');
   const db = await startDynamoDb({ dataDir: inMemory });
-  const { accessKeyId, secretAccessKey } = db.credentials;
   const modelOptions = {
     assemblyDir,
     tableName: localTableName(localTableNames()),
-    overrides: {
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: accessKeyId,
-      AWS_SECRET_ACCESS_KEY: secretAccessKey,
-    },
+    overrides: { ...storeVariables(db), AWS_REGION: 'us-east-1' },
     // The event functions' queue URLs and bus name: loading a handler only builds its clients.
     resourceValue: (logicalId: string) => `http://127.0.0.1:9/000000000000/${logicalId}`,
   };
