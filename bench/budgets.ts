@@ -88,12 +88,8 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
   // Linear: CPU per KB from 64 KB to 5.9 MB grows by memory effects only (a quadratic step would grow x94).
   for (const { operation, kind, usPerKb } of run.bodies) {
     const growth = (usPerKb.at(-1) ?? Number.NaN) / (usPerKb[1] ?? Number.NaN);
-    ratio(
-      `${operation} ${kind} body linear`,
-      'CPU per KB at 5.9 MB / at 64 KB',
-      growth,
-      budgets.bodyCostGrowth,
-    );
+    const name = `${operation} ${kind} body linear`;
+    ratio(name, 'CPU per KB at 5.9 MB / at 64 KB', growth, budgets.bodyCostGrowth);
   }
   const [smallest, largest] = [run.lists[0], run.lists.at(-1)];
   if (smallest && largest && largest !== smallest) {
@@ -101,12 +97,9 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
     const [from, to] = [smallest, largest].map((size) => `+${fixed(size.peakAnonMb, 1)} MB`);
     const growth = largest.peakAnonMb - smallest.peakAnonMb;
     const whole = `(whole RSS +${fixed(smallest.peakRssMb, 1)} -> +${fixed(largest.peakRssMb, 1)} MB)`;
-    const detail = `server peak anonymous RSS ${from} -> ${to}: ${fixed(growth, 1)} MB <= ${budgets.listMemoryGrowthMb} MB ${whole}`;
-    check(
-      `list memory ${smallest.entries} -> ${largest.entries}`,
-      growth <= budgets.listMemoryGrowthMb,
-      detail,
-    );
+    const limit = `${fixed(growth, 1)} MB <= ${budgets.listMemoryGrowthMb} MB ${whole}`;
+    const name = `list memory ${smallest.entries} -> ${largest.entries}`;
+    check(name, growth <= budgets.listMemoryGrowthMb, `server peak anonymous RSS ${from} -> ${to}: ${limit}`);
     const share = largest.firstByteMs / largest.totalMs;
     const what = `${fixed(largest.firstByteMs, 1)} ms of ${fixed(largest.totalMs, 0)} ms`;
     const percent = `${fixed(share * 100, 1)} % <= ${budgets.firstByteShare * 100} %`;
@@ -121,11 +114,8 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
     check(`consumer beside the import of ${entries}`, drained >= importOn, rates);
     const growth = `+${fixed(peakAnonMb, 1)} MB <= ${budgets.backlogListMemoryGrowthMb} MB`;
     const detail = `server peak anonymous RSS ${growth} (whole RSS +${fixed(peakRssMb, 1)} MB)`;
-    check(
-      `list ${entries} memory beside the backlog`,
-      peakAnonMb <= budgets.backlogListMemoryGrowthMb,
-      detail,
-    );
+    const name = `list ${entries} memory beside the backlog`;
+    check(name, peakAnonMb <= budgets.backlogListMemoryGrowthMb, detail);
   }
   return checks;
 }
