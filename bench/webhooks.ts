@@ -26,7 +26,7 @@ export async function measureWebhookDelays(assembly: string, hanging: boolean, s
       await runTool('ops/webhooks.ts', ['add', endpoint], DATA_DIR);
     const [answeredAt, writes, started] = [new Map<number, number>(), [] as Promise<void>[], Date.now()];
     for (let k = 1; k <= 10 * seconds; k++) {
-      await sleep(started + (k - 1) * 100 - Date.now());
+      await sleep(Math.max(0, started + (k - 1) * 100 - Date.now()));
       const write = callApi(
         server,
         API_KEY,
