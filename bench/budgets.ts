@@ -1,11 +1,14 @@
 /** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
-import type { BodyResult } from './bodies.ts';
-import type { ListResult } from './list-http.ts';
-import type { WarmResult } from './warm.ts';
-import type { WebhookDelays } from './webhooks.ts';
+import type { measureEventPath } from './event-path.ts';
+import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
+import type { measureListOverHttp } from './list-http.ts';
+import type { measureWebhookDelays } from './webhooks.ts';
 
-/** The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack` x the entries. */
+/**
+ * The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at
+ * most `growthSlack` x the entries. The event path: import rows/s at least `importRatio` x those without it.
+ */
 export const budgets = {
   bundleKb: 250,
   loadRatio: 1.0,
@@ -16,108 +19,103 @@ export const budgets = {
   firstByteShare: 0.05,
   bodyCostGrowth: 5,
   webhookDelayMs: 5000,
+  importRatio: 0.5,
+  backlogListMemoryGrowthMb: 100,
 } as const;
 
 /** Bytes in the budgets' KB: a bundle's KB is its size / 1024, in the bench and in the tests alike. */
 export const bytesPerKb = 1024;
 
-/** One checked budget: the measured figure and the limit in words. */
-export interface BudgetCheck {
-  name: string;
-  pass: boolean;
-  detail: string;
-}
-
-/** A run's figures (load times: the first is the baseline). */
+type Figures<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+/** A run's figures (load times: the first is the baseline); a part not measured is empty. */
 export interface RunFigures {
   bundles: { name: string; kb: number }[];
-  loads: { name: string; cpuMs: number; wallMs: number }[];
-  warm: WarmResult[];
-  lists: ListResult[];
-  bodies: BodyResult[];
-  webhooks: WebhookDelays[];
+  loads: Figures<typeof measureLoadTimes>;
+  warm: Figures<typeof measureWarm>;
+  lists: Figures<typeof measureListOverHttp>;
+  bodies: Figures<typeof measureBodies>;
+  webhooks: Figures<typeof measureWebhookDelays>[];
+  eventPath: Figures<typeof measureEventPath>[];
 }
+
+/** One checked budget: its name, the measured figure and the limit in words. */
+export type BudgetCheck = { name: string; pass: boolean; detail: string };
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
 /** Checks every budget against `run`. */
-export function checkBudgets({ bundles, loads, warm, lists, bodies, webhooks }: RunFigures): BudgetCheck[] {
+export function checkBudgets(run: RunFigures): BudgetCheck[] {
   const checks: BudgetCheck[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
-  for (const { hanging, changes, delivered, p99Ms } of webhooks)
+  /** `ratio` of `what` at most `limit`. */
+  const ratio = (name: string, what: string, value: number, limit: number) =>
+    check(name, value <= limit, `${what} = ${fixed(value)} <= ${limit}`);
+  for (const { hanging, changes, delivered, p99Ms } of run.webhooks) {
+    const name = `healthy subscriber's deliveries ${hanging ? 'beside a hanging endpoint' : 'alone'}`;
+    const pass = delivered === changes && p99Ms <= budgets.webhookDelayMs;
     check(
-      `healthy subscriber's deliveries ${hanging ? 'beside a hanging endpoint' : 'alone'}`,
-      delivered === changes && p99Ms <= budgets.webhookDelayMs,
+      name,
+      pass,
       `${delivered} of ${changes} delivered, p99 ${p99Ms} ms <= ${budgets.webhookDelayMs} ms`,
     );
-  for (const { name, kb } of bundles)
+  }
+  for (const { name, kb } of run.bundles)
     check(`${name} bundle size`, kb <= budgets.bundleKb, `${fixed(kb, 1)} KB <= ${budgets.bundleKb} KB`);
-
-  const [baseline, ...functions] = loads;
-  for (const load of baseline ? functions : []) {
-    const ratio = load.cpuMs / (baseline?.cpuMs ?? Number.NaN);
-    check(
-      `${load.name} load time`,
-      ratio <= budgets.loadRatio,
-      `CPU ${fixed(load.cpuMs)} ms / baseline ${fixed(baseline?.cpuMs ?? 0)} ms = ${fixed(ratio)} <= ${budgets.loadRatio}` +
-        ` (wall clock ${fixed(load.wallMs / (baseline?.wallMs ?? Number.NaN))})`,
-    );
+  const [baseline, ...functions] = run.loads;
+  for (const { name, cpuMs, wallMs } of baseline ? functions : []) {
+    const wall = `(wall clock ${fixed(wallMs / (baseline?.wallMs ?? 0))})`;
+    const what = `CPU ${fixed(cpuMs)} ms / baseline ${fixed(baseline?.cpuMs ?? 0)} ms ${wall}`;
+    ratio(`${name} load time`, what, cpuMs / (baseline?.cpuMs ?? 0), budgets.loadRatio);
   }
-
-  for (const w of warm) {
-    const ratio = w.handlerMs / w.bareMs;
-    check(
-      `${w.name} warm overhead`,
-      ratio <= budgets.warmRatio,
-      `p50 ${fixed(w.handlerMs, 3)} ms / ${w.bare} ${fixed(w.bareMs, 3)} ms = ${fixed(ratio)} <= ${budgets.warmRatio}`,
-    );
-    const expected = w.name === 'listInventory' ? w.bareRequests : 1;
-    check(`${w.name} requests`, w.requests === expected && w.requests >= 1, `${w.requests} == ${expected}`);
-    const sockets = w.name === 'listInventory' ? listIndex.shards : 1;
-    check(
-      `${w.name} keep-alive`,
-      w.socketsPer100 <= sockets,
-      `${w.socketsPer100} connection(s) per 100 <= ${sockets}`,
-    );
+  for (const { name, bare, handlerMs, bareMs, requests, bareRequests, socketsPer100 } of run.warm) {
+    const what = `p50 ${fixed(handlerMs, 3)} ms / ${bare} ${fixed(bareMs, 3)} ms`;
+    ratio(`${name} warm overhead`, what, handlerMs / bareMs, budgets.warmRatio);
+    const [expected, sockets] = name === 'listInventory' ? [bareRequests, listIndex.shards] : [1, 1];
+    check(`${name} requests`, requests === expected && requests >= 1, `${requests} == ${expected}`);
+    const perHundred = `${socketsPer100} connection(s) per 100 <= ${sockets}`;
+    check(`${name} keep-alive`, socketsPer100 <= sockets, perHundred);
   }
-
-  for (const [i, step] of lists.entries()) {
-    const ratio = step.totalMs / step.rawMs;
-    check(
-      `list ${step.entries} time`,
-      ratio <= budgets.listRatio,
-      `${fixed(step.totalMs, 1)} ms over HTTP / raw ${fixed(step.rawMs, 1)} ms = ${fixed(ratio)} <= ${budgets.listRatio}`,
-    );
-    const previous = lists[i - 1];
+  for (const [i, { entries, totalMs, rawMs }] of run.lists.entries()) {
+    const what = `${fixed(totalMs, 1)} ms over HTTP / raw ${fixed(rawMs, 1)} ms`;
+    ratio(`list ${entries} time`, what, totalMs / rawMs, budgets.listRatio);
+    const previous = run.lists[i - 1];
     if (!previous) continue;
-    const [entriesGrowth, timeGrowth] = [step.entries / previous.entries, step.totalMs / previous.totalMs];
-    check(
-      `list ${previous.entries} -> ${step.entries} linear`,
-      timeGrowth <= entriesGrowth * budgets.growthSlack,
-      `x${fixed(entriesGrowth, 0)} entries: time x${fixed(timeGrowth, 1)} <= x${fixed(entriesGrowth * budgets.growthSlack, 1)}`,
-    );
+    const [growth, time] = [entries / previous.entries, totalMs / previous.totalMs];
+    const limit = `x${fixed(growth * budgets.growthSlack, 1)}`;
+    const detail = `x${fixed(growth, 0)} entries: time x${fixed(time, 1)} <= ${limit}`;
+    check(`list ${previous.entries} -> ${entries} linear`, time <= growth * budgets.growthSlack, detail);
   }
   // Linear: CPU per KB from 64 KB to 5.9 MB grows by memory effects only (a quadratic step would grow x94).
-  for (const { operation, kind, usPerKb } of bodies) {
+  for (const { operation, kind, usPerKb } of run.bodies) {
     const growth = (usPerKb.at(-1) ?? Number.NaN) / (usPerKb[1] ?? Number.NaN);
-    const detail = `CPU per KB at 5.9 MB / at 64 KB = ${fixed(growth)} <= ${budgets.bodyCostGrowth}`;
-    check(`${operation} ${kind} body linear`, growth <= budgets.bodyCostGrowth, detail);
+    const name = `${operation} ${kind} body linear`;
+    ratio(name, 'CPU per KB at 5.9 MB / at 64 KB', growth, budgets.bodyCostGrowth);
   }
-  const [smallest, largest] = [lists[0], lists.at(-1)];
+  const [smallest, largest] = [run.lists[0], run.lists.at(-1)];
   if (smallest && largest && largest !== smallest) {
     // The process's own memory (RssAnon), not the table files LevelDB maps: docs/architecture.md "Local API memory".
+    const [from, to] = [smallest, largest].map((size) => `+${fixed(size.peakAnonMb, 1)} MB`);
     const growth = largest.peakAnonMb - smallest.peakAnonMb;
-    check(
-      `list memory ${smallest.entries} -> ${largest.entries}`,
-      growth <= budgets.listMemoryGrowthMb,
-      `server peak anonymous RSS +${fixed(smallest.peakAnonMb, 1)} MB -> +${fixed(largest.peakAnonMb, 1)} MB: ${fixed(growth, 1)} MB <= ${budgets.listMemoryGrowthMb} MB (whole RSS +${fixed(smallest.peakRssMb, 1)} -> +${fixed(largest.peakRssMb, 1)} MB)`,
-    );
+    const whole = `(whole RSS +${fixed(smallest.peakRssMb, 1)} -> +${fixed(largest.peakRssMb, 1)} MB)`;
+    const limit = `${fixed(growth, 1)} MB <= ${budgets.listMemoryGrowthMb} MB ${whole}`;
+    const name = `list memory ${smallest.entries} -> ${largest.entries}`;
+    check(name, growth <= budgets.listMemoryGrowthMb, `server peak anonymous RSS ${from} -> ${to}: ${limit}`);
     const share = largest.firstByteMs / largest.totalMs;
-    check(
-      `list ${largest.entries} first byte`,
-      share <= budgets.firstByteShare,
-      `${fixed(largest.firstByteMs, 1)} ms of ${fixed(largest.totalMs, 0)} ms = ${fixed(share * 100, 1)} % <= ${budgets.firstByteShare * 100} %`,
-    );
+    const what = `${fixed(largest.firstByteMs, 1)} ms of ${fixed(largest.totalMs, 0)} ms`;
+    const percent = `${fixed(share * 100, 1)} % <= ${budgets.firstByteShare * 100} %`;
+    check(`list ${largest.entries} first byte`, share <= budgets.firstByteShare, `${what} = ${percent}`);
+  }
+  // The event path: rows/s of the import tool and of the consumer; the list's memory beside the backlog.
+  for (const { entries, importOff, importOn, drained, peakAnonMb, peakRssMb } of run.eventPath) {
+    const share = `with the event path ${fixed(importOn, 0)} rows/s / without ${fixed(importOff, 0)} rows/s`;
+    const pass = importOn >= budgets.importRatio * importOff;
+    check(`import ${entries}`, pass, `${share} = ${fixed(importOn / importOff)} >= ${budgets.importRatio}`);
+    const rates = `drained ${fixed(drained, 0)} rows/s >= written ${fixed(importOn, 0)} rows/s`;
+    check(`consumer beside the import of ${entries}`, drained >= importOn, rates);
+    const growth = `+${fixed(peakAnonMb, 1)} MB <= ${budgets.backlogListMemoryGrowthMb} MB`;
+    const detail = `server peak anonymous RSS ${growth} (whole RSS +${fixed(peakRssMb, 1)} MB)`;
+    const name = `list ${entries} memory beside the backlog`;
+    check(name, peakAnonMb <= budgets.backlogListMemoryGrowthMb, detail);
   }
   return checks;
 }

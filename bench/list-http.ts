@@ -1,37 +1,22 @@
 /** List scaling over HTTP through the local API serving the synthesized bundles: docs/performance.md "How each figure is taken". */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectLocalDynamoDb, startDynamoDb, type Template } from '@pet-store/local-aws';
-import { stackName } from '#infra/settings.ts';
+import { startDynamoDb, type Template } from '@pet-store/local-aws';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
 import { localTableNames } from '#local/settings.ts';
-import { attachMeter } from './meter.ts';
-import { documentClientAt, startScript, stop } from './processes.ts';
-import { quantile } from './stats.ts';
-
-/** Figures at one size: medians in ms, the server's peak memory growth over one list in MB, read units. */
-export interface ListResult {
-  entries: number;
-  totalMs: number;
-  firstByteMs: number;
-  rawMs: number;
-  /** The server's peak resident set (VmHWM) and anonymous memory (RssAnon) over its first list, less before. */
-  peakRssMb: number;
-  peakAnonMb: number;
-  readUnits: number;
-}
+import { patchedAssembly } from '#test/support/patched-assembly.ts';
+import { attachMeter, documentClientAt, peakGrowth, quantile, startServer } from './processes.ts';
 
 /**
  * Entries `from` to `to` (exclusive) of a deterministic sequence: distinct petIds over the whole int64 range
  * (i * odd multiplier mod 2^63, half negated), every quantity 0..999 and status.
  */
-function generate(from: number, to: number): InventoryItem[] {
+export function generate(from: number, to: number): InventoryItem[] {
   return Array.from({ length: to - from }, (_, k) => {
     const i = from + k;
     const magnitude = (BigInt(i + 1) * 6364136223846793005n) % 2n ** 63n;
@@ -40,53 +25,22 @@ function generate(from: number, to: number): InventoryItem[] {
   });
 }
 
-/**
- * One list over HTTP: ms to the first body byte and to the end, and with `keep` the body.
- * @throws unless it is a complete 200 array
- */
-function timedList(url: string, apiKey: string, keep = false) {
+/** One list over HTTP: ms to the first body byte and to the end, and with `keep` the body. @throws unless a complete 200 array */
+export async function timedList(url: string, apiKey: string, keep = false) {
   const start = performance.now();
-  return new Promise<{ firstByteMs: number; totalMs: number; body: string }>((resolve, reject) => {
-    request(url, { headers: { Authorization: `Bearer ${apiKey}` } }, (response) => {
-      let firstByteMs = 0;
-      let last = 0;
-      const kept: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => {
-        firstByteMs ||= performance.now() - start;
-        last = chunk[chunk.length - 1] ?? 0;
-        if (keep) kept.push(chunk);
-      });
-      response.on('end', () => {
-        const body = Buffer.concat(kept).toString();
-        if (response.statusCode === 200 && last === 0x5d)
-          resolve({ firstByteMs, totalMs: performance.now() - start, body });
-        else reject(new Error(`incomplete list (${response.statusCode})`));
-      });
-      response.on('error', reject);
-    })
-      .on('error', reject)
-      .end();
-  });
-}
-
-/** Resident memory figures of process `pid` (Linux `/proc/<pid>/status`), in MB. */
-async function memoryMb(pid: number) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
-  return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon') };
-}
-
-/** The server's peak growth over `work`: VmHWM (reset by `clear_refs`) and RssAnon (every 10 ms), less before. */
-async function peakGrowth<T>(pid: number, work: () => Promise<T>) {
-  await writeFile(`/proc/${pid}/clear_refs`, '5');
-  const before = await memoryMb(pid);
-  let anon = before.anon;
-  const sampler = setInterval(async () => {
-    anon = Math.max(anon, (await memoryMb(pid).catch(() => before)).anon);
-  }, 10);
-  const result = await work().finally(() => clearInterval(sampler));
-  const after = await memoryMb(pid);
-  return { result, peakRssMb: after.peak - before.rss, peakAnonMb: Math.max(anon, after.anon) - before.anon };
+  const response = await fetch(url, { headers: { Authorization: `Bearer ${apiKey}` } });
+  const [kept, at] = [[] as Uint8Array[], { firstByteMs: 0, last: 0 }];
+  for await (const chunk of response.body ?? []) {
+    at.firstByteMs ||= performance.now() - start;
+    at.last = chunk.at(-1) ?? 0;
+    if (keep) kept.push(chunk);
+  }
+  if (response.status !== 200 || at.last !== 0x5d) throw new Error(`incomplete list (${response.status})`);
+  return {
+    firstByteMs: at.firstByteMs,
+    totalMs: performance.now() - start,
+    body: Buffer.concat(kept).toString(),
+  };
 }
 
 /** Writes entries `from` to `to` of {@link generate} into the store of `dataDir` (its tables created first). */
@@ -109,23 +63,16 @@ async function load(dataDir: string, from: number, to: number) {
 }
 
 /**
- * A copy of the assembly without the staging stack's stream mappings: the server the bench starts on a grown
- * data folder does not consume the change records of the bench's own loading (up to a million), so the list's
- * time and memory are the list's own (docs/performance.md "How each figure is taken").
+ * The assembly without the staging stack's stream mappings (its other files linked): a server on a grown data
+ * folder does not consume the change records of its loading (docs/performance.md "How each figure is taken").
  */
-async function listOnlyAssembly(assemblyDir: string): Promise<string> {
-  const copy = await mkdtemp(join(tmpdir(), 'pet-store-bench-assembly-'));
-  await cp(assemblyDir, copy, { recursive: true });
-  const file = join(copy, `${stackName('staging')}.template.json`);
-  const template = JSON.parse(await readFile(file, 'utf8')) as Template;
-  for (const [logicalId, resource] of Object.entries(template.Resources)) {
-    const source = JSON.stringify(resource.Properties?.EventSourceArn ?? '');
-    if (resource.Type === 'AWS::Lambda::EventSourceMapping' && source.includes('StreamArn')) {
-      delete template.Resources[logicalId];
-    }
-  }
-  await writeFile(file, JSON.stringify(template));
-  return copy;
+export function withoutEventPath(assemblyDir: string): Promise<string> {
+  const streamMapping = ({ Type, Properties }: Template['Resources'][string]) =>
+    Type === 'AWS::Lambda::EventSourceMapping' &&
+    JSON.stringify(Properties?.EventSourceArn).includes('StreamArn');
+  const keep = (resources: Template['Resources']) =>
+    Object.fromEntries(Object.entries(resources).filter(([, resource]) => !streamMapping(resource)));
+  return patchedAssembly((template) => ({ ...template, Resources: keep(template.Resources) }), assemblyDir);
 }
 
 /**
@@ -135,64 +82,57 @@ async function listOnlyAssembly(assemblyDir: string): Promise<string> {
 export async function measureListOverHttp(
   options: { assemblyDir: string; sizes: readonly number[]; runs: number },
   log: (line: string) => void,
-): Promise<ListResult[]> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'pet-store-bench-data-'));
-  const apiKey = generateApiKey();
-  // The key's rate (requests per second) is far above the lists', so the usage plan never answers 429 here.
-  const rates = { API_KEY_RATE: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR' };
-  const env = { DATA_DIR: dataDir, API_KEY: apiKey, PORT: '0', ...rates };
-  const assembly = await listOnlyAssembly(options.assemblyDir);
-  const args = ['--stack', 'staging', '--assembly', assembly];
-  const ready = /^Pet store inventory API at (\S+) [\s\S]*^Try: curl /m;
-  const results: ListResult[] = [];
+) {
+  const [dataDir, API_KEY] = [await mkdtemp(join(tmpdir(), 'pet-store-bench-data-')), generateApiKey()];
+  const assembly = await withoutEventPath(options.assemblyDir);
+  // Medians in ms; the server's peak growth of its whole (VmHWM) and anonymous (RssAnon) memory over its first list.
+  const results: Record<
+    'entries' | 'totalMs' | 'firstByteMs' | 'rawMs' | 'readUnits' | 'peakRssMb' | 'peakAnonMb',
+    number
+  >[] = [];
   let loaded = 0;
   try {
     for (const entries of [...options.sizes].sort((a, b) => a - b)) {
       const loadStart = performance.now();
       await load(dataDir, loaded, entries);
-      const rate = (entries - loaded) / ((performance.now() - loadStart) / 1000);
-      log(`${entries} entries loaded (${rate.toFixed(0)} per s)`);
+      log(
+        `${entries} entries loaded (${((entries - loaded) / ((performance.now() - loadStart) / 1000)).toFixed(0)} per s)`,
+      );
       loaded = entries;
-      const { child, match } = await startScript('local/server.ts', args, env, ready);
-      const [baseUrl, pid] = [match[1] as string, child.pid as number];
-      const { endpoint, credentials } = await connectLocalDynamoDb(dataDir);
-      const [client, meteredClient] = [
-        documentClientAt(endpoint, credentials),
-        documentClientAt(endpoint, credentials),
-      ];
-      const [meter, table] = [attachMeter(meteredClient), localTableNames().inventory];
-      const [store, metered] = [client, meteredClient].map((c) => inventoryStore(c, table)) as [S, S];
+      const server = await startServer(assembly, { DATA_DIR: dataDir, API_KEY });
+      const metered = documentClientAt(server.endpoint, server.credentials);
+      const [meter, table] = [attachMeter(metered), localTableNames().inventory];
+      const [store, meteredStore] = [server.client, metered].map((c) => inventoryStore(c, table)) as [S, S];
       const rawRead = async (from: S) => {
         for await (const _batch of from.listSorted());
       };
+      const list = (keep?: boolean) => timedList(`${server.baseUrl}/inventory`, API_KEY, keep);
       try {
         // A one-entry page first starts the functions' execution environments, so the peak is the list's own.
-        await timedList(`${baseUrl}/inventory?limit=1`, apiKey);
-        const { result, peakRssMb, peakAnonMb } = await peakGrowth(pid, () =>
-          timedList(`${baseUrl}/inventory`, apiKey, true),
-        );
+        await timedList(`${server.baseUrl}/inventory?limit=1`, API_KEY);
+        const { result, peakRssMb, peakAnonMb } = await peakGrowth(server.pid, () => list(true));
         const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
         if (result.body !== inventoryJson(sorted))
           throw new Error('not every entry in petId order, digit for digit');
         log(`${entries}: the list is the whole table, sorted and digit-exact`);
         meter.take();
-        await rawRead(metered);
+        await rawRead(meteredStore);
         const readUnits = meter.take().capacityUnits;
         // The server is fresh: lists of about 20,000 entries in all first, so small sizes are timed warm too.
-        for (let i = 0; i < Math.ceil(20_000 / entries); i++) await timedList(`${baseUrl}/inventory`, apiKey);
+        for (let i = 0; i < Math.ceil(20_000 / entries); i++) await list();
         const runs: { firstByteMs: number; totalMs: number; rawMs: number }[] = [];
         for (let run = 0; run < options.runs; run++) {
-          const list = await timedList(`${baseUrl}/inventory`, apiKey);
+          const { firstByteMs, totalMs } = await list();
           const start = performance.now();
           await rawRead(store);
-          runs.push({ ...list, rawMs: performance.now() - start });
+          runs.push({ firstByteMs, totalMs, rawMs: performance.now() - start });
         }
-        const [totalMs, firstByteMs, rawMs] = (['totalMs', 'firstByteMs', 'rawMs'] as const).map((key) =>
+        const median = (key: keyof (typeof runs)[0]) =>
           quantile(
             runs.map((r) => r[key]),
             0.5,
-          ),
-        ) as [number, number, number];
+          );
+        const [totalMs, firstByteMs, rawMs] = [median('totalMs'), median('firstByteMs'), median('rawMs')];
         results.push({ entries, totalMs, firstByteMs, rawMs, peakRssMb, peakAnonMb, readUnits });
         log(
           `${entries}: list ${totalMs.toFixed(0)} ms (first byte ${firstByteMs.toFixed(1)} ms), raw ${rawMs.toFixed(0)} ms,` +
@@ -202,9 +142,8 @@ export async function measureListOverHttp(
         log(`${entries}: the list failed (${(error as Error).message}); larger sizes skipped`);
         break;
       } finally {
-        await stop(child);
-        client.destroy();
-        meteredClient.destroy();
+        await server.close();
+        metered.destroy();
       }
     }
   } finally {

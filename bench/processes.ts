@@ -1,41 +1,36 @@
-/** The bench's servers in processes of their own: the embedded DynamoDB and `npm start`. */
-import { type ChildProcess, spawn } from 'node:child_process';
+/** The bench's processes (measuring children, `npm start`), their memory, and its statistics. */
+import { fork } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { inMemory, type StoreCredentials } from '@pet-store/local-aws';
-import { ensureTables } from '#lib/admin/tables.ts';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { connectLocalDynamoDb, type StoreCredentials } from '@pet-store/local-aws';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
-import { localTableNames } from '#local/settings.ts';
-import { serverNodeFlags } from '#test/support/heap-settings.ts';
+import { childEnv, runNode } from '#test/support/child-process.ts';
+import { startServerProcess } from '#test/support/server-process.ts';
 
-/**
- * Runs `node <script> ...args` (script relative to the project root) with `env` over this process's, until
- * its output matches `ready`. @returns the child and the match. @throws with its output when it exits first
- */
-export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp) {
-  const path = new URL(`../${script}`, import.meta.url).pathname;
-  const flags = script === 'local/server.ts' ? serverNodeFlags : [];
-  const child = spawn(process.execPath, [...flags, path, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** The `q` quantile (0..1) of `values`, nearest rank; NaN when empty. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/** Runs the module `url` in a child process with `options` ({@link childMain}), so its environment stays there. */
+export function inChild<T>(url: string, options: unknown): Promise<T> {
+  const child = fork(fileURLToPath(url), [JSON.stringify(options)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  return new Promise<{ child: ChildProcess; match: RegExpExecArray }>((resolve, reject) => {
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = ready.exec(output);
-      if (match) resolve({ child, match });
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${output}`)));
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message as T));
+    child.once('exit', (code) => reject(new Error(`${fileURLToPath(url)} failed (exit ${code})`)));
   });
 }
 
-/** Stops `child` (SIGTERM) and waits for its exit. */
-export function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+/** In the module `url` when {@link inChild} runs it: sends `run(options)` to the parent and exits. */
+export async function childMain<O>(url: string, run: (options: O) => Promise<unknown>): Promise<void> {
+  if (process.argv[1] !== fileURLToPath(url) || !process.send) return;
+  const results = await run(JSON.parse(process.argv[2] ?? '{}') as O);
+  process.send(results, () => process.exit(0));
 }
 
 /** A document client of the DynamoDB at `endpoint`, signing with `credentials` (the store's own). */
@@ -44,24 +39,74 @@ export function documentClientAt(endpoint: string, credentials: StoreCredentials
 }
 
 /**
- * Starts the bench's DynamoDB and creates the tables (lib/api.ts schemas, local names).
- * @returns its endpoint, a client's variables, a document client factory, `close`. @throws when it fails to start
+ * `npm start --stack staging --assembly <assembly>` on the data folder `DATA_DIR` with the key `API_KEY` (every
+ * scope, 10,000 requests/s), ERROR logs: the server (test/support/server-process.ts), its store's client, `close`.
  */
-export async function startBenchDynamoDb() {
-  const args = ['--port', '0', '--data-dir', inMemory];
-  // It prints its endpoint, then the credentials of its store in memory (the only ones it accepts).
-  const ready =
-    /DynamoDB for the SAM CLI at (\S+)[\s\S]*AWS_ACCESS_KEY_ID=(\S+) AWS_SECRET_ACCESS_KEY=(\S+)\n/;
-  const { child, match } = await startScript('local/sam-dynamodb.ts', args, {}, ready);
-  const [, endpoint, accessKeyId, secretAccessKey] = match as unknown as [string, string, string, string];
-  const credentials = {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: accessKeyId,
-    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+export async function startServer(assembly: string, env: { DATA_DIR: string; API_KEY: string }) {
+  const variables = { API_KEY_RATE: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
+  const server = await startServerProcess(variables, { assembly, timeoutMs: 300_000 });
+  const { endpoint, credentials } = await connectLocalDynamoDb(env.DATA_DIR);
+  const client = documentClientAt(endpoint, credentials);
+  const close = () => server.stop().finally(() => client.destroy());
+  return { ...server, client, endpoint, credentials, close };
+}
+
+/** Runs the operator tool `script` (ops/…) on the data folder `DATA_DIR`. @throws with its output unless it succeeds */
+export async function runTool(script: string, args: string[], DATA_DIR: string) {
+  const result = await runNode(script, args, { env: childEnv({ DATA_DIR }), timeoutMs: 3_600_000 });
+  if (result.code !== 0) throw new Error(`${script} ${args.join(' ')}: ${result.stderr}`);
+}
+
+/** Counts a client's DynamoDB requests (retries included) and capacity units; `take()` returns and resets them. */
+export function attachMeter(client: Pick<DynamoDBDocumentClient, 'middlewareStack'>) {
+  let current = { requests: 0, capacityUnits: 0 };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next({
+        ...args,
+        input: { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' },
+      });
+      const { ConsumedCapacity } = result.output as { ConsumedCapacity?: { CapacityUnits?: number } };
+      current.capacityUnits += ConsumedCapacity?.CapacityUnits ?? 0;
+      return result;
+    },
+    { step: 'initialize', name: 'benchCapacity', override: true },
+  );
+  client.middlewareStack.add(
+    (next) => (args) => {
+      current.requests++;
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'benchRequests', override: true },
+  );
+  return {
+    take() {
+      const taken = current;
+      current = { requests: 0, capacityUnits: 0 };
+      return taken;
+    },
   };
-  const documentClient = () => documentClientAt(endpoint, { accessKeyId, secretAccessKey });
-  const client = documentClient();
-  await ensureTables(client, localTableNames());
-  client.destroy();
-  return { endpoint, credentials, documentClient, close: () => stop(child) };
+}
+
+/** Resident memory of process `pid` in MB (Linux `/proc/<pid>/status`): VmRSS, VmHWM, RssAnon. */
+async function memoryMb(pid: number) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon') };
+}
+
+/**
+ * Process `pid`'s peak growth over `work` in MB: VmHWM (reset by `clear_refs`) less VmRSS before, and its own
+ * anonymous memory (RssAnon, every 10 ms) less before (docs/architecture.md "Local API memory").
+ */
+export async function peakGrowth<T>(pid: number, work: () => Promise<T>) {
+  await writeFile(`/proc/${pid}/clear_refs`, '5');
+  const before = await memoryMb(pid);
+  let anon = before.anon;
+  const sampler = setInterval(async () => {
+    anon = Math.max(anon, (await memoryMb(pid).catch(() => before)).anon);
+  }, 10);
+  const result = await work().finally(() => clearInterval(sampler));
+  const after = await memoryMb(pid);
+  return { result, peakRssMb: after.peak - before.rss, peakAnonMb: Math.max(anon, after.anon) - before.anon };
 }

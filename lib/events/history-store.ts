@@ -4,6 +4,8 @@
  * "Change records".
  */
 import {
+  BatchGetCommand,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   NumberValue,
   PutCommand,
@@ -127,6 +129,31 @@ export async function recentChanges(
 }
 
 /**
+ * Those of `petIds` without any record: no record of sequence 1, as a pet's records are numbered from 1 without
+ * gaps and never deleted. Strongly consistent BatchGetItem, 100 keys a request, unprocessed keys asked again.
+ * @throws any DynamoDB error.
+ */
+export async function withoutHistory(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petIds: readonly string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let from = 0; from < petIds.length; from += 100) {
+    let keys = petIds
+      .slice(from, from + 100)
+      .map((petId) => ({ petId: NumberValue.from(petId), sequence: 1 }));
+    while (keys.length > 0) {
+      const request = { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'petId' } };
+      const answer = await client.send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of answer.Responses?.[tableName] ?? []) found.add(String(item.petId));
+      keys = (answer.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
+    }
+  }
+  return new Set(petIds.filter((petId) => !found.has(petId)));
+}
+
+/**
  * Writes `change` made from the stream record `streamSequence` with one PutItem, only if the pet has no record
  * of that sequence yet (`attribute_not_exists(sequence)`).
  * @throws ConditionalCheckFailedException when the sequence is taken; any DynamoDB error.
@@ -145,6 +172,28 @@ export async function putChange(
       ExpressionAttributeNames: { '#sequence': 'sequence' },
     }),
   );
+}
+
+/**
+ * Writes the first records (sequence 1) of pets {@link withoutHistory}, 25 to a BatchWriteItem, unprocessed items
+ * sent again. No condition guards them: only the consumer writes a pet's records, one batch of the pet's stream
+ * shard at a time, and it found the pet without records (docs/architecture.md "Change records").
+ * @throws any DynamoDB error; some of the records may then be written.
+ */
+export async function putFirstChanges(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  changes: readonly { change: InventoryChange; streamSequence: string }[],
+): Promise<void> {
+  for (let from = 0; from < changes.length; from += 25) {
+    let requests = changes.slice(from, from + 25).map(({ change, streamSequence }) => ({
+      PutRequest: { Item: { ...withIdsAs(change, (id) => NumberValue.from(id)), streamSequence } },
+    }));
+    while (requests.length > 0) {
+      const answer = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (answer.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
 }
 
 /** One page of a pet's history, newest first: the records, and the cursor of the next page when more follow. */

@@ -9,7 +9,13 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { publishChanges } from './bus.ts';
 import type { ChangeEvent, InventoryChange } from './changes.ts';
 import { appendEvents } from './event-append.ts';
-import { putChange, type RecentChanges, recentChanges } from './history-store.ts';
+import {
+  putChange,
+  putFirstChanges,
+  type RecentChanges,
+  recentChanges,
+  withoutHistory,
+} from './history-store.ts';
 import { inventoryChangeOf, orderChangeOf } from './stream-changes.ts';
 
 /** Where the consumer reads and writes. */
@@ -48,14 +54,15 @@ function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
  * The consumer over `targets`: for a batch of stream records (in stream order; each item's records in the order
  * of its modifications), numbers each pet's new inventory changes from the pet's newest history record + 1,
  * writes them, each pet's one after the other in sequence order (PutItem, `attribute_not_exists(sequence)`),
- * pets in parallel, and only then publishes, in stream order (PutEvents, 10 per request), every order change
- * and every inventory change of the batch that the history holds: the ones just written and those an earlier
- * attempt wrote (a record whose `SequenceNumber` is not above the newest record's `streamSequence`), read back
- * with their sequence. Before publishing it appends every one of those events to the events feed, once per id
- * (lib/events/event-append.ts). A retried batch therefore publishes the same event ids again (at least once),
- * never writes a record or appends an event twice or leaves a gap, and an event id names only a written record,
- * so a change lost after the stream's retries never shares its id with a later one. docs/architecture.md
- * "Change records" and "The events feed".
+ * pets in parallel (the one record of a pet that had none, as an import's, in BatchWriteItems), and only then
+ * publishes, in stream order (PutEvents, 10 per request), every order change and every inventory change of the
+ * batch that the history holds: the ones just written and those an earlier attempt wrote (a record whose
+ * `SequenceNumber` is not above the newest record's `streamSequence`), read back with their sequence. Before
+ * publishing it appends every one of those events to the events feed, once per id (lib/events/event-append.ts).
+ * A retried batch therefore publishes the same event ids again (at least once), never writes a record or
+ * appends an event twice or leaves a gap, and an event id names only a written record, so a change lost after
+ * the stream's retries never shares its id with a later one. docs/architecture.md "Change records" and "The
+ * events feed".
  * @throws on any failure (a refused event, a DynamoDB error, a taken sequence), after the pets' writes under way
  *   have settled; nothing is appended or published when a write failed, nothing published when an append failed. The event source mapping retries the batch (or its
  *   halves).
@@ -72,22 +79,29 @@ export function changeRecorder(
       if (table === 'orders') return { streamSequence, order: orderChangeOf(record) };
       return { streamSequence };
     });
-    // Each pet's first record in the batch and its number of records there.
-    const firsts = new Map<string, { streamSequence: string; count: number }>();
-    for (const { streamSequence, inventory } of candidates) {
+    // Each pet's first record in the batch (whether it created the item) and its number of records there.
+    const firsts = new Map<string, { streamSequence: string; count: number; insert: boolean }>();
+    for (const [at, { streamSequence, inventory }] of candidates.entries()) {
       if (!inventory) continue;
       const seen = firsts.get(inventory.petId);
       firsts.set(inventory.petId, {
         streamSequence: seen?.streamSequence ?? streamSequence,
         count: (seen?.count ?? 0) + 1,
+        insert: seen?.insert ?? records[at]?.eventName === 'INSERT',
       });
     }
+    // A new item's pet has usually no record yet: one BatchGetItem tells, rather than a Query per pet.
+    const inserted = [...firsts].filter(([, { insert }]) => insert).map(([petId]) => petId);
+    const fresh = await withoutHistory(dynamoDb, historyTable, inserted);
     const recent = new Map(
       await Promise.all(
-        [...firsts].map(
-          async ([petId, { streamSequence, count }]) =>
-            [petId, await recentChanges(dynamoDb, historyTable, petId, streamSequence, count + 1)] as const,
-        ),
+        [...firsts].map(async ([petId, { streamSequence, count }]) => {
+          if (fresh.has(petId)) return [petId, { since: new Map() } as RecentChanges] as const;
+          return [
+            petId,
+            await recentChanges(dynamoDb, historyTable, petId, streamSequence, count + 1),
+          ] as const;
+        }),
       ),
     );
     const events: ChangeEvent[] = [];
@@ -120,13 +134,22 @@ export function changeRecorder(
       events.push({ type: 'inventory.changed', data: change });
       writes.set(petId, [...(writes.get(petId) ?? []), { change, streamSequence }]);
     }
-    const outcomes = await Promise.allSettled(
-      [...writes.values()].map(async (changes) => {
-        for (const { change, streamSequence } of changes) {
-          await putChange(dynamoDb, historyTable, change, streamSequence);
-        }
-      }),
-    );
+    // A pet without records and with one change here (an import's new pet): its first record goes in a batch.
+    const first = (petId: string, changes: NumberedChange[]) => fresh.has(petId) && changes.length === 1;
+    const outcomes = await Promise.allSettled([
+      putFirstChanges(
+        dynamoDb,
+        historyTable,
+        [...writes].flatMap(([id, all]) => (first(id, all) ? all : [])),
+      ),
+      ...[...writes]
+        .filter(([petId, changes]) => !first(petId, changes))
+        .map(async ([, changes]) => {
+          for (const { change, streamSequence } of changes) {
+            await putChange(dynamoDb, historyTable, change, streamSequence);
+          }
+        }),
+    ]);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
     await appendEvents(dynamoDb, eventsTable, events);

@@ -561,6 +561,32 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
   }
   const own = store as Store;
   keepStreamArns(own);
+  // Every request reads its table's description from LevelDB: the active ones are kept here (each caller gets a
+  // copy, as from LevelDB) and forgotten when a description is written or removed.
+  const tableDb = own.tableDb as Store['tableDb'] & { del(key: string, callback: Callback): void };
+  const [descriptions, { getTable }, { put, del }] = [new Map<string, Table>(), own, tableDb];
+  let writes = 0;
+  tableDb.put = (key, value, callback) => {
+    writes += 1;
+    descriptions.delete(key);
+    put.call(tableDb, key, value, callback);
+  };
+  tableDb.del = (key, callback) => {
+    writes += 1;
+    descriptions.delete(key);
+    del.call(tableDb, key, callback);
+  };
+  own.getTable = (name: string, ...rest: unknown[]) => {
+    const callback = rest.at(-1) as Callback<Table>;
+    const kept = descriptions.get(name);
+    if (kept) return void process.nextTick(callback, null, structuredClone(kept));
+    const before = writes;
+    (getTable as (...args: unknown[]) => void).call(own, name, ...rest.slice(0, -1), ((error, table) => {
+      const active = !error && (table as { TableStatus?: string } | undefined)?.TableStatus === 'ACTIVE';
+      if (active && writes === before) descriptions.set(name, structuredClone(table as Table));
+      callback(error, table);
+    }) as Callback<Table>);
+  };
   const stream = new ChangeStream(own.db, storeRegion());
   changeStreams.set(own, stream);
   serverStreams.set(server, stream);

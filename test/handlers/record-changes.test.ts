@@ -314,6 +314,32 @@ describe('the records of the service writes', () => {
     expect(publishedIds()).toEqual(['inventory.31.1']);
   });
 
+  test('an import of new pets asks the history once (BatchGetItem) and writes their first records in one BatchWriteItem, not a request per pet; a pet added again continues its numbering', async () => {
+    const write = writers();
+    const again = await changesOf('33', 2);
+    await handler(batch(again));
+    await db.client.send(
+      new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: { N: '33' } } }),
+    );
+    const items = ['33', '34', '35', '36'].map((petId) => ({
+      petId,
+      quantity: 5,
+      status: 'available' as const,
+    }));
+    const imported = await stream.capture(() => write.import(items));
+    expect(imported.map((record) => record.eventName)).toEqual(['INSERT', 'INSERT', 'INSERT', 'INSERT']);
+    proxy.operations = [];
+
+    await handler(batch(imported));
+
+    const history = ['BatchGetItem', 'Query', 'BatchWriteItem', 'PutItem'];
+    const calls = proxy.operations.filter((operation) => history.includes(operation)).sort();
+    // The pet 33 has records: its newest is read by a Query, its record written by a conditional PutItem.
+    expect(calls).toEqual(['BatchGetItem', 'BatchWriteItem', 'PutItem', 'Query']);
+    expect(await sequencesOf('33')).toEqual(['1', '2', '3']);
+    for (const petId of ['34', '35', '36']) expect(await sequencesOf(petId)).toEqual(['1']);
+  });
+
   test('items written before the change attributes: INSERT is created, MODIFY adjustment, at the record time', async () => {
     const inserted = stream.record('INSERT', 'petId', undefined, inventoryRecord('32', 4, 'available'));
     const modified = stream.record(

@@ -10,9 +10,11 @@ import { stackName } from '#infra/settings.ts';
 import { assemblyDir } from './synthesized-assembly.ts';
 import { temporaryDir } from './temporary-dirs.ts';
 
-/** A folder holding this run's assembly with the staging template as `change` returns it. */
-export async function patchedAssembly(change: (template: Template) => Template): Promise<string> {
-  const source = assemblyDir();
+/** A folder holding this run's assembly (or `source`) with the staging template as `change` returns it. */
+export async function patchedAssembly(
+  change: (template: Template) => Template,
+  source = assemblyDir(),
+): Promise<string> {
   const copy = await temporaryDir('patched-assembly-');
   const templateFile = `${stackName('staging')}.template.json`;
   for (const entry of await readdir(source)) {

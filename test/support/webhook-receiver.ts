@@ -2,12 +2,13 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { listenOnFreePort } from './free-port.ts';
 
-/** One request the receiver got: method, path, headers (lower-case names), body text. */
+/** One request the receiver got: method, path, headers (lower-case names), body text, epoch ms its body ended. */
 export interface ReceivedRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  receivedAt: number;
 }
 
 /** How the receiver answers a request: a status and headers, or a stall of `stallMs` before answering 200. */
@@ -42,6 +43,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       path: request.url ?? '',
       headers: request.headers,
       body: Buffer.concat(chunks).toString('utf8'),
+      receivedAt: Date.now(),
     });
     const answer = receiver.answer;
     if ('stallMs' in answer) {
