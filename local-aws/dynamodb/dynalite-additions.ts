@@ -242,6 +242,47 @@ function refusal(error: Error & { statusCode?: number; body?: Json }): Refusal {
   throw error;
 }
 
+/** dynalite's request validation (`checkTypes`, `checkValidations`), loaded once. */
+const validationsModule = once(
+  () =>
+    require('dynalite/validations/index.js') as {
+      checkTypes(data: Json, types: Json): Json;
+      checkValidations(data: Json, types: Json, custom: unknown, store: Store): void;
+    },
+);
+
+/** A module of dynalite's, by path, loaded once: a transaction's every entry would otherwise resolve it again. */
+function moduleCache<T>(path: (name: string) => string): (name: string) => T {
+  const loaded = new Map<string, T>();
+  return (name) => {
+    let module = loaded.get(name);
+    if (module === undefined) {
+      module = require(path(name)) as T;
+      loaded.set(name, module);
+    }
+    return module;
+  };
+}
+
+/** The validation of dynalite's single-item action `name` (`putItem`, ...). */
+const actionValidations = moduleCache<{ types: Json; custom: unknown }>(
+  (name) => `dynalite/validations/${name}.js`,
+);
+
+/** dynalite's single-item action `name`. */
+const actionModule = moduleCache<(store: Store, data: Json, callback: Callback) => void>(
+  (name) => `dynalite/actions/${name}.js`,
+);
+
+/** `load`'s value, loaded at the first call. */
+function once<T>(load: () => T): () => T {
+  let value: { loaded: T } | undefined;
+  return () => {
+    value ??= { loaded: load() };
+    return value.loaded;
+  };
+}
+
 /** One `TransactItems` entry, validated as dynalite validates the single-item request it stands for. */
 interface TransactAction {
   kind: TransactKind;
@@ -263,14 +304,8 @@ async function tableOf(store: Store, tableName: string): Promise<Table> {
  */
 async function transactAction(store: Store, entry: Json): Promise<TransactAction> {
   const [kind, operation] = Object.entries(entry)[0] as [TransactKind, Json];
-  const validations = require('dynalite/validations/index.js') as {
-    checkTypes(data: Json, types: Json): Json;
-    checkValidations(data: Json, types: Json, custom: unknown, store: Store): void;
-  };
-  const { types, custom } = require(`dynalite/validations/${actionOf[kind]}.js`) as {
-    types: Json;
-    custom: unknown;
-  };
+  const validations = validationsModule();
+  const { types, custom } = actionValidations(actionOf[kind]);
   let data: Json;
   try {
     data = validations.checkTypes(operation, types);
@@ -288,11 +323,7 @@ async function transactAction(store: Store, entry: Json): Promise<TransactAction
 
 /** Runs dynalite's single-item `action` on `store`. @throws Refusal with its error answer */
 function runAction(store: Store, action: string, data: Json): Promise<void> {
-  const run = require(`dynalite/actions/${action}.js`) as (
-    store: Store,
-    data: Json,
-    callback: Callback,
-  ) => void;
+  const run = actionModule(action);
   return new Promise((resolve, reject) =>
     run(store, data, (error) => {
       if (!error) return resolve();
