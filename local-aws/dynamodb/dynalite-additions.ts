@@ -166,6 +166,7 @@ function patchDynalite(): void {
   };
   checkConditional.patched = true;
   dynaliteDb.checkConditional = checkConditional;
+  keepParsedConditions();
   dynaliteDb.updateIndexes = (store, table, existing, item, callback) => {
     if (!existing && !item) return callback(null);
     const operations = writeOperations(table, existing, item);
@@ -183,6 +184,47 @@ function patchDynalite(): void {
       () => callback(null),
       (error: Error) => callback(error),
     );
+  };
+}
+
+/** The most condition expressions {@link keepParsedConditions} keeps; past it, it starts again. */
+const maxKeptConditions = 1000;
+
+/**
+ * dynalite's `validateExpressions` (each action's validation calls it through its module's exports) keeps the
+ * parsed `ConditionExpression` of a request without other expressions or values (as a transaction's puts on
+ * `attribute_not_exists(...)`), by its text and names: parsing it again for each entry cost a transaction most
+ * of its validation. A parse that fails is not kept; the parsed condition is only read by dynalite's actions.
+ */
+function keepParsedConditions(): void {
+  const validations = validationsModule() as ReturnType<typeof validationsModule> & {
+    validateExpressions(data: Json): string | undefined;
+  };
+  const original = validations.validateExpressions;
+  const kept = new Map<string, unknown>();
+  const others = [
+    'UpdateExpression',
+    'KeyConditionExpression',
+    'FilterExpression',
+    'ProjectionExpression',
+    'ExpressionAttributeValues',
+  ];
+  validations.validateExpressions = (data: Json) => {
+    if (typeof data.ConditionExpression !== 'string' || others.some((name) => data[name] != null)) {
+      return original(data);
+    }
+    const key = JSON.stringify([data.ConditionExpression, data.ExpressionAttributeNames ?? null]);
+    const parsed = kept.get(key);
+    if (parsed !== undefined) {
+      data._condition = parsed;
+      return undefined;
+    }
+    const message = original(data);
+    if (message === undefined && data._condition !== undefined) {
+      if (kept.size >= maxKeptConditions) kept.clear();
+      kept.set(key, data._condition);
+    }
+    return message;
   };
 }
 
