@@ -344,7 +344,11 @@ async function tableOf(store: Store, tableName: string): Promise<Table> {
  * The entry as dynalite's own request validation reads it (`checkTypes`, `checkValidations`: expressions parsed).
  * @throws Refusal with dynalite's validation error
  */
-async function transactAction(store: Store, entry: Json): Promise<TransactAction> {
+async function transactAction(
+  store: Store,
+  entry: Json,
+  tables: Map<string, Promise<Table>>,
+): Promise<TransactAction> {
   const [kind, operation] = Object.entries(entry)[0] as [TransactKind, Json];
   const validations = validationsModule();
   const { types, custom } = actionValidations(actionOf[kind]);
@@ -355,7 +359,14 @@ async function transactAction(store: Store, entry: Json): Promise<TransactAction
   } catch (error) {
     throw refusal(error as Error);
   }
-  const table = await tableOf(store, data.TableName as string);
+  // One description per table and transaction: each is a copy of the kept one, read only here.
+  const tableName = data.TableName as string;
+  let described = tables.get(tableName);
+  if (!described) {
+    described = tableOf(store, tableName);
+    tables.set(tableName, described);
+  }
+  const table = await described;
   const item = (kind === 'Put' ? data.Item : data.Key) as AttributeMap;
   const key = Object.fromEntries(
     table.KeySchema.map(({ AttributeName }) => [AttributeName, item[AttributeName]]),
@@ -484,7 +495,8 @@ async function transactWriteItems(
   const entries = (body.TransactItems ?? []) as Json[];
   let actions: TransactAction[];
   try {
-    actions = await Promise.all(entries.map((entry) => transactAction(store, entry)));
+    const tables = new Map<string, Promise<Table>>();
+    actions = await Promise.all(entries.map((entry) => transactAction(store, entry, tables)));
   } catch (error) {
     if (error instanceof Refusal) return error.answer;
     throw error;
