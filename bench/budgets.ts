@@ -27,45 +27,38 @@ export const budgets = {
 export const bytesPerKb = 1024;
 
 type Figures<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-/** A run's figures (load times: the first is the baseline); a part not measured is empty. */
-export interface RunFigures {
-  bundles: { name: string; kb: number }[];
-  loads: Figures<typeof measureLoadTimes>;
-  warm: Figures<typeof measureWarm>;
-  lists: Figures<typeof measureListOverHttp>;
-  bodies: Figures<typeof measureBodies>;
-  webhooks: Figures<typeof measureWebhookDelays>[];
-  eventPath: Figures<typeof measureEventPath>[];
-}
-
-/** One checked budget: its name, the measured figure and the limit in words. */
-export type BudgetCheck = { name: string; pass: boolean; detail: string };
+/** A run's figures, each part empty until measured (load times: the first is the baseline). */
+export const runFigures = () => ({
+  bundles: [] as { name: string; kb: number }[],
+  loads: [] as Figures<typeof measureLoadTimes>,
+  warm: [] as Figures<typeof measureWarm>,
+  lists: [] as Figures<typeof measureListOverHttp>,
+  bodies: [] as Figures<typeof measureBodies>,
+  webhooks: [] as Figures<typeof measureWebhookDelays>[],
+  eventPath: [] as Figures<typeof measureEventPath>[],
+});
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
-/** Checks every budget against `run`. */
-export function checkBudgets(run: RunFigures): BudgetCheck[] {
-  const checks: BudgetCheck[] = [];
+/** Checks every budget against `run`: per budget its name, whether it passes, the measured figure and the limit. */
+export function checkBudgets(run: ReturnType<typeof runFigures>) {
+  const checks: { name: string; pass: boolean; detail: string }[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
   /** `ratio` of `what` at most `limit`. */
   const ratio = (name: string, what: string, value: number, limit: number) =>
     check(name, value <= limit, `${what} = ${fixed(value)} <= ${limit}`);
   for (const { hanging, changes, delivered, p99Ms } of run.webhooks) {
     const name = `healthy subscriber's deliveries ${hanging ? 'beside a hanging endpoint' : 'alone'}`;
-    const pass = delivered === changes && p99Ms <= budgets.webhookDelayMs;
-    check(
-      name,
-      pass,
-      `${delivered} of ${changes} delivered, p99 ${p99Ms} ms <= ${budgets.webhookDelayMs} ms`,
-    );
+    const detail = `${delivered} of ${changes} delivered, p99 ${p99Ms} ms <= ${budgets.webhookDelayMs} ms`;
+    check(name, delivered === changes && p99Ms <= budgets.webhookDelayMs, detail);
   }
   for (const { name, kb } of run.bundles)
     check(`${name} bundle size`, kb <= budgets.bundleKb, `${fixed(kb, 1)} KB <= ${budgets.bundleKb} KB`);
-  const [baseline, ...functions] = run.loads;
-  for (const { name, cpuMs, wallMs } of baseline ? functions : []) {
-    const wall = `(wall clock ${fixed(wallMs / (baseline?.wallMs ?? 0))})`;
-    const what = `CPU ${fixed(cpuMs)} ms / baseline ${fixed(baseline?.cpuMs ?? 0)} ms ${wall}`;
-    ratio(`${name} load time`, what, cpuMs / (baseline?.cpuMs ?? 0), budgets.loadRatio);
+  const [baseline = { cpuMs: Number.NaN, wallMs: Number.NaN }, ...functions] = run.loads;
+  for (const { name, cpuMs, wallMs } of functions) {
+    const wall = `(wall clock ${fixed(wallMs / baseline.wallMs)})`;
+    const what = `CPU ${fixed(cpuMs)} ms / baseline ${fixed(baseline.cpuMs)} ms ${wall}`;
+    ratio(`${name} load time`, what, cpuMs / baseline.cpuMs, budgets.loadRatio);
   }
   for (const { name, bare, handlerMs, bareMs, requests, bareRequests, socketsPer100 } of run.warm) {
     const what = `p50 ${fixed(handlerMs, 3)} ms / ${bare} ${fixed(bareMs, 3)} ms`;

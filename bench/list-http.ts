@@ -1,16 +1,14 @@
 /** List scaling over HTTP through the local API serving the synthesized bundles: docs/performance.md "How each figure is taken". */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startDynamoDb, type Template } from '@pet-store/local-aws';
-import { ensureTables } from '#lib/admin/tables.ts';
+import type { Template } from '@pet-store/local-aws';
 import { generateApiKey } from '#lib/auth/api-key.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
-import { inventoryStore, type InventoryStore as S } from '#lib/inventory/store.ts';
-import { localTableNames } from '#local/settings.ts';
+import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
 import { patchedAssembly } from '#test/support/patched-assembly.ts';
-import { attachMeter, documentClientAt, peakGrowth, quantile, startServer } from './processes.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { attachMeter, indented, medians, startServer } from './processes.ts';
 
 /**
  * Entries `from` to `to` (exclusive) of a deterministic sequence: distinct petIds over the whole int64 range
@@ -25,31 +23,11 @@ export function generate(from: number, to: number): InventoryItem[] {
   });
 }
 
-/** One list over HTTP: ms to the first body byte and to the end, and with `keep` the body. @throws unless a complete 200 array */
-export async function timedList(url: string, apiKey: string, keep = false) {
-  const start = performance.now();
-  const response = await fetch(url, { headers: { Authorization: `Bearer ${apiKey}` } });
-  const [kept, at] = [[] as Uint8Array[], { firstByteMs: 0, last: 0 }];
-  for await (const chunk of response.body ?? []) {
-    at.firstByteMs ||= performance.now() - start;
-    at.last = chunk.at(-1) ?? 0;
-    if (keep) kept.push(chunk);
-  }
-  if (response.status !== 200 || at.last !== 0x5d) throw new Error(`incomplete list (${response.status})`);
-  return {
-    firstByteMs: at.firstByteMs,
-    totalMs: performance.now() - start,
-    body: Buffer.concat(kept).toString(),
-  };
-}
-
 /** Writes entries `from` to `to` of {@link generate} into the store of `dataDir` (its tables created first). */
 async function load(dataDir: string, from: number, to: number) {
-  const db = await startDynamoDb({ dataDir });
-  const client = documentClientAt(db.endpoint, db.credentials);
+  const db = await startTestDynamoDb({ dataDir });
+  const store = inventoryStore(toDocumentClient(db.client), testTableNames.inventory);
   try {
-    await ensureTables(client, localTableNames());
-    const store = inventoryStore(client, localTableNames().inventory);
     for (let start = from; start < to; start += 8000) {
       const chunk = generate(start, Math.min(start + 8000, to));
       await Promise.all(
@@ -57,7 +35,6 @@ async function load(dataDir: string, from: number, to: number) {
       );
     }
   } finally {
-    client.destroy();
     await db.close();
   }
 }
@@ -75,80 +52,62 @@ export function withoutEventPath(assemblyDir: string): Promise<string> {
   return patchedAssembly((template) => ({ ...template, Resources: keep(template.Resources) }), assemblyDir);
 }
 
+/** The raw sorted read of the whole list through `store`, without Lambda, HTTP or JSON. */
+async function rawRead(store: InventoryStore) {
+  for await (const _batch of store.listSorted());
+}
+
 /**
  * Grows the table through `sizes` in a data folder of the embedded DynamoDB, and at each size starts the
  * server afresh on it, as `npm start` runs (docs/performance.md "How each figure is taken"); a failed size ends the run.
  */
-export async function measureListOverHttp(
-  options: { assemblyDir: string; sizes: readonly number[]; runs: number },
-  log: (line: string) => void,
-) {
-  const [dataDir, API_KEY] = [await mkdtemp(join(tmpdir(), 'pet-store-bench-data-')), generateApiKey()];
-  const assembly = await withoutEventPath(options.assemblyDir);
-  // Medians in ms; the server's peak growth of its whole (VmHWM) and anonymous (RssAnon) memory over its first list.
-  const results: Record<
-    'entries' | 'totalMs' | 'firstByteMs' | 'rawMs' | 'readUnits' | 'peakRssMb' | 'peakAnonMb',
-    number
-  >[] = [];
+export async function measureListOverHttp(assemblyDir: string, sizes: readonly number[], runs: number) {
+  const [dataDir, API_KEY] = [await temporaryDir('pet-store-bench-data-'), generateApiKey()];
+  const assembly = await withoutEventPath(assemblyDir);
+  const results = [];
   let loaded = 0;
-  try {
-    for (const entries of [...options.sizes].sort((a, b) => a - b)) {
-      const loadStart = performance.now();
-      await load(dataDir, loaded, entries);
-      log(
-        `${entries} entries loaded (${((entries - loaded) / ((performance.now() - loadStart) / 1000)).toFixed(0)} per s)`,
-      );
-      loaded = entries;
-      const server = await startServer(assembly, { DATA_DIR: dataDir, API_KEY });
-      const metered = documentClientAt(server.endpoint, server.credentials);
-      const [meter, table] = [attachMeter(metered), localTableNames().inventory];
-      const [store, meteredStore] = [server.client, metered].map((c) => inventoryStore(c, table)) as [S, S];
-      const rawRead = async (from: S) => {
-        for await (const _batch of from.listSorted());
-      };
-      const list = (keep?: boolean) => timedList(`${server.baseUrl}/inventory`, API_KEY, keep);
-      try {
-        // A one-entry page first starts the functions' execution environments, so the peak is the list's own.
-        await timedList(`${server.baseUrl}/inventory?limit=1`, API_KEY);
-        const { result, peakRssMb, peakAnonMb } = await peakGrowth(server.pid, () => list(true));
-        const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
-        if (result.body !== inventoryJson(sorted))
-          throw new Error('not every entry in petId order, digit for digit');
-        log(`${entries}: the list is the whole table, sorted and digit-exact`);
-        meter.take();
-        await rawRead(meteredStore);
-        const readUnits = meter.take().capacityUnits;
-        // The server is fresh: lists of about 20,000 entries in all first, so small sizes are timed warm too.
-        for (let i = 0; i < Math.ceil(20_000 / entries); i++) await list();
-        const runs: { firstByteMs: number; totalMs: number; rawMs: number }[] = [];
-        for (let run = 0; run < options.runs; run++) {
-          const { firstByteMs, totalMs } = await list();
-          const start = performance.now();
-          await rawRead(store);
-          runs.push({ firstByteMs, totalMs, rawMs: performance.now() - start });
-        }
-        const median = (key: keyof (typeof runs)[0]) =>
-          quantile(
-            runs.map((r) => r[key]),
-            0.5,
-          );
-        const [totalMs, firstByteMs, rawMs] = [median('totalMs'), median('firstByteMs'), median('rawMs')];
-        results.push({ entries, totalMs, firstByteMs, rawMs, peakRssMb, peakAnonMb, readUnits });
-        log(
-          `${entries}: list ${totalMs.toFixed(0)} ms (first byte ${firstByteMs.toFixed(1)} ms), raw ${rawMs.toFixed(0)} ms,` +
-            ` server peak RSS +${peakRssMb.toFixed(1)} MB (anonymous +${peakAnonMb.toFixed(1)} MB), ${readUnits} RRU per list`,
-        );
-      } catch (error) {
-        log(`${entries}: the list failed (${(error as Error).message}); larger sizes skipped`);
-        break;
-      } finally {
-        await server.close();
-        metered.destroy();
+  for (const entries of sizes) {
+    const loadStart = performance.now();
+    await load(dataDir, loaded, entries);
+    const perSecond = (entries - loaded) / ((performance.now() - loadStart) / 1000);
+    indented(`${entries} entries loaded (${perSecond.toFixed(0)} per s)`);
+    loaded = entries;
+    const server = await startServer(assembly, { DATA_DIR: dataDir, API_KEY });
+    const metered = toDocumentClient(dynamoDbClient(server.endpoint, server.credentials));
+    const meter = attachMeter(metered);
+    const [store, meteredStore] = [server.client, metered].map((c) =>
+      inventoryStore(c, testTableNames.inventory),
+    );
+    try {
+      // The server's peak growth of its whole (VmHWM) and anonymous (RssAnon) memory over its first list.
+      const { result, peakRssMb, peakAnonMb } = await server.listPeak(true);
+      const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
+      if (result.body !== inventoryJson(sorted))
+        throw new Error('not every entry in petId order, digit for digit');
+      indented(`${entries}: the list is the whole table, sorted and digit-exact`);
+      const readUnits = (await meter(() => rawRead(meteredStore as InventoryStore))).capacityUnits;
+      // The server is fresh: lists of about 20,000 entries in all first, so small sizes are timed warm too.
+      for (let i = 0; i < Math.ceil(20_000 / entries); i++) await server.list();
+      const samples: number[][] = [];
+      for (let run = 0; run < runs; run++) {
+        const { firstByteMs, totalMs } = await server.list();
+        const start = performance.now();
+        await rawRead(store as InventoryStore);
+        samples.push([totalMs, firstByteMs, performance.now() - start]);
       }
+      const [totalMs, firstByteMs, rawMs] = medians(samples) as [number, number, number];
+      results.push({ entries, totalMs, firstByteMs, rawMs, peakRssMb, peakAnonMb, readUnits });
+      indented(
+        `${entries}: list ${totalMs.toFixed(0)} ms (first byte ${firstByteMs.toFixed(1)} ms), raw ${rawMs.toFixed(0)} ms,` +
+          ` server peak RSS +${peakRssMb.toFixed(1)} MB (anonymous +${peakAnonMb.toFixed(1)} MB), ${readUnits} RRU per list`,
+      );
+    } catch (error) {
+      indented(`${entries}: the list failed (${(error as Error).message}); larger sizes skipped`);
+      break;
+    } finally {
+      await server.close();
+      metered.destroy();
     }
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
-    await rm(assembly, { recursive: true, force: true });
   }
   return results;
 }

@@ -1,12 +1,10 @@
 /** A healthy subscriber's delivery delays, alone and beside a hanging endpoint (docs/performance.md "The bench"). */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { callApi } from '#test/support/server-process.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { quantile, runTool, startServer } from './processes.ts';
+import { median, quantile, runTool, startServer } from './processes.ts';
 
 /**
  * `npm start --stack staging` on `assembly` with a fresh data folder, a healthy subscriber (and one that never
@@ -14,16 +12,13 @@ import { quantile, runTool, startServer } from './processes.ts';
  * events") for `seconds`: ms from each write's answer to the healthy endpoint's first receipt of it.
  */
 export async function measureWebhookDelays(assembly: string, hanging: boolean, seconds: number) {
-  const [DATA_DIR, API_KEY] = [await mkdtemp(join(tmpdir(), 'bench-webhooks-')), generateApiKey()];
+  const [DATA_DIR, API_KEY] = [await temporaryDir('bench-webhooks-'), generateApiKey()];
   const server = await startServer(assembly, { DATA_DIR, API_KEY });
-  const [healthy, ...others] = [
-    await startWebhookReceiver(),
-    ...(hanging ? [await startWebhookReceiver()] : []),
-  ];
+  const healthy = await startWebhookReceiver();
+  const receivers = [healthy, ...(hanging ? [await startWebhookReceiver()] : [])];
   try {
-    for (const other of others) other.answer = { stallMs: 3_600_000 };
-    for (const { endpoint } of [healthy, ...others])
-      await runTool('ops/webhooks.ts', ['add', endpoint], DATA_DIR);
+    for (const other of receivers.slice(1)) other.answer = { stallMs: 3_600_000 };
+    for (const { endpoint } of receivers) await runTool('ops/webhooks.ts', ['add', endpoint], DATA_DIR);
     const [answeredAt, writes, started] = [new Map<number, number>(), [] as Promise<void>[], Date.now()];
     for (let k = 1; k <= 10 * seconds; k++) {
       await sleep(Math.max(0, started + (k - 1) * 100 - Date.now()));
@@ -48,11 +43,10 @@ export async function measureWebhookDelays(assembly: string, hanging: boolean, s
     const deadline = Date.now() + 60_000;
     while (delays().length < answeredAt.size && Date.now() < deadline) await sleep(200);
     const measured = delays();
-    const [p50Ms, p99Ms, maxMs] = [quantile(measured, 0.5), quantile(measured, 0.99), Math.max(...measured)];
+    const [p50Ms, p99Ms, maxMs] = [median(measured), quantile(measured, 0.99), Math.max(...measured)];
     return { hanging, changes: answeredAt.size, delivered: measured.length, p50Ms, p99Ms, maxMs };
   } finally {
     await server.close();
-    await Promise.all([healthy, ...others].map(({ close }) => close()));
-    await rm(DATA_DIR, { recursive: true, force: true });
+    await Promise.all(receivers.map(({ close }) => close()));
   }
 }
