@@ -1,9 +1,7 @@
 /** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
-import type { measureEventPath } from './event-path.ts';
 import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import type { measureListOverHttp } from './list-http.ts';
-import type { measureWebhookDelays } from './webhooks.ts';
+import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
 
 /**
  * The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at

@@ -13,11 +13,9 @@ import { localTableName, readStack, synthesize } from '#local/assembly.ts';
 import { removeTemporaryDirs } from '#test/support/temporary-dirs.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
-import { measureEventPath } from './event-path.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import { measureListOverHttp } from './list-http.ts';
+import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
 import { indented, log } from './processes.ts';
-import { measureWebhookDelays } from './webhooks.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
@@ -35,14 +33,11 @@ log(`${new Date().toISOString()}  ${cpus().length} x ${cpus()[0]?.model}  Node $
 const figures = runFigures();
 
 if (!only || only === 'bodies') {
-  log(
-    `Hostile write bodies, µs of CPU per KB at ${bodySizes.map((size) => `${Math.round(size / 1024)} KB`).join(', ')}:`,
-  );
+  const kb = bodySizes.map((size) => `${Math.round(size / 1024)} KB`);
+  log(`Hostile write bodies, µs of CPU per KB at ${kb.join(', ')}:`);
   figures.bodies = await measureBodies(quick);
   for (const { operation, kind, usPerKb } of figures.bodies)
-    indented(
-      `${`${operation} ${kind}`.padEnd(26)}${usPerKb.map((us) => us.toFixed(1).padStart(9)).join('')}`,
-    );
+    indented(`${operation} ${kind}`.padEnd(26) + usPerKb.map((us) => us.toFixed(1).padStart(9)).join(''));
 }
 const scratch = join(tmpdir(), 'pet-store-bench');
 const assemblyDir = join(scratch, 'cdk.out');
@@ -55,17 +50,12 @@ try {
     log(
       "A healthy subscriber's deliveries at 10 changes/s (npm start --stack staging), ms from each write's answer:",
     );
-    for (const hanging of [false, true]) {
-      const delays = await measureWebhookDelays(assemblyDir, hanging, quick ? 5 : 20);
-      figures.webhooks.push(delays);
-      const { changes, delivered, p50Ms, p99Ms, maxMs } = delays;
-      const which = hanging ? 'beside a hanging endpoint' : 'alone'.padEnd(25);
-      indented(`${which}  ${delivered} of ${changes} delivered, p50 ${p50Ms}, p99 ${p99Ms}, max ${maxMs}`);
-    }
+    for (const hanging of [false, true])
+      figures.webhooks.push(await measureWebhookDelays(assemblyDir, hanging, quick ? 5 : 20));
   }
   if (!only) {
     // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
-    const { template } = await readStack(assemblyDir, 'production');
+    const resources = (await readStack(assemblyDir, 'production')).template.Resources;
     const modelOptions = {
       assemblyDir,
       tableName: localTableName(testTableNames),
@@ -74,11 +64,7 @@ try {
       resourceValue: (logicalId: string) => `http://127.0.0.1:9/000000000000/${logicalId}`,
     };
     const functions = [...operations, authorizer, ...Object.values(eventFunctions)].map((definition) => {
-      const { module, environment } = functionModel(
-        functionLogicalId(definition),
-        template.Resources,
-        modelOptions,
-      );
+      const { module, environment } = functionModel(functionLogicalId(definition), resources, modelOptions);
       return { name: definition.name, file: module, environment };
     });
     await build(untrimmedEsbuildOptions('bench/baseline-handler.ts', join(scratch, 'baseline')));
@@ -89,8 +75,7 @@ try {
     figures.loads = await measureLoadTimes([baseline, ...functions], rounds);
     figures.warm = await measureWarm(functions, iterations);
     log('List over HTTP (npm start --stack staging on the assembly, without its stream mappings):');
-    const sizes = [...options.sizes].sort((a, b) => a - b);
-    figures.lists = await measureListOverHttp(assemblyDir, sizes, quick ? 2 : 5);
+    figures.lists = await measureListOverHttp(assemblyDir, options.sizes, quick ? 2 : 5);
     await removeTemporaryDirs();
   }
   if (!only || only === 'import') {
