@@ -4,8 +4,8 @@ import type { measureBodies, measureLoadTimes, measureWarm } from './functions.t
 import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
 
 /**
- * The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at
- * most `growthSlack` x the entries. The event path: import rows/s at least `importRatio` x those without it.
+ * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack`
+ * x the entries. The event path: import rows/s at least `importRatio` x those without it.
  */
 export const budgets = {
   bundleKb: 250,
@@ -24,16 +24,15 @@ export const budgets = {
 /** Bytes in the budgets' KB: a bundle's KB is its size / 1024, in the bench and in the tests alike. */
 export const bytesPerKb = 1024;
 
-type Figures<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 /** A run's figures, each part empty until measured (load times: the first is the baseline). */
 export const runFigures = () => ({
   bundles: [] as { name: string; kb: number }[],
-  loads: [] as Figures<typeof measureLoadTimes>,
-  warm: [] as Figures<typeof measureWarm>,
-  lists: [] as Figures<typeof measureListOverHttp>,
-  bodies: [] as Figures<typeof measureBodies>,
-  webhooks: [] as Figures<typeof measureWebhookDelays>[],
-  eventPath: [] as Figures<typeof measureEventPath>[],
+  loads: [] as Awaited<ReturnType<typeof measureLoadTimes>>,
+  warm: [] as Awaited<ReturnType<typeof measureWarm>>,
+  lists: [] as Awaited<ReturnType<typeof measureListOverHttp>>,
+  bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
+  webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
+  eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],
 });
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
@@ -96,7 +95,6 @@ export function checkBudgets(run: ReturnType<typeof runFigures>) {
     const percent = `${fixed(share * 100, 1)} % <= ${budgets.firstByteShare * 100} %`;
     check(`list ${largest.entries} first byte`, share <= budgets.firstByteShare, `${what} = ${percent}`);
   }
-  // The event path: rows/s of the import tool and of the consumer; the list's memory beside the backlog.
   for (const { entries, importOff, importOn, drained, peakAnonMb, peakRssMb } of run.eventPath) {
     const share = `with the event path ${fixed(importOn, 0)} rows/s / without ${fixed(importOff, 0)} rows/s`;
     const pass = importOn >= budgets.importRatio * importOff;

@@ -1,9 +1,4 @@
-/**
- * The functions' own costs: module load time of each bundle in fresh processes, warm overhead of three handlers
- * over the store call each wraps, CPU per KB of hostile write bodies (docs/performance.md "How each figure is
- * taken"). Warm and bodies run in a child process, so the environment they set stays there.
- */
-
+/** The functions' own costs: load time, warm overhead, hostile bodies (docs/performance.md "How each figure is taken"). */
 import { execFile } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +11,7 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { tables } from '#lib/tables.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { installStreamingRuntime, invokeHandler, lambdaContext } from '#test/support/lambda-invoke.ts';
-import { startTestDynamoDb, storeVariables } from '#test/support/test-dynamodb.ts';
+import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 import { attachMeter, childMain, inChild, median, medians } from './processes.ts';
 
 /** A bundle to load, with the environment its function gets. */
@@ -104,7 +99,7 @@ async function bodies({ quick }: { quick: boolean }) {
 export const measureWarm = (functions: readonly Loadable[], iterations: number) =>
   inChild(import.meta.url, warm, { functions, iterations });
 
-/** In the child: an in-memory store, the stack's environment, the demo inventory and a key seeded, then each subject measured. */
+/** In the child: an in-memory store, the stack's environment, the demo inventory, a key; each subject measured. */
 async function warm({ functions, iterations }: { functions: readonly Loadable[]; iterations: number }) {
   const db = await startTestDynamoDb();
   for (const { environment } of functions) Object.assign(process.env, environment, storeVariables(db));
@@ -112,8 +107,8 @@ async function warm({ functions, iterations }: { functions: readonly Loadable[];
   // The shared client reads the environment at import.
   const { createDocumentClient, documentClient } = await import('#lib/clients/dynamodb.ts');
   const bare = createDocumentClient();
-  const table = (id: keyof typeof tables) => process.env[tables[id].env] as string;
-  const [store, keys] = [inventoryStore(bare, table('inventory')), keyStore(bare, table('apiKeys'))];
+  const store = inventoryStore(bare, testTableNames.inventory);
+  const keys = keyStore(bare, testTableNames.apiKeys);
   await importInventoryFile((await import('#local/service.ts')).demoInventoryFile, store);
   const petId = (await store.listSorted().next()).value?.[0]?.petId ?? '1';
   const [apiKey, createdAt] = [generateApiKey(), new Date().toISOString()];
@@ -128,22 +123,17 @@ async function warm({ functions, iterations }: { functions: readonly Loadable[];
     {
       ...{ name: 'listInventory', module: 'list-inventory', bare: 'listSorted' },
       event: () => restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' }),
-      ok: (answer: Answer) => answer.statusCode === 200,
-      bareCall: async () => {
-        for await (const _batch of store.listSorted());
-      },
+      bareCall: () => Array.fromAsync(store.listSorted()),
     },
     {
       ...{ name: 'updateInventory', module: 'update-inventory', bare: 'update' },
       event: () => restProxyEvent({ ...patch, body: `{"quantity":${++quantity % 1000}}` }),
-      ok: (answer: Answer) => answer.statusCode === 200,
       bareCall: () =>
         store.update(petId, { quantity: ++quantity % 1000, reason: 'adjustment', keyId: 'bench' }),
     },
     {
       ...{ name: 'authorizer', module: 'authorizer', bare: 'keys.get' },
       event: () => tokenAuthorizerEvent(`Bearer ${apiKey}`, methodArn),
-      ok: (answer: Answer) => answer.policyDocument?.Statement[0]?.Effect === 'Allow',
       bareCall: () => keys.get(keyDigest),
     },
   ];
@@ -151,13 +141,14 @@ async function warm({ functions, iterations }: { functions: readonly Loadable[];
   let sockets = 0;
   subscribe('net.client.socket', () => sockets++);
   const results = [];
-  for (const { name, module, bare, event, ok, bareCall } of subjects) {
+  for (const { name, module, bare, event, bareCall } of subjects) {
     const { handler } = await import(`#functions/${module}/handler.ts`);
-    /** Builds the event and context before the clock starts (as the runtime does); returns the timed invocation. */
+    /** Builds the event and context before the clock starts (as the runtime does): the timed invocation. */
     const prepare = () => {
       const [made, context] = [event(), lambdaContext(name)];
       return async () => {
-        if (!ok((await invokeHandler(handler, made, context)) as Answer))
+        const answer = (await invokeHandler(handler, made, context)) as Answer;
+        if (answer.statusCode !== 200 && answer.policyDocument?.Statement[0]?.Effect !== 'Allow')
           throw new Error(`unexpected result of ${name}`);
       };
     };
@@ -168,7 +159,7 @@ async function warm({ functions, iterations }: { functions: readonly Loadable[];
     const bareRequests = (await bareMeter(bareCall)).requests;
     const times: [number[], number[]] = [[], []];
     for (let i = -iterations / 10; i < iterations; i++) {
-      // Warm-up rounds first (i < 0). Which goes first alternates, so both see the same state of the JIT, GC and database.
+      // Warm-up first (i < 0); which goes first alternates: both see the same state of the JIT, GC and database.
       const calls = [prepare(), bareCall];
       for (const which of i % 2 === 0 ? [0, 1] : [1, 0]) {
         const start = performance.now();

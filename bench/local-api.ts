@@ -1,8 +1,4 @@
-/**
- * What the bench measures through the local API, `npm start --stack staging` on the synthesized assembly: a
- * healthy subscriber's webhook deliveries, the list over HTTP as the table grows, the import tool with the event
- * path off and on (docs/performance.md "How each figure is taken").
- */
+/** Through `npm start --stack staging`: webhook deliveries, the list over HTTP, the import with the event path. */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +8,7 @@ import { generateApiKey } from '#lib/auth/api-key.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
-import { type InventoryStore, inventoryStore } from '#lib/inventory/store.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
 import { childEnv, runNode } from '#test/support/child-process.ts';
 import { patchedAssembly } from '#test/support/patched-assembly.ts';
 import { callApi, startServerProcess } from '#test/support/server-process.ts';
@@ -21,17 +17,13 @@ import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { attachMeter, indented, median, medians, quantile } from './processes.ts';
 
-/**
- * `npm start --stack staging --assembly <assembly>` on the data folder `DATA_DIR` with the key `API_KEY` (every
- * scope, 10,000 requests/s), ERROR logs: the server (test/support/server-process.ts), its store and a client of
- * it, timed lists of `/inventory<query>`, the peak growth over a whole list ({@link listPeak}), `close`.
- */
-export async function startServer(assembly: string, env: { DATA_DIR: string; API_KEY: string }) {
+/** `npm start` on `assembly` and the data folder `DATA_DIR`, key `API_KEY` at 10,000 requests/s, ERROR logs. */
+async function startServer(assembly: string, env: { DATA_DIR: string; API_KEY: string }) {
   const variables = { API_KEY_RATE: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
   const server = await startServerProcess(variables, { assembly, timeoutMs: 300_000 });
   const { endpoint, credentials } = await connectLocalDynamoDb(env.DATA_DIR);
   const client = toDocumentClient(dynamoDbClient(endpoint, credentials));
-  /** One list of `/inventory<query>`: ms to the first body byte and to the end, with `keep` the body. @throws unless a complete 200 array */
+  /** A list of `/inventory<query>`: ms to its first byte and end, with `keep` its body. @throws unless a 200 array */
   const list = async (query = '', keep = false) => {
     const start = performance.now();
     const headers = { Authorization: `Bearer ${env.API_KEY}` };
@@ -55,8 +47,8 @@ export async function startServer(assembly: string, env: { DATA_DIR: string; API
   return { ...server, endpoint, credentials, client, list, listPeak, close };
 }
 
-/** Runs the operator tool `script` (ops/…) on the data folder `DATA_DIR`. @throws with its output unless it succeeds */
-export async function runTool(script: string, args: string[], DATA_DIR: string) {
+/** Runs the operator tool `script` (ops/…) on the data folder `DATA_DIR`. @throws with its output on failure */
+async function runTool(script: string, args: string[], DATA_DIR: string) {
   const result = await runNode(script, args, { env: childEnv({ DATA_DIR }), timeoutMs: 3_600_000 });
   if (result.code !== 0) throw new Error(`${script} ${args.join(' ')}: ${result.stderr}`);
 }
@@ -68,10 +60,7 @@ async function memoryMb(pid: number) {
   return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon') };
 }
 
-/**
- * Process `pid`'s peak growth over `work` in MB: VmHWM (reset by `clear_refs`) less VmRSS before, and its own
- * anonymous memory (RssAnon, every 10 ms) less before (docs/architecture.md "Local API memory").
- */
+/** Process `pid`'s peak growth in MB over `work`: VmHWM less VmRSS before, RssAnon (sampled) less before. */
 async function peakGrowth<T>(pid: number, work: () => Promise<T>) {
   await writeFile(`/proc/${pid}/clear_refs`, '5');
   const before = await memoryMb(pid);
@@ -84,11 +73,8 @@ async function peakGrowth<T>(pid: number, work: () => Promise<T>) {
   return { result, peakRssMb: after.peak - before.rss, peakAnonMb: Math.max(anon, after.anon) - before.anon };
 }
 
-/**
- * Entries `from` to `to` (exclusive) of a deterministic sequence: distinct petIds over the whole int64 range
- * (i * odd multiplier mod 2^63, half negated), every quantity 0..999 and status.
- */
-export function generate(from: number, to: number): InventoryItem[] {
+/** Entries `from` to `to` (exclusive) of a deterministic sequence: distinct int64 petIds, all quantities, statuses. */
+function generate(from: number, to: number): InventoryItem[] {
   return Array.from({ length: to - from }, (_, k) => {
     const i = from + k;
     const magnitude = (BigInt(i + 1) * 6364136223846793005n) % 2n ** 63n;
@@ -99,24 +85,20 @@ export function generate(from: number, to: number): InventoryItem[] {
 
 /** Writes entries `from` to `to` of {@link generate} into the store of `dataDir` (its tables created first). */
 async function load(dataDir: string, from: number, to: number) {
+  const start = performance.now();
   const db = await startTestDynamoDb({ dataDir });
   const store = inventoryStore(toDocumentClient(db.client), testTableNames.inventory);
-  try {
-    for (let start = from; start < to; start += 8000) {
-      const chunk = generate(start, Math.min(start + 8000, to));
-      const putPart = (i: number) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000));
-      await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(putPart));
-    }
-  } finally {
-    await db.close();
+  for (let next = from; next < to; next += 8000) {
+    const chunk = generate(next, Math.min(next + 8000, to));
+    const putPart = (i: number) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000));
+    await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(putPart));
   }
+  await db.close();
+  indented(`${to} entries loaded (${((to - from) / ((performance.now() - start) / 1000)).toFixed(0)} per s)`);
 }
 
-/**
- * The assembly without the staging stack's stream mappings (its other files linked): a server on a grown data
- * folder does not consume the change records of its loading (docs/performance.md "How each figure is taken").
- */
-export function withoutEventPath(assemblyDir: string): Promise<string> {
+/** The assembly without the staging stack's stream mappings: a server then ignores the loading's change records. */
+function withoutEventPath(assemblyDir: string): Promise<string> {
   const streamMapping = ({ Type, Properties }: Template['Resources'][string]) =>
     Type === 'AWS::Lambda::EventSourceMapping' &&
     JSON.stringify(Properties?.EventSourceArn).includes('StreamArn');
@@ -125,25 +107,14 @@ export function withoutEventPath(assemblyDir: string): Promise<string> {
   return patchedAssembly((template) => ({ ...template, Resources: keep(template.Resources) }), assemblyDir);
 }
 
-/** The raw sorted read of the whole list through `store`, without Lambda, HTTP or JSON. */
-async function rawRead(store: InventoryStore) {
-  for await (const _batch of store.listSorted());
-}
-
-/**
- * Grows the table through `sizes` in a data folder of the embedded DynamoDB, and at each size starts the
- * server afresh on it, as `npm start` runs (docs/performance.md "How each figure is taken"); a failed size ends the run.
- */
+/** Grows the table through `sizes`, a fresh server on it at each size to list; a failed size ends the run. */
 export async function measureListOverHttp(assemblyDir: string, sizes: readonly number[], runs: number) {
   const [dataDir, API_KEY] = [await temporaryDir('pet-store-bench-data-'), generateApiKey()];
   const assembly = await withoutEventPath(assemblyDir);
   const results = [];
   let loaded = 0;
   for (const entries of [...sizes].sort((a, b) => a - b)) {
-    const loadStart = performance.now();
     await load(dataDir, loaded, entries);
-    const perSecond = (entries - loaded) / ((performance.now() - loadStart) / 1000);
-    indented(`${entries} entries loaded (${perSecond.toFixed(0)} per s)`);
     loaded = entries;
     const server = await startServer(assembly, { DATA_DIR: dataDir, API_KEY });
     const metered = toDocumentClient(dynamoDbClient(server.endpoint, server.credentials));
@@ -151,20 +122,19 @@ export async function measureListOverHttp(assemblyDir: string, sizes: readonly n
     const store = inventoryStore(server.client, testTableNames.inventory);
     const meteredStore = inventoryStore(metered, testTableNames.inventory);
     try {
-      // The server's peak growth of its whole (VmHWM) and anonymous (RssAnon) memory over its first list.
       const { result, peakRssMb, peakAnonMb } = await server.listPeak(true);
       const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
       if (result.body !== inventoryJson(sorted))
         throw new Error('not every entry in petId order, digit for digit');
       indented(`${entries}: the list is the whole table, sorted and digit-exact`);
-      const readUnits = (await meter(() => rawRead(meteredStore))).capacityUnits;
+      const readUnits = (await meter(() => Array.fromAsync(meteredStore.listSorted()))).capacityUnits;
       // The server is fresh: lists of about 20,000 entries in all first, so small sizes are timed warm too.
       for (let i = 0; i < Math.ceil(20_000 / entries); i++) await server.list();
       const samples: number[][] = [];
       for (let run = 0; run < runs; run++) {
         const { firstByteMs, totalMs } = await server.list();
         const start = performance.now();
-        await rawRead(store);
+        await Array.fromAsync(store.listSorted()); // The raw sorted read: no Lambda, HTTP or JSON.
         samples.push([totalMs, firstByteMs, performance.now() - start]);
       }
       const [totalMs, firstByteMs, rawMs] = medians(samples) as [number, number, number];
@@ -184,11 +154,7 @@ export async function measureListOverHttp(assemblyDir: string, sizes: readonly n
   return results;
 }
 
-/**
- * `npm start --stack staging` on `assembly` with a fresh data folder, a healthy subscriber (and one that never
- * answers when `hanging`), the seeded pets 1-10 PATCHed at 10 changes per second (docs/contract.md "History and
- * events") for `seconds`: ms from each write's answer to the healthy endpoint's first receipt of it.
- */
+/** Ms from each write's answer to a healthy subscriber's first receipt (`hanging`: beside one that never answers). */
 export async function measureWebhookDelays(assembly: string, hanging: boolean, seconds: number) {
   const [DATA_DIR, API_KEY] = [await temporaryDir('bench-webhooks-'), generateApiKey()];
   const server = await startServer(assembly, { DATA_DIR, API_KEY });
@@ -227,12 +193,7 @@ export async function measureWebhookDelays(assembly: string, hanging: boolean, s
   }
 }
 
-/**
- * Imports `entries` rows of a CSV file with `npm run import` into a fresh `npm start --stack staging` without and
- * with its stream mappings. With them: the rows the history holds 2 s after the import's end (the mapping's 1 s
- * batching window and a poll; the file's rows are looked up by halving, the consumer taking them in file order),
- * then the server's peak growth over a list of the whole table. Rates in rows/s, memory in MB.
- */
+/** `npm run import` of `entries` rows, stream mappings off and on: rows/s, rows in the history 2 s after, list peak. */
 export async function measureEventPath(assemblyDir: string, entries: number) {
   const scratch = await temporaryDir('pet-store-bench-import-');
   const [file, items, API_KEY] = [join(scratch, 'inventory.csv'), generate(0, entries), generateApiKey()];
@@ -255,6 +216,7 @@ export async function measureEventPath(assemblyDir: string, entries: number) {
         const values = { ExpressionAttributeValues: { ':id': BigInt(items[index]?.petId ?? 0) }, Limit: 1 };
         return ((await server.client.send(new QueryCommand({ ...query, ...values }))).Count ?? 0) > 0;
       };
+      // The consumer takes the rows in file order: those in the history are a prefix, found by halving.
       let [drained, high] = [0, entries];
       while (drained < high) {
         const middle = (drained + high) >> 1;

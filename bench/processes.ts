@@ -22,9 +22,8 @@ export const medians = (rows: readonly number[][]) =>
 
 /** Runs `run` of the module `url` in a child process ({@link childMain}), so the environment it sets stays there. */
 export function inChild<O, R>(url: string, run: (options: O) => Promise<R>, options: O): Promise<R> {
-  const child = fork(fileURLToPath(url), [run.name, JSON.stringify(options)], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  const stdio = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
+  const child = fork(fileURLToPath(url), [run.name, JSON.stringify(options)], { stdio: [...stdio] });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve(message as R));
     child.once('exit', (code) => reject(new Error(`${run.name} failed (exit ${code})`)));
@@ -39,7 +38,7 @@ export async function childMain(url: string, runs: Record<string, (options: neve
   process.send(results, () => process.exit(0));
 }
 
-/** Meters a client's DynamoDB requests (retries included) and capacity units: the function returned gives those of `work`. */
+/** Meters a client's DynamoDB requests (retries included) and capacity units: the function returned, those of `work`. */
 export function attachMeter(client: Pick<DynamoDBDocumentClient, 'middlewareStack'>) {
   let current = { requests: 0, capacityUnits: 0 };
   client.middlewareStack.add(
@@ -48,18 +47,15 @@ export function attachMeter(client: Pick<DynamoDBDocumentClient, 'middlewareStac
         ...args,
         input: { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' },
       });
-      const { ConsumedCapacity } = result.output as { ConsumedCapacity?: { CapacityUnits?: number } };
-      current.capacityUnits += ConsumedCapacity?.CapacityUnits ?? 0;
+      const output = result.output as {
+        $metadata: { attempts?: number };
+        ConsumedCapacity?: { CapacityUnits?: number };
+      };
+      current.requests += output.$metadata.attempts ?? 1;
+      current.capacityUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
       return result;
     },
-    { step: 'initialize', name: 'benchCapacity', override: true },
-  );
-  client.middlewareStack.add(
-    (next) => (args) => {
-      current.requests++;
-      return next(args);
-    },
-    { step: 'finalizeRequest', priority: 'low', name: 'benchRequests', override: true },
+    { step: 'initialize', name: 'benchMeter', override: true },
   );
   return async (work: () => Promise<unknown>) => {
     current = { requests: 0, capacityUnits: 0 };
