@@ -38,21 +38,19 @@ export async function childMain(url: string, runs: Record<string, (options: neve
   process.send(results, () => process.exit(0));
 }
 
+/** What the meter reads of an answer: the SDK's attempts (retries included) and the consumed capacity. */
+type MeteredOutput = { $metadata: { attempts?: number }; ConsumedCapacity?: { CapacityUnits?: number } };
+
 /** Meters a client's DynamoDB requests (retries included) and capacity units: the function returned, those of `work`. */
 export function attachMeter(client: Pick<DynamoDBDocumentClient, 'middlewareStack'>) {
   let current = { requests: 0, capacityUnits: 0 };
   client.middlewareStack.add(
     (next) => async (args) => {
-      const result = await next({
-        ...args,
-        input: { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' },
-      });
-      const output = result.output as {
-        $metadata: { attempts?: number };
-        ConsumedCapacity?: { CapacityUnits?: number };
-      };
-      current.requests += output.$metadata.attempts ?? 1;
-      current.capacityUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+      const input = { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' };
+      const result = await next({ ...args, input });
+      const { $metadata, ConsumedCapacity } = result.output as MeteredOutput;
+      current.requests += $metadata.attempts ?? 1;
+      current.capacityUnits += ConsumedCapacity?.CapacityUnits ?? 0;
       return result;
     },
     { step: 'initialize', name: 'benchMeter', override: true },

@@ -37,7 +37,7 @@ if (!only || only === 'bodies') {
   log(`Hostile write bodies, µs of CPU per KB at ${kb.join(', ')}:`);
   figures.bodies = await measureBodies(quick);
   for (const { operation, kind, usPerKb } of figures.bodies)
-    indented(`${operation} ${kind}`.padEnd(26) + usPerKb.map((us) => us.toFixed(1).padStart(9)).join(''));
+    indented(`${operation} ${kind}`.padEnd(28) + usPerKb.map((us) => us.toFixed(1).padStart(9)).join(''));
 }
 const scratch = join(tmpdir(), 'pet-store-bench');
 const assemblyDir = join(scratch, 'cdk.out');
