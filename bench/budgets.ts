@@ -1,13 +1,11 @@
 /** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
-import type { measureEventPath } from './event-path.ts';
 import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import type { measureListOverHttp } from './list-http.ts';
-import type { measureWebhookDelays } from './webhooks.ts';
+import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
 
 /**
- * The limits: KB (1024 bytes, {@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at
- * most `growthSlack` x the entries. The event path: import rows/s at least `importRatio` x those without it.
+ * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack`
+ * x the entries. The event path: import rows/s at least `importRatio` x those without it.
  */
 export const budgets = {
   bundleKb: 250,
@@ -26,46 +24,38 @@ export const budgets = {
 /** Bytes in the budgets' KB: a bundle's KB is its size / 1024, in the bench and in the tests alike. */
 export const bytesPerKb = 1024;
 
-type Figures<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-/** A run's figures (load times: the first is the baseline); a part not measured is empty. */
-export interface RunFigures {
-  bundles: { name: string; kb: number }[];
-  loads: Figures<typeof measureLoadTimes>;
-  warm: Figures<typeof measureWarm>;
-  lists: Figures<typeof measureListOverHttp>;
-  bodies: Figures<typeof measureBodies>;
-  webhooks: Figures<typeof measureWebhookDelays>[];
-  eventPath: Figures<typeof measureEventPath>[];
-}
-
-/** One checked budget: its name, the measured figure and the limit in words. */
-export type BudgetCheck = { name: string; pass: boolean; detail: string };
+/** A run's figures, each part empty until measured (load times: the first is the baseline). */
+export const runFigures = () => ({
+  bundles: [] as { name: string; kb: number }[],
+  loads: [] as Awaited<ReturnType<typeof measureLoadTimes>>,
+  warm: [] as Awaited<ReturnType<typeof measureWarm>>,
+  lists: [] as Awaited<ReturnType<typeof measureListOverHttp>>,
+  bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
+  webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
+  eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],
+});
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
-/** Checks every budget against `run`. */
-export function checkBudgets(run: RunFigures): BudgetCheck[] {
-  const checks: BudgetCheck[] = [];
+/** Checks every budget against `run`: per budget its name, whether it passes, the measured figure and the limit. */
+export function checkBudgets(run: ReturnType<typeof runFigures>) {
+  const checks: { name: string; pass: boolean; detail: string }[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
   /** `ratio` of `what` at most `limit`. */
   const ratio = (name: string, what: string, value: number, limit: number) =>
     check(name, value <= limit, `${what} = ${fixed(value)} <= ${limit}`);
   for (const { hanging, changes, delivered, p99Ms } of run.webhooks) {
     const name = `healthy subscriber's deliveries ${hanging ? 'beside a hanging endpoint' : 'alone'}`;
-    const pass = delivered === changes && p99Ms <= budgets.webhookDelayMs;
-    check(
-      name,
-      pass,
-      `${delivered} of ${changes} delivered, p99 ${p99Ms} ms <= ${budgets.webhookDelayMs} ms`,
-    );
+    const detail = `${delivered} of ${changes} delivered, p99 ${p99Ms} ms <= ${budgets.webhookDelayMs} ms`;
+    check(name, delivered === changes && p99Ms <= budgets.webhookDelayMs, detail);
   }
   for (const { name, kb } of run.bundles)
     check(`${name} bundle size`, kb <= budgets.bundleKb, `${fixed(kb, 1)} KB <= ${budgets.bundleKb} KB`);
-  const [baseline, ...functions] = run.loads;
-  for (const { name, cpuMs, wallMs } of baseline ? functions : []) {
-    const wall = `(wall clock ${fixed(wallMs / (baseline?.wallMs ?? 0))})`;
-    const what = `CPU ${fixed(cpuMs)} ms / baseline ${fixed(baseline?.cpuMs ?? 0)} ms ${wall}`;
-    ratio(`${name} load time`, what, cpuMs / (baseline?.cpuMs ?? 0), budgets.loadRatio);
+  const [baseline = { cpuMs: Number.NaN, wallMs: Number.NaN }, ...functions] = run.loads;
+  for (const { name, cpuMs, wallMs } of functions) {
+    const wall = `(wall clock ${fixed(wallMs / baseline.wallMs)})`;
+    const what = `CPU ${fixed(cpuMs)} ms / baseline ${fixed(baseline.cpuMs)} ms ${wall}`;
+    ratio(`${name} load time`, what, cpuMs / baseline.cpuMs, budgets.loadRatio);
   }
   for (const { name, bare, handlerMs, bareMs, requests, bareRequests, socketsPer100 } of run.warm) {
     const what = `p50 ${fixed(handlerMs, 3)} ms / ${bare} ${fixed(bareMs, 3)} ms`;
@@ -105,7 +95,6 @@ export function checkBudgets(run: RunFigures): BudgetCheck[] {
     const percent = `${fixed(share * 100, 1)} % <= ${budgets.firstByteShare * 100} %`;
     check(`list ${largest.entries} first byte`, share <= budgets.firstByteShare, `${what} = ${percent}`);
   }
-  // The event path: rows/s of the import tool and of the consumer; the list's memory beside the backlog.
   for (const { entries, importOff, importOn, drained, peakAnonMb, peakRssMb } of run.eventPath) {
     const share = `with the event path ${fixed(importOn, 0)} rows/s / without ${fixed(importOff, 0)} rows/s`;
     const pass = importOn >= budgets.importRatio * importOff;

@@ -1,14 +1,18 @@
-/**
- * The functions' own costs: module load time of each bundle in fresh processes, warm overhead of three handlers
- * over the store call each wraps, CPU per KB of hostile write bodies (docs/performance.md "How each figure is
- * taken"). Warm and bodies run in a child process, so the environment they set stays there.
- */
-
+/** The functions' own costs: load time, warm overhead, hostile bodies (docs/performance.md "How each figure is taken"). */
 import { execFile } from 'node:child_process';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { subscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { attachMeter, childMain, inChild, quantile } from './processes.ts';
+import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
+import { scopes, stageName } from '#lib/api.ts';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { keyStore } from '#lib/auth/key-store.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+import { tables } from '#lib/tables.ts';
+import { restProxyEvent, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
+import { installStreamingRuntime, invokeHandler, lambdaContext } from '#test/support/lambda-invoke.ts';
+import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { attachMeter, childMain, inChild, median, medians } from './processes.ts';
 
 /** A bundle to load, with the environment its function gets. */
 export type Loadable = { name: string; file: string; environment: Record<string, string> };
@@ -37,8 +41,8 @@ export async function measureLoadTimes(bundles: readonly Loadable[], rounds: num
       samples[index]?.push(await sample(bundles[index] as Loadable));
     }
   return bundles.map(({ name }, i) => {
-    const [wall, cpu] = [0, 1].map((k) => quantile(samples[i]?.map((s) => s[k] as number) ?? [], 0.5));
-    return { name, wallMs: wall as number, cpuMs: cpu as number };
+    const [wallMs, cpuMs] = medians(samples[i] ?? []) as [number, number];
+    return { name, wallMs, cpuMs };
   });
 }
 
@@ -52,34 +56,30 @@ const writes = [
   ['placeOrder', 'place-order', 'POST', '/store/orders', '/store/orders', '"petId":7,', 'quantity'],
 ] as const;
 
-/** Hostile bodies of about `size` bytes around the members `valid` and the integer member `integer`. */
-const kinds: Record<string, (valid: string, integer: string, size: number) => string> = {
-  longNumber: (valid, integer, size) => `{${valid}"${integer}":1${'0'.repeat(size)}1}`,
-  manyMembers: (valid, integer, size) =>
-    `{${valid}"${integer}":5${Array.from({ length: size / 10 }, (_, i) => `,"m${i}":0`).join('')}}`,
-  longString: (valid, integer, size) => `{${valid}"${integer}":"${'a'.repeat(size)}"}`,
-  deepNesting: (valid, integer, size) =>
-    `{${valid}"${integer}":${'['.repeat(size / 2)}${']'.repeat(size / 2)}}`,
+/** Hostile values of about `size` bytes for the integer member, after the valid members. */
+const kinds: Record<string, (size: number) => string> = {
+  longNumber: (size) => `1${'0'.repeat(size)}1`,
+  manyMembers: (size) => `5${Array.from({ length: size / 10 }, (_, i) => `,"m${i}":0`).join('')}`,
+  longString: (size) => `"${'a'.repeat(size)}"`,
+  deepNesting: (size) => `${'['.repeat(size / 2)}${']'.repeat(size / 2)}`,
 };
 
+const headers = { 'Content-Type': 'application/json' };
+
 /** Median µs of CPU per KB at each of {@link bodySizes}, per write and kind; each answer must be a 400. */
-export const measureBodies = (quick: boolean) =>
-  inChild<Awaited<ReturnType<typeof bodies>>>(import.meta.url, { quick });
+export const measureBodies = (quick: boolean) => inChild(import.meta.url, bodies, { quick });
 
 async function bodies({ quick }: { quick: boolean }) {
   // Each body is refused before any DynamoDB request: the table names need not name tables.
-  for (const { env } of Object.values((await import('#lib/tables.ts')).tables)) process.env[env] ??= 'bench';
-  const { restProxyEvent } = await import('../test/support/lambda-events.ts');
-  const { lambdaContext } = await import('@pet-store/local-aws');
+  for (const { env } of Object.values(tables)) process.env[env] ??= 'bench';
   const results: { operation: string; kind: string; usPerKb: number[] }[] = [];
   for (const [operation, module, method, resource, path, valid, integer] of writes) {
     const { handler } = await import(`#functions/${module}/handler.ts`);
-    const headers = { 'Content-Type': 'application/json' };
     const request = { method, resource, path, pathParameters: { petId: '7' }, headers };
-    for (const [kind, body] of Object.entries(kinds)) {
+    for (const [kind, value] of Object.entries(kinds)) {
       const usPerKb = bodySizes.map(() => [] as number[]);
       for (const [index, size] of bodySizes.entries()) {
-        const text = body(valid, integer, size);
+        const text = `{${valid}"${integer}":${value(size)}}`;
         for (let i = 0; i < Math.min(quick ? 20 : 200, Math.max(3, (quick ? 2e6 : 2e7) / size)); i++) {
           const event = restProxyEvent({ ...request, body: text });
           const start = process.cpuUsage();
@@ -89,126 +89,88 @@ async function bodies({ quick }: { quick: boolean }) {
           usPerKb[index]?.push((user + system) / (Buffer.byteLength(text) / 1024));
         }
       }
-      results.push({ operation, kind, usPerKb: usPerKb.map((samples) => quantile(samples, 0.5)) });
+      results.push({ operation, kind, usPerKb: usPerKb.map(median) });
     }
   }
   return results;
 }
 
-/** What a warm run needs: the stack's functions (for their environment) and the sample counts. */
-type WarmOptions = { functions: readonly Loadable[]; iterations: number; warmup: number };
-
 /** p50 ms of handler and bare call, requests of one invocation, connections opened per 100 invocations. */
-export const measureWarm = (options: WarmOptions) =>
-  inChild<Awaited<ReturnType<typeof warm>>>(import.meta.url, { warm: options });
+export const measureWarm = (functions: readonly Loadable[], iterations: number) =>
+  inChild(import.meta.url, warm, { functions, iterations });
 
-/** In the child: the stack's environment, the demo inventory and a key seeded, then each subject measured. */
-async function warm({ functions, iterations, warmup }: WarmOptions) {
-  for (const { environment } of functions) Object.assign(process.env, environment);
-  const lambda = await import('../test/support/lambda-invoke.ts');
-  lambda.installStreamingRuntime();
-  const { restProxyEvent, tokenAuthorizerEvent } = await import('../test/support/lambda-events.ts');
-  const { scopes, stageName } = await import('#lib/api.ts');
-  const { tables } = await import('#lib/tables.ts');
-  const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');
+/** In the child: an in-memory store, the stack's environment, the demo inventory, a key; each subject measured. */
+async function warm({ functions, iterations }: { functions: readonly Loadable[]; iterations: number }) {
+  const db = await startTestDynamoDb();
+  for (const { environment } of functions) Object.assign(process.env, environment, storeVariables(db));
+  installStreamingRuntime();
+  // The shared client reads the environment at import.
   const { createDocumentClient, documentClient } = await import('#lib/clients/dynamodb.ts');
   const bare = createDocumentClient();
-  const table = (id: keyof typeof tables) => process.env[tables[id].env] as string;
-  const store = (await import('#lib/inventory/store.ts')).inventoryStore(bare, table('inventory'));
-  const keys = (await import('#lib/auth/key-store.ts')).keyStore(bare, table('apiKeys'));
-  const { importInventoryFile } = await import('#lib/admin/inventory-writer.ts');
+  const store = inventoryStore(bare, testTableNames.inventory);
+  const keys = keyStore(bare, testTableNames.apiKeys);
   await importInventoryFile((await import('#local/service.ts')).demoInventoryFile, store);
   const petId = (await store.listSorted().next()).value?.[0]?.petId ?? '1';
   const [apiKey, createdAt] = [generateApiKey(), new Date().toISOString()];
   const keyDigest = apiKeyDigest(apiKey);
   await keys.put({ keyDigest, name: 'bench', createdAt, scopes: [...scopes] });
   const methodArn = `arn:aws:execute-api:us-east-1:000000000000:bench/${stageName}/GET/inventory`;
-  const [headers, resource] = [{ 'Content-Type': 'application/json' }, '/inventory/{petId}'];
-  const patch = {
-    method: 'PATCH',
-    resource,
-    path: `/inventory/${petId}`,
-    pathParameters: { petId },
-    headers,
-  } as const;
+  const [resource, path] = ['/inventory/{petId}', `/inventory/${petId}`];
+  const patch = { method: 'PATCH', resource, path, pathParameters: { petId }, headers } as const;
   let quantity = 0;
   type Answer = { statusCode?: number; policyDocument?: { Statement: { Effect?: string }[] } };
   const subjects = [
     {
       ...{ name: 'listInventory', module: 'list-inventory', bare: 'listSorted' },
       event: () => restProxyEvent({ method: 'GET', resource: '/inventory', path: '/inventory' }),
-      ok: (answer: Answer) => answer.statusCode === 200,
-      bareCall: async () => {
-        for await (const _batch of store.listSorted());
-      },
+      bareCall: () => Array.fromAsync(store.listSorted()),
     },
     {
       ...{ name: 'updateInventory', module: 'update-inventory', bare: 'update' },
       event: () => restProxyEvent({ ...patch, body: `{"quantity":${++quantity % 1000}}` }),
-      ok: (answer: Answer) => answer.statusCode === 200,
       bareCall: () =>
         store.update(petId, { quantity: ++quantity % 1000, reason: 'adjustment', keyId: 'bench' }),
     },
     {
       ...{ name: 'authorizer', module: 'authorizer', bare: 'keys.get' },
       event: () => tokenAuthorizerEvent(`Bearer ${apiKey}`, methodArn),
-      ok: (answer: Answer) => answer.policyDocument?.Statement[0]?.Effect === 'Allow',
       bareCall: () => keys.get(keyDigest),
     },
   ];
-  const handlers = new Map<string, unknown>();
-  for (const { name, module } of subjects)
-    handlers.set(name, (await import(`#functions/${module}/handler.ts`)).handler);
-  /** Builds the event and context before the clock starts (as the runtime does); returns the timed invocation. */
-  const prepare = ({ name, event, ok }: (typeof subjects)[number]) => {
-    const [made, context] = [event(), lambda.lambdaContext(name)];
-    return async () => {
-      const answer = (await lambda.invokeHandler(handlers.get(name), made, context)) as Answer;
-      if (!ok(answer)) throw new Error(`unexpected result of ${name}`);
-    };
-  };
-  let sockets = 0;
-  const onSocket = () => sockets++;
-  subscribe('net.client.socket', onSocket);
-  const socketsPer100 = new Map<string, number>();
-  for (const subject of subjects) {
-    sockets = 0;
-    for (let i = 0; i < 100; i++) await prepare(subject)();
-    socketsPer100.set(subject.name, sockets);
-  }
-  unsubscribe('net.client.socket', onSocket);
-
   const [handlerMeter, bareMeter] = [attachMeter(documentClient), attachMeter(bare)];
+  let sockets = 0;
+  subscribe('net.client.socket', () => sockets++);
   const results = [];
-  for (const subject of subjects) {
-    const { name, bare, bareCall } = subject;
-    handlerMeter.take();
-    await prepare(subject)();
-    const { requests } = handlerMeter.take();
-    bareMeter.take();
-    await bareCall();
-    const bareRequests = bareMeter.take().requests;
-    for (let i = 0; i < warmup; i++) {
-      await prepare(subject)();
-      await bareCall();
-    }
+  for (const { name, module, bare, event, bareCall } of subjects) {
+    const { handler } = await import(`#functions/${module}/handler.ts`);
+    /** Builds the event and context before the clock starts (as the runtime does): the timed invocation. */
+    const prepare = () => {
+      const [made, context] = [event(), lambdaContext(name)];
+      return async () => {
+        const answer = (await invokeHandler(handler, made, context)) as Answer;
+        if (answer.statusCode !== 200 && answer.policyDocument?.Statement[0]?.Effect !== 'Allow')
+          throw new Error(`unexpected result of ${name}`);
+      };
+    };
+    sockets = 0;
+    for (let i = 0; i < 100; i++) await prepare()();
+    const socketsPer100 = sockets;
+    const { requests } = await handlerMeter(prepare());
+    const bareRequests = (await bareMeter(bareCall)).requests;
     const times: [number[], number[]] = [[], []];
-    for (let i = 0; i < iterations; i++) {
-      // Which goes first alternates, so both see the same state of the JIT, GC and database.
-      const calls = [prepare(subject), bareCall];
+    for (let i = -iterations / 10; i < iterations; i++) {
+      // Warm-up first (i < 0); which goes first alternates: both see the same state of the JIT, GC and database.
+      const calls = [prepare(), bareCall];
       for (const which of i % 2 === 0 ? [0, 1] : [1, 0]) {
         const start = performance.now();
         await calls[which]?.();
-        times[which]?.push(performance.now() - start);
+        if (i >= 0) times[which]?.push(performance.now() - start);
       }
     }
-    const [handlerMs, bareMs] = times.map((samples) => quantile(samples, 0.5)) as [number, number];
-    const socketCount = socketsPer100.get(name) ?? 0;
-    results.push({ name, bare, handlerMs, bareMs, requests, bareRequests, socketsPer100: socketCount });
+    const [handlerMs, bareMs] = times.map(median) as [number, number];
+    results.push({ name, bare, handlerMs, bareMs, requests, bareRequests, socketsPer100 });
   }
   return results;
 }
 
-await childMain(import.meta.url, (options: { quick: boolean } & { warm?: WarmOptions }) =>
-  options.warm ? warm(options.warm) : bodies(options),
-);
+await childMain(import.meta.url, { bodies, warm });

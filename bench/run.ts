@@ -3,22 +3,19 @@ import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiModel, functionModel, inMemory, startDynamoDb } from '@pet-store/local-aws';
+import { functionModel } from '@pet-store/local-aws';
 import { Command, Option } from 'commander';
 import { build } from 'esbuild';
 import { bundleFileName, untrimmedEsbuildOptions } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
-import { ensureTables } from '#lib/admin/tables.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { localTableName, readStack, synthesize } from '#local/assembly.ts';
-import { localTableNames } from '#local/settings.ts';
-import { storeVariables } from '#test/support/test-dynamodb.ts';
-import { bytesPerKb, checkBudgets, type RunFigures } from './budgets.ts';
-import { measureEventPath } from './event-path.ts';
+import { removeTemporaryDirs } from '#test/support/temporary-dirs.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
+import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import { measureListOverHttp } from './list-http.ts';
-import { documentClientAt } from './processes.ts';
-import { measureWebhookDelays } from './webhooks.ts';
+import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
+import { indented, log } from './processes.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
@@ -30,87 +27,65 @@ const options = new Command('npm run bench')
   .opts<{ sizes: number[]; import: number[]; quick?: boolean; only?: string }>();
 if ([...options.sizes, ...options.import].some((size) => !Number.isInteger(size) || size < 1))
   throw new Error(`--sizes ${options.sizes} --import ${options.import}: whole numbers of entries`);
-const quick = options.quick === true;
-const log = (line = '') => process.stdout.write(`${line}\n`);
+const { quick = false, only } = options;
 const started = performance.now();
 log(`${new Date().toISOString()}  ${cpus().length} x ${cpus()[0]?.model}  Node ${process.versions.node}`);
-const figures: RunFigures = {
-  bundles: [],
-  loads: [],
-  warm: [],
-  lists: [],
-  bodies: [],
-  webhooks: [],
-  eventPath: [],
-};
+const figures = runFigures();
 
-if (!options.only || options.only === 'bodies') {
+if (!only || only === 'bodies') {
   const kb = bodySizes.map((size) => `${Math.round(size / 1024)} KB`);
   log(`Hostile write bodies, µs of CPU per KB at ${kb.join(', ')}:`);
   figures.bodies = await measureBodies(quick);
   for (const { operation, kind, usPerKb } of figures.bodies)
-    log(`  ${`${operation} ${kind}`.padEnd(28)}${usPerKb.map((us) => us.toFixed(1).padStart(9)).join('')}`);
+    indented(`${operation} ${kind}`.padEnd(28) + usPerKb.map((us) => us.toFixed(1).padStart(9)).join(''));
 }
 const scratch = join(tmpdir(), 'pet-store-bench');
 const assemblyDir = join(scratch, 'cdk.out');
-if (options.only !== 'bodies') {
+if (only !== 'bodies') {
   log('Synthesizing the stacks (cdk synth: the deployed bundles and environment)...');
   await synthesize(assemblyDir);
 }
-if (!options.only || options.only === 'webhooks') {
-  log(
-    "A healthy subscriber's deliveries at 10 changes/s (npm start --stack staging), ms from each write's answer:",
-  );
-  for (const hanging of [false, true]) {
-    const delays = await measureWebhookDelays(assemblyDir, hanging, quick ? 5 : 20);
-    figures.webhooks.push(delays);
-    const { changes, delivered, p50Ms, p99Ms, maxMs } = delays;
-    const which = hanging ? 'beside a hanging endpoint' : 'alone'.padEnd(25);
-    log(`  ${which}  ${delivered} of ${changes} delivered, p50 ${p50Ms}, p99 ${p99Ms}, max ${maxMs}`);
+try {
+  if (!only || only === 'webhooks') {
+    log(
+      "A healthy subscriber's deliveries at 10 changes/s (npm start --stack staging), ms from each write's answer:",
+    );
+    for (const hanging of [false, true])
+      figures.webhooks.push(await measureWebhookDelays(assemblyDir, hanging, quick ? 5 : 20));
   }
-}
-if (!options.only) {
-  // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
-  const stack = await readStack(assemblyDir, 'production');
-  const db = await startDynamoDb({ dataDir: inMemory });
-  const modelOptions = {
-    assemblyDir,
-    tableName: localTableName(localTableNames()),
-    overrides: { ...storeVariables(db), AWS_REGION: 'us-east-1' },
-    // The event functions' queue URLs and bus name: loading a handler only builds its clients.
-    resourceValue: (logicalId: string) => `http://127.0.0.1:9/000000000000/${logicalId}`,
-  };
-  const model = apiModel(stack.template, modelOptions);
-  const functions = [...operations, authorizer, ...Object.values(eventFunctions)].map((definition) => {
-    const id = functionLogicalId(definition);
-    const fn = model.functions[id] ?? functionModel(id, stack.template.Resources, modelOptions);
-    return { name: definition.name, file: fn.module, environment: fn.environment };
-  });
-  await build(untrimmedEsbuildOptions('bench/baseline-handler.ts', join(scratch, 'baseline')));
-  const baseline = { name: 'baseline', file: join(scratch, 'baseline', bundleFileName), environment: {} };
-  figures.bundles = functions.map(({ name, file }) => ({ name, kb: statSync(file).size / bytesPerKb }));
-  const [rounds, iterations] = quick ? [5, 300] : [20, 3000];
-  log(`Load time: ${rounds} fresh processes per bundle; warm: ${iterations} invocations per function...`);
-  try {
-    const client = documentClientAt(db.endpoint, db.credentials);
-    await ensureTables(client, localTableNames()).finally(() => client.destroy());
+  if (!only) {
+    // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
+    const resources = (await readStack(assemblyDir, 'production')).template.Resources;
+    const modelOptions = {
+      assemblyDir,
+      tableName: localTableName(testTableNames),
+      overrides: { AWS_REGION: 'us-east-1' },
+      // The event functions' queue URLs and bus name: loading a handler only builds its clients.
+      resourceValue: (logicalId: string) => `http://127.0.0.1:9/000000000000/${logicalId}`,
+    };
+    const functions = [...operations, authorizer, ...Object.values(eventFunctions)].map((definition) => {
+      const { module, environment } = functionModel(functionLogicalId(definition), resources, modelOptions);
+      return { name: definition.name, file: module, environment };
+    });
+    await build(untrimmedEsbuildOptions('bench/baseline-handler.ts', join(scratch, 'baseline')));
+    const baseline = { name: 'baseline', file: join(scratch, 'baseline', bundleFileName), environment: {} };
+    figures.bundles = functions.map(({ name, file }) => ({ name, kb: statSync(file).size / bytesPerKb }));
+    const [rounds, iterations] = quick ? [5, 300] : [20, 3000];
+    log(`Load time: ${rounds} fresh processes per bundle; warm: ${iterations} invocations per function...`);
     figures.loads = await measureLoadTimes([baseline, ...functions], rounds);
-    figures.warm = await measureWarm({ functions, iterations, warmup: iterations / 10 });
-  } finally {
-    await db.close();
+    figures.warm = await measureWarm(functions, iterations);
+    log('List over HTTP (npm start --stack staging on the assembly, without its stream mappings):');
+    figures.lists = await measureListOverHttp(assemblyDir, options.sizes, quick ? 2 : 5);
+    await removeTemporaryDirs();
   }
-  log('List over HTTP (npm start --stack staging on the assembly, without its stream mappings):');
-  const sizes = [...options.sizes].sort((a, b) => a - b);
-  figures.lists = await measureListOverHttp({ assemblyDir, sizes, runs: quick ? 2 : 5 }, (line) =>
-    log(`  ${line}`),
-  );
-}
-if (!options.only || options.only === 'import') {
-  log(
-    'The import tool with the event path off and on (npm start --stack staging, a fresh data folder each):',
-  );
-  for (const rows of options.import)
-    figures.eventPath.push(await measureEventPath(assemblyDir, rows, (line) => log(`  ${line}`)));
+  if (!only || only === 'import') {
+    log(
+      'The import tool with the event path off and on (npm start --stack staging, a fresh data folder each):',
+    );
+    for (const rows of options.import) figures.eventPath.push(await measureEventPath(assemblyDir, rows));
+  }
+} finally {
+  await removeTemporaryDirs();
 }
 
 log('\n## Budgets');

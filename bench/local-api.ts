@@ -1,0 +1,235 @@
+/** Through `npm start --stack staging`: webhook deliveries, the list over HTTP, the import with the event path. */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { connectLocalDynamoDb, type Template } from '@pet-store/local-aws';
+import { generateApiKey } from '#lib/auth/api-key.ts';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
+import { comparePetIds } from '#lib/inventory/pet-id.ts';
+import { inventoryStore } from '#lib/inventory/store.ts';
+import { childEnv, runNode } from '#test/support/child-process.ts';
+import { patchedAssembly } from '#test/support/patched-assembly.ts';
+import { callApi, startServerProcess } from '#test/support/server-process.ts';
+import { temporaryDir } from '#test/support/temporary-dirs.ts';
+import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
+import { attachMeter, indented, median, medians, quantile } from './processes.ts';
+
+/** `npm start` on `assembly` and the data folder `DATA_DIR`, key `API_KEY` at 10,000 requests/s, ERROR logs. */
+async function startServer(assembly: string, env: { DATA_DIR: string; API_KEY: string }) {
+  const variables = { API_KEY_RATE: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR', ...env };
+  const server = await startServerProcess(variables, { assembly, timeoutMs: 300_000 });
+  const { endpoint, credentials } = await connectLocalDynamoDb(env.DATA_DIR);
+  const client = toDocumentClient(dynamoDbClient(endpoint, credentials));
+  /** A list of `/inventory<query>`: ms to its first byte and end, with `keep` its body. @throws unless a 200 array */
+  const list = async (query = '', keep = false) => {
+    const start = performance.now();
+    const headers = { Authorization: `Bearer ${env.API_KEY}` };
+    const response = await fetch(`${server.baseUrl}/inventory${query}`, { headers });
+    const [kept, at] = [[] as Uint8Array[], { firstByteMs: 0, last: 0 }];
+    for await (const chunk of response.body ?? []) {
+      at.firstByteMs ||= performance.now() - start;
+      at.last = chunk.at(-1) ?? 0;
+      if (keep) kept.push(chunk);
+    }
+    if (response.status !== 200 || at.last !== 0x5d) throw new Error(`incomplete list (${response.status})`);
+    const totalMs = performance.now() - start;
+    return { firstByteMs: at.firstByteMs, totalMs, body: Buffer.concat(kept).toString() };
+  };
+  /** A one-entry page first starts the list function's environment, so the peak is the list's own. */
+  const listPeak = async (keep = false) => {
+    await list('?limit=1');
+    return peakGrowth(server.pid, () => list('', keep));
+  };
+  const close = () => server.stop().finally(() => client.destroy());
+  return { ...server, endpoint, credentials, client, list, listPeak, close };
+}
+
+/** Runs the operator tool `script` (ops/…) on the data folder `DATA_DIR`. @throws with its output on failure */
+async function runTool(script: string, args: string[], DATA_DIR: string) {
+  const result = await runNode(script, args, { env: childEnv({ DATA_DIR }), timeoutMs: 3_600_000 });
+  if (result.code !== 0) throw new Error(`${script} ${args.join(' ')}: ${result.stderr}`);
+}
+
+/** Resident memory of process `pid` in MB (Linux `/proc/<pid>/status`): VmRSS, VmHWM, RssAnon. */
+async function memoryMb(pid: number) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon') };
+}
+
+/** Process `pid`'s peak growth in MB over `work`: VmHWM less VmRSS before, RssAnon (sampled) less before. */
+async function peakGrowth<T>(pid: number, work: () => Promise<T>) {
+  await writeFile(`/proc/${pid}/clear_refs`, '5');
+  const before = await memoryMb(pid);
+  let anon = before.anon;
+  const sampler = setInterval(async () => {
+    anon = Math.max(anon, (await memoryMb(pid).catch(() => before)).anon);
+  }, 10);
+  const result = await work().finally(() => clearInterval(sampler));
+  const after = await memoryMb(pid);
+  return { result, peakRssMb: after.peak - before.rss, peakAnonMb: Math.max(anon, after.anon) - before.anon };
+}
+
+/** Entries `from` to `to` (exclusive) of a deterministic sequence: distinct int64 petIds, all quantities, statuses. */
+function generate(from: number, to: number): InventoryItem[] {
+  return Array.from({ length: to - from }, (_, k) => {
+    const i = from + k;
+    const magnitude = (BigInt(i + 1) * 6364136223846793005n) % 2n ** 63n;
+    const status = petStatuses[i % petStatuses.length] as InventoryItem['status'];
+    return { petId: (i % 2 === 0 ? magnitude : -magnitude).toString(), quantity: i % 1000, status };
+  });
+}
+
+/** Writes entries `from` to `to` of {@link generate} into the store of `dataDir` (its tables created first). */
+async function load(dataDir: string, from: number, to: number) {
+  const start = performance.now();
+  const db = await startTestDynamoDb({ dataDir });
+  const store = inventoryStore(toDocumentClient(db.client), testTableNames.inventory);
+  for (let next = from; next < to; next += 8000) {
+    const chunk = generate(next, Math.min(next + 8000, to));
+    const putPart = (i: number) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000));
+    await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(putPart));
+  }
+  await db.close();
+  indented(`${to} entries loaded (${((to - from) / ((performance.now() - start) / 1000)).toFixed(0)} per s)`);
+}
+
+/** The assembly without the staging stack's stream mappings: a server then ignores the loading's change records. */
+function withoutEventPath(assemblyDir: string): Promise<string> {
+  const streamMapping = ({ Type, Properties }: Template['Resources'][string]) =>
+    Type === 'AWS::Lambda::EventSourceMapping' &&
+    JSON.stringify(Properties?.EventSourceArn).includes('StreamArn');
+  const keep = (resources: Template['Resources']) =>
+    Object.fromEntries(Object.entries(resources).filter(([, resource]) => !streamMapping(resource)));
+  return patchedAssembly((template) => ({ ...template, Resources: keep(template.Resources) }), assemblyDir);
+}
+
+/** Grows the table through `sizes`, a fresh server on it at each size to list; a failed size ends the run. */
+export async function measureListOverHttp(assemblyDir: string, sizes: readonly number[], runs: number) {
+  const [dataDir, API_KEY] = [await temporaryDir('pet-store-bench-data-'), generateApiKey()];
+  const assembly = await withoutEventPath(assemblyDir);
+  const results = [];
+  let loaded = 0;
+  for (const entries of [...sizes].sort((a, b) => a - b)) {
+    await load(dataDir, loaded, entries);
+    loaded = entries;
+    const server = await startServer(assembly, { DATA_DIR: dataDir, API_KEY });
+    const metered = toDocumentClient(dynamoDbClient(server.endpoint, server.credentials));
+    const meter = attachMeter(metered);
+    const store = inventoryStore(server.client, testTableNames.inventory);
+    const meteredStore = inventoryStore(metered, testTableNames.inventory);
+    try {
+      const { result, peakRssMb, peakAnonMb } = await server.listPeak(true);
+      const sorted = generate(0, entries).sort((a, b) => comparePetIds(a.petId, b.petId));
+      if (result.body !== inventoryJson(sorted))
+        throw new Error('not every entry in petId order, digit for digit');
+      indented(`${entries}: the list is the whole table, sorted and digit-exact`);
+      const readUnits = (await meter(() => Array.fromAsync(meteredStore.listSorted()))).capacityUnits;
+      // The server is fresh: lists of about 20,000 entries in all first, so small sizes are timed warm too.
+      for (let i = 0; i < Math.ceil(20_000 / entries); i++) await server.list();
+      const samples: number[][] = [];
+      for (let run = 0; run < runs; run++) {
+        const { firstByteMs, totalMs } = await server.list();
+        const start = performance.now();
+        await Array.fromAsync(store.listSorted()); // The raw sorted read: no Lambda, HTTP or JSON.
+        samples.push([totalMs, firstByteMs, performance.now() - start]);
+      }
+      const [totalMs, firstByteMs, rawMs] = medians(samples) as [number, number, number];
+      results.push({ entries, totalMs, firstByteMs, rawMs, peakRssMb, peakAnonMb, readUnits });
+      indented(
+        `${entries}: list ${totalMs.toFixed(0)} ms (first byte ${firstByteMs.toFixed(1)} ms), raw ${rawMs.toFixed(0)} ms,` +
+          ` server peak RSS +${peakRssMb.toFixed(1)} MB (anonymous +${peakAnonMb.toFixed(1)} MB), ${readUnits} RRU per list`,
+      );
+    } catch (error) {
+      indented(`${entries}: the list failed (${(error as Error).message}); larger sizes skipped`);
+      break;
+    } finally {
+      await server.close();
+      metered.destroy();
+    }
+  }
+  return results;
+}
+
+/** Ms from each write's answer to a healthy subscriber's first receipt (`hanging`: beside one that never answers). */
+export async function measureWebhookDelays(assembly: string, hanging: boolean, seconds: number) {
+  const [DATA_DIR, API_KEY] = [await temporaryDir('bench-webhooks-'), generateApiKey()];
+  const server = await startServer(assembly, { DATA_DIR, API_KEY });
+  const healthy = await startWebhookReceiver();
+  const receivers = [healthy, ...(hanging ? [await startWebhookReceiver()] : [])];
+  try {
+    for (const other of receivers.slice(1)) other.answer = { stallMs: 3_600_000 };
+    for (const { endpoint } of receivers) await runTool('ops/webhooks.ts', ['add', endpoint], DATA_DIR);
+    const [answeredAt, writes, started] = [new Map<number, number>(), [] as Promise<void>[], Date.now()];
+    for (let k = 1; k <= 10 * seconds; k++) {
+      await sleep(Math.max(0, started + (k - 1) * 100 - Date.now()));
+      const [path, body] = [`/inventory/${(k % 10) + 1}`, `{"quantity":${1000 + k}}`];
+      const write = callApi(server, API_KEY, 'PATCH', path, body);
+      writes.push(write.then(({ status }) => void (status === 200 && answeredAt.set(k, Date.now()))));
+    }
+    await Promise.all(writes);
+    const delays = () => {
+      const first = new Map<number, number>();
+      for (const { receivedAt, body } of healthy.requests) {
+        const k = Number(/"quantity":\{"from":\d+,"to":(\d+)\}/.exec(body)?.[1]) - 1000;
+        if (answeredAt.has(k) && !first.has(k)) first.set(k, receivedAt - (answeredAt.get(k) as number));
+      }
+      return [...first.values()];
+    };
+    const deadline = Date.now() + 60_000;
+    while (delays().length < answeredAt.size && Date.now() < deadline) await sleep(200);
+    const measured = delays();
+    const [p50Ms, p99Ms, maxMs] = [median(measured), quantile(measured, 0.99), Math.max(...measured)];
+    const [changes, delivered] = [answeredAt.size, measured.length];
+    const which = (hanging ? 'beside a hanging endpoint' : 'alone').padEnd(25);
+    indented(`${which}  ${delivered} of ${changes} delivered, p50 ${p50Ms}, p99 ${p99Ms}, max ${maxMs}`);
+    return { hanging, changes, delivered, p50Ms, p99Ms, maxMs };
+  } finally {
+    await server.close();
+    await Promise.all(receivers.map(({ close }) => close()));
+  }
+}
+
+/** `npm run import` of `entries` rows, stream mappings off and on: rows/s, rows in the history 2 s after, list peak. */
+export async function measureEventPath(assemblyDir: string, entries: number) {
+  const scratch = await temporaryDir('pet-store-bench-import-');
+  const [file, items, API_KEY] = [join(scratch, 'inventory.csv'), generate(0, entries), generateApiKey()];
+  const rows = items.map(({ petId, quantity, status }) => `${petId},${quantity},${status}\n`);
+  await writeFile(file, ['petId,quantity,status\n', ...rows]);
+  const figures = { entries, importOff: 0, importOn: 0, drained: 0, peakAnonMb: 0, peakRssMb: 0 };
+  for (const [on, assembly] of [await withoutEventPath(assemblyDir), assemblyDir].entries()) {
+    const DATA_DIR = await mkdtemp(join(scratch, 'data-'));
+    const server = await startServer(assembly, { DATA_DIR, API_KEY });
+    try {
+      const start = performance.now();
+      await runTool('ops/import-inventory.ts', [file], DATA_DIR);
+      const seconds = (performance.now() - start) / 1000;
+      figures[on ? 'importOn' : 'importOff'] = entries / seconds;
+      indented(`event path ${on ? 'on' : 'off'}: ${entries} rows imported in ${seconds.toFixed(1)} s`);
+      if (!on) continue;
+      await sleep(2000);
+      const inHistory = async (index: number) => {
+        const query = { TableName: testTableNames.inventoryHistory, KeyConditionExpression: 'petId = :id' };
+        const values = { ExpressionAttributeValues: { ':id': BigInt(items[index]?.petId ?? 0) }, Limit: 1 };
+        return ((await server.client.send(new QueryCommand({ ...query, ...values }))).Count ?? 0) > 0;
+      };
+      // The consumer takes the rows in file order: those in the history are a prefix, found by halving.
+      let [drained, high] = [0, entries];
+      while (drained < high) {
+        const middle = (drained + high) >> 1;
+        [drained, high] = (await inHistory(middle)) ? [middle + 1, high] : [drained, middle];
+      }
+      figures.drained = drained / seconds;
+      const list = await server.listPeak();
+      Object.assign(figures, { peakAnonMb: list.peakAnonMb, peakRssMb: list.peakRssMb });
+      const took = list.result.totalMs.toFixed(0);
+      indented(`${drained} rows in the history 2 s after; the list beside the backlog took ${took} ms`);
+    } finally {
+      await server.close();
+    }
+  }
+  return figures;
+}
