@@ -1,7 +1,7 @@
 /** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
 import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
+import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
 
 /**
  * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack`

@@ -14,7 +14,7 @@ import { removeTemporaryDirs } from '#test/support/temporary-dirs.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './local-api.ts';
+import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
 import { indented, log } from './processes.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
