@@ -14,8 +14,8 @@ import { removeTemporaryDirs } from '#test/support/temporary-dirs.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
 import { indented, log } from './processes.ts';
+import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
