@@ -5,7 +5,7 @@
  * Nothing else of the package is public (local-aws/README.md).
  */
 
-export { createEngine, type Engine, integrationTimeoutMs } from './apigateway/gateway.ts';
+export { createEngine, type Engine } from './apigateway/gateway.ts';
 export type { ErrorBodyRenderer } from './apigateway/gateway-response-render.ts';
 export { type ApiServerOptions, createApiServer } from './apigateway/http-server.ts';
 export { type AwsEndpoint, localAwsEndpoint } from './aws-endpoint.ts';
@@ -28,7 +28,7 @@ export {
 export { connectLocalDynamoDb, inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
 export { watchFunctionModules } from './lambda/function-modules.ts';
 export { lambdaContext } from './lambda/lambda-context.ts';
-export { type InvokeOutcome, LambdaFunction, streamWindowBytes } from './lambda/lambda-runtime.ts';
+export { type InvokeOutcome, LambdaFunction } from './lambda/lambda-runtime.ts';
 export {
   installStreamingRuntime,
   integrationContentType,
