@@ -1,9 +1,10 @@
 /**
  * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack
- * served by it: careful raw uploads, temporary folders removed after the suite, and a stand-in TOKEN authorizer
- * whose token picks its outcome (local-aws/README.md "Tests").
+ * served by it: careful raw uploads, temporary folders removed after the suite, a stand-in TOKEN authorizer
+ * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, and the crash points of the
+ * embedded DynamoDB (local-aws/README.md "Tests").
  */
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
@@ -12,3 +13,15 @@ export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
 export const behaviourAuthorizerModule = fileURLToPath(
   new URL('./functions/behaviour-authorizer.ts', import.meta.url),
 );
+
+/**
+ * The module (absolute path) of the stand-in stream consumer: `handler` logs each batch to `STREAM_LOG` and acts
+ * on each record's `action` attribute (testing/functions/stream-function.ts).
+ */
+export const streamFunctionModule = fileURLToPath(new URL('./functions/stream-function.ts', import.meta.url));
+
+/**
+ * The crash hook (a `file:` URL) to preload with `node --import=<url>` into a process serving the embedded
+ * DynamoDB: `CRASH_AT` and `CRASH_ARMED` pick the point where it kills itself (testing/crash-hook.ts).
+ */
+export const crashHookUrl = pathToFileURL(fileURLToPath(new URL('./crash-hook.ts', import.meta.url))).href;

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { StoreCredentials } from '../../common/store-credentials.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '../../dynamodb/dynamodb.ts';
 
@@ -26,9 +26,11 @@ export function dynamoDbClient(endpoint: string, credentials: StoreCredentials):
   return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
 }
 
-/** Creates the fixture tables (on demand) with `client`. */
+/** Creates the fixture tables (on demand) that `client`'s store does not hold yet (a data folder's may). */
 export async function createTestTables(client: DynamoDBClient): Promise<void> {
+  const { TableNames: existing = [] } = await client.send(new ListTablesCommand({}));
   for (const { name, key, type, stream } of definitions) {
+    if (existing.includes(name)) continue;
     await client.send(
       new CreateTableCommand({
         TableName: name,
