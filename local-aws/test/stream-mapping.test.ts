@@ -7,6 +7,7 @@
  * each crash point that never separates a commit from its record.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -150,27 +151,23 @@ async function put(
 
 /**
  * Starts support/store-process.ts (the embedded DynamoDB alone, with the fixture tables) with `variables` added
- * to this process's environment: the child, its output so far, and how it ended (exit code, signal).
+ * to this process's environment, its errors shown in the test's: the child, what it printed so far, and the
+ * signal that ended it (null for an exit).
  */
 function spawnStore(variables: Record<string, string>) {
   const child = spawn(process.execPath, [storeProcess], {
     cwd: packageRoot,
     env: { ...process.env, ...variables },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.add(child);
-  const output = { stdout: '', stderr: '' };
+  const output = { stdout: '' };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     output.stdout += chunk;
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    output.stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
+  const exited = once(child, 'close').then(([, signal]) => {
+    children.delete(child);
+    return { signal: signal as NodeJS.Signals | null };
   });
   return { child, output, exited };
 }

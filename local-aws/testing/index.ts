@@ -1,6 +1,7 @@
 /**
  * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack
- * served by it: careful raw uploads, temporary folders removed after the suite, a stand-in TOKEN authorizer
+ * served by it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started
+ * for a suite (its tables the suite's own), a stand-in TOKEN authorizer
  * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, and the crash points of the
  * embedded DynamoDB (local-aws/README.md "Tests").
  */
@@ -8,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
+export { dynamoDbClient, startTestStore, type TestStore } from './test-store.ts';
 
 /** The module (absolute path) of the stand-in authorizer: `index.handler`, calls appended to `BEHAVIOUR_CALLS`. */
 export const behaviourAuthorizerModule = fileURLToPath(
