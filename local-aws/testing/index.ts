@@ -1,14 +1,29 @@
 /**
  * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack
- * served by it: careful raw uploads, temporary folders removed after the suite, and a stand-in TOKEN authorizer
- * whose token picks its outcome (local-aws/README.md "Tests").
+ * served by it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started
+ * for a suite (its tables the suite's own), a stand-in TOKEN authorizer
+ * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, and the crash points of the
+ * embedded DynamoDB (local-aws/README.md "Tests").
  */
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
+export { dynamoDbClient, startTestStore, type TestStore } from './test-store.ts';
 
 /** The module (absolute path) of the stand-in authorizer: `index.handler`, calls appended to `BEHAVIOUR_CALLS`. */
 export const behaviourAuthorizerModule = fileURLToPath(
   new URL('./functions/behaviour-authorizer.ts', import.meta.url),
 );
+
+/**
+ * The module (absolute path) of the stand-in stream consumer: `handler` logs each batch to `STREAM_LOG` and acts
+ * on each record's `action` attribute (testing/functions/stream-function.ts).
+ */
+export const streamFunctionModule = fileURLToPath(new URL('./functions/stream-function.ts', import.meta.url));
+
+/**
+ * The crash hook (a `file:` URL) to preload with `node --import=<url>` into a process serving the embedded
+ * DynamoDB: `CRASH_AT` and `CRASH_ARMED` pick the point where it kills itself (testing/crash-hook.ts).
+ */
+export const crashHookUrl = pathToFileURL(fileURLToPath(new URL('./crash-hook.ts', import.meta.url))).href;

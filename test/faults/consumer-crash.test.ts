@@ -11,8 +11,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import { connectLocalDynamoDb } from '@pet-store/local-aws';
+import { crashHookUrl } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
@@ -21,7 +21,6 @@ import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
 
-const hook = pathToFileURL(join(import.meta.dirname, '../support/crash-hook.ts')).href;
 const apiKey = generateApiKey();
 const servers: ServerProcess[] = [];
 cleanUpAfterAll(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));
@@ -71,14 +70,14 @@ async function historyOf(server: ServerProcess, petId: string, count: number) {
 
 /**
  * `npm start` on a new data folder with the crash hook at `crashAt`, armed once the file `armed` exists
- * (test/support/crash-hook.ts).
+ * (local-aws/testing/crash-hook.ts).
  */
 async function crashingServer(crashAt: string) {
   const dir = await temporaryDir('consumer-crash-');
   const dataDir = join(dir, 'data');
   const armed = join(dir, 'armed');
   const crashing = await startServer(dataDir, {
-    NODE_OPTIONS: `--import=${hook}`,
+    NODE_OPTIONS: `--import=${crashHookUrl}`,
     CRASH_AT: crashAt,
     CRASH_ARMED: armed,
   });

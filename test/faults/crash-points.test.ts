@@ -2,13 +2,12 @@
  * Crash points (docs/architecture.md "Crash points"; docs/contract.md "Store orders", "Bounded cost, clean
  * shutdown"): each write operation is killed with SIGKILL at each step that matters (before the DynamoDB
  * request, after it and before the answer, mid-transaction in the embedded store) by the preloaded
- * test/support/crash-hook.ts; then the server restarts on the same data folder, the client retries as a client
+ * local-aws/testing/crash-hook.ts; then the server restarts on the same data folder, the client retries as a client
  * would, and the tables must hold exactly what the acknowledged requests say.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import {
   DynamoDBClient,
   GetItemCommand,
@@ -17,6 +16,7 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { dataFolderCredentials } from '@pet-store/local-aws';
+import { crashHookUrl } from '@pet-store/local-aws/testing';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';
@@ -34,7 +34,6 @@ import { type ServerProcess, startServerProcess } from '#test/support/server-pro
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
-const hook = pathToFileURL(join(import.meta.dirname, '../support/crash-hook.ts')).href;
 const apiKey = generateApiKey();
 const servers: ServerProcess[] = [];
 cleanUpAfterAll(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));
@@ -45,7 +44,7 @@ async function crashRun(crashAt: string) {
   const armedFile = join(dir, 'armed');
   return {
     dataDir: join(dir, 'data'),
-    hookVariables: { NODE_OPTIONS: `--import=${hook}`, CRASH_AT: crashAt, CRASH_ARMED: armedFile },
+    hookVariables: { NODE_OPTIONS: `--import=${crashHookUrl}`, CRASH_AT: crashAt, CRASH_ARMED: armedFile },
     arm: () => writeFile(armedFile, ''),
   };
 }

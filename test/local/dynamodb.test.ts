@@ -1,13 +1,11 @@
 /**
- * local-aws/dynamodb/dynamodb.ts and lib/admin/tables.ts against real dynalite servers: table creation waits only as long as the table takes
- * to become active, and a data folder served by a running process is refused rather than opened twice.
+ * lib/admin/tables.ts against real dynalite servers: table creation waits only as long as the table takes to
+ * become active, and creates nothing that exists. (A data folder served by a running process is refused by the
+ * local AWS: local-aws/test/private-store.test.ts.)
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { newStoreCredentials, startDynamoDb } from '@pet-store/local-aws';
+import { newStoreCredentials } from '@pet-store/local-aws';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
@@ -54,16 +52,4 @@ test('ensureTables creates nothing when the tables exist', async () => {
   cleanups.push(() => db.close());
 
   expect(await ensureTables(db.client, testTableNames)).toStrictEqual([]);
-});
-
-test('startDynamoDb refuses a data folder served by a running process and leaves its endpoint file', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'dynamodb-in-use-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const first = await startDynamoDb({ dataDir });
-  cleanups.push(() => first.close());
-
-  await expect(startDynamoDb({ dataDir })).rejects.toThrow(
-    `the data folder ${dataDir} is in use by the DynamoDB at ${first.endpoint} (is npm start already running?): stop it or set another DATA_DIR`,
-  );
-  expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(`${first.endpoint}\n`);
 });

@@ -9,7 +9,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -18,6 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { inMemory, startDynamoDb } from '@pet-store/local-aws';
+import { streamFunctionModule } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';
@@ -29,7 +29,6 @@ import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { dynamoDbClient } from '#test/support/test-dynamodb.ts';
 
-const fixtureFunction = fileURLToPath(new URL('../support/functions/stream-function.ts', import.meta.url));
 const closers: (() => Promise<unknown>)[] = [];
 cleanUpAfterAll(async () => {
   for (const close of closers.reverse()) await close();
@@ -49,7 +48,10 @@ test("the served stack's stream mapping gets the seed, then each write, with the
   // The fixture as a bundle folder would hold it: `index.mjs` exporting the handler.
   const bundle = join(dir, 'consumer');
   await mkdir(bundle);
-  await writeFile(join(bundle, 'index.mjs'), `export { handler } from ${JSON.stringify(fixtureFunction)};\n`);
+  await writeFile(
+    join(bundle, 'index.mjs'),
+    `export { handler } from ${JSON.stringify(streamFunctionModule)};\n`,
+  );
   const stack = await servedStagingStack();
   const template = structuredClone(stack.template);
   template.Resources.FixtureConsumer = {

@@ -1,19 +1,15 @@
-/** Starts the tests' DynamoDB (dynalite) and points handler modules at it (docs/architecture.md "Principles"). */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+/**
+ * Starts the tests' DynamoDB (the embedded store, on dynalite) with the service's tables and points handler
+ * modules at it (docs/architecture.md "Principles").
+ */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  credentialVariables,
-  dataFolderCredentials,
-  inMemory,
-  type LocalDynamoDb,
-  type StoreCredentials,
-  startDynamoDb,
-} from '@pet-store/local-aws';
+import { credentialVariables, dataFolderCredentials, type StoreCredentials } from '@pet-store/local-aws';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { ensureTables } from '#lib/admin/tables.ts';
 import type { TableId } from '#lib/tables.ts';
-import { freePort } from './free-port.ts';
+
+export { dynamoDbClient } from '@pet-store/local-aws/testing';
 
 /** The table names the tests use (the local defaults). */
 export const testTableNames: Record<TableId, string> = {
@@ -28,69 +24,24 @@ export const testTableNames: Record<TableId, string> = {
   webhookEndpointOwners: 'pet-store-webhook-endpoint-owners',
 };
 
-/** A running test DynamoDB and a raw client on it. */
-export interface TestDynamoDb {
-  /** `http://127.0.0.1:<port>`. */
-  endpoint: string;
-  /** The port of {@link endpoint}. */
-  port: number;
-  /** The credentials it accepts (its store's own). */
-  credentials: StoreCredentials;
-  /** A low-level client on {@link endpoint}, signing with {@link credentials}. */
-  client: DynamoDBClient;
-  /** Stops it (nothing listens on {@link endpoint} afterwards); does nothing when it is stopped already. */
-  stop(): Promise<void>;
-  /**
-   * Starts it again on the same port, with the data it had (restartable only).
-   * @throws when it was not started `restartable`.
-   */
-  start(): Promise<void>;
-  /** Destroys the client, stops it and removes the temporary data folder of a `restartable` one. */
-  close(): Promise<void>;
-}
-
-/** A low-level DynamoDB client on `endpoint` signing with `credentials` (the embedded store's own). */
-export function dynamoDbClient(endpoint: string, credentials: StoreCredentials): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
-}
+/** A running test DynamoDB and a raw client on it (the testing kit's test store). */
+export type TestDynamoDb = TestStore;
 
 /**
- * Starts a dynalite on a free port of 127.0.0.1: in memory, on the data folder `dataDir` (a local store, as
- * `npm start` and the operator tools keep it; left in place by `close`), or with `restartable` on a port fixed
- * at the start (and a temporary data folder unless `dataDir` is given), so that a test can stop it and start it
- * again under a running service. With `tables` (default true) it creates the service's tables under
- * {@link testTableNames}.
+ * Starts the embedded DynamoDB on a free port of 127.0.0.1 (the testing kit's `startTestStore`): in memory, on
+ * the data folder `dataDir` (a local store, as `npm start` and the operator tools keep it; left in place by
+ * `close`), or with `restartable` on a port fixed at the start (and a temporary data folder unless `dataDir` is
+ * given), so that a test can stop it and start it again under a running service. With `tables` (default true)
+ * it creates the service's tables under {@link testTableNames}.
  */
-export async function startTestDynamoDb(
+export function startTestDynamoDb(
   options: { tables?: boolean; restartable?: boolean; dataDir?: string } = {},
 ): Promise<TestDynamoDb> {
-  const temporary = options.restartable && options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (temporary ? await mkdtemp(join(tmpdir(), 'test-dynamodb-')) : inMemory);
-  const port = options.restartable ? await freePort() : 0;
-  let db: LocalDynamoDb | undefined = await startDynamoDb({ dataDir, port });
-  const { endpoint, credentials } = db;
-  const client = dynamoDbClient(endpoint, credentials);
-  if (options.tables !== false) await ensureTables(client, testTableNames);
-  const stop = async () => {
-    await db?.close();
-    db = undefined;
-  };
-  return {
-    endpoint,
-    port: Number(new URL(endpoint).port),
-    credentials,
-    client,
-    stop,
-    async start() {
-      if (!options.restartable) throw new Error('this test DynamoDB was not started restartable');
-      db ??= await startDynamoDb({ dataDir, port });
-    },
-    async close() {
-      client.destroy();
-      await stop();
-      if (temporary) await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  const { tables, ...store } = options;
+  return startTestStore({
+    ...store,
+    ...(tables !== false ? { tables: (client) => ensureTables(client, testTableNames) } : {}),
+  });
 }
 
 /** An embedded DynamoDB as a client reaches it: its endpoint and the credentials it accepts. */

@@ -1,49 +1,55 @@
 /**
- * The local event source mapping on a table's stream (docs/local-api.md "The change stream";
- * local-aws/behaviour.md D6-D14), read from a fixture template and run on the embedded store with a real
- * worker-thread function (test/support/functions/stream-function.ts): batches in stream order, the batching
+ * The local event source mapping on a table's stream (docs/local-api.md "The change stream"; behaviour.md
+ * D6-D14), read from a fixture template and run on the embedded store's fixture table `items` (test-store.ts)
+ * with a real worker-thread function (testing/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
  * age, a checkpoint that survives a restart, a stop that lets the running invocation finish, and a SIGKILL at
  * each crash point that never separates a commit from its record.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { expect, test } from 'vitest';
+import { dataFolderCredentials } from '../common/store-credentials.ts';
+import { retentionVariable, type StreamRecord } from '../dynamodb/change-stream.ts';
+import { inMemory, type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
+import { LambdaFunction } from '../lambda/lambda-runtime.ts';
 import {
-  functionModel,
-  inMemory,
-  LambdaFunction,
-  type LocalDynamoDb,
   type RunningStreamMapping,
-  retentionVariable,
   type StreamFailureRecord,
-  type StreamRecord,
-  startDynamoDb,
   startStreamMapping,
   streamMappingModels,
-  type Template,
-} from '@pet-store/local-aws';
-import { expect, test } from 'vitest';
-import { ensureTables } from '#lib/admin/tables.ts';
-import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+} from '../mappings/stream-mapping.ts';
+import { functionModel, type Template } from '../template/api-model.ts';
+import { crashHookUrl, streamFunctionModule } from '../testing/index.ts';
+import { temporaryDir } from '../testing/temporary-dirs.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
+import { createTestTables, dynamoDbClient, testTables } from './support/test-store.ts';
 
-const fixtureFunction = fileURLToPath(new URL('../support/functions/stream-function.ts', import.meta.url));
-const inventory = testTableNames.inventory;
+const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+const storeProcess = fileURLToPath(new URL('./support/store-process.ts', import.meta.url));
+const items = testTables.items;
 const closers: (() => Promise<unknown>)[] = [];
+/** The store processes started here and still running, killed after the suite (or when this process exits). */
+const children = new Set<ChildProcess>();
+const killChildren = () => {
+  for (const child of children) child.kill('SIGKILL');
+};
+process.once('exit', killChildren);
 cleanUpAfterAll(async () => {
+  killChildren();
   for (const close of closers.reverse()) await close();
 });
 
-/** A template with the inventory table, the consumer function and a mapping with `properties` over these. */
+/** A template with the table `items`, the consumer function and a mapping with `properties` over these. */
 function fixtureTemplate(properties: Record<string, unknown>): Template {
   return {
     Resources: {
-      Inventory: { Type: 'AWS::DynamoDB::Table', Properties: {} },
+      Items: { Type: 'AWS::DynamoDB::Table', Properties: {} },
       Consumer: {
         Type: 'AWS::Lambda::Function',
         Properties: { Handler: 'index.handler', Timeout: 10, MemorySize: 256 },
@@ -52,7 +58,7 @@ function fixtureTemplate(properties: Record<string, unknown>): Template {
       ConsumerMapping: {
         Type: 'AWS::Lambda::EventSourceMapping',
         Properties: {
-          EventSourceArn: { 'Fn::GetAtt': ['Inventory', 'StreamArn'] },
+          EventSourceArn: { 'Fn::GetAtt': ['Items', 'StreamArn'] },
           FunctionName: { Ref: 'Consumer' },
           StartingPosition: 'TRIM_HORIZON',
           DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['Failures', 'Arn'] } } },
@@ -63,11 +69,11 @@ function fixtureTemplate(properties: Record<string, unknown>): Template {
   };
 }
 
-/** A store (in memory, or on `dataDir`) with the test tables, and a client on it. */
+/** A store (in memory, or on `dataDir`) with the fixture tables, and a client on it. */
 async function store(dataDir = inMemory) {
   const db = await startDynamoDb({ dataDir });
   const client = dynamoDbClient(db.endpoint, db.credentials);
-  await ensureTables(client, testTableNames);
+  await createTestTables(client);
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -94,14 +100,14 @@ async function mapping(
   const logFile = options.logFile ?? join(await temporaryDir('stream-mapping-'), 'invocations.log');
   await writeFile(logFile, '', { flag: 'a' });
   const template = fixtureTemplate(properties);
-  const [model] = streamMappingModels(template, () => inventory);
+  const [model] = streamMappingModels(template, () => items);
   if (!model) throw new Error('no stream mapping in the fixture template');
   const lambda = new LambdaFunction(
     functionModel('Consumer', template.Resources, {
-      assemblyDir: projectRoot,
-      tableName: () => inventory,
+      assemblyDir: packageRoot,
+      tableName: () => items,
       overrides: { STREAM_LOG: logFile, ...(options.acceptAll ? { STREAM_ACCEPT_ALL: 'true' } : {}) },
-      sourceOf: () => fixtureFunction,
+      sourceOf: () => streamFunctionModule,
     }),
   );
   const failures: { destination: string | undefined; record: StreamFailureRecord }[] = [];
@@ -127,7 +133,7 @@ async function mapping(
   return { model, failures, invocations, stop, logFile };
 }
 
-/** Writes pet `petId` with `action` (read by the fixture function); returns its stream record's sequence number. */
+/** Writes item `petId` with `action` (read by the fixture function); returns its stream record's sequence number. */
 async function put(
   db: LocalDynamoDb,
   client: ReturnType<typeof dynamoDbClient>,
@@ -136,11 +142,34 @@ async function put(
 ) {
   await client.send(
     new PutItemCommand({
-      TableName: inventory,
+      TableName: items,
       Item: { petId: { N: String(petId) }, quantity: { N: '1' }, action: { S: action } },
     }),
   );
-  return (await db.changeStream?.latest(inventory)) as string;
+  return (await db.changeStream?.latest(items)) as string;
+}
+
+/**
+ * Starts support/store-process.ts (the embedded DynamoDB alone, with the fixture tables) with `variables` added
+ * to this process's environment, its errors shown in the test's: the child, what it printed so far, and the
+ * signal that ended it (null for an exit).
+ */
+function spawnStore(variables: Record<string, string>) {
+  const child = spawn(process.execPath, [storeProcess], {
+    cwd: packageRoot,
+    env: { ...process.env, ...variables },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  const output = { stdout: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  const exited = once(child, 'close').then(([, signal]) => {
+    children.delete(child);
+    return { signal: signal as NodeJS.Signals | null };
+  });
+  return { child, output, exited };
 }
 
 /** Waits until `check` holds (polled every 50 ms), for at most `ms`. */
@@ -155,13 +184,13 @@ async function until(check: () => Promise<boolean> | boolean, ms = 15_000): Prom
 test('the template mapping is read with its settings and Lambda defaults', () => {
   const [model] = streamMappingModels(
     fixtureTemplate({ BatchSize: 7, MaximumRetryAttempts: 3 }),
-    () => inventory,
+    () => items,
   );
   expect(model).toStrictEqual({
     logicalId: 'ConsumerMapping',
     functionId: 'Consumer',
-    tableId: 'Inventory',
-    tableName: inventory,
+    tableId: 'Items',
+    tableName: items,
     batchSize: 7,
     batchingWindowSeconds: 0,
     startingPosition: 'TRIM_HORIZON',
@@ -173,7 +202,7 @@ test('the template mapping is read with its settings and Lambda defaults', () =>
     enabled: true,
   });
   const sqs = fixtureTemplate({ EventSourceArn: { 'Fn::GetAtt': ['Failures', 'Arn'] } });
-  expect(streamMappingModels(sqs, () => inventory)).toStrictEqual([]);
+  expect(streamMappingModels(sqs, () => items)).toStrictEqual([]);
 });
 
 test('records reach the function in stream order, in batches of at most BatchSize, exactly as the stream holds them', async () => {
@@ -241,7 +270,7 @@ test('the batch of a throwing function is bisected (no retry used) down to the f
     [four],
     [five],
   ]);
-  const [record] = (await db.changeStream?.read(inventory, two, 1)) ?? [];
+  const [record] = (await db.changeStream?.read(items, two, 1)) ?? [];
   const arrival = new Date((record as StreamRecord).dynamodb.ApproximateCreationDateTime * 1000)
     .toISOString()
     .replace('.000Z', 'Z');
@@ -392,34 +421,25 @@ test.each([
     const dir = await temporaryDir('stream-crash-');
     const dataDir = join(dir, 'data');
     const armedFile = join(dir, 'armed');
-    const hook = pathToFileURL(join(projectRoot, 'test/support/crash-hook.ts')).href;
-    const { child, output, exited } = spawnNode(
-      'test/support/store-process.ts',
-      [],
-      childEnv({
-        DATA_DIR: dataDir,
-        NODE_OPTIONS: `--import=${hook}`,
-        CRASH_AT: `${point} PutItem ${inventory}`,
-        CRASH_ARMED: armedFile,
-      }),
-      projectRoot,
-    );
+    const { child, output, exited } = spawnStore({
+      DATA_DIR: dataDir,
+      NODE_OPTIONS: `--import=${crashHookUrl}`,
+      CRASH_AT: `${point} PutItem ${items}`,
+      CRASH_ARMED: armedFile,
+    });
     await until(() => /^ready /m.test(output.stdout) || child.exitCode !== null, 60_000);
     const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
-    const { dataFolderCredentials } = await import('@pet-store/local-aws');
     const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
     await writeFile(armedFile, '');
     const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
-    await expect(crashing.send(new PutItemCommand({ TableName: inventory, Item: item }))).rejects.toThrow();
+    await expect(crashing.send(new PutItemCommand({ TableName: items, Item: item }))).rejects.toThrow();
     crashing.destroy();
     expect((await exited).signal).toBe('SIGKILL');
 
     const { db, client } = await store(dataDir);
-    const stored = await client.send(
-      new GetItemCommand({ TableName: inventory, Key: { petId: item.petId } }),
-    );
+    const stored = await client.send(new GetItemCommand({ TableName: items, Key: { petId: item.petId } }));
     expect(stored.Item).toStrictEqual(committed ? item : undefined);
-    const records = (await db.changeStream?.read(inventory, undefined, 100)) as StreamRecord[];
+    const records = (await db.changeStream?.read(items, undefined, 100)) as StreamRecord[];
     expect(records.map((record) => [record.eventName, record.dynamodb.NewImage])).toStrictEqual(
       committed ? [['INSERT', item]] : [],
     );

@@ -1,6 +1,7 @@
 /**
  * Test-only crash points of the embedded DynamoDB, preloaded with `node --import` into a process that serves
- * it (`npm start`, a tool on its own store): docs/architecture.md "Crash points". Production code has no hook.
+ * it (`npm start`, a tool on its own store, a suite's store process): docs/architecture.md "Crash points". The
+ * testing kit names it (`crashHookUrl`); production code has no hook.
  *
  * `CRASH_AT` = `<point> <Operation> [<TableName>]` picks the point; the hook is armed while the file named by
  * `CRASH_ARMED` exists (so that the writes of a start, the tables and the demo data, pass), and then the

@@ -1,25 +1,20 @@
 /**
- * The local store is private to its user (docs/contract.md "Operator tooling"): the data folder and
- * everything in it are 0700 / 0600, also when an older version left it world-readable; the DynamoDB port
+ * The embedded DynamoDB's data folder is private to its user (docs/contract.md "Operator tooling";
+ * dynamodb/dynamodb.ts): the folder and everything in it are 0700 / 0600, also when an older version left it
+ * world-readable, and a folder served by a running process is refused rather than opened twice; and its port
  * refuses web pages (no permissive CORS: dynalite alone answers any origin with `Access-Control-Allow-Origin:
- * *`, so a page the developer opens could read the keys table); and `npm run sam:dynamodb` listens on the port
- * it is given and writes the SAM CLI's env-vars file for that port.
+ * *`, so a page the developer opens could read a table).
  */
-
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { dataFolderCredentials, startDynamoDb } from '@pet-store/local-aws';
 import dynalite from 'dynalite';
 import { describe, expect, test } from 'vitest';
-import { ensureTables } from '#lib/admin/tables.ts';
-import { samTableNames } from '#local/sam-fixtures.ts';
-import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
-import { freePort } from '#test/support/free-port.ts';
-import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startDynamoDb } from '../dynamodb/dynamodb.ts';
+import { temporaryDir } from '../testing/temporary-dirs.ts';
+import { cleanUpAfterAll } from './support/suite-cleanup.ts';
+import { createTestTables, dynamoDbClient, startTestStore, testTables } from './support/test-store.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 cleanUpAfterAll(async () => {
@@ -47,10 +42,10 @@ describe('the data folder', () => {
     const dataDir = join(await temporaryDir('private-store-'), 'data');
     const db = await startDynamoDb({ dataDir });
     const client = dynamoDbClient(db.endpoint, db.credentials);
-    await ensureTables(client, testTableNames);
+    await createTestTables(client);
     await client.send(
       new PutItemCommand({
-        TableName: testTableNames.apiKeys,
+        TableName: testTables.plain,
         Item: { keyDigest: { S: 'ab' }, name: { S: 'x' } },
       }),
     );
@@ -83,6 +78,17 @@ describe('the data folder', () => {
     expect(found['.']).toBe('d700');
     expect(found.dynamodb).toBe('d700');
     expect(found['notes.txt']).toBe('f600');
+  });
+
+  test('startDynamoDb refuses a data folder served by a running process and leaves its endpoint file', async () => {
+    const dataDir = join(await temporaryDir('dynamodb-in-use-'), 'data');
+    const first = await startDynamoDb({ dataDir });
+    cleanups.push(() => first.close());
+
+    await expect(startDynamoDb({ dataDir })).rejects.toThrow(
+      `the data folder ${dataDir} is in use by the DynamoDB at ${first.endpoint} (is npm start already running?): stop it or set another DATA_DIR`,
+    );
+    expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(`${first.endpoint}\n`);
   });
 });
 
@@ -122,7 +128,7 @@ describe('the local DynamoDB and web pages', () => {
   });
 
   test('a request with an Origin header is refused before it reaches the store; the SDK still works', async () => {
-    const db = await startTestDynamoDb();
+    const db = await startTestStore();
     cleanups.push(() => db.close());
 
     const response = await fetch(db.endpoint, {
@@ -135,47 +141,13 @@ describe('the local DynamoDB and web pages', () => {
           'AWS4-HMAC-SHA256 Credential=a/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
         'X-Amz-Date': '20260101T000000Z',
       },
-      body: JSON.stringify({ TableName: testTableNames.apiKeys }),
+      body: JSON.stringify({ TableName: testTables.plain }),
     });
 
     expect(response.status).toBe(403);
     expect(corsHeaders(response)).toStrictEqual([]);
     expect(await response.text()).not.toContain('keyDigest');
     const { TableNames } = await db.client.send(new ListTablesCommand({}));
-    expect(TableNames?.sort()).toStrictEqual(Object.values(testTableNames).sort());
-  });
-});
-
-describe('npm run sam:dynamodb', () => {
-  test('--port listens on that port and --env-vars writes the SAM env-vars file for it', async () => {
-    const port = await freePort();
-    const dir = await temporaryDir('sam-dynamodb-');
-    const envVarsFile = join(dir, 'env-vars.json');
-    const { child, output, exited } = spawnNode(
-      scripts.samDynamoDb,
-      ['--port', String(port), '--data-dir', join(dir, 'data'), '--env-vars', envVarsFile],
-      childEnv({}),
-      projectRoot,
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on('data', () => {
-        if (output.stdout.includes('Wrote ')) resolve();
-      });
-      void exited.then(() => reject(new Error(`exited: ${output.stdout}`)));
-    });
-
-    expect(output.stdout).toContain(`DynamoDB for the SAM CLI at http://127.0.0.1:${port} `);
-    const client = dynamoDbClient(`http://127.0.0.1:${port}`, await dataFolderCredentials(join(dir, 'data')));
-    cleanups.push(async () => client.destroy());
-    const { TableNames } = await client.send(new ListTablesCommand({}));
-    expect(TableNames?.sort()).toStrictEqual(Object.values(samTableNames()).sort());
-    const committed = JSON.parse(await readFile(join(projectRoot, 'sam/env-vars.json'), 'utf8'));
-    const written = JSON.parse(await readFile(envVarsFile, 'utf8'));
-    for (const variables of Object.values(committed) as Record<string, string>[]) {
-      variables.AWS_ENDPOINT_URL_DYNAMODB = `http://host.docker.internal:${port}`;
-    }
-    expect(written).toStrictEqual(committed);
-    child.kill('SIGTERM');
-    await exited;
+    expect(TableNames?.sort()).toStrictEqual(Object.values(testTables).sort());
   });
 });

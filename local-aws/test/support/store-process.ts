@@ -1,0 +1,13 @@
+/**
+ * A process that serves only the embedded DynamoDB on the data folder `DATA_DIR` with the fixture tables
+ * (test-store.ts), for crash tests that preload the testing kit's crash hook (testing/crash-hook.ts): prints
+ * `ready <endpoint>` once the tables exist, then serves until killed.
+ */
+import { startDynamoDb } from '../../dynamodb/dynamodb.ts';
+import { createTestTables, dynamoDbClient } from './test-store.ts';
+
+const db = await startDynamoDb({ dataDir: process.env.DATA_DIR as string });
+const client = dynamoDbClient(db.endpoint, db.credentials);
+await createTestTables(client);
+client.destroy();
+process.stdout.write(`ready ${db.endpoint}\n`);
