@@ -114,7 +114,8 @@ async function crashDuring(crashAt: string, request: (server: ServerProcess) => 
 }
 
 describe('crash points', () => {
-  test.each([
+  // Each pair side by side: each test has its own data folder and servers.
+  test.concurrent.each([
     ['before', 'before UpdateItem pet-store-inventory'],
     ['after', 'after UpdateItem pet-store-inventory'],
   ])(
@@ -128,29 +129,6 @@ describe('crash points', () => {
         body: { petId: 3, quantity: 7, status: 'available' },
       });
       expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '7 available' });
-      await expectListMatchesTable(server, dataDir);
-    },
-  );
-
-  test.each([
-    { when: 'before', crashAt: 'before PutItem pet-store-inventory', status: 201 },
-    { when: 'after', crashAt: 'after PutItem pet-store-inventory', status: 409 },
-  ])(
-    'addPet killed $when its DynamoDB request: the repeat answers $status and the pet exists once',
-    async ({ crashAt, status }) => {
-      const pet = { id: 500, name: 'Nemo', status: 'available' };
-      const addPet = (server: ServerProcess) => call(server, 'POST', '/pets', pet);
-      const { server, dataDir, before } = await crashDuring(crashAt, addPet);
-
-      expect((await addPet(server)).status).toBe(status);
-      expect(await call(server, 'GET', '/pets/500')).toStrictEqual({
-        status: 200,
-        body: { id: 500, name: 'Nemo', photoUrls: [], tags: [], status: 'available' },
-      });
-      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({
-        ...before,
-        500: '0 available',
-      });
       await expectListMatchesTable(server, dataDir);
     },
   );
@@ -183,27 +161,25 @@ describe('crash points', () => {
     await expectListMatchesTable(server, run.dataDir);
   });
 
-  // Side by side: each waits for the killed request's idempotency record to expire (its function's deadline).
   test.concurrent.each([
-    ['before its transaction', 'before TransactWriteItems'],
-    ['mid-transaction in the embedded store', 'mid TransactWriteItems'],
-    ['after its transaction, before the answer', 'after TransactWriteItems'],
+    { when: 'before', crashAt: 'before PutItem pet-store-inventory', status: 201 },
+    { when: 'after', crashAt: 'after PutItem pet-store-inventory', status: 409 },
   ])(
-    'placeOrder killed %s: the retry with its Idempotency-Key gets one order, the stock fell by its quantity',
-    { timeout: 90_000 },
-    async (_, crashAt) => {
-      const order = { petId: 3, quantity: 2 };
-      const placeOrder = (server: ServerProcess) =>
-        call(server, 'POST', '/store/orders', order, { 'Idempotency-Key': 'crash-point-order' });
-      const { server, dataDir, before } = await crashDuring(crashAt, placeOrder);
+    'addPet killed $when its DynamoDB request: the repeat answers $status and the pet exists once',
+    async ({ crashAt, status }) => {
+      const pet = { id: 500, name: 'Nemo', status: 'available' };
+      const addPet = (server: ServerProcess) => call(server, 'POST', '/pets', pet);
+      const { server, dataDir, before } = await crashDuring(crashAt, addPet);
 
-      const retry = await retried(() => placeOrder(server));
-      expect(retry).toMatchObject({ status: 201, body: { ...order, status: 'placed', complete: false } });
-      const orders = await storeTable(dataDir, 'orders');
-      expect(orders.map((item) => [item.orderId?.N, item.petId?.N, item.quantity?.N])).toStrictEqual([
-        [String(retry.body.id), '3', '2'],
-      ]);
-      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '23 available' });
+      expect((await addPet(server)).status).toBe(status);
+      expect(await call(server, 'GET', '/pets/500')).toStrictEqual({
+        status: 200,
+        body: { id: 500, name: 'Nemo', photoUrls: [], tags: [], status: 'available' },
+      });
+      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({
+        ...before,
+        500: '0 available',
+      });
       await expectListMatchesTable(server, dataDir);
     },
   );
@@ -239,7 +215,65 @@ describe('crash points', () => {
     await expectListMatchesTable(server, dataDir);
   });
 
-  test.each([
+  // Side by side: each waits for the killed request's idempotency record to expire (its function's deadline).
+  test.concurrent.each([
+    ['before its transaction', 'before TransactWriteItems'],
+    ['mid-transaction in the embedded store', 'mid TransactWriteItems'],
+    ['after its transaction, before the answer', 'after TransactWriteItems'],
+  ])(
+    'placeOrder killed %s: the retry with its Idempotency-Key gets one order, the stock fell by its quantity',
+    { timeout: 90_000 },
+    async (_, crashAt) => {
+      const order = { petId: 3, quantity: 2 };
+      const placeOrder = (server: ServerProcess) =>
+        call(server, 'POST', '/store/orders', order, { 'Idempotency-Key': 'crash-point-order' });
+      const { server, dataDir, before } = await crashDuring(crashAt, placeOrder);
+
+      const retry = await retried(() => placeOrder(server));
+      expect(retry).toMatchObject({ status: 201, body: { ...order, status: 'placed', complete: false } });
+      const orders = await storeTable(dataDir, 'orders');
+      expect(orders.map((item) => [item.orderId?.N, item.petId?.N, item.quantity?.N])).toStrictEqual([
+        [String(retry.body.id), '3', '2'],
+      ]);
+      expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '23 available' });
+      await expectListMatchesTable(server, dataDir);
+    },
+  );
+
+  test('a PutItem killed between its index entry and its item: the restarted store holds both', async () => {
+    const run = await crashRun('mid PutItem pet-store-sam-inventory');
+    const { inventory } = samTableNames();
+    const started = await startSamDynamoDb(run.dataDir, run.hookVariables);
+    const pet = {
+      petId: { N: '88' },
+      quantity: { N: '4' },
+      status: { S: 'available' },
+      listShard: { N: '0' },
+    };
+    await run.arm();
+
+    await expect(
+      started.client.send(new PutItemCommand({ TableName: inventory, Item: pet })),
+    ).rejects.toThrow();
+    expect((await started.exited).signal).toBe('SIGKILL');
+    const restarted = await startSamDynamoDb(run.dataDir);
+
+    const stored = await restarted.client.send(
+      new GetItemCommand({ TableName: inventory, Key: { petId: pet.petId }, ConsistentRead: true }),
+    );
+    const indexed = await restarted.client.send(
+      new QueryCommand({
+        TableName: inventory,
+        IndexName: 'byPetId',
+        KeyConditionExpression: 'listShard = :shard AND petId = :petId',
+        ExpressionAttributeValues: { ':shard': pet.listShard, ':petId': pet.petId },
+      }),
+    );
+    expect(stored.Item).toStrictEqual(pet);
+    expect(indexed.Items).toStrictEqual([pet]);
+  });
+
+  test.concurrent.each([
     { when: 'after its first action is decided', crashAt: 'mid TransactWriteItems', lands: false },
     { when: 'after its commit, before its answer', crashAt: 'after TransactWriteItems', lands: true },
   ])(
@@ -283,38 +317,6 @@ describe('crash points', () => {
       expect(await item(names.orders, { orderId: order.orderId })).toStrictEqual(lands ? order : undefined);
     },
   );
-  test('a PutItem killed between its index entry and its item: the restarted store holds both', async () => {
-    const run = await crashRun('mid PutItem pet-store-sam-inventory');
-    const { inventory } = samTableNames();
-    const started = await startSamDynamoDb(run.dataDir, run.hookVariables);
-    const pet = {
-      petId: { N: '88' },
-      quantity: { N: '4' },
-      status: { S: 'available' },
-      listShard: { N: '0' },
-    };
-    await run.arm();
-
-    await expect(
-      started.client.send(new PutItemCommand({ TableName: inventory, Item: pet })),
-    ).rejects.toThrow();
-    expect((await started.exited).signal).toBe('SIGKILL');
-    const restarted = await startSamDynamoDb(run.dataDir);
-
-    const stored = await restarted.client.send(
-      new GetItemCommand({ TableName: inventory, Key: { petId: pet.petId }, ConsistentRead: true }),
-    );
-    const indexed = await restarted.client.send(
-      new QueryCommand({
-        TableName: inventory,
-        IndexName: 'byPetId',
-        KeyConditionExpression: 'listShard = :shard AND petId = :petId',
-        ExpressionAttributeValues: { ':shard': pet.listShard, ':petId': pet.petId },
-      }),
-    );
-    expect(stored.Item).toStrictEqual(pet);
-    expect(indexed.Items).toStrictEqual([pet]);
-  });
 });
 
 /**

@@ -169,10 +169,12 @@ const deliveredIds = (receiver: WebhookReceiver) =>
  */
 async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
   const dataDir = await temporaryDir(`delivery-durability-${signal}-`);
-  const subscribers = [await startWebhookReceiver(), await startWebhookReceiver()];
+  const subscribers = await Promise.all([startWebhookReceiver(), startWebhookReceiver()]);
   receivers.push(...subscribers);
   let server = await startServer(dataDir);
-  for (const subscriber of subscribers) await webhooks(dataDir, 'add', `${subscriber.endpoint}/hooks`);
+  await Promise.all(
+    subscribers.map((subscriber) => webhooks(dataDir, 'add', `${subscriber.endpoint}/hooks`)),
+  );
 
   const petIds = ['9101', '9102', '9103', '9104', '9105', '9106'];
   const accepted: Accepted = new Map(petIds.map((petId) => [petId, [0]]));
@@ -227,7 +229,9 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
   return { subscribers: outcome as NonNullable<typeof outcome>, failures, deadLetters };
 }
 
-test.each([
+// Side by side: each scenario has its own data folder, server and subscribers, and spends much of its time
+// waiting (restarts, the visibility timeout of the deliveries a SIGKILL cut off).
+test.concurrent.each([
   { signal: 'SIGKILL' as const, stops: 8 },
   { signal: 'SIGTERM' as const, stops: 4 },
 ])(

@@ -34,30 +34,6 @@ function quantities(text: string): Map<string, number> {
   return new Map(entries.map((entry) => [entry.petId, entry.quantity]));
 }
 
-describe('a first start', () => {
-  test('answers its very first request, sent as soon as the port accepts, with the seeded list', async () => {
-    const port = await freePort();
-    const apiKey = generateApiKey();
-    const env = childEnv({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: await temporaryDir('ready-drain-'),
-      API_KEY: apiKey,
-    });
-    const { child, exited } = spawnNode(scripts.server, serverArgs(), env, projectRoot);
-    const deadline = Date.now() + 60_000;
-    let first: { status: number; text: string } | undefined;
-    while (!first && Date.now() < deadline) {
-      first = await getInventory(`http://127.0.0.1:${port}/v1`, apiKey).catch(() => undefined);
-      if (!first) await sleep(5);
-    }
-    expect(first?.status, first?.text).toBe(200);
-    expect(quantities(first?.text ?? '[]').size).toBe(24);
-    child.kill('SIGTERM');
-    expect((await exited).code).toBe(0);
-  }, 90_000);
-});
-
 describe('SIGINT under load', () => {
   test('answers every request it accepted, and stores only quantities a client was told', async () => {
     const dataDir = await temporaryDir('ready-drain-');
@@ -163,7 +139,9 @@ function lateAnswer(body: string): LateAnswer {
   };
 }
 
-describe('SIGTERM and a request whose function could not end before the 29 s cut', () => {
+// The next three side by side: each has its own data folder and server, and the late request's test spends
+// most of its time waiting for its body's 24 s.
+describe.concurrent('SIGTERM and a request whose function could not end before the 29 s cut', () => {
   test('is answered 503 without running its integration (an unknown key 401 from its headers): no write lands unanswered', async () => {
     // The server's store behind a proxy that, after the signal, applies an UpdateItem and withholds its answer:
     // a PATCH run then would hang past the cut and its write land without an answer.
@@ -222,6 +200,59 @@ describe('SIGTERM and a request whose function could not end before the 29 s cut
       await proxy.close();
       await db.close();
     }
+  }, 90_000);
+});
+
+describe.concurrent('a first start', () => {
+  test('answers its very first request, sent as soon as the port accepts, with the seeded list', async () => {
+    const port = await freePort();
+    const apiKey = generateApiKey();
+    const env = childEnv({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: await temporaryDir('ready-drain-'),
+      API_KEY: apiKey,
+    });
+    const { child, exited } = spawnNode(scripts.server, serverArgs(), env, projectRoot);
+    const deadline = Date.now() + 60_000;
+    let first: { status: number; text: string } | undefined;
+    while (!first && Date.now() < deadline) {
+      first = await getInventory(`http://127.0.0.1:${port}/v1`, apiKey).catch(() => undefined);
+      if (!first) await sleep(5);
+    }
+    expect(first?.status, first?.text).toBe(200);
+    expect(quantities(first?.text ?? '[]').size).toBe(24);
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+  }, 90_000);
+});
+
+describe.concurrent('a data folder first used by npm run sam:dynamodb', () => {
+  test('npm start still seeds and prints a key, and refuses the SAM events key', async () => {
+    const dataDir = await temporaryDir('ready-drain-');
+    const sam = spawnNode(
+      scripts.samDynamoDb,
+      ['--port', '0', '--data-dir', dataDir],
+      childEnv({}),
+      projectRoot,
+    );
+    const deadline = Date.now() + 30_000;
+    while (!/SAM event fixtures seeded/.test(sam.output.stdout) && Date.now() < deadline) await sleep(20);
+    sam.child.kill('SIGTERM');
+    expect((await sam.exited).code, sam.output.stderr).toBe(0);
+
+    const server = await startServerProcess({ DATA_DIR: dataDir });
+    expect(server.stdout()).toMatch(/^First start: seeded 24 demo entries\.$/m);
+    const key = /API key "local": (psk_\S+)$/m.exec(server.stdout())?.[1] as string;
+    expect((await getInventory(server.baseUrl, key)).status).toBe(200);
+    const refused = await getInventory(server.baseUrl, samApiKey);
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.text)).toEqual({
+      code: 'unauthorized',
+      message: 'a valid API key is required: send Authorization: Bearer <API_KEY>',
+      status: 401,
+    });
+    await server.stop('SIGTERM');
   }, 90_000);
 });
 
@@ -329,33 +360,4 @@ describe('SIGTERM under keep-alive write load', () => {
     // The answers after the signal told their clients that the connection closes.
     expect(answered.some(({ answer }) => answer?.headers.connection === 'close')).toBe(true);
   }, 150_000);
-});
-
-describe('a data folder first used by npm run sam:dynamodb', () => {
-  test('npm start still seeds and prints a key, and refuses the SAM events key', async () => {
-    const dataDir = await temporaryDir('ready-drain-');
-    const sam = spawnNode(
-      scripts.samDynamoDb,
-      ['--port', '0', '--data-dir', dataDir],
-      childEnv({}),
-      projectRoot,
-    );
-    const deadline = Date.now() + 30_000;
-    while (!/SAM event fixtures seeded/.test(sam.output.stdout) && Date.now() < deadline) await sleep(20);
-    sam.child.kill('SIGTERM');
-    expect((await sam.exited).code, sam.output.stderr).toBe(0);
-
-    const server = await startServerProcess({ DATA_DIR: dataDir });
-    expect(server.stdout()).toMatch(/^First start: seeded 24 demo entries\.$/m);
-    const key = /API key "local": (psk_\S+)$/m.exec(server.stdout())?.[1] as string;
-    expect((await getInventory(server.baseUrl, key)).status).toBe(200);
-    const refused = await getInventory(server.baseUrl, samApiKey);
-    expect(refused.status).toBe(401);
-    expect(JSON.parse(refused.text)).toEqual({
-      code: 'unauthorized',
-      message: 'a valid API key is required: send Authorization: Bearer <API_KEY>',
-      status: 401,
-    });
-    await server.stop('SIGTERM');
-  }, 90_000);
 });

@@ -237,7 +237,8 @@ describe('npm start with a data folder', () => {
   });
 });
 
-describe('npm start with HOST=::1', () => {
+// The next two side by side: each starts its own server on its own data.
+describe.concurrent('npm start with HOST=::1', () => {
   test('prints an IPv6 base URL in brackets that works', async () => {
     const server = await startServerProcess({ DATA_DIR: ':memory:', HOST: '::1' });
     expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:[1-9][0-9]*\/v1$/);
@@ -245,7 +246,7 @@ describe('npm start with HOST=::1', () => {
   });
 });
 
-describe('npm start on a taken port', () => {
+describe.concurrent('npm start on a taken port', () => {
   test('exits 1 before creating anything, so the next start is still a first start that shows the key', async () => {
     const dataDir = await temporaryDir('server-port-taken-');
     const blocker = createServer();
@@ -288,8 +289,10 @@ describe('npm start logs', () => {
   }
 
   test('the functions log at INFO by default, at DEBUG with POWERTOOLS_LOG_LEVEL=DEBUG', async () => {
-    expect(await logsOfOnePatch('')).not.toContain('"level":"DEBUG"');
-    expect(await logsOfOnePatch('DEBUG')).toContain('"level":"DEBUG"');
+    // Two servers of their own, started side by side.
+    const [byDefault, debug] = await Promise.all([logsOfOnePatch(''), logsOfOnePatch('DEBUG')]);
+    expect(byDefault).not.toContain('"level":"DEBUG"');
+    expect(debug).toContain('"level":"DEBUG"');
   }, 120_000);
 });
 
@@ -320,7 +323,7 @@ describe('npm start with DATA_DIR=:memory:', () => {
 });
 
 describe('npm start with API_KEY', () => {
-  test.each(['short-key', `${'a'.repeat(40)} b`, `${'é'.repeat(40)}`])(
+  test.concurrent.each(['short-key', `${'a'.repeat(40)} b`, `${'é'.repeat(40)}`])(
     'refuses API_KEY %j (too short, or not a bearer token) with exit 1 before creating anything',
     async (apiKey) => {
       const dataDir = await temporaryDir('server-bad-api-key-');

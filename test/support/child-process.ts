@@ -1,5 +1,6 @@
 /** Runs the project's scripts (`npm run keys`, ...) as child processes (docs/contract.md "Operator tooling"). */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serverNodeFlags } from '#test/support/heap-settings.ts';
@@ -35,13 +36,21 @@ const localVariables = [
 ];
 
 /**
+ * Node's on-disk compile cache (`NODE_COMPILE_CACHE`, Node >= 22.1) for the children: a spawn of a tool or of
+ * `npm start` skips compiling the modules an earlier one compiled (about half of a tool's start-up CPU). Node
+ * checks each entry against the source's hash and its own version, so a changed file is compiled again; the
+ * cache changes no output or behaviour (https://nodejs.org/api/module.html#module-compile-cache).
+ */
+export const childCompileCache = join(tmpdir(), 'pet-store-test-compile-cache');
+
+/**
  * The environment of a child: the test's own without {@link localVariables} (so an in-process service of the
- * test never leaks its endpoint or table names into it), plus `variables`.
+ * test never leaks its endpoint or table names into it), with {@link childCompileCache}, plus `variables`.
  */
 export function childEnv(variables: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of localVariables) delete env[name];
-  return { ...env, ...variables };
+  return { NODE_COMPILE_CACHE: childCompileCache, ...env, ...variables };
 }
 
 /**

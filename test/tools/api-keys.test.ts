@@ -253,8 +253,7 @@ describe('keys list', () => {
 
 describe('keys revoke', () => {
   test('by id: the revoked key is refused with 401 while another key of the same name keeps working', async () => {
-    const revoked = await createKey('carol');
-    const kept = await createKey('carol');
+    const [revoked, kept] = await Promise.all([createKey('carol'), createKey('carol')]);
     const id = sha256Hex(revoked).slice(0, 12);
 
     const result = await keys('revoke', id);
@@ -274,8 +273,7 @@ describe('keys revoke', () => {
   });
 
   test('by a name two active keys share: refused without --all, naming both ids; nothing is revoked', async () => {
-    const first = await createKey('twin');
-    const second = await createKey('twin');
+    const [first, second] = await Promise.all([createKey('twin'), createKey('twin')]);
     const before = await scanTable(api.dynamoDb, testTableNames.apiKeys);
 
     const result = await keys('revoke', 'twin');
@@ -291,8 +289,7 @@ describe('keys revoke', () => {
   });
 
   test('by a name with --all: every active key of that name', async () => {
-    const first = await createKey('fleet');
-    const second = await createKey('fleet');
+    const [first, second] = await Promise.all([createKey('fleet'), createKey('fleet')]);
 
     const result = await keys('revoke', 'fleet', '--all');
 
@@ -300,8 +297,9 @@ describe('keys revoke', () => {
     expect(result.stdout).toMatch(
       /^Revoked 2 key\(s\): [0-9a-f]{12}, [0-9a-f]{12}; API Gateway may keep accepting them for up to 300 s \(authorizer cache\)\.\n$/,
     );
-    expect((await listed(first))?.state).toBe('revoked');
-    expect((await listed(second))?.state).toBe('revoked');
+    const [firstListed, secondListed] = await Promise.all([listed(first), listed(second)]);
+    expect(firstListed?.state).toBe('revoked');
+    expect(secondListed?.state).toBe('revoked');
   });
 
   test('by a name only one active key has', async () => {

@@ -113,7 +113,7 @@ describe('webhooks add and list', () => {
       state: { S: 'enabled' },
     });
 
-    const listed = await webhooks('list', '--json');
+    const [listed, table] = await Promise.all([webhooks('list', '--json'), webhooks('list')]);
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toStrictEqual([
       {
@@ -126,7 +126,6 @@ describe('webhooks add and list', () => {
         owner: null,
       },
     ]);
-    const table = await webhooks('list');
     expect(table.code).toBe(0);
     expect(table.stdout).toContain(id);
     expect(table.stdout).toContain('inventory.changed order.changed');
