@@ -37,9 +37,8 @@ const localVariables = [
 
 /**
  * Node's on-disk compile cache (`NODE_COMPILE_CACHE`, Node >= 22.1) for the children: a spawn of a tool or of
- * `npm start` skips compiling the modules an earlier one compiled (about half of a tool's start-up CPU). Node
- * checks each entry against the source's hash and its own version, so a changed file is compiled again; the
- * cache changes no output or behaviour (https://nodejs.org/api/module.html#module-compile-cache).
+ * `npm start` skips compiling the modules an earlier one compiled. Node checks each entry against the source's
+ * hash and its own version, so a changed file is compiled again; the cache changes no output or behaviour (https://nodejs.org/api/module.html#module-compile-cache).
  */
 export const childCompileCache = join(tmpdir(), 'pet-store-test-compile-cache');
 
