@@ -359,7 +359,7 @@ async function transactAction(
   } catch (error) {
     throw refusal(error as Error);
   }
-  // One description per table and transaction: each is a copy of the kept one, read only here.
+  // One description per table and transaction, read only.
   const tableName = data.TableName as string;
   let described = tables.get(tableName);
   if (!described) {
@@ -646,8 +646,10 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
   }
   const own = store as Store;
   keepStreamArns(own);
-  // Every request reads its table's description from LevelDB: the active ones are kept here (each caller gets a
-  // copy, as from LevelDB) and forgotten when a description is written or removed.
+  // Every request reads its table's description from LevelDB: the active ones are kept here and forgotten when a
+  // description is written or removed. The item actions (`getTable(name, callback)`) only read it and share the
+  // kept one; the table actions (`getTable(name, checkStatus, callback)`: UpdateTable, DeleteTable, ...) may
+  // change it and get a copy, as from LevelDB.
   const tableDb = own.tableDb as Store['tableDb'] & { del(key: string, callback: Callback): void };
   const [descriptions, { getTable }, { put, del }] = [new Map<string, Table>(), own, tableDb];
   let writes = 0;
@@ -664,7 +666,7 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
   own.getTable = (name: string, ...rest: unknown[]) => {
     const callback = rest.at(-1) as Callback<Table>;
     const kept = descriptions.get(name);
-    if (kept) return void process.nextTick(callback, null, structuredClone(kept));
+    if (kept) return void process.nextTick(callback, null, rest.length > 1 ? structuredClone(kept) : kept);
     const before = writes;
     (getTable as (...args: unknown[]) => void).call(own, name, ...rest.slice(0, -1), ((error, table) => {
       const active = !error && (table as { TableStatus?: string } | undefined)?.TableStatus === 'ACTIVE';
