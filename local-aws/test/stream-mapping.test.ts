@@ -16,7 +16,6 @@ import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
 import { dataFolderCredentials } from '../common/store-credentials.ts';
 import { retentionVariable, type StreamRecord } from '../dynamodb/change-stream.ts';
-import { inMemory, type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { LambdaFunction } from '../lambda/lambda-runtime.ts';
 import {
   type RunningStreamMapping,
@@ -28,7 +27,7 @@ import { functionModel, type Template } from '../template/api-model.ts';
 import { crashHookUrl, streamFunctionModule } from '../testing/index.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { createTestTables, dynamoDbClient, testTables } from './support/test-store.ts';
+import { dynamoDbClient, startTestStore, type TestStore, testTables } from './support/test-store.ts';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const storeProcess = fileURLToPath(new URL('./support/store-process.ts', import.meta.url));
@@ -69,20 +68,11 @@ function fixtureTemplate(properties: Record<string, unknown>): Template {
   };
 }
 
-/** A store (in memory, or on `dataDir`) with the fixture tables, and a client on it. */
-async function store(dataDir = inMemory) {
-  const db = await startDynamoDb({ dataDir });
-  const client = dynamoDbClient(db.endpoint, db.credentials);
-  await createTestTables(client);
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    client.destroy();
-    await db.close();
-  };
-  closers.push(close);
-  return { db, client, close };
+/** A store (in memory, or on `dataDir`) with the fixture tables, closed after the suite. */
+async function store(dataDir?: string) {
+  const db = await startTestStore({ dataDir });
+  closers.push(() => db.close());
+  return { db, client: db.client, close: () => db.close() };
 }
 
 /** One invocation as the fixture function logged it. */
@@ -93,7 +83,7 @@ interface Invocation {
 
 /** The mapping of `fixtureTemplate(properties)` running on `db`, its invocations and its failure records. */
 async function mapping(
-  db: LocalDynamoDb,
+  db: Pick<TestStore, 'changeStream'>,
   properties: Record<string, unknown>,
   options: { logFile?: string; acceptAll?: boolean } = {},
 ) {
@@ -112,7 +102,7 @@ async function mapping(
   );
   const failures: { destination: string | undefined; record: StreamFailureRecord }[] = [];
   const running: RunningStreamMapping = startStreamMapping(model, {
-    stream: db.changeStream as NonNullable<LocalDynamoDb['changeStream']>,
+    stream: db.changeStream,
     invoke: (event) => lambda.invoke(event),
     onFailure: (destination, record) => {
       failures.push({ destination, record });
@@ -135,7 +125,7 @@ async function mapping(
 
 /** Writes item `petId` with `action` (read by the fixture function); returns its stream record's sequence number. */
 async function put(
-  db: LocalDynamoDb,
+  db: Pick<TestStore, 'changeStream'>,
   client: ReturnType<typeof dynamoDbClient>,
   petId: number,
   action = 'ok',
@@ -146,7 +136,7 @@ async function put(
       Item: { petId: { N: String(petId) }, quantity: { N: '1' }, action: { S: action } },
     }),
   );
-  return (await db.changeStream?.latest(items)) as string;
+  return (await db.changeStream.latest(items)) as string;
 }
 
 /**
@@ -226,7 +216,7 @@ test('StartingPosition LATEST skips the records written before the mapping first
   await put(db, client, 2);
   const run = await mapping(db, { StartingPosition: 'LATEST' });
   // The mapping's first checkpoint, at the newest record, is saved as it starts.
-  await until(async () => (await db.changeStream?.checkpoint(run.model.logicalId)) !== undefined);
+  await until(async () => (await db.changeStream.checkpoint(run.model.logicalId)) !== undefined);
   const third = await put(db, client, 3);
   await until(async () => (await run.invocations()).length >= 1);
   await sleep(300);
@@ -270,7 +260,7 @@ test('the batch of a throwing function is bisected (no retry used) down to the f
     [four],
     [five],
   ]);
-  const [record] = (await db.changeStream?.read(items, two, 1)) ?? [];
+  const [record] = (await db.changeStream.read(items, two, 1)) ?? [];
   const arrival = new Date((record as StreamRecord).dynamodb.ApproximateCreationDateTime * 1000)
     .toISOString()
     .replace('.000Z', 'Z');
@@ -439,7 +429,7 @@ test.each([
     const { db, client } = await store(dataDir);
     const stored = await client.send(new GetItemCommand({ TableName: items, Key: { petId: item.petId } }));
     expect(stored.Item).toStrictEqual(committed ? item : undefined);
-    const records = (await db.changeStream?.read(items, undefined, 100)) as StreamRecord[];
+    const records = (await db.changeStream.read(items, undefined, 100)) as StreamRecord[];
     expect(records.map((record) => [record.eventName, record.dynamodb.NewImage])).toStrictEqual(
       committed ? [['INSERT', item]] : [],
     );
@@ -454,7 +444,7 @@ test('stopping during an invocation lets it finish and checkpoints its batch: th
   const first = await mapping(db, {}, { logFile });
   await until(async () => (await first.invocations()).length === 1);
   await first.stop();
-  expect(await db.changeStream?.checkpoint(first.model.logicalId)).toBe(slow);
+  expect(await db.changeStream.checkpoint(first.model.logicalId)).toBe(slow);
 
   const next = await put(db, client, 2);
   const second = await mapping(db, {}, { logFile });

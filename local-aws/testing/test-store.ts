@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StoreCredentials } from '../common/store-credentials.ts';
+import type { ChangeStream } from '../dynamodb/change-stream.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
 
 /** A running test store and a raw client on it. */
@@ -21,6 +22,8 @@ export interface TestStore {
   credentials: StoreCredentials;
   /** A low-level client on {@link endpoint}, signing with {@link credentials}. */
   client: DynamoDBClient;
+  /** The change stream of its streamed tables, as served now (a new one after {@link start}). @throws when stopped */
+  readonly changeStream: ChangeStream;
   /** Stops it (nothing listens on {@link endpoint} afterwards); does nothing when it is stopped already. */
   stop(): Promise<void>;
   /** Starts it again on the same port with the data it had. @throws when it was not started `restartable` */
@@ -72,6 +75,10 @@ export async function startTestStore(
     port: Number(new URL(endpoint).port),
     credentials,
     client,
+    get changeStream() {
+      if (!db?.changeStream) throw new Error('this test store is stopped');
+      return db.changeStream;
+    },
     stop,
     async start() {
       if (!options.restartable) throw new Error('this test store was not started restartable');

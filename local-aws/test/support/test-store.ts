@@ -38,9 +38,12 @@ export async function createTestTables(client: DynamoDBClient): Promise<void> {
 }
 
 /**
- * Starts the embedded DynamoDB with the fixture tables (the testing kit's {@link startStore}): in memory, or
- * with `restartable` on a fixed port and a temporary data folder, so that a test can stop it and start it again.
+ * Starts the embedded DynamoDB with the fixture tables (the testing kit's {@link startStore}): in memory, on the
+ * data folder `dataDir`, or with `restartable` on a fixed port (and a temporary data folder), so that a test can
+ * stop it and start it again.
  */
-export function startTestStore(options: { restartable?: boolean } = {}): Promise<TestStore> {
+export function startTestStore(
+  options: { restartable?: boolean; dataDir?: string } = {},
+): Promise<TestStore> {
   return startStore({ ...options, tables: createTestTables });
 }
