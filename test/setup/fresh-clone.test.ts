@@ -5,8 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { subset } from 'semver';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#test/support/child-process.ts';
 
@@ -20,11 +20,6 @@ interface LockEntry {
   engines?: { node?: string };
   optional?: boolean;
 }
-
-/** npm's own version ranges (the `semver` package npm checks `engines` with). */
-const semver = createRequire(import.meta.url)('semver') as {
-  subset(sub: string, dom: string): boolean;
-};
 
 const packageJson = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PackageJson;
 const lock = JSON.parse(readFileSync(join(projectRoot, 'package-lock.json'), 'utf8')) as {
@@ -54,7 +49,7 @@ describe('the Node the project brings', () => {
   it("engines admits only Nodes that every installed package's engines admits: npm warns of no engine there", () => {
     expect(packageJson.engines).toEqual({ node: '^22.18.0 || ^24.0.0 || >=26.0.0' });
     const narrower = Object.entries(lock.packages).flatMap(([path, entry]) =>
-      !entry.optional && entry.engines?.node && !semver.subset(packageJson.engines.node, entry.engines.node)
+      !entry.optional && entry.engines?.node && !subset(packageJson.engines.node, entry.engines.node)
         ? [`${path || 'the project'}: ${entry.engines.node}`]
         : [],
     );
