@@ -551,7 +551,8 @@ function validationError(message: string): DynamoAnswer {
 async function enableStream(store: Store, body: Json): Promise<DynamoAnswer> {
   let table: Table & Json;
   try {
-    table = (await tableOf(store, String(body.TableName))) as Table & Json;
+    // A copy: the kept description is shared with the item actions (embeddedDynalite).
+    table = structuredClone(await tableOf(store, String(body.TableName))) as Table & Json;
   } catch (error) {
     if (error instanceof Refusal) return error.answer;
     throw error;
