@@ -1,9 +1,9 @@
 /**
  * The change records' consumer killed half-way through a batch (docs/contract.md "History and events": each
  * committed change yields exactly one record; docs/architecture.md "Change records"). `npm start` runs with the
- * crash hook armed at `after PutItem` on the history table: the first record of a batch of ten PATCHes is
- * committed, then the process dies with SIGKILL, before the other nine and before the mapping's checkpoint.
- * After the restart the mapping delivers the batch again: the history holds every change exactly once,
+ * crash hook armed at `after PutItem` on the history table: the first record of a batch of PATCHes is
+ * committed, then the process dies with SIGKILL, before the others and before the mapping's checkpoint.
+ * After the restart the mapping delivers the batch again: the history holds every committed change exactly once,
  * numbered without gaps, a continuous chain up to the entry. Killed again right after its first append to the
  * events feed committed (`after TransactWriteItems`, before the bus): the replay appends no event twice, and
  * listEvents lists each of the pet's events once, in sequence order.
