@@ -260,7 +260,7 @@ test('the batch of a throwing function is bisected (no retry used) down to the f
     [four],
     [five],
   ]);
-  const [record] = (await db.changeStream.read(items, two, 1)) ?? [];
+  const [record] = await db.changeStream.read(items, two, 1);
   const arrival = new Date((record as StreamRecord).dynamodb.ApproximateCreationDateTime * 1000)
     .toISOString()
     .replace('.000Z', 'Z');

@@ -102,6 +102,18 @@ async function patchUntilKilled(server: ServerProcess, petId: string, count: num
   return answered;
 }
 
+/**
+ * The quantity of `petId`'s entry on the restarted `server`: the PATCHes, sent one at a time, answered are the
+ * first ones, and the one in flight when the process died may have committed without its answer (a loaded
+ * machine), so the entry holds the last answered quantity or the next one.
+ */
+async function committedQuantity(server: ServerProcess, petId: string, answered: number[]) {
+  const entry = JSON.parse((await call(server, 'GET', `/inventory/${petId}`)).text) as { quantity: number };
+  expect(answered).toStrictEqual(answered.map((_, index) => index + 1));
+  expect([answered.length, answered.length + 1]).toContain(entry.quantity);
+  return entry.quantity;
+}
+
 test('a consumer killed after the first record of a batch: the replay writes every record once, gap-free', async () => {
   const { dataDir, armed, crashing } = await crashingServer(
     `after PutItem ${testTableNames.inventoryHistory}`,
@@ -124,13 +136,9 @@ test('a consumer killed after the first record of a batch: the replay writes eve
   expect(afterCrash.get(2)).toBe(String(answered[0]));
 
   const server = await startServer(dataDir);
-  const entry = JSON.parse((await call(server, 'GET', `/inventory/${petId}`)).text) as { quantity: number };
-  // The PATCHes are sent one at a time: those answered are the first ones, and the one in flight when the process
-  // died may have committed without its answer (a loaded machine), so the entry holds the last answered quantity
-  // or the next one. Every committed change is in the history once.
-  expect(answered).toStrictEqual(answered.map((_, index) => index + 1));
-  expect([answered.length, answered.length + 1]).toContain(entry.quantity);
-  const committed = Array.from({ length: entry.quantity }, (_, index) => index + 1);
+  const quantity = await committedQuantity(server, petId, answered);
+  // Every committed change is in the history once.
+  const committed = Array.from({ length: quantity }, (_, index) => index + 1);
   const changes = await historyOf(server, petId, 1 + committed.length);
   const oldestFirst = [...changes].reverse();
   expect(oldestFirst.map((change) => change.sequence)).toStrictEqual(
@@ -142,7 +150,7 @@ test('a consumer killed after the first record of a batch: the replay writes eve
     0,
     ...committed.slice(0, -1),
   ]);
-  expect(changes[0]?.quantity.to).toBe(entry.quantity);
+  expect(changes[0]?.quantity.to).toBe(quantity);
   // Nothing more arrives: the replay wrote no record twice.
   await setTimeout(2000);
   expect(await historyOf(server, petId, 0)).toHaveLength(changes.length);
@@ -187,10 +195,7 @@ test('a consumer killed after appending a batch to the events feed: the replay a
   expect(afterCrash.length).toBeGreaterThan(1);
 
   const server = await startServer(dataDir);
-  // As above: the PATCH in flight at the kill may have committed without its answer.
-  const entry = JSON.parse((await call(server, 'GET', `/inventory/${petId}`)).text) as { quantity: number };
-  expect([answered.length, answered.length + 1]).toContain(entry.quantity);
-  const changes = 1 + entry.quantity;
+  const changes = 1 + (await committedQuantity(server, petId, answered));
   await historyOf(server, petId, changes);
   let listed: string[] = [];
   for (let tries = 0; tries < 200 && listed.length < changes; tries++) {
