@@ -7,7 +7,6 @@
  */
 import {
   BatchWriteItemCommand,
-  CreateTableCommand,
   DeleteItemCommand,
   DescribeTableCommand,
   PutItemCommand,
@@ -19,7 +18,7 @@ import { expect, test } from 'vitest';
 import { ChangeStream, type StreamLevelDb, type StreamRecord } from '../dynamodb/change-stream.ts';
 import { inMemory, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { createTestTables, dynamoDbClient, testTables } from './support/test-store.ts';
+import { createActiveTable, createTestTables, dynamoDbClient, testTables } from './support/test-store.ts';
 
 const db = await startDynamoDb({ dataDir: inMemory });
 const client = dynamoDbClient(db.endpoint, db.credentials);
@@ -315,14 +314,12 @@ test('records older than 24 hours are trimmed once the reader has passed them; y
 
 test('UpdateTable turns on the stream of a table created without one: records start with the next write', async () => {
   const TableName = 'pets-before-streams';
-  await client.send(
-    new CreateTableCommand({
-      TableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
-      KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
-    }),
-  );
+  await createActiveTable(client, {
+    TableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
+    KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
+  });
   const before = { petId: { N: '1' }, quantity: { N: '1' } };
   await client.send(new PutItemCommand({ TableName, Item: before }));
   expect(await recordsOf(TableName)).toStrictEqual([]);

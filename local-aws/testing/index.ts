@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
-export { dynamoDbClient, startTestStore, type TestStore } from './test-store.ts';
+export { createActiveTable, dynamoDbClient, startTestStore, type TestStore } from './test-store.ts';
 
 /** The module (absolute path) of the stand-in authorizer: `index.handler`, calls appended to `BEHAVIOUR_CALLS`. */
 export const behaviourAuthorizerModule = fileURLToPath(

@@ -7,7 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import type { StoreCredentials } from '../common/store-credentials.ts';
 import type { ChangeStream } from '../dynamodb/change-stream.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
@@ -35,6 +40,20 @@ export interface TestStore {
 /** A low-level DynamoDB client on `endpoint` signing with `credentials` (the embedded store's own). */
 export function dynamoDbClient(endpoint: string, credentials: StoreCredentials): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
+}
+
+/**
+ * Creates a table and waits until it is ACTIVE. dynalite answers CreateTable while the table is still CREATING,
+ * even with `createTableMs: 0`, and refuses its items until then (ResourceNotFoundException): polls after 50 ms,
+ * backing off to 1 s, for at most 60 s. @throws what CreateTable throws, or when the table is not ACTIVE in time
+ */
+export async function createActiveTable(
+  client: DynamoDBClient,
+  input: CreateTableCommandInput,
+): Promise<void> {
+  await client.send(new CreateTableCommand(input));
+  const waiter = { client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 };
+  await waitUntilTableExists(waiter, { TableName: input.TableName });
 }
 
 /** A free TCP port of 127.0.0.1 (free when asked: another process may take it before it is used). */

@@ -9,15 +9,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { inMemory, startDynamoDb } from '@pet-store/local-aws';
-import { streamFunctionModule } from '@pet-store/local-aws/testing';
+import { createActiveTable, streamFunctionModule } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';
@@ -160,9 +155,11 @@ test('a data folder whose tables were created before streams gets them on the ne
   const oldClient = dynamoDbClient(old.endpoint, old.credentials);
   const names = localTableNames();
   for (const id of Object.keys(names) as TableId[]) {
-    await oldClient.send(
-      new CreateTableCommand({ TableName: names[id], BillingMode: 'PAY_PER_REQUEST', ...tableKeySchema(id) }),
-    );
+    await createActiveTable(oldClient, {
+      TableName: names[id],
+      BillingMode: 'PAY_PER_REQUEST',
+      ...tableKeySchema(id),
+    });
   }
   oldClient.destroy();
   await old.close();

@@ -6,7 +6,8 @@
  * run has nothing left to do; a rebuild stopped after its copy resumes from the copy.
  */
 
-import { CreateTableCommand, DescribeTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { createActiveTable } from '@pet-store/local-aws/testing';
 import { expect, onTestFinished, test } from 'vitest';
 import { createTable } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -38,19 +39,12 @@ const legacyItems = ids.map((id, i) => legacyInventoryRecord(id, i, statuses[i %
 
 /** Creates the inventory table as the code before the list index did (partition key only) and fills it. */
 async function writeLegacyStore(db: TestDynamoDb, items: readonly RawItem[]): Promise<void> {
-  await db.client.send(
-    new CreateTableCommand({
-      TableName: testTableNames.inventory,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
-      KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
-    }),
-  );
-  // dynalite answers CreateTable before the table is ACTIVE, even with createTableMs 0: wait, as createTable does.
-  await waitUntilTableExists(
-    { client: db.client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 },
-    { TableName: testTableNames.inventory },
-  );
+  await createActiveTable(db.client, {
+    TableName: testTableNames.inventory,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
+    KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
+  });
   await putItems(db.client, testTableNames.inventory, items);
 }
 

@@ -3,10 +3,10 @@
  * (`items` keyed by `petId`, `orders` keyed by `orderId`, both N) and one without a stream (`plain`, keyed by
  * `keyDigest` S).
  */
-import { CreateTableCommand, type DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startTestStore as startStore, type TestStore } from '../../testing/test-store.ts';
+import { type DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createActiveTable, startTestStore as startStore, type TestStore } from '../../testing/test-store.ts';
 
-export { dynamoDbClient, type TestStore } from '../../testing/test-store.ts';
+export { createActiveTable, dynamoDbClient, type TestStore } from '../../testing/test-store.ts';
 
 /** The fixture tables' names. */
 export const testTables = { items: 'items', orders: 'orders', plain: 'plain' } as const;
@@ -18,22 +18,20 @@ const definitions = [
   { name: testTables.plain, key: 'keyDigest', type: 'S', stream: false },
 ] as const;
 
-/** Creates the fixture tables (on demand) that `client`'s store does not hold yet (a data folder's may). */
+/** Creates the fixture tables (on demand) that `client`'s store does not hold yet (a data folder's may), each ACTIVE. */
 export async function createTestTables(client: DynamoDBClient): Promise<void> {
   const { TableNames: existing = [] } = await client.send(new ListTablesCommand({}));
   for (const { name, key, type, stream } of definitions) {
     if (existing.includes(name)) continue;
-    await client.send(
-      new CreateTableCommand({
-        TableName: name,
-        AttributeDefinitions: [{ AttributeName: key, AttributeType: type }],
-        KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        ...(stream
-          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }
-          : {}),
-      }),
-    );
+    await createActiveTable(client, {
+      TableName: name,
+      AttributeDefinitions: [{ AttributeName: key, AttributeType: type }],
+      KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      ...(stream
+        ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }
+        : {}),
+    });
   }
 }
 
