@@ -68,7 +68,8 @@ describe('synthesisKey', () => {
   it('changes when a file of a folder is renamed', async () => {
     const root = await copyOfInputs();
     const before = synthesisKey(root);
-    await rename(join(root, 'lib/inventory/pet-id.ts'), join(root, 'lib/inventory/pet-ids.ts'));
+    const file = join(root, 'lib/inventory/pet-id.ts');
+    await rename(file, file.replace('pet-id', 'pet-ids'));
     expect(synthesisKey(root)).not.toBe(before);
   });
 
