@@ -3,7 +3,6 @@ import { execFile } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { startTestStore } from '@pet-store/local-aws/testing';
 import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
 import { scopes, stageName } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
@@ -13,6 +12,7 @@ import { tables } from '#lib/tables.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { installStreamingRuntime, invokeHandler, lambdaContext } from '#test/support/lambda-invoke.ts';
 import { serviceTables, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startTestStore } from '#test/support/testing-kit.ts';
 import { attachMeter, childMain, inChild, median, medians } from './processes.ts';
 
 /** A bundle to load, with the environment its function gets. */

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { connectLocalDynamoDb, type Template } from '@pet-store/local-aws';
-import { dynamoDbClient, startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
@@ -14,6 +13,7 @@ import { childEnv, runNode } from '#test/support/child-process.ts';
 import { patchedAssembly } from '#test/support/patched-assembly.ts';
 import { callApi, startServerProcess } from '#test/support/server-process.ts';
 import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { dynamoDbClient, startTestStore, temporaryDir } from '#test/support/testing-kit.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { attachMeter, indented, median, medians, quantile } from './processes.ts';
 
