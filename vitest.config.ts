@@ -1,9 +1,11 @@
 /**
  * Test configuration of the full run (`npm run test:all`, and `npx vitest run <file>`): every suite of both
  * packages, the service's under test/ and the local AWS's under local-aws/test/ (docs/testing.md "Two tiers").
- * One synthesis per run (test/support/synthesized-assembly.ts) that the HTTP suites serve. Each test file runs in its own process (`forks`), so a file's local service, table names and
- * environment never leak into another. Logs of the functions are silenced unless a test turns them on (the
- * log-hygiene test captures them itself). vitest.fast.config.ts is the developer's tier (`npm test`).
+ * The suites that serve or read the stack synthesize it on first use, once per set of inputs
+ * (test/support/synthesized-assembly.ts); the others start at once. Each test file runs in its own process
+ * (`forks`), so a file's local service, table names and environment never leak into another. Logs of the
+ * functions are silenced unless a test turns them on (the log-hygiene test captures them itself).
+ * vitest.fast.config.ts is the developer's tier (`npm test`).
  */
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
@@ -28,7 +30,6 @@ class ProcessSuitesFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'local-aws/test/**/*.test.ts'],
-    globalSetup: ['test/support/synthesized-assembly.ts'],
     pool: 'forks',
     // One file more than the cores: most suites wait on processes, timers and sockets (vitest's default, one
     // less than the cores, runs files one at a time on 2 cores).

@@ -1,7 +1,7 @@
 /**
  * Test configuration of the developer's tier (`npm test`): the full run's settings (vitest.config.ts) on the
- * folders whose suites start no process and no event path: unit, handler, and in-process HTTP suites on this
- * run's one synthesis (docs/testing.md "Two tiers"). A new folder joins this tier by being listed here.
+ * folders whose suites start no process and no event path: unit, handler, and in-process HTTP suites on the
+ * cached synthesis (docs/testing.md "Two tiers"). A new folder joins this tier by being listed here.
  */
 import { defineConfig } from 'vitest/config';
 import full from './vitest.config.ts';

@@ -11,7 +11,8 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { tables } from '#lib/tables.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';
 import { installStreamingRuntime, invokeHandler, lambdaContext } from '#test/support/lambda-invoke.ts';
-import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startTestStore } from '#test/support/testing-kit.ts';
 import { attachMeter, childMain, inChild, median, medians } from './processes.ts';
 
 /** A bundle to load, with the environment its function gets. */
@@ -101,7 +102,7 @@ export const measureWarm = (functions: readonly Loadable[], iterations: number) 
 
 /** In the child: an in-memory store, the stack's environment, the demo inventory, a key; each subject measured. */
 async function warm({ functions, iterations }: { functions: readonly Loadable[]; iterations: number }) {
-  const db = await startTestDynamoDb();
+  const db = await startTestStore({ tables: serviceTables });
   for (const { environment } of functions) Object.assign(process.env, environment, storeVariables(db));
   installStreamingRuntime();
   // The shared client reads the environment at import.

@@ -12,8 +12,8 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { childEnv, runNode } from '#test/support/child-process.ts';
 import { patchedAssembly } from '#test/support/patched-assembly.ts';
 import { callApi, startServerProcess } from '#test/support/server-process.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { dynamoDbClient, startTestStore, temporaryDir } from '#test/support/testing-kit.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { attachMeter, indented, median, medians, quantile } from './processes.ts';
 
@@ -86,7 +86,7 @@ function generate(from: number, to: number): InventoryItem[] {
 /** Writes entries `from` to `to` of {@link generate} into the store of `dataDir` (its tables created first). */
 async function load(dataDir: string, from: number, to: number) {
   const start = performance.now();
-  const db = await startTestDynamoDb({ dataDir });
+  const db = await startTestStore({ dataDir, tables: serviceTables });
   const store = inventoryStore(toDocumentClient(db.client), testTableNames.inventory);
   for (let next = from; next < to; next += 8000) {
     const chunk = generate(next, Math.min(next + 8000, to));

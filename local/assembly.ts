@@ -11,7 +11,7 @@ import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { type TableId, tables } from '#lib/tables.ts';
 
 /** The project root. */
-const projectRoot = fileURLToPath(new URL('../', import.meta.url));
+export const projectRoot = fileURLToPath(new URL('../', import.meta.url));
 
 /** One stack of a cloud assembly, to serve. */
 export interface ServedStack {
@@ -22,15 +22,22 @@ export interface ServedStack {
   sources: boolean;
 }
 
+/** A command to run: the executable, its arguments and its environment. */
+export interface Command {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
 /**
- * Runs `cdk synth` (the project's CDK CLI, with the variables of `npm run synth`) writing the cloud assembly
- * to `outdir`.
- * @throws Error with the CLI's output when synthesis fails (a cdk-nag finding, a compile error, ...)
+ * The `cdk synth` that writes the cloud assembly to `outdir`: the project's CDK CLI on this Node, with the
+ * variables of `npm run synth`, run in the project root.
  */
-export async function synthesize(outdir: string): Promise<void> {
+export function synthCommand(outdir: string): Command {
   const cli = join(projectRoot, 'node_modules', 'aws-cdk', 'bin', 'cdk');
-  const child = spawn(process.execPath, [cli, 'synth', '--quiet', '--no-notices', '--output', outdir], {
-    cwd: projectRoot,
+  return {
+    file: process.execPath,
+    args: [cli, 'synth', '--quiet', '--no-notices', '--output', outdir],
     env: {
       ...process.env,
       CDK_DISABLE_VERSION_CHECK: 'true',
@@ -38,8 +45,16 @@ export async function synthesize(outdir: string): Promise<void> {
       AWS_EC2_METADATA_DISABLED: 'true',
       AWS_REGION: process.env.AWS_REGION || 'us-east-1',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  };
+}
+
+/**
+ * Runs {@link synthCommand}, writing the cloud assembly to `outdir`.
+ * @throws Error with the CLI's output when synthesis fails (a cdk-nag finding, a compile error, ...)
+ */
+export async function synthesize(outdir: string): Promise<void> {
+  const { file, args, env } = synthCommand(outdir);
+  const child = spawn(file, args, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk;

@@ -17,8 +17,9 @@ import {
 import { expect, test } from 'vitest';
 import { ChangeStream, type StreamLevelDb, type StreamRecord } from '../dynamodb/change-stream.ts';
 import { inMemory, startDynamoDb } from '../dynamodb/dynamodb.ts';
+import { createActiveTable, dynamoDbClient } from '../testing/test-store.ts';
+import { createTestTables, testTables } from './support/fixture-tables.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { createActiveTable, createTestTables, dynamoDbClient, testTables } from './support/test-store.ts';
 
 const db = await startDynamoDb({ dataDir: inMemory });
 const client = dynamoDbClient(db.endpoint, db.credentials);

@@ -10,13 +10,14 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTestStore, type TestStore, testTables } from './support/test-store.ts';
+import { startTestStore, type TestStore } from '../testing/test-store.ts';
+import { createTestTables, testTables } from './support/fixture-tables.ts';
 
 const { orders, items } = testTables;
 let db: TestStore;
 
 beforeAll(async () => {
-  db = await startTestStore();
+  db = await startTestStore({ tables: createTestTables });
 });
 afterAll(() => db?.close());
 

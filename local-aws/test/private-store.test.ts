@@ -13,8 +13,9 @@ import dynalite from 'dynalite';
 import { describe, expect, test } from 'vitest';
 import { startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
+import { dynamoDbClient, startTestStore } from '../testing/test-store.ts';
+import { createTestTables, testTables } from './support/fixture-tables.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { createTestTables, dynamoDbClient, startTestStore, testTables } from './support/test-store.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 cleanUpAfterAll(async () => {
@@ -128,7 +129,7 @@ describe('the local DynamoDB and web pages', () => {
   });
 
   test('a request with an Origin header is refused before it reaches the store; the SDK still works', async () => {
-    const db = await startTestStore();
+    const db = await startTestStore({ tables: createTestTables });
     cleanups.push(() => db.close());
 
     const response = await fetch(db.endpoint, {

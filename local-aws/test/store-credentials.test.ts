@@ -18,8 +18,9 @@ import { unverifiedBodySlots } from '../common/unverified-bodies.ts';
 import { startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { bytesReadBy, holdUpload, upload } from '../testing/raw-upload.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
+import { dynamoDbClient, startTestStore, type TestStore } from '../testing/test-store.ts';
+import { createTestTables, testTables } from './support/fixture-tables.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { dynamoDbClient, startTestStore, type TestStore, testTables } from './support/test-store.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 cleanUpAfterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));
@@ -27,7 +28,7 @@ cleanUpAfterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));
 describe('the store refuses requests not signed with its credentials', () => {
   let db: TestStore;
   beforeAll(async () => {
-    db = await startTestStore();
+    db = await startTestStore({ tables: createTestTables });
     cleanups.push(() => db.close());
   });
   const item = {

@@ -1,6 +1,6 @@
 /**
  * The local event source mapping on a table's stream (docs/local-api.md "The change stream"; behaviour.md
- * D6-D14), read from a fixture template and run on the embedded store's fixture table `items` (test-store.ts)
+ * D6-D14), read from a fixture template and run on the embedded store's fixture table `items` (support/fixture-tables.ts)
  * with a real worker-thread function (testing/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
  * age, a checkpoint that survives a restart, a stop that lets the running invocation finish, and a SIGKILL at
@@ -26,8 +26,9 @@ import {
 import { functionModel, type Template } from '../template/api-model.ts';
 import { crashHookUrl, streamFunctionModule } from '../testing/index.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
+import { dynamoDbClient, startTestStore, type TestStore } from '../testing/test-store.ts';
+import { createTestTables, testTables } from './support/fixture-tables.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
-import { dynamoDbClient, startTestStore, type TestStore, testTables } from './support/test-store.ts';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const storeProcess = fileURLToPath(new URL('./support/store-process.ts', import.meta.url));
@@ -70,7 +71,7 @@ function fixtureTemplate(properties: Record<string, unknown>): Template {
 
 /** A store (in memory, or on `dataDir`) with the fixture tables, closed after the suite. */
 async function store(dataDir?: string) {
-  const db = await startTestStore({ dataDir });
+  const db = await startTestStore({ dataDir, tables: createTestTables });
   closers.push(() => db.close());
   return { db, client: db.client, close: () => db.close() };
 }

@@ -15,13 +15,14 @@ import {
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';
 import { TransactionTokens, tokenWindowMs } from '../dynamodb/dynalite-additions.ts';
-import { startTestStore, type TestStore, testTables } from './support/test-store.ts';
+import { startTestStore, type TestStore } from '../testing/test-store.ts';
+import { createTestTables, testTables } from './support/fixture-tables.ts';
 
 const { items: inventory, orders } = testTables;
 let db: TestStore;
 
 beforeAll(async () => {
-  db = await startTestStore({ restartable: true });
+  db = await startTestStore({ restartable: true, tables: createTestTables });
   await db.client.send(
     new PutItemCommand({
       TableName: inventory,

@@ -1,12 +1,11 @@
 /**
  * The embedded DynamoDB of a suite (local-aws/dynamodb/dynamodb.ts), with a raw client on it: in memory, on a
  * data folder, or restartable on a fixed port, so that a test can stop it and start it again under what uses it.
- * The tables are the suite's own: `tables` creates them (docs/testing.md "Test support").
+ * The one way to start a store in either package's tests; the tables are the suite's own: `tables` creates them
+ * (the service's `serviceTables`, the package's fixture tables; docs/testing.md "Test support").
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -16,6 +15,7 @@ import {
 import type { StoreCredentials } from '../common/store-credentials.ts';
 import type { ChangeStream } from '../dynamodb/change-stream.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
+import { temporaryDir } from './temporary-dirs.ts';
 
 /** A running test store and a raw client on it. */
 export interface TestStore {
@@ -79,7 +79,7 @@ export async function startTestStore(
   } = {},
 ): Promise<TestStore> {
   const temporary = options.restartable && options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (temporary ? await mkdtemp(join(tmpdir(), 'test-store-')) : inMemory);
+  const dataDir = options.dataDir ?? (temporary ? await temporaryDir('test-store-') : inMemory);
   const port = options.restartable ? await freePort() : 0;
   let db: LocalDynamoDb | undefined = await startDynamoDb({ dataDir, port });
   const { endpoint, credentials } = db;

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, bundleFunction } from '#infra/bundling.ts';
@@ -34,12 +35,7 @@ import { type ChangeEventsQueue, startChangeEventsQueue } from '../support/chang
 import { placedOrderChange } from '../support/change-fixtures.ts';
 import { restProxyEvent, tokenAuthorizerEvent } from '../support/lambda-events.ts';
 import { type LocalQueueFixture, startLocalQueue } from '../support/local-queue.ts';
-import {
-  setFunctionEnvironment,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '../support/test-dynamodb.ts';
+import { serviceTables, setFunctionEnvironment, testTableNames } from '../support/test-dynamodb.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** The Lambda runtime's Node major (nodejs24.x). */
@@ -80,7 +76,7 @@ const seeded: InventoryItem[] = [
   { petId: '-42', quantity: 0, status: 'sold' },
   { petId: '7', quantity: 12, status: 'pending' },
 ];
-let db: TestDynamoDb;
+let db: TestStore;
 /** The functions' environment (test tables on the embedded DynamoDB), set in this process by the test support. */
 let functionEnv: Record<string, string>;
 
@@ -106,7 +102,7 @@ const tokenEvent = (key: string) =>
   );
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
+  db = await startTestStore({ tables: serviceTables });
   setFunctionEnvironment(db.endpoint, db.credentials);
   functionEnv = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => /^(AWS_|POWERTOOLS_)|_TABLE_NAME$/.test(name)),

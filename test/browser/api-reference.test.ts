@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -20,7 +21,6 @@ import { childEnv, runNode } from '#test/support/child-process.ts';
 import { type Chromium, startChromium } from '#test/support/chromium.ts';
 import { parseJsonExact } from '#test/support/openapi-validator.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

@@ -5,10 +5,10 @@
  */
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, projectRoot, runCommand } from '#test/support/child-process.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
-import { removeTemporaryDirs, temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 /** A Node.js older than the client supports: Debian's `nodejs` (Node 20), or `OLD_NODE_PATH`. */

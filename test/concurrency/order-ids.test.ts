@@ -6,13 +6,14 @@
  * answered is stored once under its own id, and the stock drops once per order.
  */
 import { randomInt } from 'node:crypto';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { maxAssignedId, orderIdEpoch, orderIdRandomBits } from '#lib/assigned-ids.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { Order } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
 import { inventoryRecord, orderRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
-import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 /** Orders placed at once, each of its own pet (so that no two transactions meet on one entry). */
 const placed = 200;
@@ -22,9 +23,9 @@ const stored = 64;
 const frozenAt = Date.now();
 const firstId = BigInt(frozenAt - orderIdEpoch) << BigInt(orderIdRandomBits);
 
-let db: TestDynamoDb;
+let db: TestStore;
 beforeAll(async () => {
-  db = await startTestDynamoDb();
+  db = await startTestStore({ tables: serviceTables });
 });
 afterAll(async () => {
   vi.useRealTimers();

@@ -7,6 +7,7 @@
  * 503 needs the database gone: the service runs against a dynalite this file starts on a fixed port, and the
  * last group of tests stops it.
  */
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
@@ -15,7 +16,6 @@ import { int64Inventory, listBody } from '#test/support/inventory-fixtures.ts';
 import { validateResponse } from '#test/support/openapi-validator.ts';
 import { type RawClient, rawClient } from '#test/support/raw-http.ts';
 import { startTestApi, storedEntry, type TestApi, unthrottled } from '#test/support/test-api.ts';
-import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const items = int64Inventory;
 
@@ -34,12 +34,12 @@ const badPetId = error('invalid_request', badPetIdMessage, 400);
 const badQuantity = error('invalid_request', 'quantity must be an integer from 0 to 2147483647', 400);
 const badContentType = error('invalid_request', 'Content-Type must be application/json', 400);
 
-let db: TestDynamoDb;
+let db: TestStore;
 let api: TestApi;
 let client: RawClient;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb({ restartable: true, tables: false });
+  db = await startTestStore({ restartable: true });
   api = await startTestApi({ dynamoDb: db });
   await api.inventory.putMany(items);
   client = rawClient(api.baseUrl);

@@ -14,6 +14,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
@@ -21,7 +22,6 @@ import { childEnv, projectRoot, runNode, scripts, spawnNode } from '#test/suppor
 import { freePort } from '#test/support/free-port.ts';
 import { validateWebhookBody } from '#test/support/openapi-validator.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
 /** One request a receiver got: when, its headers and its exact body. */

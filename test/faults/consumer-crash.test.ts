@@ -12,14 +12,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { connectLocalDynamoDb } from '@pet-store/local-aws';
-import { crashHookUrl } from '@pet-store/local-aws/testing';
+import { crashHookUrl, dynamoDbClient, temporaryDir } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const apiKey = generateApiKey();
 const servers: ServerProcess[] = [];

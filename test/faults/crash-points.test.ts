@@ -16,7 +16,7 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { dataFolderCredentials } from '@pet-store/local-aws';
-import { crashHookUrl } from '@pet-store/local-aws/testing';
+import { crashHookUrl, temporaryDir } from '@pet-store/local-aws/testing';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';
@@ -32,7 +32,6 @@ import type { RawItem } from '#test/support/raw-tables.ts';
 import { callServer, exactJson, stockOf, storeTable } from '#test/support/server-calls.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
 const apiKey = generateApiKey();
 const servers: ServerProcess[] = [];

@@ -13,6 +13,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { dataFolderCredentials, localAwsEndpoint, type Template } from '@pet-store/local-aws';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
@@ -20,7 +21,6 @@ import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { patchedAssembly, withVisibilityTimeout } from '#test/support/patched-assembly.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 const apiKey = generateApiKey();

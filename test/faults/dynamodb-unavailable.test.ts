@@ -14,6 +14,7 @@
  * These are correctness bounds (a request must not hang), not benchmarks.
  */
 import { createServer, type Socket } from 'node:net';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { connectionTimeoutMs, maxAttempts, requestTimeoutMs } from '#lib/clients/dynamodb.ts';
@@ -23,7 +24,6 @@ import { expectContractError, inventoryItemJson, observe } from '#test/support/c
 import { sha256Hex } from '#test/support/raw-tables.ts';
 import { probeRequests } from '#test/support/routes.ts';
 import { startTestApi, storedEntry, type TestApi, type TestResponse } from '#test/support/test-api.ts';
-import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 const backoffMs = 50 * (2 ** (maxAttempts - 1) - 1);
 const refusedBoundMs = maxAttempts * connectionTimeoutMs + backoffMs + 1000;
@@ -40,7 +40,7 @@ const items: InventoryItem[] = [
 ];
 
 let port: number;
-let db: TestDynamoDb;
+let db: TestStore;
 let api: TestApi;
 /** A valid key used before the outage: the authorizer's Allow for it is cached. */
 let cachedAuthorization: string;
@@ -48,7 +48,7 @@ let cachedAuthorization: string;
 let freshAuthorization: string;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb({ restartable: true, tables: false });
+  db = await startTestStore({ restartable: true });
   port = db.port;
   api = await startTestApi({ dynamoDb: db });
   await api.inventory.putMany(items);

@@ -21,6 +21,7 @@ import {
   startStreamMapping,
   streamMappingModels,
 } from '@pet-store/local-aws';
+import { dynamoDbClient } from '@pet-store/local-aws/testing';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';
@@ -34,7 +35,7 @@ import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-p
 import { type EventBusStandIn, startEventBusStandIn } from '#test/support/event-bus-stand-in.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
-import { dynamoDbClient, setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
+import { setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
 
 let db: LocalDynamoDb;
 let client: ReturnType<typeof dynamoDbClient>;

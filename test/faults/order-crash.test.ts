@@ -11,6 +11,7 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import type { Template } from '@pet-store/local-aws';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { operationNamed } from '#lib/api.ts';
@@ -18,19 +19,18 @@ import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-p
 import { expectError } from '#test/support/http-assertions.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { startTestApi, type TestApi, type TestResponse } from '#test/support/test-api.ts';
-import { startTestDynamoDb, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
 
 /** placeOrder's timeout here, in seconds: Lambda's minimum, below the DynamoDB client's request timeout. */
 const timeoutSeconds = 1;
 /** Attempts of a retrying client: a 5xx or a 409 `conflict` is retried with the same key. */
 const clientAttempts = 5;
 
-let db: TestDynamoDb;
+let db: TestStore;
 let proxy: FaultProxy;
 let api: TestApi;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb({ tables: false });
+  db = await startTestStore();
   proxy = await startFaultProxy(db.endpoint);
   const served = await servedStagingStack();
   const template = structuredClone(served.template) as Template;

@@ -11,13 +11,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { callServer, stockOf, storeTable } from '#test/support/server-calls.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { runningStore, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const hook = pathToFileURL(join(import.meta.dirname, '../support/slow-answer-hook.ts')).href;

@@ -6,6 +6,7 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeJson } from '#lib/events/change-json.ts';
@@ -15,14 +16,14 @@ import { type FeedEvent, feedJson, feedPage, placeOf } from '#lib/events/event-f
 import { logCount, logKey, logOf, retentionMs } from '#lib/events/event-logs.ts';
 import type { OrderStatus } from '#lib/orders/order.ts';
 import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
-import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
+let db: TestStore;
 const table = testTableNames.events;
 const documents = () => toDocumentClient(db.client);
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
+  db = await startTestStore({ tables: serviceTables });
 });
 afterAll(async () => {
   await db?.close();

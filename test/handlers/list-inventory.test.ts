@@ -6,6 +6,7 @@
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { lambdaContext } from '@pet-store/local-aws';
+import type { TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { listIndex } from '#lib/tables.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
@@ -19,9 +20,9 @@ import {
   type RawItem,
   scanTable,
 } from '#test/support/raw-tables.ts';
-import { type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
+let db: TestStore;
 let proxy: FaultProxy;
 let handler: StreamingHandler;
 

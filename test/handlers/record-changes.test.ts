@@ -5,6 +5,7 @@
  * updateInventory, placeOrder, updateOrder, the import), each table's items compared before and after.
  */
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -20,18 +21,13 @@ import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-p
 import { type EventBusStandIn, startEventBusStandIn } from '#test/support/event-bus-stand-in.ts';
 import { inventoryRecord, type RawItem, scanTable } from '#test/support/raw-tables.ts';
 import { type StreamRecorder, streamRecorder } from '#test/support/stream-records.ts';
-import {
-  setFunctionEnvironment,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { serviceTables, setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
 
 type Handler = (event: DynamoDBStreamEvent) => Promise<void>;
 /** Who made a change, as its history item and event name them. */
 type By = { orderId?: string; keyId?: string };
 
-let db: TestDynamoDb;
+let db: TestStore;
 let proxy: FaultProxy;
 let bus: EventBusStandIn;
 let handler: Handler;
@@ -42,7 +38,7 @@ const busName = 'pet-store-test-bus';
 const keyId = '0123456789ab';
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
+  db = await startTestStore({ tables: serviceTables });
   proxy = await startFaultProxy(db.endpoint);
   bus = await startEventBusStandIn();
   // The function reaches DynamoDB through the fault proxy, the bus through the stand-in.

@@ -7,13 +7,14 @@
  */
 
 import { lambdaContext } from '@pet-store/local-aws';
+import type { TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
-import { type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
+let db: TestStore;
 let proxy: FaultProxy;
 let create: ProxyHandler;
 let list: ProxyHandler;

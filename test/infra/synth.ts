@@ -1,10 +1,10 @@
 /**
- * The infra tests' reader of this run's one synthesis (docs/testing.md "Two tiers"): the cloud assembly that
- * vitest's global setup (test/support/synthesized-assembly.ts) writes with `cdk synth` of infra/app.ts: both
- * environments' stacks and the once-per-account stack, with cdk-nag's AwsSolutions checks run as the App's
- * validation plugin (infra/service-app.ts) and asset metadata on (the CLI's default; the SAM CLI needs it to find
- * each function's bundle). A test file reads the templates, the acknowledged rules and the validation report from
- * that folder instead of synthesizing again; the global setup removes the folder after the run.
+ * The infra tests' reader of the project's one synthesis (docs/testing.md "One synthesis, cached"): the cloud
+ * assembly that test/support/synthesized-assembly.ts writes (once per set of inputs, into its cache) with `cdk
+ * synth` of infra/app.ts: both environments' stacks and the once-per-account stack, with cdk-nag's AwsSolutions
+ * checks run as the App's validation plugin (infra/service-app.ts) and asset metadata on (the CLI's default; the
+ * SAM CLI needs it to find each function's bundle). A test file reads the templates, the acknowledged rules and
+ * the validation report from that folder instead of synthesizing again, and never writes into it.
  * Also: small readers of the synthesized CloudFormation JSON.
  */
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ export interface SynthesizedStack {
 
 /** The synthesis: the cloud assembly folder and each stack. */
 export interface Synthesized {
-  /** The cloud assembly folder (the run's; holds the templates and the `asset.*` bundle folders). */
+  /** The cloud assembly folder (the cached one; holds the templates and the `asset.*` bundle folders). */
   outdir: string;
   environments: Record<EnvironmentName, SynthesizedStack>;
   /** The once-per-account stack (infra/account-stack.ts). */
@@ -76,7 +76,7 @@ export interface Synthesized {
 
 let cache: Synthesized | undefined;
 
-/** This run's synthesis, read from its cloud assembly (once per test file). */
+/** The project's synthesis, read from its cloud assembly (once per test file). */
 export function synthesized(): Synthesized {
   cache ??= readSynthesized(assemblyDir());
   return cache;

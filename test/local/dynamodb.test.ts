@@ -6,10 +6,11 @@
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { newStoreCredentials } from '@pet-store/local-aws';
+import { dynamoDbClient, startTestStore } from '@pet-store/local-aws/testing';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
-import { dynamoDbClient, startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -48,7 +49,7 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
 });
 
 test('ensureTables creates nothing when the tables exist', async () => {
-  const db = await startTestDynamoDb(); // ensureTables created them
+  const db = await startTestStore({ tables: serviceTables }); // ensureTables created them
   cleanups.push(() => db.close());
 
   expect(await ensureTables(db.client, testTableNames)).toStrictEqual([]);

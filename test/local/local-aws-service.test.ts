@@ -11,12 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { endpointFile, localAwsEndpoint } from '@pet-store/local-aws';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ServedStack } from '#local/assembly.ts';
 import { type LocalService, startLocalService } from '#local/service.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
 cleanUpAfterAll();
 

@@ -6,11 +6,11 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { getInventory, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
 cleanUpAfterAll();
 

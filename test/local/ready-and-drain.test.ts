@@ -12,6 +12,7 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samApiKey } from '#local/sam-fixtures.ts';
@@ -21,8 +22,7 @@ import { freePort } from '#test/support/free-port.ts';
 import { type RawResponse, rawClient, sendJson, sendJsonPatch } from '#test/support/raw-http.ts';
 import { getInventory, serverArgs, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 cleanUpAfterAll();
 
@@ -145,7 +145,7 @@ describe.concurrent('SIGTERM and a request whose function could not end before t
   test('is answered 503 without running its integration (an unknown key 401 from its headers): no write lands unanswered', async () => {
     // The server's store behind a proxy that, after the signal, applies an UpdateItem and withholds its answer:
     // a PATCH run then would hang past the cut and its write land without an answer.
-    const db = await startTestDynamoDb();
+    const db = await startTestStore({ tables: serviceTables });
     const proxy = await startFaultProxy(db.endpoint);
     const apiKey = generateApiKey();
     const petId = { N: '7' };

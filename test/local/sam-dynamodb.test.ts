@@ -7,13 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { dataFolderCredentials } from '@pet-store/local-aws';
+import { dynamoDbClient, temporaryDir } from '@pet-store/local-aws/testing';
 import { describe, expect, test } from 'vitest';
 import { samTableNames } from '#local/sam-fixtures.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 cleanUpAfterAll(async () => {

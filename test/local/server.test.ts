@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { childEnv, projectRoot, runCommand, runNode, scripts } from '#test/support/child-process.ts';
 import { scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
@@ -20,8 +21,7 @@ import {
   startServerProcess,
 } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 cleanUpAfterAll();
 
@@ -386,7 +386,7 @@ describe('npm start with API_KEY', () => {
 
 describe('npm start with AWS_ENDPOINT_URL_DYNAMODB', () => {
   test('uses that DynamoDB: creates and seeds the tables there and leaves DATA_DIR untouched', async () => {
-    const db = await startTestDynamoDb({ tables: false });
+    const db = await startTestStore();
     onTestFinished(() => db.close());
     const dataDir = join(await temporaryDir('server-external-'), 'unused');
     expect(await tableNames(db.client)).toStrictEqual([]);

@@ -12,7 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { inMemory, startDynamoDb } from '@pet-store/local-aws';
-import { createActiveTable, streamFunctionModule } from '@pet-store/local-aws/testing';
+import {
+  createActiveTable,
+  dynamoDbClient,
+  streamFunctionModule,
+  temporaryDir,
+} from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';
@@ -21,8 +26,6 @@ import { startLocalService } from '#local/service.ts';
 import { localTableNames } from '#local/settings.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { dynamoDbClient } from '#test/support/test-dynamodb.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
 cleanUpAfterAll(async () => {

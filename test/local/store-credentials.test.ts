@@ -5,11 +5,12 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { newStoreCredentials } from '@pet-store/local-aws';
+import { dynamoDbClient } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { startTestApi } from '#test/support/test-api.ts';
-import { dynamoDbClient, testTableNames } from '#test/support/test-dynamodb.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 cleanUpAfterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));

@@ -8,11 +8,11 @@
 import { cp, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { watchFunctionModules } from '@pet-store/local-aws';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { describe, expect, it } from 'vitest';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
 cleanUpAfterAll();
 

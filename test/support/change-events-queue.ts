@@ -14,11 +14,11 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { prepareLocalAws, type StoreCredentials } from '@pet-store/local-aws';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import type { SQSRecord } from 'aws-lambda';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';
 import { awsClients } from './aws-clients.ts';
-import { temporaryDir } from './temporary-dirs.ts';
 
 /** The local bus's name. */
 export const changeEventsBusName = 'pet-store-events';

@@ -1,7 +1,8 @@
 /** Starts a proxy to a real DynamoDB that injects the faults a test chooses (docs/contract.md "Errors"). */
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { listenOnFreePort } from './free-port.ts';
-import { setFunctionEnvironment, startTestDynamoDb, type TestDynamoDb } from './test-dynamodb.ts';
+import { serviceTables, setFunctionEnvironment } from './test-dynamodb.ts';
 
 /**
  * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
@@ -138,8 +139,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
  * For a handler test's `beforeAll`: a test DynamoDB with a {@link FaultProxy} in front, this process's functions
  * pointed at the proxy (import the handler modules after this). The caller closes both in `afterAll`.
  */
-export async function proxiedTestDynamoDb(): Promise<{ db: TestDynamoDb; proxy: FaultProxy }> {
-  const db = await startTestDynamoDb();
+export async function proxiedTestDynamoDb(): Promise<{ db: TestStore; proxy: FaultProxy }> {
+  const db = await startTestStore({ tables: serviceTables });
   const proxy = await startFaultProxy(db.endpoint);
   setFunctionEnvironment(proxy.endpoint, db.credentials);
   return { db, proxy };

@@ -1,4 +1,5 @@
 /** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
+import type { TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   type AuthorizerHandler,
@@ -9,7 +10,7 @@ import {
 } from './lambda-events.ts';
 import { installStreamingRuntime } from './lambda-invoke.ts';
 import { clearInventory, inventoryRecord, putItems, type RawItem } from './raw-tables.ts';
-import { importHandlerOnTestDynamoDb, type TestDynamoDb, testTableNames } from './test-dynamodb.ts';
+import { importHandlerOnTestDynamoDb, testTableNames } from './test-dynamodb.ts';
 
 /** The entries the inventory write handlers' tests start each test from: int64's maximum, a negative petId. */
 export const startingEntries: readonly RawItem[] = [
@@ -40,7 +41,7 @@ export function errorResult(status: number, code: string, message: string) {
 
 /** A handler module imported on its own test DynamoDB; set by the hooks of {@link handlerSuite}. */
 export interface HandlerSuite<H> {
-  db: TestDynamoDb;
+  db: TestStore;
   handler: H;
 }
 

@@ -16,8 +16,8 @@ import {
   prepareLocalAws,
   type StoreCredentials,
 } from '@pet-store/local-aws';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { awsClients } from './aws-clients.ts';
-import { temporaryDir } from './temporary-dirs.ts';
 
 /** A running local queue. */
 export interface LocalQueueFixture {

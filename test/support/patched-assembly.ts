@@ -6,9 +6,9 @@
 import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Template } from '@pet-store/local-aws';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { stackName } from '#infra/settings.ts';
 import { assemblyDir } from './synthesized-assembly.ts';
-import { temporaryDir } from './temporary-dirs.ts';
 
 /** A folder holding this run's assembly (or `source`) with the staging template as `change` returns it. */
 export async function patchedAssembly(

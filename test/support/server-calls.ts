@@ -1,8 +1,9 @@
 /** Requests to a local server process and reads of its store, for the fault suites (docs/testing.md "Test support"). */
+import { dynamoDbClient } from '@pet-store/local-aws/testing';
 import type { TableId } from '#lib/tables.ts';
 import { type RawItem, scanTable } from './raw-tables.ts';
 import type { ServerProcess } from './server-process.ts';
-import { dynamoDbClient, runningStore, testTableNames } from './test-dynamodb.ts';
+import { runningStore, testTableNames } from './test-dynamodb.ts';
 
 /** JSON text parsed with every integer beyond 2^53 kept as written (a string): petIds and order ids. */
 export function exactJson(text: string) {

@@ -1,7 +1,7 @@
 /** One `afterAll` that leaves no child process or temporary folder behind (docs/testing.md "Test support"). */
+import { removeTemporaryDirs } from '@pet-store/local-aws/testing';
 import { afterAll } from 'vitest';
 import { killChildren } from './child-process.ts';
-import { removeTemporaryDirs } from './temporary-dirs.ts';
 
 /**
  * Registers the suite's `afterAll`: kills the children still running (after a failed test), then runs

@@ -1,15 +1,14 @@
 /**
- * Starts the tests' DynamoDB (the embedded store, on dynalite) with the service's tables and points handler
- * modules at it (docs/architecture.md "Principles").
+ * The service's tables on the testing kit's store (`startTestStore({ tables: serviceTables })`) and the
+ * variables that point handler modules and processes at a store (docs/testing.md "Test support").
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { credentialVariables, dataFolderCredentials, type StoreCredentials } from '@pet-store/local-aws';
 import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { ensureTables } from '#lib/admin/tables.ts';
 import type { TableId } from '#lib/tables.ts';
-
-export { dynamoDbClient } from '@pet-store/local-aws/testing';
 
 /** The table names the tests use (the local defaults). */
 export const testTableNames: Record<TableId, string> = {
@@ -24,24 +23,13 @@ export const testTableNames: Record<TableId, string> = {
   webhookEndpointOwners: 'pet-store-webhook-endpoint-owners',
 };
 
-/** A running test DynamoDB and a raw client on it (the testing kit's test store). */
-export type TestDynamoDb = TestStore;
-
 /**
- * Starts the embedded DynamoDB on a free port of 127.0.0.1 (the testing kit's `startTestStore`): in memory, on
- * the data folder `dataDir` (a local store, as `npm start` and the operator tools keep it; left in place by
- * `close`), or with `restartable` on a port fixed at the start (and a temporary data folder unless `dataDir` is
- * given), so that a test can stop it and start it again under a running service. With `tables` (default true)
- * it creates the service's tables under {@link testTableNames}.
+ * Creates the service's tables under {@link testTableNames} on `client`'s store, those it does not hold yet: the
+ * `tables` of the kit's `startTestStore`.
+ * @example const db = await startTestStore({ tables: serviceTables });
  */
-export function startTestDynamoDb(
-  options: { tables?: boolean; restartable?: boolean; dataDir?: string } = {},
-): Promise<TestDynamoDb> {
-  const { tables, ...store } = options;
-  return startTestStore({
-    ...store,
-    ...(tables !== false ? { tables: (client) => ensureTables(client, testTableNames) } : {}),
-  });
+export async function serviceTables(client: DynamoDBClient): Promise<void> {
+  await ensureTables(client, testTableNames);
 }
 
 /** An embedded DynamoDB as a client reaches it: its endpoint and the credentials it accepts. */
@@ -77,15 +65,15 @@ export function setFunctionEnvironment(endpoint: string, credentials: StoreCrede
 }
 
 /**
- * For a handler test's `beforeAll`: starts a dynalite with the service's tables ({@link startTestDynamoDb}),
+ * For a handler test's `beforeAll`: starts the kit's store with the service's tables ({@link serviceTables}),
  * points this process at it ({@link setFunctionEnvironment}) and only then imports the handler module with
  * `load` (the module reads its environment at import). The caller closes `db` in `afterAll`; when the import
  * fails, `db` is closed here and the error rethrown.
  */
 export async function importHandlerOnTestDynamoDb<H>(
   load: () => Promise<{ handler: H }>,
-): Promise<{ db: TestDynamoDb; handler: H }> {
-  const db = await startTestDynamoDb();
+): Promise<{ db: TestStore; handler: H }> {
+  const db = await startTestStore({ tables: serviceTables });
   try {
     setFunctionEnvironment(db.endpoint, db.credentials);
     const { handler } = await load();

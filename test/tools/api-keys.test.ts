@@ -1,3 +1,4 @@
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { localEnvironment } from '#local/settings.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
@@ -6,7 +7,6 @@ import { expectNewKeyRecord } from '#test/support/key-records.ts';
 import { scanTable, sha256Hex } from '#test/support/raw-tables.ts';
 import { getInventory, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 import { runningStore, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 

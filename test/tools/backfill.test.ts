@@ -7,7 +7,13 @@
  */
 
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { createActiveTable } from '@pet-store/local-aws/testing';
+import {
+  createActiveTable,
+  dynamoDbClient,
+  startTestStore,
+  type TestStore,
+  temporaryDir,
+} from '@pet-store/local-aws/testing';
 import { expect, onTestFinished, test } from 'vitest';
 import { createTable } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
@@ -23,13 +29,7 @@ import {
   scanTable,
 } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import {
-  dynamoDbClient,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
 
 cleanUpAfterAll();
 
@@ -38,7 +38,7 @@ const statuses = ['available', 'pending', 'sold'];
 const legacyItems = ids.map((id, i) => legacyInventoryRecord(id, i, statuses[i % 3] as string));
 
 /** Creates the inventory table as the code before the list index did (partition key only) and fills it. */
-async function writeLegacyStore(db: TestDynamoDb, items: readonly RawItem[]): Promise<void> {
+async function writeLegacyStore(db: TestStore, items: readonly RawItem[]): Promise<void> {
   await createActiveTable(db.client, {
     TableName: testTableNames.inventory,
     BillingMode: 'PAY_PER_REQUEST',
@@ -49,7 +49,7 @@ async function writeLegacyStore(db: TestDynamoDb, items: readonly RawItem[]): Pr
 }
 
 /** The inventory as the service lists it, from the store of `db`. */
-async function sortedList(db: TestDynamoDb): Promise<string[]> {
+async function sortedList(db: TestStore): Promise<string[]> {
   const client = toDocumentClient(dynamoDbClient(db.endpoint, db.credentials));
   const petIds: string[] = [];
   for await (const batch of inventoryStore(client, testTableNames.inventory).listSorted()) {
@@ -63,14 +63,14 @@ const expectedList = ids.map((id, i) => `${id}:${i}:${statuses[i % 3]}`);
 const expectedItems = ids.map((id, i) => inventoryRecord(id, i, statuses[i % 3] as string));
 
 /** Asserts the layout of the list index: every entry stored with its shard, and the sorted list whole. */
-async function expectListIndexLayout(db: TestDynamoDb): Promise<void> {
+async function expectListIndexLayout(db: TestStore): Promise<void> {
   expect(await scanTable(db.client, testTableNames.inventory)).toStrictEqual(expectedItems);
   expect(await sortedList(db)).toStrictEqual(expectedList);
 }
 
 test('brings a data folder written before the list index into the layout, and a second run does nothing', async () => {
   const dataDir = await temporaryDir('backfill-');
-  const db = await startTestDynamoDb({ dataDir, tables: false });
+  const db = await startTestStore({ dataDir });
   await writeLegacyStore(db, legacyItems);
   await db.close();
 
@@ -88,7 +88,7 @@ test('brings a data folder written before the list index into the layout, and a 
     `Backfilled local store ${dataDir}: index present, list shard set on 0 entries.\n`,
   );
 
-  const reopened = await startTestDynamoDb({ dataDir, tables: false });
+  const reopened = await startTestStore({ dataDir });
   onTestFinished(() => reopened.close());
   const { Table } = await reopened.client.send(
     new DescribeTableCommand({ TableName: testTableNames.inventory }),
@@ -98,7 +98,7 @@ test('brings a data folder written before the list index into the layout, and a 
 });
 
 test('sets the shard of entries written without one into a table that has the index', async () => {
-  const db = await startTestDynamoDb({ tables: false });
+  const db = await startTestStore();
   onTestFinished(() => db.close());
   await createTable(db.client, 'inventory', testTableNames.inventory);
   await putItems(db.client, testTableNames.inventory, [
@@ -115,7 +115,7 @@ test('sets the shard of entries written without one into a table that has the in
 });
 
 test('a rebuild stopped after the table was dropped resumes from its copy, losing nothing', async () => {
-  const db = await startTestDynamoDb({ tables: false });
+  const db = await startTestStore();
   onTestFinished(() => db.close());
   // The state a run leaves when it stops between dropping the table and copying the entries back.
   await createTable(db.client, 'inventory', `${testTableNames.inventory}-backfill`);

@@ -14,6 +14,7 @@
 
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { environments } from '#infra/settings.ts';
 import { ensureTables } from '#lib/admin/tables.ts';
@@ -27,8 +28,7 @@ import {
 import { expectNewKeyRecord } from '#test/support/key-records.ts';
 import { importedRecord, putItem, scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
+import { storeVariables } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
 const stagingTables: Record<Extract<ToolTableId, 'inventory' | 'apiKeys'>, string> = {
@@ -36,7 +36,7 @@ const stagingTables: Record<Extract<ToolTableId, 'inventory' | 'apiKeys'>, strin
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
 };
 
-let db: TestDynamoDb;
+let db: TestStore;
 let cloudFormation: CloudFormationStandIn;
 let apiGateway: ApiGatewayStandIn;
 /** The staging stack's REST API id and default usage plan id, as its outputs name them. */
@@ -47,7 +47,7 @@ let workDir: string;
 let filesDir: string;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb({ tables: false });
+  db = await startTestStore();
   await ensureTables(db.client, stagingTables);
   cloudFormation = await startCloudFormationStandIn([
     {

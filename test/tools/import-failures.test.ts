@@ -11,6 +11,7 @@
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
 import { maxBatchAttempts } from '#lib/inventory/batch-put.ts';
@@ -18,15 +19,9 @@ import { type ChildResult, childEnv, runNode, scripts } from '#test/support/chil
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import { clearInventory, importedRecord, scanTable } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import {
-  startTestDynamoDb,
-  storeVariables,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { serviceTables, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
+let db: TestStore;
 let proxy: FaultProxy;
 let csv: string;
 
@@ -38,7 +33,7 @@ const rows = Array.from({ length: 120 }, (_, i) => ({
 }));
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
+  db = await startTestStore({ tables: serviceTables });
   proxy = await startFaultProxy(db.endpoint);
   const dir = await temporaryDir('import-failures-');
   csv = join(dir, 'stock.csv');

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {
@@ -19,7 +20,6 @@ import {
   scanTable,
 } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 import { runningStore, storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
 

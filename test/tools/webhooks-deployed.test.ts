@@ -4,6 +4,7 @@
  * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (a real local queue
  * of local-api named as the stack names it, test/support/local-queue.ts, read back with ReceiveMessage).
  */
+import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';
@@ -14,8 +15,7 @@ import {
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { failureRecord, putItem, scanTable } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, storeVariables, type TestDynamoDb } from '#test/support/test-dynamodb.ts';
+import { storeVariables } from '#test/support/test-dynamodb.ts';
 
 const stagingTables = {
   inventory: 'InventoryService-staging-InventoryTable-ABC123',
@@ -24,7 +24,7 @@ const stagingTables = {
   webhookFailures: 'InventoryService-staging-WebhookFailuresTable-F1',
 };
 
-let db: TestDynamoDb;
+let db: TestStore;
 let cloudFormation: CloudFormationStandIn;
 let queue: LocalQueueFixture;
 let workDir: string;
@@ -33,7 +33,7 @@ const queueName = 'InventoryService-staging-WebhookDeliveryQueue-Q1';
 const queueUrl = () => `${queue.endpoint}/123456789012/${queueName}`;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb({ tables: false });
+  db = await startTestStore();
   await ensureTables(db.client, stagingTables);
   // The operator's credentials are the ones dynalite takes; the local endpoint takes the same.
   queue = await startLocalQueue({ name: queueName, credentials: db.credentials });

@@ -6,15 +6,15 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { expect, test } from 'vitest';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { startLocalQueue } from '#test/support/local-queue.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
 
 const dataDir = await temporaryDir('webhooks-lost-');
-const db = await startTestDynamoDb({ dataDir });
+const db = await startTestStore({ dataDir, tables: serviceTables });
 const queue = await startLocalQueue({
   name: 'ChangeRecordsFailureQueue',
   credentials: db.credentials,

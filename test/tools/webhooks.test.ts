@@ -6,22 +6,22 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { localDeliveryQueueName } from '#ops/target.ts';
 import { type ChildResult, childEnv, exited, runNode, scripts } from '#test/support/child-process.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { failureRecord, putItem, scanTable } from '#test/support/raw-tables.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
-import { startTestDynamoDb, type TestDynamoDb, testTableNames } from '#test/support/test-dynamodb.ts';
+import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestDynamoDb;
+let db: TestStore;
 let queue: LocalQueueFixture;
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await temporaryDir('webhooks-tool-');
-  db = await startTestDynamoDb({ dataDir });
+  db = await startTestStore({ dataDir, tables: serviceTables });
   // As `npm start` runs it: the queue the tool asks for by name, the endpoint in <dataDir>/aws-endpoint,
   // accepting the data folder's credentials.
   queue = await startLocalQueue({ name: localDeliveryQueueName, credentials: db.credentials, dataDir });

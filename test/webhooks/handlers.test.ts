@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, type Message, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { dynamoDbClient, startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
@@ -21,13 +22,7 @@ import {
 import { stockChange } from '#test/support/change-fixtures.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
 import { failureRecord, scanTable } from '#test/support/raw-tables.ts';
-import {
-  dynamoDbClient,
-  setFunctionEnvironment,
-  startTestDynamoDb,
-  type TestDynamoDb,
-  testTableNames,
-} from '#test/support/test-dynamodb.ts';
+import { serviceTables, setFunctionEnvironment, testTableNames } from '#test/support/test-dynamodb.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 /** Both functions read an SQS event and answer its failed records (ReportBatchItemFailures). */
@@ -36,7 +31,7 @@ type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 /** The queue's own visibility timeout, seconds: a received message not made visible sooner returns after it. */
 const queueVisibilitySeconds = 4;
 
-let db: TestDynamoDb;
+let db: TestStore;
 /** The fast lane (the delivery queue) and the slow lane, on one local SQS endpoint. */
 let queue: LocalQueueFixture;
 let slowLane: LocalQueueFixture;
@@ -47,7 +42,7 @@ let fanOut: QueueHandler;
 let deliver: QueueHandler;
 
 beforeAll(async () => {
-  db = await startTestDynamoDb();
+  db = await startTestStore({ tables: serviceTables });
   // The functions sign every request with the store's credentials (setFunctionEnvironment): the endpoint takes them too.
   queue = await startLocalQueue({
     name: 'webhook-deliveries',

@@ -1,10 +1,11 @@
 /**
  * A process that serves only the embedded DynamoDB on the data folder `DATA_DIR` with the fixture tables
- * (test-store.ts), for crash tests that preload the testing kit's crash hook (testing/crash-hook.ts): prints
+ * (fixture-tables.ts), for crash tests that preload the testing kit's crash hook (testing/crash-hook.ts): prints
  * `ready <endpoint>` once the tables exist, then serves until killed.
  */
 import { startDynamoDb } from '../../dynamodb/dynamodb.ts';
-import { createTestTables, dynamoDbClient } from './test-store.ts';
+import { dynamoDbClient } from '../../testing/test-store.ts';
+import { createTestTables } from './fixture-tables.ts';
 
 const db = await startDynamoDb({ dataDir: process.env.DATA_DIR as string });
 const client = dynamoDbClient(db.endpoint, db.credentials);

@@ -1,12 +1,10 @@
 /**
- * The embedded DynamoDB of the package's suites, with fixture tables of their own: two streamed tables
- * (`items` keyed by `petId`, `orders` keyed by `orderId`, both N) and one without a stream (`plain`, keyed by
- * `keyDigest` S).
+ * The fixture tables of the package's suites, on the testing kit's store (`startTestStore({ tables:
+ * createTestTables })`): two streamed tables (`items` keyed by `petId`, `orders` keyed by `orderId`, both N)
+ * and one without a stream (`plain`, keyed by `keyDigest` S).
  */
 import { type DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createActiveTable, startTestStore as startStore, type TestStore } from '../../testing/test-store.ts';
-
-export { createActiveTable, dynamoDbClient, type TestStore } from '../../testing/test-store.ts';
+import { createActiveTable } from '../../testing/test-store.ts';
 
 /** The fixture tables' names. */
 export const testTables = { items: 'items', orders: 'orders', plain: 'plain' } as const;
@@ -18,7 +16,10 @@ const definitions = [
   { name: testTables.plain, key: 'keyDigest', type: 'S', stream: false },
 ] as const;
 
-/** Creates the fixture tables (on demand) that `client`'s store does not hold yet (a data folder's may), each ACTIVE. */
+/**
+ * Creates the fixture tables (on demand) that `client`'s store does not hold yet (a data folder's may), each ACTIVE:
+ * the `tables` of the kit's `startTestStore`.
+ */
 export async function createTestTables(client: DynamoDBClient): Promise<void> {
   const { TableNames: existing = [] } = await client.send(new ListTablesCommand({}));
   for (const { name, key, type, stream } of definitions) {
@@ -33,15 +34,4 @@ export async function createTestTables(client: DynamoDBClient): Promise<void> {
         : {}),
     });
   }
-}
-
-/**
- * Starts the embedded DynamoDB with the fixture tables (the testing kit's {@link startStore}): in memory, on the
- * data folder `dataDir`, or with `restartable` on a fixed port (and a temporary data folder), so that a test can
- * stop it and start it again.
- */
-export function startTestStore(
-  options: { restartable?: boolean; dataDir?: string } = {},
-): Promise<TestStore> {
-  return startStore({ ...options, tables: createTestTables });
 }
