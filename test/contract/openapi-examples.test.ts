@@ -4,8 +4,9 @@
  * sent over HTTP to the synthesized stack, is answered 400 with exactly the example's body. The one example of
  * a deployed stack's rule that the local API relaxes (webhook URLs must be https; locally http to loopback is
  * allowed) is the answer of the function itself, invoked here with the deployed URL policy the stack sets
- * (`public-https`, infra/inventory-stack.ts). An example without a request here (or a request for an example
- * the document no longer has) fails the first test.
+ * (`public-https`, infra/inventory-stack.ts). The example of API Gateway's own refusals is the body of the
+ * synthesized stack's gateway responses of those types. An example without a request here (or a request for
+ * an example the document no longer has) fails the first test.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { tables } from '#lib/tables.ts';
 import { projectRoot } from '#test/support/child-process.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
+import { servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { testApiSuite } from '#test/support/test-api.ts';
 
 const api = testApiSuite({
@@ -185,10 +187,45 @@ async function deployedCreateWebhookEndpoint(): Promise<ProxyHandler> {
   }
 }
 
+/**
+ * The examples API Gateway answers itself, by the gateway response types that answer them: types this stack
+ * never meets locally (it has no request validator), so shown by the synthesized stack's definitions.
+ */
+const gatewayExamples: Record<string, string[]> = {
+  'InvalidRequest/gateway': ['BAD_REQUEST_BODY', 'BAD_REQUEST_PARAMETERS', 'DEFAULT_4XX'],
+};
+
+/** The status and body the synthesized staging stack's gateway response of `type` answers. */
+async function synthesizedGatewayResponse(type: string): Promise<[number, unknown]> {
+  const { template } = await servedStagingStack();
+  const resource = Object.values(template.Resources).find(
+    (candidate) =>
+      candidate.Type === 'AWS::ApiGateway::GatewayResponse' && candidate.Properties?.ResponseType === type,
+  );
+  const properties = resource?.Properties as {
+    StatusCode?: string;
+    ResponseTemplates?: Record<string, string>;
+  };
+  return [
+    Number(properties?.StatusCode),
+    JSON.parse(properties?.ResponseTemplates?.['application/json'] ?? ''),
+  ];
+}
+
 describe('the 400 examples of openapi.yaml', () => {
   it('each has a request here that yields it, and each request here an example', () => {
-    expect(Object.keys({ ...requests, ...deployedRequests }).sort()).toEqual([...examples.keys()].sort());
+    expect(Object.keys({ ...requests, ...deployedRequests, ...gatewayExamples }).sort()).toEqual(
+      [...examples.keys()].sort(),
+    );
   });
+
+  it.each(Object.keys(gatewayExamples))(
+    "%s is the synthesized stack's answer of each gateway response type that shows it",
+    async (name) => {
+      for (const type of gatewayExamples[name] ?? [])
+        expect(await synthesizedGatewayResponse(type), type).toEqual([400, examples.get(name)?.value]);
+    },
+  );
 
   it.each(Object.keys(deployedRequests))(
     "%s is the deployed function's answer to its request",
