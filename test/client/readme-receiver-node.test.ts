@@ -3,7 +3,7 @@
  * `OLD_NODE_PATH`): run as the README says, `node receiver.mjs` stops with the receiver's own error, and the
  * README's line for that case (the project's Node 24, `../pet-store/node_modules/.bin/node receiver.mjs`), run
  * as written from a receiver folder beside the project, verifies a signed delivery and prints its ids digit
- * for digit.
+ * for digit. Here in test/client, a full-tier folder: it starts the receiver as a process (docs/testing.md).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
