@@ -7,6 +7,7 @@ import createClient, {
 } from 'openapi-fetch';
 import type { HttpMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { parseExactJson, stringifyExactJson } from './exact-json.ts';
+import { nextLink } from './link-header.ts';
 import type { components, paths } from './schema.ts';
 
 export { parseExactJson, stringifyExactJson } from './exact-json.ts';
@@ -15,20 +16,26 @@ export type { components, operations, paths } from './schema.ts';
 /** The Error body of every error response (docs/contract.md "Errors"). */
 export type ErrorBody = components['schemas']['Error'];
 
-/** An error response of the API: its status and its Error body (`code`, `message`). */
+/**
+ * An error response of the API: its status, its Error body (`code`, `message`) and the Fetch `Response`, whose
+ * headers a client reads (`Retry-After` on a 429 or 503).
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly status: number;
   /** The body as received; `code` and `message` come from it when it is an Error body. */
   readonly body: unknown;
   readonly code: ErrorBody['code'] | undefined;
+  /** The response, its body already read: `error.response.headers.get('Retry-After')`. */
+  readonly response: Response;
 
-  constructor(status: number, body: unknown) {
+  constructor(response: Response, body: unknown) {
     const error = isErrorBody(body) ? body : undefined;
-    super(error?.message ?? `HTTP ${status}`);
-    this.status = status;
+    super(error?.message ?? `HTTP ${response.status}`);
+    this.status = response.status;
     this.body = body;
     this.code = error?.code;
+    this.response = response;
   }
 }
 
@@ -42,6 +49,21 @@ type InitArgument<Init> =
     ? [(Init & { [key: string]: unknown })?]
     : [Init & { [key: string]: unknown }];
 
+/** The success body of `Method` on `Path` (int64 as bigint), as openapi-fetch types its `data`. */
+export type SuccessBody<Path extends keyof paths, Method extends HttpMethod, Init> = NonNullable<
+  FetchResponse<NonNullable<paths[Path][Method]>, Init, `${string}/${string}`>['data']
+>;
+
+/**
+ * A success body with its response, named as openapi-fetch names them (`data`, `response`): the status and
+ * headers (`ETag`, `Location`, `Link`, `Idempotent-Replayed`) are `response.status` and `response.headers`.
+ */
+export interface ExactResponse<Data> {
+  data: Data;
+  /** The Fetch `Response`, its body already read into `data`. */
+  response: Response;
+}
+
 /** A method of the client: resolves to the success body (int64 as bigint), rejects with {@link ApiError}. */
 export type ExactMethod<Method extends HttpMethod> = <
   Path extends ClientPathsWithMethod<Client<paths>, Method>,
@@ -49,17 +71,52 @@ export type ExactMethod<Method extends HttpMethod> = <
 >(
   url: Path,
   ...init: InitArgument<Init>
-) => Promise<
-  NonNullable<FetchResponse<NonNullable<paths[Path][Method]>, Init, `${string}/${string}`>['data']>
->;
+) => Promise<SuccessBody<Path, Method, Init>>;
 
-/** The client: one method per HTTP method of openapi.yaml. */
+/** As {@link ExactMethod}, resolving to the body with its response (status and headers). */
+export type ExactMethodWithResponse<Method extends HttpMethod> = <
+  Path extends ClientPathsWithMethod<Client<paths>, Method>,
+  Init extends MaybeOptionalInit<paths[Path], Method>,
+>(
+  url: Path,
+  ...init: InitArgument<Init>
+) => Promise<ExactResponse<SuccessBody<Path, Method, Init>>>;
+
+/** The operations paged by `Link` rel="next": listInventory (with `limit`), listInventoryHistory, listOrders, listEvents. */
+export type PagedPath = '/inventory' | '/inventory/{petId}/history' | '/store/orders' | '/events';
+
+/**
+ * Paths whose last page links too (listEvents: the feed goes on, openapi.yaml): there the end for now is a page
+ * with fewer items than its `limit`, and the last page's `Link` is where to continue later.
+ */
+const feedPaths: ReadonlySet<string> = new Set<PagedPath>(['/events']);
+
+/** The client: one method per HTTP method of openapi.yaml, the same with the response, and a pager. */
 export interface PetStoreClient {
   GET: ExactMethod<'get'>;
   PATCH: ExactMethod<'patch'>;
   POST: ExactMethod<'post'>;
   /** Resolves to undefined on a 204 (deleteWebhookEndpoint). */
   DELETE: ExactMethod<'delete'>;
+  /**
+   * The same methods resolving to `{ data, response }`: the body and the response's status and headers.
+   * @example const { data, response } = await api.withResponse.POST('/store/orders', { body }); response.headers.get('Location')
+   */
+  withResponse: {
+    GET: ExactMethodWithResponse<'get'>;
+    PATCH: ExactMethodWithResponse<'patch'>;
+    POST: ExactMethodWithResponse<'post'>;
+    DELETE: ExactMethodWithResponse<'delete'>;
+  };
+  /**
+   * Every page of a paged list, each as `{ data, response }`, following `Link` rel="next" until the last page
+   * (for listEvents, until a page shorter than its `limit`). Rejects with {@link ApiError} as the methods do.
+   * @example for await (const { data } of api.pages('/store/orders', { params: { query: { limit: 100 } } })) orders.push(...data)
+   */
+  pages<Path extends PagedPath, Init extends MaybeOptionalInit<paths[Path], 'get'>>(
+    url: Path,
+    ...init: InitArgument<Init>
+  ): AsyncIterable<ExactResponse<SuccessBody<Path, 'get', Init>>>;
 }
 
 /** How to reach the API. */
@@ -72,31 +129,60 @@ export interface PetStoreClientOptions {
   fetch?: typeof fetch;
 }
 
+type MethodName = 'GET' | 'PATCH' | 'POST' | 'DELETE';
+type CallInit = { params?: { query?: Record<string, unknown> } & Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
+
 /** Creates the client: int64 exact both ways, error responses thrown as {@link ApiError}. */
 export function createPetStoreClient(options: PetStoreClientOptions): PetStoreClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const client = createClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.apiKey ? { headers: { authorization: `Bearer ${options.apiKey}` } } : {}),
     bodySerializer: stringifyExactJson,
   });
-  const method =
-    (name: 'GET' | 'PATCH' | 'POST' | 'DELETE') =>
-    async (url: string, init?: Record<string, unknown>): Promise<unknown> => {
-      // The body is read as text and parsed here: openapi-fetch's own parsing would round int64 to doubles.
-      const request = client.request as (
-        m: string,
-        u: string,
-        i: unknown,
-      ) => Promise<FetchResponse<never, never, never>>;
-      const { data, error, response } = await request(name, url, { ...init, parseAs: 'text' });
-      if (error !== undefined || !response.ok) throw new ApiError(response.status, error);
-      return data ? parseExactJson(data as string) : undefined;
-    };
+  // The body is read as text and parsed here: openapi-fetch's own parsing would round int64 to doubles.
+  const request = client.request as (
+    method: string,
+    url: string,
+    init: unknown,
+  ) => Promise<FetchResponse<never, never, never>>;
+  const send = async (method: MethodName, url: string, init?: CallInit): Promise<ExactResponse<unknown>> => {
+    const { data, error, response } = await request(method, url, { ...init, parseAs: 'text' });
+    if (error !== undefined || !response.ok) throw new ApiError(response, error);
+    return { data: data ? parseExactJson(data as string) : undefined, response };
+  };
+  async function* pages(url: string, init: CallInit = {}): AsyncGenerator<ExactResponse<unknown>> {
+    let pageInit = init;
+    for (;;) {
+      const page = await send('GET', url, pageInit);
+      yield page;
+      const target = nextLink(page.response.headers.get('link'));
+      if (target === undefined) return;
+      // The target repeats the query (limit, status, type) with the next cursor: it replaces the query.
+      const query = Object.fromEntries(new URL(target, baseUrl).searchParams);
+      const short = Array.isArray(page.data) && page.data.length < Number(query.limit);
+      if (feedPaths.has(url) && short) return;
+      pageInit = { ...init, params: { ...init.params, query } };
+    }
+  }
+  const body = (method: MethodName) => async (url: string, init?: CallInit) =>
+    (await send(method, url, init)).data;
+  const withResponse = (method: MethodName) => (url: string, init?: CallInit) => send(method, url, init);
   return {
-    GET: method('GET') as ExactMethod<'get'>,
-    PATCH: method('PATCH') as ExactMethod<'patch'>,
-    POST: method('POST') as ExactMethod<'post'>,
-    DELETE: method('DELETE') as ExactMethod<'delete'>,
+    GET: body('GET') as ExactMethod<'get'>,
+    PATCH: body('PATCH') as ExactMethod<'patch'>,
+    POST: body('POST') as ExactMethod<'post'>,
+    DELETE: body('DELETE') as ExactMethod<'delete'>,
+    withResponse: {
+      GET: withResponse('GET') as ExactMethodWithResponse<'get'>,
+      PATCH: withResponse('PATCH') as ExactMethodWithResponse<'patch'>,
+      POST: withResponse('POST') as ExactMethodWithResponse<'post'>,
+      DELETE: withResponse('DELETE') as ExactMethodWithResponse<'delete'>,
+    },
+    pages: pages as PetStoreClient['pages'],
   };
 }

@@ -1,10 +1,13 @@
 /**
  * The typed client used from another project, as client/README.md says: installed from the repository path
  * (`npm install <repo>/client` links it into `node_modules`), imported by a plain `.mjs` file, run by Node 24
- * against the local API; on Node 20 it stops at import with an error naming the minimum Node.
+ * against the local API; on Node 20 it stops at import with an error naming the minimum Node, and the README's
+ * line for that case (the repository's Node 24, `../pet-store/node_modules/.bin/node main.mjs`) runs it, as
+ * written, where the machine's `node` is Node 20.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, projectRoot, runCommand } from '#test/support/child-process.ts';
@@ -27,6 +30,12 @@ try {
 }
 `;
 
+/** client/README.md's line that runs the program on the repository's Node, its comment cut. */
+const projectNodeLine = readFileSync(join(projectRoot, 'client', 'README.md'), 'utf8')
+  .split('\n')
+  .find((line) => line.includes('/node_modules/.bin/node main.mjs'))
+  ?.replace(/\s+#.*$/, '') as string;
+
 let api: TestApi;
 let project: string;
 
@@ -35,7 +44,10 @@ beforeAll(async () => {
   await api.putRawItems(
     ['9007199254740993', '9223372036854775807'].map((petId) => inventoryRecord(petId, 1, 'available')),
   );
-  project = await temporaryDir('client-user-');
+  // The repository's folder as the README names it, and the other project beside it.
+  const machine = await temporaryDir('client-user-');
+  await symlink(projectRoot, join(machine, 'pet-store'));
+  project = join(machine, 'my-app');
   await mkdir(join(project, 'node_modules', '@pet-store'), { recursive: true });
   await symlink(join(projectRoot, 'client'), join(project, 'node_modules', '@pet-store', 'client'));
   await writeFile(join(project, 'package.json'), '{ "name": "client-user", "private": true }\n');
@@ -69,5 +81,21 @@ describe('@pet-store/client in another project', () => {
       'Error: @pet-store/client needs Node.js 22.18 or later (JSON.parse source text access keeps int64 exact; ' +
         `its TypeScript sources run by type stripping); this is Node.js ${version.stdout.trim()}\n`,
     );
+  });
+
+  it("runs on the repository's Node 24 with client/README.md's line as written where node is Node 20", async () => {
+    expect(projectNodeLine).toBe(
+      'BASE_URL=http://127.0.0.1:3000/v1 API_KEY=psk_... ../pet-store/node_modules/.bin/node main.mjs',
+    );
+    const line = projectNodeLine
+      .replace('http://127.0.0.1:3000/v1', api.baseUrl)
+      .replace('psk_...', api.apiKey);
+    // The machine's PATH: its own node first, no project node_modules/.bin.
+    const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('node_modules'));
+    const env = childEnv({ PATH: [dirname(oldNode), ...path].join(delimiter) });
+    expect((await runCommand('bash', ['-c', 'node --version'], { env })).stdout).toMatch(/^v20\./);
+    const result = await runCommand('bash', ['-c', line], { cwd: project, env });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('9007199254740993 bigint\n9223372036854775807 bigint\n404 not_found\n');
   });
 });
