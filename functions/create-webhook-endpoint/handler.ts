@@ -7,7 +7,7 @@ import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { eventsEnv } from '#lib/events/changes.ts';
 import { callerOwnerKeyId } from '#lib/http/caller.ts';
-import { HttpError } from '#lib/http/errors.ts';
+import { HttpError, unauthorizedMessage } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonBody } from '#lib/http/json-body.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
@@ -37,6 +37,8 @@ export const handler = httpFunction(operationNamed('createWebhookEndpoint'))
     const { url } = body;
     await checkEndpointUrl(url, policy);
     const result = await store.create(callerOwnerKeyId(event), url, events, new Date());
+    // A chain without a live key never comes back (a key joins a chain only by rotating a live one).
+    if (result.outcome === 'key_dead') throw new HttpError('unauthorized', unauthorizedMessage);
     if (result.outcome === 'limit_reached') {
       throw new HttpError(
         'limit_reached',

@@ -29,11 +29,16 @@ export const maxEndpointsPerKey = 20;
 /** An endpoint as the API shows it after its creation: a subscription without its secret. */
 export type EndpointView = Omit<Subscription, 'secret'>;
 
-/** What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL). */
+/**
+ * What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL),
+ * `limit_reached`, or `key_dead`: the URL's endpoint was disabled because no key of the caller's chain is live
+ * (a revoked or expired key still accepted from the authorizer's cache may not re-enable it).
+ */
 export type CreateResult =
   | { outcome: 'created'; endpoint: Subscription }
   | { outcome: 'existing'; endpoint: EndpointView }
-  | { outcome: 'limit_reached' };
+  | { outcome: 'limit_reached' }
+  | { outcome: 'key_dead' };
 
 /** The table names an {@link endpointStore} works on. */
 export interface EndpointTables {
@@ -63,7 +68,8 @@ const attempts = 5;
 
 /** The attributes an endpoint is read with: every one but the secret. */
 const viewProjection = {
-  ProjectionExpression: '#id, #url, #events, #state, createdAt, failingSince, disabledAt, ownerKeyId',
+  ProjectionExpression:
+    '#id, #url, #events, #state, createdAt, failingSince, disabledAt, disabledReason, ownerKeyId',
   ExpressionAttributeNames: {
     '#id': 'subscriptionId',
     '#url': 'url',
@@ -153,7 +159,10 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
       );
   };
 
-  /** Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled. @returns it, or undefined when it moved on. */
+  /**
+   * Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled (not for a dead key chain).
+   * @returns it, or undefined when it moved on.
+   */
   const refresh = async (owner: string, existing: EndpointView, events: readonly EndpointEventType[]) => {
     const disabled = existing.state === 'disabled';
     try {
@@ -164,15 +173,16 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
           UpdateExpression: disabled
             ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
             : 'SET #events = :e',
+          // Never re-enabled when its chain has no live key any more (disabled since the read).
           ConditionExpression: disabled
-            ? 'ownerKeyId = :o AND #state = :disabled'
+            ? 'ownerKeyId = :o AND #state = :disabled AND NOT (disabledReason IN (:revoked, :expired))'
             : 'ownerKeyId = :o AND (attribute_not_exists(#state) OR #state <> :disabled)',
           ExpressionAttributeNames: { '#events': 'events', '#state': 'state' },
           ExpressionAttributeValues: marshall({
             ':e': [...events],
             ':o': owner,
             ':disabled': 'disabled',
-            ...(disabled && { ':enabled': 'enabled' }),
+            ...(disabled && { ':enabled': 'enabled', ':revoked': 'key_revoked', ':expired': 'key_expired' }),
           }),
           ReturnValues: 'ALL_NEW',
         }),
@@ -240,6 +250,8 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
             const added = await add(owner, url, events, now);
             if (added === 'limit_reached') return { outcome: added };
             if (added !== 'url_taken') return { outcome: 'created', endpoint: added };
+          } else if (existing.disabledReason === 'key_revoked' || existing.disabledReason === 'key_expired') {
+            return { outcome: 'key_dead' };
           } else {
             const refreshed = await refresh(owner, existing, events);
             if (refreshed) return { outcome: 'existing', endpoint: refreshed };
