@@ -2,11 +2,13 @@
  * Least privilege of webhook endpoints at delivery, end to end on the local API serving the synthesized stack with
  * its event path (docs/contract.md "History and events": an endpoint delivers only what its key may read; the
  * fan-out checks the key again at each delivery; revoking a key, or its expiry, disables its endpoints within
- * seconds, re-enabled only by a live key with the scopes). Real receivers get the deliveries; nothing is
+ * seconds, re-enabled only by a live key with the scopes; one endpoint per key and URL, so ten concurrent creates
+ * of one URL give one delivery per change). Real receivers get the deliveries; nothing is
  * asserted absent after a fixed wait: a marker change made afterwards is waited for first (the fan-out routes each
  * event to all its endpoints at once, and the lanes deliver in order of sending within seconds).
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, keyIdOf } from '#lib/auth/api-key.ts';
@@ -257,3 +259,32 @@ describe('revocation and expiry', () => {
     expect(idsAt(expiredAt)).toStrictEqual(new Set([`inventory.${petId}.1`, `inventory.${petId}.2`]));
   }, 120_000);
 });
+
+test('ten concurrent creates of one URL by one key: one endpoint, so each change is delivered signed with the one secret of the 201', async () => {
+  const at = await receiver();
+  const key = await storeNewKey(api.keys, 'racer', unthrottled);
+  const url = `${at.endpoint}/hooks`;
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () => call('POST', '/webhook-endpoints', { url }, key)),
+  );
+  const created = answers.filter((answer) => answer.status === 201);
+  expect(created).toHaveLength(1);
+  const { id, secret } = JSON.parse(created[0]?.text ?? '') as { id: string; secret: string };
+  expect(
+    answers.filter((answer) => answer.status === 200).map((answer) => JSON.parse(answer.text).id),
+  ).toStrictEqual(Array.from({ length: 9 }, () => id));
+
+  const petId = await stockedPet();
+  await restock(petId, 80);
+  await received(at, `inventory.${petId}.1`, `inventory.${petId}.2`, `inventory.${petId}.3`);
+  // Another endpoint of that URL would sign with its own secret: every request verifies with this one.
+  for (const request of at.requests) {
+    expect(() =>
+      new Webhook(secret).verify(request.body, request.headers as Record<string, string>),
+    ).not.toThrow();
+  }
+  const listed = JSON.parse((await call('GET', '/webhook-endpoints', undefined, key)).text) as {
+    items: { id: string }[];
+  };
+  expect(listed.items.map((item) => item.id)).toStrictEqual([id]);
+}, 120_000);
