@@ -19,7 +19,7 @@ import type { KeyRefusal } from './owner-access.ts';
 /**
  * Where a subscription's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
  * `isolated`, the slow lane (its last attempt failed or outlasted the fast lane's limit); `disabled`, no attempt
- * (every attempt failed for the breaker's period: kept as failures until an operator enables it). A
+ * (the breaker, the tool or its key's check disabled it, {@link DisabledReason}: kept as failures until enabled). A
  * subscription stored before states existed is `enabled`.
  */
 export type SubscriptionState = 'enabled' | 'isolated' | 'disabled';
