@@ -1,5 +1,5 @@
 /** The gateway responses, the Error bodies API Gateway writes: local-aws/behaviour.md Notes 1. */
-import { type ErrorBody, type ErrorCode, errorBody } from '#lib/http/errors.ts';
+import { type ErrorBody, type ErrorCode, errorBody, unauthorizedMessage } from '#lib/http/errors.ts';
 
 /** An API Gateway response type (`AWS::ApiGateway::GatewayResponse` `ResponseType`). */
 export type GatewayResponseType =
@@ -22,7 +22,7 @@ export type GatewayResponseType =
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
-const unauthorized = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
+const unauthorized = unauthorizedMessage;
 const noRoute = 'no such route or method: the operations are listed in the API description (openapi.yaml)';
 const throttled = 'too many requests; retry later';
 const badRequest = 'the request is not valid';

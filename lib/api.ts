@@ -213,8 +213,8 @@ export const operations: readonly Operation[] = [
     path: '/webhook-endpoints',
     entry: 'functions/create-webhook-endpoint/handler.ts',
     // GetItem reads the key's endpoint ids, BatchGetItem their URLs (without secrets); one TransactWriteItems
-    // adds the id to the owner's set (UpdateItem) and puts the subscription (PutItem), authorized by its items'
-    // actions; UpdateItem on a subscription re-enables the key's endpoint for the same URL (lib/webhooks/endpoints.ts).
+    // adds the id and the URL's hash to the owner's item (UpdateItem: one endpoint per key and URL) and puts the
+    // subscription (PutItem), authorized by its items' actions; UpdateItem on a subscription re-enables the key's endpoint for the same URL (lib/webhooks/endpoints.ts).
     access: {
       webhookSubscriptions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       webhookEndpointOwners: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
@@ -237,8 +237,12 @@ export const operations: readonly Operation[] = [
     method: 'DELETE',
     path: '/webhook-endpoints/{endpointId}',
     entry: 'functions/delete-webhook-endpoint/handler.ts',
-    // One TransactWriteItems: DeleteItem of the subscription only if the key owns it, UpdateItem of its owner's set.
-    access: { webhookSubscriptions: ['dynamodb:DeleteItem'], webhookEndpointOwners: ['dynamodb:UpdateItem'] },
+    // GetItem: the endpoint's owner and URL; one TransactWriteItems: DeleteItem of the subscription only if the key
+    // owns it, UpdateItem of its owner's item (its id and its URL's hash).
+    access: {
+      webhookSubscriptions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
+      webhookEndpointOwners: ['dynamodb:UpdateItem'],
+    },
     scope: 'webhooks:manage',
     queryParameters: [],
   },
@@ -283,11 +287,15 @@ export const eventFunctions = {
       events: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
     },
   },
-  /** Target of the bus's rule: sends one delivery message per matching subscription to its delivery lane. */
+  /**
+   * Target of the bus's rule: sends one delivery message per matching subscription to its delivery lane. Scan of
+   * the API keys: the check of the keys behind the endpoints, once per batch; UpdateItem disables an endpoint whose
+   * key no longer reads what it delivers (lib/webhooks/owner-access.ts).
+   */
   fanOutWebhooks: {
     name: 'fanOutWebhooks',
     entry: 'functions/fan-out-webhooks/handler.ts',
-    access: { webhookSubscriptions: ['dynamodb:Scan'] },
+    access: { webhookSubscriptions: ['dynamodb:Scan', 'dynamodb:UpdateItem'], apiKeys: ['dynamodb:Scan'] },
   },
   /**
    * Reads both delivery lanes: signs and POSTs each delivery, retries with backoff, keeps the failures; UpdateItem

@@ -1,10 +1,11 @@
 /** The key tool, `npm run keys -- <command> [--env staging|production]`: docs/operating.md "API keys". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
-import { createKey, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from '#lib/admin/keys.ts';
+import { createKey, deadChains, listKeys, revokeKeys, rotateKey, syncGatewayKeys } from '#lib/admin/keys.ts';
 import { authorizerCacheTtlSeconds, isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
+import { disableOwnedEndpoints } from '#lib/webhooks/endpoints.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
 
 const keysOf = (target: Target) => keyStore(target.client, target.tables.apiKeys);
@@ -141,21 +142,38 @@ program
 
 program
   .command('revoke')
-  .description('revoke a key by its id (keys list), or by its name when only one active key has it')
+  .description(
+    'revoke a key by its id (keys list), or by its name when only one active key has it; when no key of its rotation chain is left active, its webhook endpoints are disabled (reason key_revoked)',
+  )
   .argument('<id-or-name>', 'the id shown by keys list, or the name given at creation')
   .option('--all', 'revoke every active key with this name')
   .addOption(environmentOption())
   .action(async (idOrName: string, options: { all?: boolean; env?: EnvironmentName }) => {
-    const ids = await withTarget(options.env, (target) =>
-      revokeKeys(keysOf(target), idOrName, {
-        now: new Date(),
+    const now = new Date();
+    const { ids, disabled } = await withTarget(options.env, async (target) => {
+      const revoked = await revokeKeys(keysOf(target), idOrName, {
+        now,
         all: options.all ?? false,
         gateway: target.gatewayKeys(),
-      }),
-    );
+      });
+      // A chain left without a live key loses its webhook endpoints at once (docs/contract.md "History and events").
+      const endpoints: string[] = [];
+      for (const [owner, reason] of await deadChains(keysOf(target), revoked, now)) {
+        const names = {
+          subscriptions: target.tables.webhookSubscriptions,
+          owners: target.tables.webhookEndpointOwners,
+        };
+        endpoints.push(...(await disableOwnedEndpoints(target.raw, names, owner, reason, now)));
+      }
+      return { ids: revoked, disabled: endpoints };
+    });
     console.log(
       `Revoked ${ids.length} key(s): ${ids.join(', ')}; ${cacheLag(ids.length === 1 ? 'it' : 'them')}.`,
     );
+    if (disabled.length > 0)
+      console.log(
+        `Disabled ${disabled.length} webhook endpoint(s) of the revoked key(s): ${disabled.join(', ')}.`,
+      );
   });
 
 program

@@ -1,9 +1,9 @@
 /** The webhook tool, `npm run webhooks -- <command> [--env staging|production]`: docs/operating.md "Webhooks". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
-import { type EventType, eventTypes } from '#lib/events/changes.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { removeSubscription } from '#lib/webhooks/endpoints.ts';
+import { type EndpointEventType, endpointEventTypes } from '#lib/webhooks/event-access.ts';
 import { failureStore } from '#lib/webhooks/failures.ts';
 import { disableSubscription, enableSubscription } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
@@ -20,15 +20,15 @@ function policyOf(env: EnvironmentName | undefined): UrlPolicy {
 }
 
 /** `--events` values: a comma-separated list of event types. */
-function parseEvents(value: string): EventType[] {
+function parseEvents(value: string): EndpointEventType[] {
   const names = value.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(eventTypes as readonly string[]).includes(name));
+  const unknown = names.filter((name) => !(endpointEventTypes as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0) {
     throw new InvalidArgumentError(
-      `unknown event type ${unknown.join(', ')}: the types are ${eventTypes.join(', ')}`,
+      `unknown event type ${unknown.join(', ')}: the types are ${endpointEventTypes.join(', ')}`,
     );
   }
-  return [...new Set(names as EventType[])];
+  return [...new Set(names as EndpointEventType[])];
 }
 
 const program = new Command('webhooks').description(
@@ -40,12 +40,12 @@ program
   .description('subscribe a URL to events and print its signing secret once: store it safely')
   .argument('<url>', 'where to POST the events: https (locally also http://127.0.0.1 or http://localhost)')
   .addOption(
-    new Option('--events <types>', `comma-separated event types: ${eventTypes.join(', ')}`)
+    new Option('--events <types>', `comma-separated event types: ${endpointEventTypes.join(', ')}`)
       .argParser(parseEvents)
-      .default([...eventTypes], 'all'),
+      .default([...endpointEventTypes], 'all'),
   )
   .addOption(environmentOption())
-  .action(async (url: string, options: { events: EventType[]; env?: EnvironmentName }) => {
+  .action(async (url: string, options: { events: EndpointEventType[]; env?: EnvironmentName }) => {
     await checkWebhookUrl(url, policyOf(options.env));
     const subscription = await withTarget(options.env, (target) =>
       subscriptionsOf(target).add(url, options.events, new Date()),
@@ -66,7 +66,7 @@ function printRows<T>(rows: T[], json: boolean | undefined, none: string, cells:
 program
   .command('list')
   .description(
-    "list subscriptions: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled), since when disabled and owner (for an API key's endpoint, the first key id of its rotation chain; - for the tool's); never their secrets",
+    "list subscriptions: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled), since when and why disabled (failing: the breaker; operator: webhooks disable; key_revoked, key_expired, scope_missing: its API key no longer reads its events) and owner (for an API key's endpoint, the first key id of its rotation chain; - for the tool's); never their secrets",
   )
   .option('--json', 'print a JSON array (one object per subscription) instead of a table')
   .addOption(environmentOption())
@@ -76,19 +76,21 @@ program
       .sort(
         (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
       )
-      .map(({ subscriptionId, url, events, createdAt, state, disabledAt, ownerKeyId }) => ({
+      .map(({ subscriptionId, url, events, createdAt, state, disabledAt, disabledReason, ownerKeyId }) => ({
         id: subscriptionId,
         url,
         events,
         createdAt,
         state,
         disabledAt: disabledAt ?? null,
+        disabledReason: disabledReason ?? null,
         owner: ownerKeyId ?? null,
       }));
     printRows(rows, options.json, 'No subscriptions.', (row) => ({
       ...row,
       events: row.events.join(' '),
       disabledAt: row.disabledAt ?? '-',
+      disabledReason: row.disabledReason ?? '-',
       owner: row.owner ?? '-',
     }));
   });

@@ -3,7 +3,8 @@
  * (each message body an EventBridge event as JSON: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html),
  * through an SQS event source mapping with ReportBatchItemFailures. Sends one delivery message per subscription
  * that takes the event's type, to the fast or the slow lane by the subscription's state (docs/contract.md "History
- * and events"; docs/architecture.md "Events and webhooks"); a message whose sends fail is reported failed and
+ * and events"; docs/architecture.md "Events and webhooks"), never to an API key's endpoint whose key no longer
+ * reads what it delivers (disabled instead: lib/webhooks/owner-access.ts); a message whose sends fail is reported failed and
  * seen again (at least once). The subscriptions are read without their signing secrets. The body is read with
  * exact ids (lib/events/change-json.ts): the queue carries the event as text, where a Lambda target would get it
  * parsed, int64 ids past 2^53 rounded.
@@ -19,12 +20,14 @@ import { processSqsBatch } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { fanOut } from '#lib/webhooks/fan-out.ts';
+import { type ChainAccess, checkedRoutes, ownerKeys } from '#lib/webhooks/owner-access.ts';
+import { disableForKey } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionRoutes } from '#lib/webhooks/subscriptions.ts';
 
-const subscriptions = subscriptionRoutes(
-  createDynamoDbClient(),
-  requiredEnv(tables.webhookSubscriptions.env),
-);
+const dynamodb = createDynamoDbClient();
+const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const subscriptions = subscriptionRoutes(dynamodb, subscriptionsTable);
+const keys = ownerKeys(dynamodb, requiredEnv(tables.apiKeys.env));
 const sqs = new SQSClient({ maxAttempts: 3 });
 const lanes = {
   fast: deliveryQueue(sqs, requiredEnv(eventsEnv.deliveryQueueUrl)),
@@ -50,9 +53,31 @@ function changeEventOf(body: string, messageId: string): ChangeEvent | undefined
   return undefined;
 }
 
+/**
+ * The subscriptions this batch goes to: every one, less the API keys' endpoints whose key no longer reads what they
+ * deliver, which are disabled with the reason (lib/webhooks/owner-access.ts). The keys are read once per batch,
+ * only when an endpoint has an owner.
+ */
+async function currentRoutes(now: Date) {
+  const routes = await subscriptions.list();
+  const owned = routes.some((route) => route.ownerKeyId !== undefined);
+  const access = owned ? await keys.access(now) : new Map<string, ChainAccess>();
+  return checkedRoutes(routes, access, async (route, reason) => {
+    if (
+      await disableForKey(dynamodb, subscriptionsTable, route.subscriptionId, route.ownerKeyId, reason, now)
+    ) {
+      logger.warn('webhook endpoint disabled: its API key no longer reads its events', {
+        subscriptionId: route.subscriptionId,
+        ownerKeyId: route.ownerKeyId,
+        reason,
+      });
+    }
+  });
+}
+
 /** The Lambda handler: each bus event of the batch fanned out to its subscriptions; the failed ones named. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const current = await subscriptions.list();
+  const current = await currentRoutes(new Date());
   return processSqsBatch(
     event,
     async (record) => {

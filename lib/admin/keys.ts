@@ -3,11 +3,10 @@
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey, isKeyId, keyIdOf } from '#lib/auth/api-key.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
+import { type KeyState, keyStateAt } from '#lib/auth/key-state.ts';
 import type { ApiKeyRecord, KeyStore } from '#lib/auth/key-store.ts';
+import { chainAccess, type KeyRefusal } from '#lib/webhooks/owner-access.ts';
 import type { GatewayKeys } from './gateway-keys.ts';
-
-/** A key's state at a given time. */
-export type KeyState = 'active' | 'revoked' | 'expired';
 
 /**
  * One key as an operator may see it (`keys list --json`): never the key or its digest. `id` is what `revoke`
@@ -39,12 +38,6 @@ function throttleOf(record: ApiKeyRecord): Throttle | undefined {
   return record.rateLimit !== undefined && record.burstLimit !== undefined
     ? { rateLimit: record.rateLimit, burstLimit: record.burstLimit }
     : undefined;
-}
-
-function stateAt(record: ApiKeyRecord, now: Date): KeyState {
-  if (record.revokedAt !== undefined) return 'revoked';
-  if (record.expiresAt !== undefined && !(Date.parse(record.expiresAt) > now.getTime())) return 'expired';
-  return 'active';
 }
 
 /** What a new key is: its name, creation time, optional expiry, scopes and own throttle. */
@@ -92,7 +85,7 @@ function summaryOf(record: ApiKeyRecord, now: Date, allScopes: readonly Scope[])
   return {
     id: keyIdOf(record.keyDigest),
     name: record.name,
-    state: stateAt(record, now),
+    state: keyStateAt(record, now),
     scopes: record.scopes ?? allScopes,
     rateLimit: record.rateLimit ?? null,
     burstLimit: record.burstLimit ?? null,
@@ -129,7 +122,7 @@ async function designated(
     const byId = records.filter((record) => keyIdOf(record.keyDigest) === idOrName);
     if (byId.length > 0) return byId;
   }
-  const byName = records.filter((record) => record.name === idOrName && stateAt(record, now) === 'active');
+  const byName = records.filter((record) => record.name === idOrName && keyStateAt(record, now) === 'active');
   if (byName.length === 0)
     throw new KeyToolError(`no key with the id "${idOrName}" and no active key with that name`);
   if (byName.length > 1 && !all) {
@@ -159,6 +152,28 @@ export async function revokeKeys(
   return records.map((record) => keyIdOf(record.keyDigest));
 }
 
+/**
+ * The rotation chains (by first key id, the `ownerKeyId` of their endpoints) of the keys with the ids `ids` that
+ * hold no live key at `now`, each with why (lib/webhooks/owner-access.ts `chainAccess`): after a revocation,
+ * the chains whose webhook endpoints are to be disabled (docs/contract.md "History and events").
+ */
+export async function deadChains(
+  keys: KeyStore,
+  ids: readonly string[],
+  now: Date,
+): Promise<Map<string, KeyRefusal>> {
+  const records = await keys.list();
+  const access = chainAccess(records, now);
+  const dead = new Map<string, KeyRefusal>();
+  for (const record of records) {
+    if (!ids.includes(keyIdOf(record.keyDigest))) continue;
+    const chain = record.firstKeyId ?? keyIdOf(record.keyDigest);
+    const chainState = access.get(chain);
+    if (chainState && !chainState.live) dead.set(chain, chainState.reason);
+  }
+  return dead;
+}
+
 /** What {@link rotateKey} did: the new key (shown once), its id, and when the old key stops working. */
 export interface Rotation {
   apiKey: string;
@@ -184,7 +199,7 @@ export async function rotateKey(
   },
 ): Promise<Rotation> {
   const old = (await keys.list()).find((record) => keyIdOf(record.keyDigest) === id);
-  if (!old || stateAt(old, options.now) !== 'active')
+  if (!old || keyStateAt(old, options.now) !== 'active')
     throw new KeyToolError(`no active key with the id "${id}"`);
   const throttle = throttleOf(old);
   const apiKey = await createKey(
@@ -216,7 +231,7 @@ export async function rotateKey(
 export async function syncGatewayKeys(keys: KeyStore, gateway: GatewayKeys, now: Date): Promise<string[]> {
   const added: string[] = [];
   for (const record of await keys.list()) {
-    if (stateAt(record, now) !== 'active' || (await gateway.has(record.keyDigest))) continue;
+    if (keyStateAt(record, now) !== 'active' || (await gateway.has(record.keyDigest))) continue;
     await gateway.add(record.keyDigest, record.name, throttleOf(record));
     added.push(keyIdOf(record.keyDigest));
   }

@@ -1,6 +1,7 @@
 /** The authorizer's decision, principal or refusal: docs/contract.md "Authentication and authorization". */
 import { authorizerCacheTtlSeconds, type Scope, scopes } from '../api.ts';
 import { apiKeyDigest, keyIdOf, usageIdentifierOf } from './api-key.ts';
+import { keyStateAt } from './key-state.ts';
 import type { ApiKeyRecord, KeyStore } from './key-store.ts';
 
 /**
@@ -76,9 +77,7 @@ export async function authorize(
   const token = bearerToken(header);
   if (token === undefined) return undefined;
   const record = await keys.get(apiKeyDigest(token));
-  if (!record || record.revokedAt !== undefined) return undefined;
-  // `!(expiry > now)`: an expiry that does not parse (NaN) refuses, rather than never expiring.
-  if (record.expiresAt !== undefined && !(Date.parse(record.expiresAt) > now.getTime())) return undefined;
+  if (!record || keyStateAt(record, now) !== 'active') return undefined;
   return { principal: principalOf(record), record };
 }
 

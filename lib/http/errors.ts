@@ -96,6 +96,9 @@ export function notFound(message: string): HttpError {
   return new HttpError('not_found', message);
 }
 
+/** The message of every 401 `unauthorized` (docs/contract.md "Authentication and authorization"). */
+export const unauthorizedMessage = 'a valid API key is required: send Authorization: Bearer <API_KEY>';
+
 /** 403 `forbidden`: the API key lacks the operation's scope (docs/contract.md "Authentication and authorization"). */
 export function forbidden(message: string): HttpError {
   return new HttpError('forbidden', message);

@@ -3,15 +3,18 @@
  * validation of the request, JSON of the responses.
  * @module
  */
-import { type EventType, eventTypes } from '../events/changes.ts';
 import { invalidRequest, listedNames, unknownMembers } from '../http/errors.ts';
 import type { EndpointView } from './endpoints.ts';
+import { type EndpointEventType, endpointEventTypes } from './event-access.ts';
 import type { Subscription } from './subscriptions.ts';
 
-/** A validated createWebhookEndpoint body: the URL (not yet checked by the SSRF guard) and its event types. */
+/**
+ * A validated createWebhookEndpoint body: the URL (not yet checked by the SSRF guard) and the event types it
+ * names, absent when it names none (then the key's readable types: lib/webhooks/event-access.ts).
+ */
 export interface NewEndpoint {
   url: string;
-  events: EventType[];
+  events?: EndpointEventType[];
 }
 
 /** Longest URL an endpoint may have, in characters (as a Pet's photo URLs, lib/pets/pet.ts). */
@@ -22,7 +25,7 @@ const example = '{"url": "https://example.com/hooks"}';
 
 /**
  * Validates a parsed createWebhookEndpoint body: an object with `url` (a string of 1 to 2000 characters) and
- * optionally `events` (1 to 2 event types, each at most once; default every type); no other member.
+ * optionally `events` (1 to 3 event types, each at most once); no other member.
  * @throws HttpError 400 `invalid_request` naming the first problem found.
  */
 export function parseNewEndpoint(body: unknown): NewEndpoint {
@@ -39,19 +42,19 @@ export function parseNewEndpoint(body: unknown): NewEndpoint {
       `url must be a string of 1 to ${maxEndpointUrlLength} characters such as https://example.com/hooks`,
     );
   }
-  if (events === undefined) return { url, events: [...eventTypes] };
-  const types = `the types are ${eventTypes.join(', ')}`;
+  if (events === undefined) return { url };
+  const types = `the types are ${endpointEventTypes.join(', ')}`;
   if (!Array.isArray(events) || events.length === 0) {
     throw invalidRequest(`events must be a non-empty array of event types: ${types}`);
   }
   const strings = events.filter((type): type is string => typeof type === 'string');
-  const unknownTypes = strings.filter((type) => !(eventTypes as readonly string[]).includes(type));
+  const unknownTypes = strings.filter((type) => !(endpointEventTypes as readonly string[]).includes(type));
   if (strings.length < events.length || unknownTypes.length > 0) {
     const named = unknownTypes.length > 0 ? `: ${listedNames(unknownTypes)}` : '';
     throw invalidRequest(`events holds what is not an event type${named}; ${types}`);
   }
   if (new Set(strings).size < strings.length) throw invalidRequest('events lists an event type twice');
-  return { url, events: strings as EventType[] };
+  return { url, events: strings as EndpointEventType[] };
 }
 
 /** An endpoint id as the service makes them (lib/webhooks/subscriptions.ts `newSubscriptionId`). */

@@ -4,7 +4,7 @@
  * in the endpoint owners table (docs/architecture.md "Events and webhooks": webhook endpoints).
  * @module
  */
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import {
   type AttributeValue,
@@ -17,8 +17,10 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { EventType } from '../events/changes.ts';
 import { HttpError } from '../http/errors.ts';
+import type { EndpointEventType } from './event-access.ts';
+import type { KeyRefusal } from './owner-access.ts';
+import { disableForKey } from './subscription-health.ts';
 import { deleteSubscription, fromStored, newSubscription, type Subscription } from './subscriptions.ts';
 
 /** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
@@ -27,11 +29,16 @@ export const maxEndpointsPerKey = 20;
 /** An endpoint as the API shows it after its creation: a subscription without its secret. */
 export type EndpointView = Omit<Subscription, 'secret'>;
 
-/** What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL). */
+/**
+ * What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL),
+ * `limit_reached`, or `key_dead`: the URL's endpoint was disabled because no key of the caller's chain is live
+ * (a revoked or expired key still accepted from the authorizer's cache may not re-enable it).
+ */
 export type CreateResult =
   | { outcome: 'created'; endpoint: Subscription }
   | { outcome: 'existing'; endpoint: EndpointView }
-  | { outcome: 'limit_reached' };
+  | { outcome: 'limit_reached' }
+  | { outcome: 'key_dead' };
 
 /** The table names an {@link endpointStore} works on. */
 export interface EndpointTables {
@@ -46,7 +53,7 @@ export interface EndpointStore {
    * `url`, which then takes `events` and, when disabled, is enabled again (the API's re-enable).
    * @throws HttpError 503 when other writes of the same owner keep cancelling the transaction.
    */
-  create(owner: string, url: string, events: readonly EventType[], now: Date): Promise<CreateResult>;
+  create(owner: string, url: string, events: readonly EndpointEventType[], now: Date): Promise<CreateResult>;
   /** The endpoints `owner` holds, oldest first, never their secrets: strongly consistent reads. */
   list(owner: string): Promise<EndpointView[]>;
   /**
@@ -61,7 +68,8 @@ const attempts = 5;
 
 /** The attributes an endpoint is read with: every one but the secret. */
 const viewProjection = {
-  ProjectionExpression: '#id, #url, #events, #state, createdAt, failingSince, disabledAt, ownerKeyId',
+  ProjectionExpression:
+    '#id, #url, #events, #state, createdAt, failingSince, disabledAt, disabledReason, ownerKeyId',
   ExpressionAttributeNames: {
     '#id': 'subscriptionId',
     '#url': 'url',
@@ -110,22 +118,24 @@ async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The ids of the endpoints `owner` holds, as its item in the owners table lists them: one consistent GetItem. */
+async function ownedIds(client: DynamoDBClient, names: EndpointTables, owner: string): Promise<string[]> {
+  const { Item } = await client.send(
+    new GetItemCommand({
+      TableName: names.owners,
+      Key: marshall({ ownerKeyId: owner }),
+      ConsistentRead: true,
+      ProjectionExpression: 'endpointIds',
+    }),
+  );
+  const ids = Item && (unmarshall(Item).endpointIds as Set<string> | undefined);
+  return ids ? [...ids] : [];
+}
+
 /** The endpoint store over `client` (low-level, util-dynamodb marshalling) and `names`. */
 export function endpointStore(client: DynamoDBClient, names: EndpointTables): EndpointStore {
-  const ownedIds = async (owner: string): Promise<string[]> => {
-    const { Item } = await client.send(
-      new GetItemCommand({
-        TableName: names.owners,
-        Key: marshall({ ownerKeyId: owner }),
-        ConsistentRead: true,
-      }),
-    );
-    const ids = Item && (unmarshall(Item).endpointIds as Set<string> | undefined);
-    return ids ? [...ids] : [];
-  };
-
   const list = async (owner: string): Promise<EndpointView[]> => {
-    let keys = (await ownedIds(owner)).map((subscriptionId) => marshall({ subscriptionId }));
+    let keys = (await ownedIds(client, names, owner)).map((subscriptionId) => marshall({ subscriptionId }));
     const views: EndpointView[] = [];
     // At most 20 keys: one BatchGetItem; what DynamoDB leaves unprocessed is asked again.
     for (let round = 1; keys.length > 0; round++) {
@@ -149,8 +159,11 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
       );
   };
 
-  /** Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled. @returns it, or undefined when it moved on. */
-  const refresh = async (owner: string, existing: EndpointView, events: readonly EventType[]) => {
+  /**
+   * Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled (not for a dead key chain).
+   * @returns it, or undefined when it moved on.
+   */
+  const refresh = async (owner: string, existing: EndpointView, events: readonly EndpointEventType[]) => {
     const disabled = existing.state === 'disabled';
     try {
       const { Attributes } = await client.send(
@@ -158,17 +171,18 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
           TableName: names.subscriptions,
           Key: marshall({ subscriptionId: existing.subscriptionId }),
           UpdateExpression: disabled
-            ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt'
+            ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
             : 'SET #events = :e',
+          // Never re-enabled when its chain has no live key any more (disabled since the read).
           ConditionExpression: disabled
-            ? 'ownerKeyId = :o AND #state = :disabled'
+            ? 'ownerKeyId = :o AND #state = :disabled AND NOT (disabledReason IN (:revoked, :expired))'
             : 'ownerKeyId = :o AND (attribute_not_exists(#state) OR #state <> :disabled)',
           ExpressionAttributeNames: { '#events': 'events', '#state': 'state' },
           ExpressionAttributeValues: marshall({
             ':e': [...events],
             ':o': owner,
             ':disabled': 'disabled',
-            ...(disabled && { ':enabled': 'enabled' }),
+            ...(disabled && { ':enabled': 'enabled', ':revoked': 'key_revoked', ':expired': 'key_expired' }),
           }),
           ReturnValues: 'ALL_NEW',
         }),
@@ -180,24 +194,33 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
     }
   };
 
-  const add = async (owner: string, url: string, events: readonly EventType[], now: Date) => {
+  /**
+   * One TransactWriteItems: the owner's item takes the new id (while it holds fewer than the most) and the URL's
+   * hash (while it holds none: one endpoint per key and URL under any concurrency), and the endpoint is put. Its
+   * `ClientRequestToken` is the SDK's own, the same on each of the SDK's retries, so a retry of a transaction that
+   * committed and answered late succeeds without writing again, whatever was written in between (DynamoDB, for
+   * 10 minutes). @returns the endpoint, `limit_reached`, or `url_taken` when the owner holds the URL already.
+   */
+  const add = async (owner: string, url: string, events: readonly EndpointEventType[], now: Date) => {
     const endpoint = newSubscription(url, events, now, owner);
     try {
       await client.send(
         new TransactWriteItemsCommand({
-          // A retry of a committed request succeeds without writing again (DynamoDB, for 10 minutes).
-          ClientRequestToken: randomUUID(),
           TransactItems: [
             {
               Update: {
                 TableName: names.owners,
                 Key: marshall({ ownerKeyId: owner }),
-                UpdateExpression: 'ADD endpointIds :id',
-                ConditionExpression: 'attribute_not_exists(endpointIds) OR size(endpointIds) < :max',
+                UpdateExpression: 'ADD endpointIds :id, urlHashes :h',
+                ConditionExpression:
+                  '(attribute_not_exists(endpointIds) OR size(endpointIds) < :max) AND NOT contains(urlHashes, :u)',
                 ExpressionAttributeValues: {
                   ':id': { SS: [endpoint.subscriptionId] },
+                  ':h': { SS: [urlHash(url)] },
+                  ':u': { S: urlHash(url) },
                   ':max': { N: String(maxEndpointsPerKey) },
                 },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
             {
@@ -212,8 +235,9 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
       );
       return endpoint;
     } catch (error) {
-      if (reasonOf(error, 0) === 'ConditionalCheckFailed') return 'limit_reached' as const;
-      throw error;
+      if (reasonOf(error, 0) !== 'ConditionalCheckFailed') throw error;
+      const held = (error as TransactionCanceledException).CancellationReasons?.[0]?.Item?.urlHashes?.SS;
+      return held?.includes(urlHash(url)) ? ('url_taken' as const) : ('limit_reached' as const);
     }
   };
 
@@ -224,11 +248,15 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
           const existing = (await list(owner)).find((endpoint) => endpoint.url === url);
           if (!existing) {
             const added = await add(owner, url, events, now);
-            return added === 'limit_reached' ? { outcome: added } : { outcome: 'created', endpoint: added };
+            if (added === 'limit_reached') return { outcome: added };
+            if (added !== 'url_taken') return { outcome: 'created', endpoint: added };
+          } else if (existing.disabledReason === 'key_revoked' || existing.disabledReason === 'key_expired') {
+            return { outcome: 'key_dead' };
+          } else {
+            const refreshed = await refresh(owner, existing, events);
+            if (refreshed) return { outcome: 'existing', endpoint: refreshed };
           }
-          const refreshed = await refresh(owner, existing, events);
-          if (refreshed) return { outcome: 'existing', endpoint: refreshed };
-          // Its state moved on (or it was removed) between the read and the write: read again.
+          // Another create of the URL committed, or its state moved on (or it was removed), since the read: read again.
           if (attempt === attempts)
             throw new HttpError('service_unavailable', 'the endpoint is changing; retry');
         }
@@ -236,8 +264,19 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
     list,
     remove: (owner, endpointId) =>
       retryingConflicts(async () => {
+        const { Item } = await client.send(
+          new GetItemCommand({
+            TableName: names.subscriptions,
+            Key: marshall({ subscriptionId: endpointId }),
+            ConsistentRead: true,
+            ProjectionExpression: '#url, ownerKeyId',
+            ExpressionAttributeNames: { '#url': 'url' },
+          }),
+        );
+        const endpoint = Item && unmarshall(Item);
+        if (endpoint?.ownerKeyId !== owner) return false;
         try {
-          await client.send(removal(names, owner, endpointId));
+          await client.send(removal(names, owner, endpointId, String(endpoint.url)));
           return true;
         } catch (error) {
           if (reasonOf(error, 0) === 'ConditionalCheckFailed') return false;
@@ -247,13 +286,22 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
   };
 }
 
+/** The hash of an endpoint's URL its owner's item holds: base64url of its SHA-256 (43 characters). */
+function urlHash(url: string): string {
+  return createHash('sha256').update(url, 'utf8').digest('base64url');
+}
+
 /**
- * The TransactWriteItems that removes `owner`'s endpoint `endpointId` (only if `owner` holds it) and takes it
- * out of the owner's set, with a new `ClientRequestToken`.
+ * The TransactWriteItems that removes `owner`'s endpoint `endpointId` at `url` (only if `owner` holds it) and
+ * takes its id and its URL's hash out of the owner's item; its `ClientRequestToken` is the SDK's own.
  */
-export function removal(names: EndpointTables, owner: string, endpointId: string): TransactWriteItemsCommand {
+function removal(
+  names: EndpointTables,
+  owner: string,
+  endpointId: string,
+  url: string,
+): TransactWriteItemsCommand {
   return new TransactWriteItemsCommand({
-    ClientRequestToken: randomUUID(),
     TransactItems: [
       {
         Delete: {
@@ -267,8 +315,8 @@ export function removal(names: EndpointTables, owner: string, endpointId: string
         Update: {
           TableName: names.owners,
           Key: marshall({ ownerKeyId: owner }),
-          UpdateExpression: 'DELETE endpointIds :id',
-          ExpressionAttributeValues: { ':id': { SS: [endpointId] } },
+          UpdateExpression: 'DELETE endpointIds :id, urlHashes :h',
+          ExpressionAttributeValues: { ':id': { SS: [endpointId] }, ':h': { SS: [urlHash(url)] } },
         },
       },
     ],
@@ -302,4 +350,23 @@ export async function removeSubscription(
     subscriptionId,
     'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
   );
+}
+
+/**
+ * The key tool's `revoke` once no key of the chain `owner` is live: every endpoint `owner` holds, not yet
+ * disabled, `disabled` at `now` with `reason` (lib/webhooks/subscription-health.ts `disableForKey`).
+ * @returns the ids of the endpoints it disabled.
+ */
+export async function disableOwnedEndpoints(
+  client: DynamoDBClient,
+  names: EndpointTables,
+  owner: string,
+  reason: KeyRefusal,
+  now: Date,
+): Promise<string[]> {
+  const ids = await ownedIds(client, names, owner);
+  const disabled = await Promise.all(
+    ids.map((id) => disableForKey(client, names.subscriptions, id, owner, reason, now)),
+  );
+  return ids.filter((_, index) => disabled[index]);
 }

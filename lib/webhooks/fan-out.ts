@@ -4,9 +4,10 @@
  * (docs/architecture.md "Events and webhooks").
  * @module
  */
-import { type ChangeEvent, changeEventId, type EventType } from '../events/changes.ts';
+import { type ChangeEvent, changeEventId } from '../events/changes.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
+import type { EndpointEventType } from './event-access.ts';
 import type { SubscriptionRoute } from './subscriptions.ts';
 
 /** The two delivery queues: enabled subscriptions' deliveries go to the fast lane, the others' to the slow lane. */
@@ -28,7 +29,7 @@ export async function fanOut(
 ): Promise<void> {
   const eventId = changeEventId(event);
   const taking = subscriptions.filter((subscription) =>
-    subscription.events.includes(event.type as EventType),
+    subscription.events.includes(event.type as EndpointEventType),
   );
   const messageOf = (subscription: SubscriptionRoute): DeliveryMessage => ({
     subscriptionId: subscription.subscriptionId,

@@ -8,7 +8,8 @@
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
-import { subscriptionItem } from './subscriptions.ts';
+import type { KeyRefusal } from './owner-access.ts';
+import { type DisabledReason, subscriptionItem } from './subscriptions.ts';
 
 /** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
 export interface SubscriptionHealth {
@@ -20,7 +21,7 @@ export interface SubscriptionHealth {
   /** A delivered attempt: `failingSince` removed; back to `enabled` when `quick` (within the fast lane's limit). */
   delivered(subscriptionId: string, quick: boolean): Promise<void>;
   /**
-   * The breaker: `disabled` at `now`, when `failingSince` is still `failingSince` (no delivery since).
+   * The breaker: `disabled` at `now` (reason `failing`), when `failingSince` is still `failingSince` (no delivery since).
    * @returns true when this call disabled it.
    */
   disable(subscriptionId: string, failingSince: string, now: Date): Promise<boolean>;
@@ -82,11 +83,12 @@ export function subscriptionHealth(client: DynamoDBClient, tableName: string): S
         client,
         tableName,
         id,
-        'SET #s = :d, disabledAt = :n',
+        'SET #s = :d, disabledAt = :n, disabledReason = :r',
         `failingSince = :f AND (${notDisabled})`,
         {
           ':d': 'disabled',
           ':n': now.toISOString(),
+          ':r': 'failing' satisfies DisabledReason,
           ':f': failingSince,
         },
       ),
@@ -102,7 +104,7 @@ export function enableSubscription(client: DynamoDBClient, tableName: string, su
     client,
     tableName,
     subscriptionId,
-    'SET #s = :e REMOVE failingSince, disabledAt',
+    'SET #s = :e REMOVE failingSince, disabledAt, disabledReason',
     'attribute_exists(subscriptionId)',
     {
       ':e': 'enabled',
@@ -111,7 +113,7 @@ export function enableSubscription(client: DynamoDBClient, tableName: string, su
 }
 
 /**
- * The webhook tool's `disable`: the subscription `disabled` at `now` (no attempt until `enable`, or for an API
+ * The webhook tool's `disable`: the subscription `disabled` at `now`, reason `operator` (no attempt until `enable`, or for an API
  * key's endpoint until its key creates it again: docs/contract.md "History and events").
  * @returns false when there is no such subscription.
  */
@@ -125,11 +127,36 @@ export function disableSubscription(
     client,
     tableName,
     subscriptionId,
-    'SET #s = :d, disabledAt = :n',
+    'SET #s = :d, disabledAt = :n, disabledReason = :r',
     'attribute_exists(subscriptionId)',
     {
       ':d': 'disabled',
       ':n': now.toISOString(),
+      ':r': 'operator' satisfies DisabledReason,
     },
+  );
+}
+
+/**
+ * The key check's disable of an API key's endpoint (lib/webhooks/owner-access.ts): `disabled` at `now` with
+ * `reason`, while it still belongs to `owner` and is not disabled (re-enabled only by a live key of the chain
+ * creating its URL again: docs/contract.md "History and events").
+ * @returns true when this call disabled it.
+ */
+export function disableForKey(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  owner: string,
+  reason: KeyRefusal,
+  now: Date,
+) {
+  return update(
+    client,
+    tableName,
+    subscriptionId,
+    'SET #s = :d, disabledAt = :n, disabledReason = :r',
+    `ownerKeyId = :o AND (${notDisabled})`,
+    { ':d': 'disabled', ':n': now.toISOString(), ':r': reason, ':o': owner },
   );
 }

@@ -13,30 +13,40 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
-import type { EventType } from '../events/changes.ts';
+import type { EndpointEventType } from './event-access.ts';
+import type { KeyRefusal } from './owner-access.ts';
 
 /**
  * Where a subscription's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
  * `isolated`, the slow lane (its last attempt failed or outlasted the fast lane's limit); `disabled`, no attempt
- * (every attempt failed for the breaker's period: kept as failures until an operator enables it). A
+ * (the breaker, the tool or its key's check disabled it, {@link DisabledReason}: kept as failures until enabled). A
  * subscription stored before states existed is `enabled`.
  */
 export type SubscriptionState = 'enabled' | 'isolated' | 'disabled';
+
+/**
+ * Why a subscription is `disabled`: `failing`, the breaker (every attempt failed for its period); `operator`, the
+ * webhook tool's `disable`; for an API key's endpoint, `key_revoked`, `key_expired` or `scope_missing`, its key no
+ * longer reads what it delivers (lib/webhooks/owner-access.ts). Absent on items disabled before reasons existed.
+ */
+export type DisabledReason = 'failing' | 'operator' | KeyRefusal;
 
 /** A subscription: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
 export interface Subscription {
   /** `ws_` + 16 base64url characters (96 random bits). */
   subscriptionId: string;
   url: string;
-  events: EventType[];
+  events: EndpointEventType[];
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
   secret: string;
   createdAt: string;
   state: SubscriptionState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
   failingSince?: string;
-  /** When the breaker or the tool disabled it (state `disabled`). */
+  /** When the breaker, the tool or its key's check disabled it (state `disabled`). */
   disabledAt?: string;
+  /** Why it is disabled (state `disabled`). */
+  disabledReason?: DisabledReason;
   /**
    * The API key that created it through the API (`createWebhookEndpoint`): the first key id of its rotation
    * chain, so a key made by `rotate` keeps it; absent for the tool's subscriptions (lib/webhooks/endpoints.ts).
@@ -45,7 +55,7 @@ export interface Subscription {
 }
 
 /** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
-export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state'>;
+export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
 const secretBytes = 24;
@@ -66,7 +76,7 @@ export function newSubscriptionId(): string {
 /** A new `enabled` subscription to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
 export function newSubscription(
   url: string,
-  events: readonly EventType[],
+  events: readonly EndpointEventType[],
   now: Date,
   ownerKeyId?: string,
 ): Subscription {
@@ -87,7 +97,7 @@ export interface SubscriptionStore {
    * Stores a new subscription to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
    * @returns it, secret included.
    */
-  add(url: string, events: readonly EventType[], now: Date): Promise<Subscription>;
+  add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Subscription>;
   /** The subscription with this id, or undefined: one GetItem (strongly consistent). */
   get(subscriptionId: string): Promise<Subscription | undefined>;
   /** Every subscription (a Scan of all pages: the fan-out and the tool, never an API request). */
@@ -106,19 +116,20 @@ export function fromStored(item: Record<string, unknown>): Subscription {
   return {
     subscriptionId: String(item.subscriptionId),
     url: String(item.url),
-    events: [...((item.events as EventType[] | undefined) ?? [])],
+    events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
     secret: String(item.secret),
     createdAt: String(item.createdAt),
     state: stateOf(item),
     ...(item.failingSince !== undefined && { failingSince: String(item.failingSince) }),
     ...(item.disabledAt !== undefined && { disabledAt: String(item.disabledAt) }),
+    ...(item.disabledReason !== undefined && { disabledReason: item.disabledReason as DisabledReason }),
     ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
   };
 }
 
 /**
  * The fan-out's read of the subscriptions table alone: a Scan of all pages with `ProjectionExpression`
- * subscriptionId, events, state, so that no signing secret leaves the table for the fan-out
+ * subscriptionId, events, state, ownerKeyId, so that no signing secret leaves the table for the fan-out
  * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
  * placeholders.
  */
@@ -133,7 +144,7 @@ export function subscriptionRoutes(
         { client },
         {
           TableName: tableName,
-          ProjectionExpression: '#id, #events, #state',
+          ProjectionExpression: '#id, #events, #state, ownerKeyId',
           ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
         },
       );
@@ -142,8 +153,9 @@ export function subscriptionRoutes(
           const item = unmarshall(stored);
           routes.push({
             subscriptionId: String(item.subscriptionId),
-            events: [...((item.events as EventType[] | undefined) ?? [])],
+            events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
             state: stateOf(item),
+            ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
           });
         }
       }

@@ -20,7 +20,8 @@ const api = testApiSuite();
 const idFormat = /^ws_[A-Za-z0-9_-]{16}$/;
 const secretFormat = /^whsec_[A-Za-z0-9+/]{32}$/;
 const timeFormat = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const bothTypes = ['inventory.changed', 'order.changed'];
+/** Every event type an endpoint can name: the default of a key that reads them all. */
+const everyType = ['inventory.changed', 'inventory.low_stock', 'order.changed'];
 // URLs that pass the SSRF guard name a public address: a host name would need DNS, which a test machine may lack.
 
 /** A new key with every scope (its own endpoints), as `Bearer <key>`, and its id. */
@@ -67,7 +68,7 @@ describe('createWebhookEndpoint', () => {
     expect(body).toEqual({
       id: expect.stringMatching(idFormat),
       url: 'https://93.184.215.14/hooks',
-      events: bothTypes,
+      events: everyType,
       state: 'enabled',
       createdAt: expect.stringMatching(timeFormat),
       secret: expect.stringMatching(secretFormat),
@@ -77,7 +78,7 @@ describe('createWebhookEndpoint', () => {
     expect(item).toEqual({
       subscriptionId: body.id,
       url: 'https://93.184.215.14/hooks',
-      events: JSON.stringify({ L: bothTypes.map((type) => ({ S: type })) }),
+      events: JSON.stringify({ L: everyType.map((type) => ({ S: type })) }),
       secret: body.secret,
       createdAt: body.createdAt,
       state: 'enabled',
@@ -131,7 +132,7 @@ describe('createWebhookEndpoint', () => {
 
   const urlMessage = 'url must be a string of 1 to 2000 characters such as https://example.com/hooks';
   const notObject = 'request body must be a JSON object such as {"url": "https://example.com/hooks"}';
-  const types = 'the types are inventory.changed, order.changed';
+  const types = 'the types are inventory.changed, inventory.low_stock, order.changed';
   test.each([
     ['not an object', '["https://example.com"]', notObject],
     ['a string', '"https://example.com"', notObject],

@@ -396,6 +396,46 @@ describe('keys rotate', () => {
   });
 });
 
+describe('keys revoke and a key\'s webhook endpoints (docs/contract.md "History and events")', () => {
+  /** Creates an endpoint at `url` with `key` through the API: its id. */
+  async function endpointOf(key: string, url: string): Promise<string> {
+    const response = await fetch(`${api.baseUrl}/webhook-endpoints`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url }),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  /** The stored endpoint `id`: its state and disabled reason. */
+  async function stateOf(id: string) {
+    const items = await scanTable(api.dynamoDb, testTableNames.webhookSubscriptions);
+    const item = items.find((stored) => stored.subscriptionId?.S === id);
+    return { state: item?.state?.S, disabledReason: item?.disabledReason?.S };
+  }
+
+  test('revoking the old key of a rotated chain leaves its endpoints to the new key; revoking the last live key disables them at once and says so', async () => {
+    const first = await createKey('hooked');
+    const firstId = sha256Hex(first).slice(0, 12);
+    const endpoint = await endpointOf(first, 'http://127.0.0.1:9/revoked-hooks');
+    const rotated = (await keys('rotate', firstId)).stdout.trim();
+    const rotatedId = sha256Hex(rotated).slice(0, 12);
+
+    expect(await keys('revoke', firstId)).toMatchObject({
+      code: 0,
+      stdout: `Revoked 1 key(s): ${firstId}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\n`,
+    });
+    expect(await stateOf(endpoint)).toStrictEqual({ state: 'enabled', disabledReason: undefined });
+
+    expect(await keys('revoke', rotatedId)).toMatchObject({
+      code: 0,
+      stdout: `Revoked 1 key(s): ${rotatedId}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\nDisabled 1 webhook endpoint(s) of the revoked key(s): ${endpoint}.\n`,
+    });
+    expect(await stateOf(endpoint)).toStrictEqual({ state: 'disabled', disabledReason: 'key_revoked' });
+  });
+});
+
 describe('keys with an unreachable AWS_ENDPOINT_URL_DYNAMODB', () => {
   test('names the unreachable DynamoDB instead of claiming there are no tables', async () => {
     const port = await freePort();

@@ -95,7 +95,7 @@ describe('webhooks add and list', () => {
     expect(result.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{32}\n$/);
     const secret = result.stdout.trim();
     const match =
-      /^Added subscription (ws_[A-Za-z0-9_-]{16}) to inventory\.changed, order\.changed at http:\/\/127\.0\.0\.1:9999\/hooks\. Its signing secret is shown once:\n$/.exec(
+      /^Added subscription (ws_[A-Za-z0-9_-]{16}) to inventory\.changed, inventory\.low_stock, order\.changed at http:\/\/127\.0\.0\.1:9999\/hooks\. Its signing secret is shown once:\n$/.exec(
         result.stderr,
       );
     expect(match, result.stderr).not.toBeNull();
@@ -107,7 +107,7 @@ describe('webhooks add and list', () => {
     expect(stored).toStrictEqual({
       subscriptionId: { S: id },
       url: { S: 'http://127.0.0.1:9999/hooks' },
-      events: { L: [{ S: 'inventory.changed' }, { S: 'order.changed' }] },
+      events: { L: [{ S: 'inventory.changed' }, { S: 'inventory.low_stock' }, { S: 'order.changed' }] },
       secret: { S: secret },
       createdAt: { S: createdAt },
       state: { S: 'enabled' },
@@ -119,16 +119,17 @@ describe('webhooks add and list', () => {
       {
         id,
         url: 'http://127.0.0.1:9999/hooks',
-        events: ['inventory.changed', 'order.changed'],
+        events: ['inventory.changed', 'inventory.low_stock', 'order.changed'],
         createdAt,
         state: 'enabled',
         disabledAt: null,
+        disabledReason: null,
         owner: null,
       },
     ]);
     expect(table.code).toBe(0);
     expect(table.stdout).toContain(id);
-    expect(table.stdout).toContain('inventory.changed order.changed');
+    expect(table.stdout).toContain('inventory.changed inventory.low_stock order.changed');
     for (const output of [listed, table]) {
       expect(output.stdout + output.stderr).not.toContain(secret.slice('whsec_'.length));
     }
@@ -157,7 +158,7 @@ describe('webhooks add and list', () => {
     ],
     [
       ['https://hooks.example.com/', '--events', 'pet.deleted'],
-      "error: option '--events <types>' argument 'pet.deleted' is invalid. unknown event type pet.deleted: the types are inventory.changed, order.changed\n",
+      "error: option '--events <types>' argument 'pet.deleted' is invalid. unknown event type pet.deleted: the types are inventory.changed, inventory.low_stock, order.changed\n",
     ],
   ])('add %j is refused, exits 1 and stores nothing', async (args, message) => {
     const result = await webhooks('add', ...args);
@@ -195,6 +196,7 @@ const disabled = {
   state: { S: 'disabled' },
   failingSince: { S: '2026-11-20T08:00:00.000Z' },
   disabledAt: { S: '2026-11-25T08:00:05.000Z' },
+  disabledReason: { S: 'failing' },
 };
 
 describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
@@ -204,9 +206,9 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
 
     const listed = JSON.parse((await webhooks('list', '--json')).stdout) as Record<string, unknown>[];
     expect(listed).toMatchObject([
-      { id: 'ws_dead', state: 'disabled', disabledAt: '2026-11-25T08:00:05.000Z' },
+      { id: 'ws_dead', state: 'disabled', disabledAt: '2026-11-25T08:00:05.000Z', disabledReason: 'failing' },
     ]);
-    expect((await webhooks('list')).stdout).toMatch(/ws_dead.*disabled.*2026-11-25T08:00:05\.000Z/);
+    expect((await webhooks('list')).stdout).toMatch(/ws_dead.*disabled.*2026-11-25T08:00:05\.000Z.*failing/);
     expect(await webhooks('redrive', 'ws_dead')).toStrictEqual(
       exited(
         1,
@@ -226,8 +228,9 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
     expect(stored?.state).toStrictEqual({ S: 'enabled' });
     expect(stored?.failingSince).toBeUndefined();
     expect(stored?.disabledAt).toBeUndefined();
+    expect(stored?.disabledReason).toBeUndefined();
     expect(JSON.parse((await webhooks('list', '--json')).stdout)).toMatchObject([
-      { id: 'ws_dead', state: 'enabled', disabledAt: null },
+      { id: 'ws_dead', state: 'enabled', disabledAt: null, disabledReason: null },
     ]);
 
     expect((await webhooks('redrive', 'ws_dead')).stdout).toBe(
@@ -279,6 +282,7 @@ describe('webhooks disable, and an API key\'s endpoints (docs/operating.md "Webh
     );
     const [stored] = await subscriptions();
     expect(stored?.state).toStrictEqual({ S: 'disabled' });
+    expect(stored?.disabledReason).toStrictEqual({ S: 'operator' });
     expect(Date.parse(stored?.disabledAt?.S ?? '')).toBeGreaterThan(Date.now() - 60_000);
     expect(await webhooks('disable', 'ws_nope')).toStrictEqual(
       exited(1, '', 'webhooks: no subscription ws_nope\n'),

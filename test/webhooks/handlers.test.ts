@@ -285,7 +285,97 @@ describe('fanOutWebhooks', () => {
     await slowLane.remove(slow);
   });
 
-  test('reads the subscriptions without their signing secrets: a Scan projecting subscriptionId, events and state', async () => {
+  describe('the check of an API key\'s endpoints (docs/contract.md "History and events": least privilege)', () => {
+    /** Stores an API key record of the chain `chain` (its first key id) with these attributes; `digest` its own. */
+    async function storeKey(digest: string, extra: Record<string, AttributeValue>) {
+      await db.client.send(
+        new PutItemCommand({
+          TableName: testTableNames.apiKeys,
+          Item: {
+            keyDigest: { S: digest },
+            name: { S: 'shop' },
+            createdAt: { S: '2026-11-01T00:00:00.000Z' },
+            ...extra,
+          },
+        }),
+      );
+    }
+    const scopesOf = (...names: string[]) => ({ scopes: { L: names.map((name) => ({ S: name })) } });
+    /** A digest whose key id (its first 12 hex digits) is `id`. */
+    const digestOf = (id: string) => id.padEnd(64, '0');
+    const past = { S: '2026-01-01T00:00:00.000Z' };
+
+    beforeEach(() => clearTable(testTableNames.apiKeys, ['keyDigest']));
+
+    test.each([
+      ['revoked', { revokedAt: past, ...scopesOf('inventory:read', 'webhooks:manage') }, 'key_revoked'],
+      ['expired', { expiresAt: past, ...scopesOf('inventory:read', 'webhooks:manage') }, 'key_expired'],
+      ['without inventory:read any more', scopesOf('orders:read', 'webhooks:manage'), 'scope_missing'],
+    ])(
+      "a key %s: its endpoint gets nothing and is disabled with the reason; the tool's subscription and a live key's endpoint get the event",
+      async (_case, key, reason) => {
+        await storeKey(digestOf('aaaaaaaaaaaa'), key);
+        await storeKey(digestOf('bbbbbbbbbbbb'), scopesOf('inventory:read', 'webhooks:manage'));
+        const owned = (owner: string) => ({ ownerKeyId: { S: owner }, state: { S: 'enabled' } });
+        await subscribe('ws_refused', `${fast.endpoint}/a`, ['inventory.changed'], owned('aaaaaaaaaaaa'));
+        await subscribe('ws_live', `${fast.endpoint}/b`, ['inventory.changed'], owned('bbbbbbbbbbbb'));
+        await subscribe('ws_tool', `${fast.endpoint}/c`, ['inventory.changed']);
+
+        const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
+        expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
+
+        const received = await queue.receiveAll();
+        expect(subscriptionIdsOf(received)).toStrictEqual(['ws_live', 'ws_tool']);
+        await queue.remove(received);
+        const refused = await storedSubscription('ws_refused');
+        expect([refused?.state, refused?.disabledReason]).toStrictEqual([{ S: 'disabled' }, { S: reason }]);
+        expect(Date.parse(refused?.disabledAt?.S ?? '')).toBeGreaterThan(Date.now() - 60_000);
+        expect((await storedSubscription('ws_live'))?.state).toStrictEqual({ S: 'enabled' });
+      },
+    );
+
+    test('a rotated chain: the live key of the chain (firstKeyId) keeps the endpoints of its first, revoked key', async () => {
+      await storeKey(digestOf('cccccccccccc'), {
+        revokedAt: past,
+        ...scopesOf('inventory:read', 'webhooks:manage'),
+      });
+      await storeKey(digestOf('dddddddddddd'), {
+        firstKeyId: { S: 'cccccccccccc' },
+        createdAt: { S: '2026-11-02T00:00:00.000Z' },
+        ...scopesOf('inventory:read', 'webhooks:manage'),
+      });
+      await subscribe('ws_chain', `${fast.endpoint}/a`, ['inventory.changed'], {
+        ownerKeyId: { S: 'cccccccccccc' },
+      });
+
+      const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
+      expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
+
+      const received = await queue.receiveAll();
+      expect(subscriptionIdsOf(received)).toStrictEqual(['ws_chain']);
+      await queue.remove(received);
+    });
+
+    test('a key stored before scopes existed holds every scope; an owner with no key on record counts as revoked', async () => {
+      await storeKey(digestOf('eeeeeeeeeeee'), {});
+      await subscribe('ws_legacy', `${fast.endpoint}/a`, ['inventory.changed', 'order.changed'], {
+        ownerKeyId: { S: 'eeeeeeeeeeee' },
+      });
+      await subscribe('ws_orphan', `${fast.endpoint}/b`, ['inventory.changed'], {
+        ownerKeyId: { S: 'ffffffffffff' },
+      });
+
+      const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
+      expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
+
+      const received = await queue.receiveAll();
+      expect(subscriptionIdsOf(received)).toStrictEqual(['ws_legacy']);
+      await queue.remove(received);
+      expect((await storedSubscription('ws_orphan'))?.disabledReason).toStrictEqual({ S: 'key_revoked' });
+    });
+  });
+
+  test('reads the subscriptions without their signing secrets: a Scan projecting subscriptionId, events, state and owner', async () => {
     await subscribe('ws_inventory', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
     // The requests the fan-out's read sends, as they leave the client (recorded, not altered).
     const client = dynamoDbClient(db.endpoint, db.credentials);
@@ -306,7 +396,7 @@ describe('fanOutWebhooks', () => {
       expect(sent).toStrictEqual([
         {
           TableName: testTableNames.webhookSubscriptions,
-          ProjectionExpression: '#id, #events, #state',
+          ProjectionExpression: '#id, #events, #state, ownerKeyId',
           ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
         },
       ]);
