@@ -10,12 +10,12 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { callServer, storeTable } from '#test/support/server-calls.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { temporaryDir } from '#test/support/temporary-dirs.ts';
 
 const hook = pathToFileURL(join(import.meta.dirname, '../support/slow-answer-hook.ts')).href;
 const apiKey = generateApiKey();
