@@ -22,7 +22,7 @@ const write = batchUpdate(documentClient, requiredEnv(tables.inventory.env));
 async function apply(changes: BatchChange[], key?: string, keyId?: string): Promise<BatchItems | Refusal> {
   const result = await write(changes, {
     ...(keyId === undefined ? {} : { keyId }),
-    requestToken: batchRequestToken(changes, key),
+    ...(key === undefined ? {} : { requestToken: batchRequestToken(changes, key) }),
   });
   if ('items' in result) return result;
   const { petId } = changes[result.index] as BatchChange;

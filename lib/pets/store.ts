@@ -1,24 +1,26 @@
 /** The pets store, a pet and its inventory entry as one item: docs/contract.md "Pets". */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, type NumberValue, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { newPetId } from '../assigned-ids.ts';
+import { writeOnce } from '../clients/single-write.ts';
 import { getEntry, projection } from '../inventory/entry-store.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
-import { lastChangeAttributes, newRequestToken, requestTokenOf } from '../inventory/last-change.ts';
+import { lastChangeAttributes } from '../inventory/last-change.ts';
 import { fromStoredLabel, type StoredLabel, storedPetDetails } from '../inventory/pet-details.ts';
 import { storedItem } from '../inventory/stored-item.ts';
+import { retried, TryAgain } from '../retry.ts';
 import type { NewPet, Pet } from './pet.ts';
 
 /** What the pet handlers need from the inventory table. */
 export interface PetStore {
   /**
-   * Creates the pet and its inventory entry (quantity 0) in one conditional PutItem (`attribute_not_exists`),
-   * recording the change `created` by the API key `keyId` and a request token chosen once per call
-   * (lib/inventory/last-change.ts). A refusal whose stored item carries that token is this call's own earlier
-   * attempt, committed before the SDK sent it again: the pet is created (docs/architecture.md "Writes exactly
-   * once"). Without `pet.id`, assigns a random id from 1 to 2^53 - 1 (lib/assigned-ids.ts `newPetId`), trying a
-   * new one if another item holds it (at most 3 times).
+   * Creates the pet and its inventory entry (quantity 0) in one conditional put (`attribute_not_exists`)
+   * committed once (lib/clients/single-write.ts: the SDK's retry of a put that committed is not applied again,
+   * whatever was written since), recording the change `created` by the API key `keyId`. Without `pet.id`,
+   * assigns a random id from 1 to 2^53 - 1 (lib/assigned-ids.ts `newPetId`) once per try; only a refusal (a
+   * real collision) draws a new id, in a new transaction, at most {@link assignAttempts} times
+   * (docs/architecture.md "Writes exactly once").
    * @returns the stored Pet, or `'exists'` when `pet.id` was given and is taken.
+   * @throws Error when no free id was found
    */
   add(pet: NewPet, keyId?: string): Promise<Pet | 'exists'>;
   /** The pet of `petId` (a strongly consistent GetItem), or undefined when there is no item. */
@@ -54,43 +56,35 @@ const assignAttempts = 3;
 
 /** The store over `client` and the inventory table `tableName`. */
 export function petStore(client: DynamoDBDocumentClient, tableName: string): PetStore {
-  /** True when `pet` was created by this request (`requestToken`), false when another item holds its id. */
-  const put = async (pet: Pet, keyId: string | undefined, requestToken: string): Promise<boolean> => {
-    try {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
-            ...storedPetDetails(pet),
-            ...lastChangeAttributes({
-              reason: 'created',
-              ...(keyId === undefined ? {} : { keyId }),
-              requestToken,
-            }),
-          },
-          ConditionExpression: 'attribute_not_exists(petId)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException)
-        return requestTokenOf(error.Item) === requestToken;
-      throw error;
-    }
+  /** True when `pet` was created, false when another item holds its id. */
+  const put = async (pet: Pet, keyId: string | undefined): Promise<boolean> => {
+    const refusal = await writeOnce(client, {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
+          ...storedPetDetails(pet),
+          ...lastChangeAttributes({ reason: 'created', ...(keyId === undefined ? {} : { keyId }) }),
+        },
+        ConditionExpression: 'attribute_not_exists(petId)',
+      },
+    });
+    return refusal === undefined;
   };
 
   return {
     async add(pet, keyId) {
-      const requestToken = newRequestToken();
       if (pet.id !== undefined)
-        return (await put({ ...pet, id: pet.id }, keyId, requestToken)) ? { ...pet, id: pet.id } : 'exists';
-      for (let attempt = 1; ; attempt++) {
-        const assigned = { ...pet, id: newPetId() };
-        if (await put(assigned, keyId, requestToken)) return assigned;
-        if (attempt === assignAttempts) throw new Error('no free pet id found');
-      }
+        return (await put({ ...pet, id: pet.id }, keyId)) ? { ...pet, id: pet.id } : 'exists';
+      return retried(
+        { attempts: assignAttempts, minPauseMs: 0, maxPauseMs: 0 },
+        async () => {
+          const assigned = { ...pet, id: newPetId() };
+          if (await put(assigned, keyId)) return assigned;
+          throw new TryAgain();
+        },
+        () => new Error('no free pet id found'),
+      );
     },
 
     async get(petId) {

@@ -8,14 +8,25 @@
  * attempt up and sends it again. The hook removes the file as the write matches: one slow answer per arming.
  * Single-item writes and `BatchWriteItem` are matched in dynalite's actions (their table is known there), a
  * `TransactWriteItems` where it reaches the store's HTTP server.
+ *
+ * A window for another writer: while the file named by `SLOW_WINDOW` exists when a `TransactWriteItems` fires,
+ * the hook writes `<SLOW_WINDOW>.committed` once the store has committed it, and holds the SDK's retries of that
+ * call (the requests with its `amz-sdk-invocation-id`, which the SDK keeps for every attempt of one call) until
+ * the test removes `SLOW_WINDOW`: whatever the test writes in between lands after the commit and before the
+ * retry.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 import { requestTimeoutMs } from '../../lib/clients/dynamodb-client.ts';
 
 const armedFile = process.env.SLOW_ARMED ?? '';
+const windowFile = process.env.SLOW_WINDOW ?? '';
+/** The invocation ids of the calls whose retries wait while {@link windowFile} exists. */
+const heldCalls = new Set<string>();
+/** Milliseconds between looks at {@link windowFile} while a retry waits. */
+const windowPollMs = 20;
 const delayMs = Number(process.env.SLOW_ANSWER_MS ?? requestTimeoutMs + 1000);
 const require = createRequire(import.meta.url);
 
@@ -58,11 +69,24 @@ const emit = Server.prototype.emit;
 if (isMainThread)
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
     const [request, response] = args as [IncomingMessage, ServerResponse];
+    const call = String(request?.headers?.['amz-sdk-invocation-id'] ?? '');
+    if (event === 'request' && heldCalls.has(call)) {
+      // A retry of the call whose window is open: let it in once the test closed the window.
+      const release = () => {
+        if (existsSync(windowFile)) return void setTimeout(release, windowPollMs);
+        heldCalls.delete(call);
+        (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
+      };
+      release();
+      return true;
+    }
     if (
       event === 'request' &&
       String(request.headers['x-amz-target']).endsWith('.TransactWriteItems') &&
       fires('TransactWriteItems', [])
     ) {
+      const windowed = windowFile !== '' && existsSync(windowFile) && call !== '';
+      if (windowed) heldCalls.add(call);
       // The store answers once it has committed: its answer's head and body are held, then sent if still wanted.
       const { writeHead, end } = response;
       const held: (() => void)[] = [];
@@ -72,6 +96,7 @@ if (isMainThread)
       }) as typeof writeHead;
       response.end = ((...body: Parameters<typeof end>) => {
         held.push(() => end.apply(response, body));
+        if (windowed) writeFileSync(`${windowFile}.committed`, '');
         setTimeout(() => {
           if (!response.destroyed) for (const step of held) step();
         }, delayMs);
