@@ -3,15 +3,21 @@
  * (docs/contract.md "Inventory semantics"; docs/implementation.md "Inventory batches").
  */
 import { createHash } from 'node:crypto';
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type CancellationReason,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   NumberValue,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpError } from '../http/errors.ts';
+import { claimPut, heldClaim, type KeyClaim, keyClaim } from '../idempotency/claim.ts';
 import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import { listIndex } from '../tables.ts';
 import type { BatchChange } from './batch-changes.ts';
@@ -21,8 +27,36 @@ import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-shard.ts';
 import { fromStoredItem } from './stored-item.ts';
 
-/** What the batch writes beside its values: the API key's id and, with an Idempotency-Key, its token. */
-export type BatchOrigin = Pick<LastChange, 'keyId' | 'requestToken'>;
+/**
+ * What the batch writes beside its values: the API key's id and, with an Idempotency-Key, the key's claim
+ * ({@link batchClaim}) or, for a batch with no room for one, its token ({@link batchRequestToken}).
+ */
+export type BatchOrigin = Pick<LastChange, 'keyId' | 'requestToken'> & { claim?: KeyClaim };
+
+/** The prefix of a batch claim's `id` (lib/idempotency/claim.ts): apart from the utility's records. */
+const claimPrefix = 'batchUpdateInventoryClaim#';
+/** The claim's attribute holding the SHA-256 hex of the batch's validated changes. */
+const claimDigest = 'batchDigest';
+
+/**
+ * The most changes of a keyed batch whose transaction has room for its claim: DynamoDB takes 100 actions per
+ * transaction, and the claim is one (docs/architecture.md "Writes exactly once").
+ */
+export const claimedBatchLimit = 99;
+
+/**
+ * The claim of the scoped Idempotency-Key `scopedKey` on the batch `changes` (lib/idempotency/claim.ts), put in
+ * the batch's own transaction with the batch's answer: a repeat after the function died between the commit and
+ * its answer is refused by it and answers that, whatever others wrote since.
+ */
+export function batchClaim(scopedKey: string, changes: readonly BatchChange[]): KeyClaim {
+  return keyClaim(claimPrefix, scopedKey, JSON.stringify(changes));
+}
+
+/** An entry of the answer as a claim keeps it (document client form: petId a Number). */
+function storedAnswer({ petId, quantity, status }: InventoryItem) {
+  return { petId: NumberValue.from(petId), quantity, status };
+}
 
 /** The entries after the batch, in the request's order. */
 export interface BatchItems {
@@ -47,7 +81,8 @@ const batchRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400
 const readRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400 };
 
 /**
- * The token of a keyed batch's writes (`requestToken`, lib/inventory/last-change.ts): a name-based UUID
+ * The token of a keyed batch of more than {@link claimedBatchLimit} changes (`requestToken` on each entry it
+ * writes, lib/inventory/last-change.ts): a name-based UUID
  * (version 8 from SHA-256, RFC 9562 §5.8 and Appendix B.2) of the scoped Idempotency-Key and the changes, so
  * that a repeat of a batch that committed before its function died finds its own writes (docs/architecture.md
  * "Writes exactly once"). A batch without a key needs none: the SDK's retry of its transaction carries the
@@ -164,10 +199,10 @@ function firstRefusal(
  */
 function cancellation(
   error: TransactionCanceledException,
+  reasons: readonly (CancellationReason | undefined)[],
   changes: readonly BatchChange[],
   requestToken: string | undefined,
 ): BatchRefusal | 'retry' {
-  const reasons = error.CancellationReasons ?? [];
   for (const [index, reason] of reasons.entries()) {
     if (reason?.Code !== 'ConditionalCheckFailed') continue;
     const entry = rawEntry(reason.Item);
@@ -181,26 +216,63 @@ function cancellation(
 }
 
 /**
- * The batch writer over `client` and the inventory table `tableName`: reads the entries (BatchGetItem), refuses
- * at the first element without an entry or whose `ifMatch` the entry does not meet (an entry carrying the
- * request's own token meets it), else sets every entry's `quantity` and `status` (given, or as read) with its
- * last change (`reason` as given, the API key's id, the token) in one TransactWriteItems conditioned on the
- * values read, so the answer is exactly the entries as written. An entry changed between the read and the
- * transaction cancels it, and the batch is read and decided again, {@link batchRetries}, then
- * 503 `service_unavailable`. The SDK's own retry of the transaction carries its `ClientRequestToken`, so a
+ * The answer the unexpired claim of `claim`'s key holds (one strongly consistent GetItem of `claimsTable`), or
+ * `'key_reused'` when it holds another batch; undefined when there is none.
+ */
+async function storedClaim(
+  client: DynamoDBDocumentClient,
+  claimsTable: string,
+  claim: KeyClaim,
+): Promise<BatchItems | 'key_reused' | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: claimsTable, Key: { id: claim.id }, ConsistentRead: true }),
+  );
+  if (!Item || Number(Item.expiration) < Date.now() / 1000) return undefined;
+  return claimedItems(marshall(Item), claim);
+}
+
+/**
+ * The answer a keyed batch's claim holds (`held`, the refusing claim's raw attributes), or `'key_reused'` when
+ * the claim was put for another batch.
+ */
+function claimedItems(
+  held: Record<string, AttributeValue> | undefined,
+  claim: KeyClaim,
+): BatchItems | 'key_reused' {
+  const claimed = heldClaim(held, claim, claimDigest);
+  if (claimed === 'key_reused') return claimed;
+  const { items } = unmarshall(claimed, { wrapNumbers: true }) as { items: Record<string, unknown>[] };
+  return { items: items.map(fromStoredItem) };
+}
+
+/**
+ * The batch writer over `client`, the inventory table `tableName` and the idempotency table `claimsTable`:
+ * reads the entries (BatchGetItem), refuses at the first element without an entry or whose `ifMatch` the entry
+ * does not meet (an entry carrying a keyed batch's own token meets it), else sets every entry's `quantity` and
+ * `status` (given, or as read) with its last change (`reason` as given, the API key's id, the token if any) in
+ * one TransactWriteItems conditioned on the values read, so the answer is exactly the entries as written; a
+ * keyed batch's claim goes first in it (`origin.claim`), and a claim of the same batch that refuses it answers
+ * the answer it keeps (another batch's: `key_reused`). An entry changed between the read and the transaction
+ * cancels it, and the batch is read and decided again ({@link batchRetries}), then 503
+ * `service_unavailable`. The SDK's own retry of the transaction carries its `ClientRequestToken`, so a
  * transaction that committed and answered late is not applied, nor refused, again.
  */
 export function batchUpdate(
   client: DynamoDBDocumentClient,
   tableName: string,
-): (changes: readonly BatchChange[], origin: BatchOrigin) => Promise<BatchItems | BatchRefusal> {
-  return (changes, { keyId, requestToken }) =>
+  claimsTable: string,
+): (
+  changes: readonly BatchChange[],
+  origin: BatchOrigin,
+) => Promise<BatchItems | BatchRefusal | 'key_reused'> {
+  return (changes, { keyId, requestToken, claim }) =>
     retried(
       batchRetries,
       async () => {
         const entries = await readEntries(client, tableName, changes);
         const refused = firstRefusal(changes, entries, requestToken);
-        if (refused) return refused;
+        // An entry changed since the key's own batch committed: that batch's claim answers, not the entry.
+        if (refused) return (claim && (await storedClaim(client, claimsTable, claim))) || refused;
         const items: InventoryItem[] = [];
         const actions = changes.map(({ petId, update }) => {
           const read = entries.get(petId) as ReadEntry;
@@ -217,12 +289,29 @@ export function batchUpdate(
           };
           return entryUpdate(tableName, read, next, change);
         });
+        // The claim goes first: its refusal is the one that counts, whatever else would refuse.
+        const claimed = claim
+          ? [
+              {
+                Put: claimPut(
+                  claimsTable,
+                  claim,
+                  claimDigest,
+                  { items: items.map(storedAnswer) },
+                  Date.now(),
+                ),
+              },
+            ]
+          : [];
         try {
-          await client.send(new TransactWriteCommand({ TransactItems: actions }));
+          await client.send(new TransactWriteCommand({ TransactItems: [...claimed, ...actions] }));
           return { items };
         } catch (error) {
           if (!(error instanceof TransactionCanceledException)) throw error;
-          const outcome = cancellation(error, changes, requestToken);
+          const reasons = error.CancellationReasons ?? [];
+          if (claim && reasons[0]?.Code === 'ConditionalCheckFailed')
+            return claimedItems(reasons[0].Item, claim);
+          const outcome = cancellation(error, reasons.slice(claimed.length), changes, requestToken);
           if (outcome === 'retry') throw new TryAgain();
           return outcome;
         }
