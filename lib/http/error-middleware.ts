@@ -76,7 +76,10 @@ export function errorBodyMiddleware(): MiddlewareObj {
       if (body.status >= 500) logger.error('request failed', fields);
       else logger.info('request rejected', fields);
       const headers = request.error instanceof HttpError ? request.error.headers : {};
-      request.error = createError(body.status, JSON.stringify(body), { expose: true, headers });
+      // http-error-handler writes the error's `headers` on the response.
+      request.error = Object.assign(createError(body.status, JSON.stringify(body), { expose: true }), {
+        headers,
+      });
     },
   };
 }

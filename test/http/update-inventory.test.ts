@@ -160,3 +160,54 @@ describe('requests as API Gateway delivers them (docs/contract.md; local-aws/beh
     );
   });
 });
+
+describe('Idempotency-Key (docs/contract.md "Inventory semantics")', () => {
+  const json = { 'Content-Type': 'application/json' };
+
+  test('a repeat answers the first answer, marked Idempotent-Replayed, and applies nothing more; another body under the key is 422', async () => {
+    const headers = { ...json, 'Idempotency-Key': 'patch-7' };
+    const first = await patch('/inventory/7', '{"quantity": 9, "reason": "arrival"}', headers);
+    expectUpdated(first, '{"petId":7,"quantity":9,"status":"available"}');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect((await patch('/inventory/7', '{"quantity": 4}')).status).toBe(200);
+
+    const repeat = await patch('/inventory/7', '{"quantity": 9, "reason": "arrival"}', headers);
+    expect([repeat.status, repeat.text, repeat.headers.get('etag')]).toEqual([
+      200,
+      first.text,
+      '"9-available"',
+    ]);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect((await api.tableItems()).find((item) => item.petId === '7')).toEqual(
+      storedEntry('7', 4, 'available', patchedBy()),
+    );
+    const other = await patch('/inventory/7', '{"quantity": 8}', headers);
+    expect([other.status, JSON.parse(other.text)]).toEqual([
+      422,
+      {
+        code: 'idempotency_key_reused',
+        message: 'this Idempotency-Key was used with another update in the last 24 hours',
+        status: 422,
+      },
+    ]);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  test('a refusal is remembered and its repeat is marked Idempotent-Replayed too', async () => {
+    const headers = { ...json, 'Idempotency-Key': 'patch-7-stale', 'If-Match': '"1-available"' };
+    const message = 'If-Match does not match the current entry of petId 7';
+    const first = await patch('/inventory/7', '{"quantity": 1}', headers);
+    expect([first.status, JSON.parse(first.text), first.headers.get('idempotent-replayed')]).toEqual([
+      412,
+      { code: 'precondition_failed', message, status: 412 },
+      null,
+    ]);
+    expect((await patch('/inventory/7', '{"quantity": 1}')).status).toBe(200);
+    const repeat = await patch('/inventory/7', '{"quantity": 1}', headers);
+    expect([repeat.status, repeat.text, repeat.headers.get('idempotent-replayed')]).toEqual([
+      412,
+      first.text,
+      'true',
+    ]);
+  });
+});
