@@ -3,7 +3,8 @@ import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { headerValues } from '#lib/http/headers.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import type { Refusal } from '#lib/idempotency/idempotency-key.ts';
+import { keyClaim } from '#lib/idempotency/claim.ts';
+import { keyReused, type Refusal } from '#lib/idempotency/idempotency-key.ts';
 import { idempotentFunction } from '#lib/idempotency/idempotent-function.ts';
 import { entityTag, type IfMatch, parseIfMatch } from '#lib/inventory/entity-tag.ts';
 import { type InventoryItem, inventoryJson } from '#lib/inventory/inventory-item.ts';
@@ -13,6 +14,9 @@ import { inventoryStore } from '#lib/inventory/store.ts';
 import { tables } from '#lib/tables.ts';
 
 const store = inventoryStore(documentClient, requiredEnv(tables.inventory.env));
+const claimsTable = requiredEnv(tables.idempotency.env);
+/** The prefix of an update claim's id (lib/idempotency/claim.ts). */
+const claimPrefix = 'updateInventoryClaim#';
 
 /** A validated PATCH: the entry's petId, the update and its If-Match (all a repeat of its key must equal). */
 interface EntryPatch {
@@ -22,15 +26,29 @@ interface EntryPatch {
 }
 
 /**
- * Applies `patch` for the API key `keyId`: the entry as it is after the write, or the contract's 404 or 412.
+ * Applies `patch` for the API key `keyId`, with the claim of the scoped Idempotency-Key `key` when there is one:
+ * the entry as it is after the write, or the contract's 404 or 412.
+ * @throws HttpError 422 `idempotency_key_reused` when the key's claim holds another update (not remembered)
  */
-async function apply({ petId, update, ifMatch }: EntryPatch, _key?: string, keyId?: string) {
-  const result = await store.update(petId, { ...update, ...(keyId === undefined ? {} : { keyId }) }, ifMatch);
-  if (result === 'not_found')
-    return { code: 'not_found', message: `no inventory entry for petId ${petId}` } as Refusal;
+async function apply(patch: EntryPatch, key?: string, keyId?: string): Promise<InventoryItem | Refusal> {
+  const { petId, update, ifMatch } = patch;
+  const keyed =
+    key === undefined
+      ? undefined
+      : { tableName: claimsTable, claim: keyClaim(claimPrefix, key, JSON.stringify(patch)) };
+  const result = await store.update(
+    petId,
+    { ...update, ...(keyId === undefined ? {} : { keyId }) },
+    ifMatch,
+    keyed,
+  );
+  if (result === 'key_reused') throw keyReused('update');
+  if (result === 'not_found') return { code: 'not_found', message: `no inventory entry for petId ${petId}` };
   if (result === 'precondition_failed') {
-    const message = `If-Match does not match the current entry of petId ${petId}`;
-    return { code: 'precondition_failed', message } as Refusal;
+    return {
+      code: 'precondition_failed',
+      message: `If-Match does not match the current entry of petId ${petId}`,
+    };
   }
   return result;
 }

@@ -72,3 +72,12 @@ export function heldClaim(
   if (held === undefined || digest === undefined) throw new Error('the refusing claim has no digest');
   return digest === claim.digest ? held : 'key_reused';
 }
+
+/** A key's claim on a write and the idempotency table it goes in (`IDEMPOTENCY_TABLE_NAME`). */
+export interface ClaimedWrite {
+  tableName: string;
+  claim: KeyClaim;
+}
+
+/** The claim attribute of a write that keeps no answer, only its request's digest (updateInventory, addPet). */
+export const requestDigest = 'requestDigest';

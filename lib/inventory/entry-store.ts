@@ -4,6 +4,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { writeOnce } from '../clients/single-write.ts';
+import { type ClaimedWrite, claimPut, heldClaim, requestDigest } from '../idempotency/claim.ts';
 import { listIndex } from '../tables.ts';
 import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem } from './inventory-item.ts';
@@ -14,8 +15,11 @@ import { fromStoredItem } from './stored-item.ts';
 
 /** A change updateInventory makes: the values to set, why, and the API key's id when known. */
 export type EntryChange = InventoryUpdate & Pick<LastChange, 'keyId'>;
-/** The outcome of {@link updateEntry}: the updated entry, or why nothing changed. */
-export type UpdateResult = InventoryItem | 'not_found' | 'precondition_failed';
+/**
+ * The outcome of {@link updateEntry}: the updated entry, or why nothing changed (`key_reused`: the key's claim
+ * holds another update).
+ */
+export type UpdateResult = InventoryItem | 'not_found' | 'precondition_failed' | 'key_reused';
 
 /** Attributes to read, each through a placeholder (`status` and `name` are DynamoDB reserved words). */
 export type Projection = { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> };
@@ -91,7 +95,8 @@ function updateCondition(ifMatch: IfMatch | undefined): {
  * creating one; then reads the entry (one strongly consistent GetItem) and returns it: the change, or a later
  * writer's state when another came in between (docs/contract.md "Inventory semantics"). A failed condition
  * with no stored item is `not_found`, with one `precondition_failed` (docs/architecture.md "Writes exactly
- * once").
+ * once"). With `keyed`, the Idempotency-Key's claim goes first in the transaction: its refusal means the
+ * key's own update committed before (answered with the entry as it now is), or `key_reused`.
  */
 export async function updateEntry(
   client: DynamoDBDocumentClient,
@@ -99,6 +104,7 @@ export async function updateEntry(
   petId: string,
   { quantity, status, reason, keyId }: EntryChange,
   ifMatch?: IfMatch,
+  keyed?: ClaimedWrite,
 ): Promise<UpdateResult> {
   const condition = updateCondition(ifMatch);
   const change = lastChangeUpdate({ reason, ...(keyId === undefined ? {} : { keyId }) });
@@ -109,29 +115,37 @@ export async function updateEntry(
     ...change.set,
   ];
   const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
-  const refusal = await writeOnce(client, {
-    Update: {
-      TableName: tableName,
-      Key: { petId: NumberValue.from(petId) },
-      UpdateExpression: `SET ${set.join(', ')}${remove}`,
-      ConditionExpression: condition.expression,
-      ExpressionAttributeNames: {
-        '#shard': listIndex.shardAttribute,
-        ...(status === undefined ? {} : { '#newStatus': 'status' }),
-        ...change.names,
-        ...condition.names,
+  const refusal = await writeOnce(
+    client,
+    {
+      Update: {
+        TableName: tableName,
+        Key: { petId: NumberValue.from(petId) },
+        UpdateExpression: `SET ${set.join(', ')}${remove}`,
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: {
+          '#shard': listIndex.shardAttribute,
+          ...(status === undefined ? {} : { '#newStatus': 'status' }),
+          ...change.names,
+          ...condition.names,
+        },
+        ExpressionAttributeValues: {
+          ...(quantity === undefined ? {} : { ':quantity': quantity }),
+          ...(status === undefined ? {} : { ':status': status }),
+          ':shard': listShardOf(petId),
+          ...change.values,
+          ...condition.values,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
-      ExpressionAttributeValues: {
-        ...(quantity === undefined ? {} : { ':quantity': quantity }),
-        ...(status === undefined ? {} : { ':status': status }),
-        ':shard': listShardOf(petId),
-        ...change.values,
-        ...condition.values,
-      },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
-  });
-  if (refusal) return refusal.item ? 'precondition_failed' : 'not_found';
+    keyed && { Put: claimPut(keyed.tableName, keyed.claim, requestDigest, {}, Date.now()) },
+  );
+  // A claim of the same update: the key's own write committed before (its function died before answering).
+  if (refusal?.byClaim) {
+    if (heldClaim(refusal.item, (keyed as ClaimedWrite).claim, requestDigest) === 'key_reused')
+      return 'key_reused';
+  } else if (refusal) return refusal.item ? 'precondition_failed' : 'not_found';
   // Entries are never deleted: the committed entry is there.
   return (await getInventoryItem(client, tableName, petId)) ?? 'not_found';
 }

@@ -1,7 +1,8 @@
 /** The pets store, a pet and its inventory entry as one item: docs/contract.md "Pets". */
-import type { DynamoDBDocumentClient, NumberValue } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { newPetId } from '../assigned-ids.ts';
 import { writeOnce } from '../clients/single-write.ts';
+import { type ClaimedWrite, claimPut, heldClaim, requestDigest } from '../idempotency/claim.ts';
 import { getEntry, projection } from '../inventory/entry-store.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { lastChangeAttributes } from '../inventory/last-change.ts';
@@ -18,11 +19,13 @@ export interface PetStore {
    * whatever was written since), recording the change `created` by the API key `keyId`. Without `pet.id`,
    * assigns a random id from 1 to 2^53 - 1 (lib/assigned-ids.ts `newPetId`) once per try; only a refusal (a
    * real collision) draws a new id, in a new transaction, at most {@link assignAttempts} times
-   * (docs/architecture.md "Writes exactly once").
+   * (docs/architecture.md "Writes exactly once"). With `keyed`, the Idempotency-Key's claim (holding the
+   * pet's id) goes first in the transaction: its refusal means the key's own pet was created before, answered
+   * as created, or `key_reused`.
    * @returns the stored Pet, or `'exists'` when `pet.id` was given and is taken.
    * @throws Error when no free id was found
    */
-  add(pet: NewPet, keyId?: string): Promise<Pet | 'exists'>;
+  add(pet: NewPet, keyId?: string, keyed?: ClaimedWrite): Promise<Pet | 'exists' | 'key_reused'>;
   /** The pet of `petId` (a strongly consistent GetItem), or undefined when there is no item. */
   get(petId: string): Promise<Pet | undefined>;
 }
@@ -56,32 +59,53 @@ const assignAttempts = 3;
 
 /** The store over `client` and the inventory table `tableName`. */
 export function petStore(client: DynamoDBDocumentClient, tableName: string): PetStore {
-  /** True when `pet` was created, false when another item holds its id. */
-  const put = async (pet: Pet, keyId: string | undefined): Promise<boolean> => {
-    const refusal = await writeOnce(client, {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
-          ...storedPetDetails(pet),
-          ...lastChangeAttributes({ reason: 'created', ...(keyId === undefined ? {} : { keyId }) }),
+  /**
+   * The pet as created (this request's, or the key's earlier one its claim names), `'taken'` when another item
+   * holds its id, or `'key_reused'`.
+   */
+  const put = async (pet: Pet, keyId: string | undefined, keyed: ClaimedWrite | undefined) => {
+    const claim = keyed && {
+      Put: claimPut(
+        keyed.tableName,
+        keyed.claim,
+        requestDigest,
+        { petId: NumberValue.from(pet.id) },
+        Date.now(),
+      ),
+    };
+    const refusal = await writeOnce(
+      client,
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...storedItem({ petId: pet.id, quantity: 0, status: pet.status }),
+            ...storedPetDetails(pet),
+            ...lastChangeAttributes({ reason: 'created', ...(keyId === undefined ? {} : { keyId }) }),
+          },
+          ConditionExpression: 'attribute_not_exists(petId)',
         },
-        ConditionExpression: 'attribute_not_exists(petId)',
       },
-    });
-    return refusal === undefined;
+      claim,
+    );
+    if (refusal === undefined) return pet;
+    if (!refusal.byClaim) return 'taken';
+    const held = heldClaim(refusal.item, (keyed as ClaimedWrite).claim, requestDigest);
+    return held === 'key_reused' ? held : { ...pet, id: held.petId?.N as string };
   };
 
   return {
-    async add(pet, keyId) {
-      if (pet.id !== undefined)
-        return (await put({ ...pet, id: pet.id }, keyId)) ? { ...pet, id: pet.id } : 'exists';
+    async add(pet, keyId, keyed) {
+      if (pet.id !== undefined) {
+        const added = await put({ ...pet, id: pet.id }, keyId, keyed);
+        return added === 'taken' ? 'exists' : added;
+      }
       return retried(
         { attempts: assignAttempts, minPauseMs: 0, maxPauseMs: 0 },
         async () => {
-          const assigned = { ...pet, id: newPetId() };
-          if (await put(assigned, keyId)) return assigned;
-          throw new TryAgain();
+          const added = await put({ ...pet, id: newPetId() }, keyId, keyed);
+          if (added === 'taken') throw new TryAgain();
+          return added;
         },
         () => new Error('no free pet id found'),
       );

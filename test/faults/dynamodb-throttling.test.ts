@@ -127,7 +127,7 @@ describe('DynamoDB throttling after the SDK retries', () => {
   }>([
     {
       operation: 'updateInventory',
-      request: 'UpdateItem',
+      request: 'TransactWriteItems',
       invoke: () =>
         updateInventory(
           proxyEvent('PATCH', '/inventory/{petId}', '/inventory/7', {

@@ -57,13 +57,18 @@ async function slowly<T>(slowWrite: string, write: () => Promise<T>): Promise<T>
 }
 
 /**
- * Runs `write`, whose transaction the store commits and answers late, and runs `other` (another client's
- * write) after that commit and before the SDK's retry (the hook holds the retry until `other` is done).
+ * Runs `write`, whose transaction on `table` the store commits and answers late, and runs `other` (another
+ * client's write) after that commit and before the SDK's retry (the hook holds the retry until `other` is
+ * done). The table keeps the background transactions (the change records' consumer) out of the arming.
  */
-async function slowlyAfterOther<T>(write: () => Promise<T>, other: () => Promise<void>): Promise<T> {
+async function slowlyAfterOther<T>(
+  write: () => Promise<T>,
+  other: () => Promise<void>,
+  table: string = inventory,
+): Promise<T> {
   const committed = `${windowFile}.committed`;
   await writeFile(windowFile, '');
-  const answer = slowly('TransactWriteItems', write);
+  const answer = slowly(`TransactWriteItems ${table}`, write);
   await vi.waitFor(() => expect(existsSync(committed)).toBe(true), { timeout: 20_000, interval: 20 });
   try {
     await other();
@@ -221,7 +226,7 @@ describe('a write answered after the SDK request timeout is applied once and ans
 
   test.each([
     ['its idempotency record', `PutItem ${testTableNames.idempotency}`, 705],
-    ['its transaction', 'TransactWriteItems', 706],
+    ['its transaction', `TransactWriteItems ${inventory}`, 706],
   ])(
     'placeOrder with Idempotency-Key, %s answered late: 201, never 409 for its own retry; one order',
     async (_, slowWrite, petId) => {
@@ -312,6 +317,7 @@ describe('a write answered after the SDK request timeout is applied once and ans
     const answer = await slowlyAfterOther(
       () => call('PATCH', path, { status: 'approved' }),
       async () => expect((await call('PATCH', path, { status: 'cancelled' })).status).toBe(200),
+      testTableNames.orders,
     );
     expect([answer.status, answer.body]).toStrictEqual([200, { ...placed.body, status: 'approved' }]);
     expect(await ordersOf(708)).toStrictEqual([`${placed.body.id} 1 cancelled`]);

@@ -7,7 +7,7 @@
  * one second past the service's DynamoDB request timeout, lib/clients/dynamodb-client.ts), so the SDK gives the
  * attempt up and sends it again. The hook removes the file as the write matches: one slow answer per arming.
  * Single-item writes and `BatchWriteItem` are matched in dynalite's actions (their table is known there), a
- * `TransactWriteItems` where it reaches the store's HTTP server.
+ * `TransactWriteItems` where it reaches the store's HTTP server (its body read for the tables it writes).
  *
  * A window for another writer: while the file named by `SLOW_WINDOW` exists when a `TransactWriteItems` fires,
  * the hook writes `<SLOW_WINDOW>.committed` once the store has committed it, and holds the SDK's retries of that
@@ -18,6 +18,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
 import { isMainThread } from 'node:worker_threads';
 import { requestTimeoutMs } from '../../lib/clients/dynamodb-client.ts';
 
@@ -65,43 +66,76 @@ for (const [operation, module] of isMainThread ? Object.entries(actionModules) :
   (require.cache[path] as NodeJS.Module).exports = hooked;
 }
 
-const emit = Server.prototype.emit;
+const emit = Server.prototype.emit as (this: Server, event: string, ...args: unknown[]) => boolean;
+
+/** True while an arming for `operation` waits (the file is left in place: {@link fires} takes it). */
+function armedFor(operation: string): boolean {
+  return armedFile !== '' && existsSync(armedFile) && readFileSync(armedFile, 'utf8').startsWith(operation);
+}
+
+/** The request's body, read whole, and a request that replays it to the store's own listener. */
+async function readAndReplay(request: IncomingMessage): Promise<[string, IncomingMessage]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const replayed = Object.assign(Readable.from(chunks.length > 0 ? [Buffer.from(text)] : []), {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    socket: request.socket,
+  }) as unknown as IncomingMessage;
+  return [text, replayed];
+}
+
+/**
+ * Holds `response` (a committed transaction's answer) for {@link delayMs}; with a window open, notes the
+ * commit and holds the retries of the call `call`.
+ */
+function holdAnswer(response: ServerResponse, call: string): void {
+  const windowed = windowFile !== '' && existsSync(windowFile) && call !== '';
+  if (windowed) heldCalls.add(call);
+  // The store answers once it has committed: its answer's head and body are held, then sent if still wanted.
+  const { writeHead, end } = response;
+  const held: (() => void)[] = [];
+  response.writeHead = ((...head: Parameters<typeof writeHead>) => {
+    held.push(() => writeHead.apply(response, head));
+    return response;
+  }) as typeof writeHead;
+  response.end = ((...body: Parameters<typeof end>) => {
+    held.push(() => end.apply(response, body));
+    if (windowed) writeFileSync(`${windowFile}.committed`, '');
+    setTimeout(() => {
+      if (!response.destroyed) for (const step of held) step();
+    }, delayMs);
+    return response;
+  }) as typeof end;
+}
+
 if (isMainThread)
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+    if (event !== 'request') return emit.call(this, event, ...args);
     const [request, response] = args as [IncomingMessage, ServerResponse];
-    const call = String(request?.headers?.['amz-sdk-invocation-id'] ?? '');
-    if (event === 'request' && heldCalls.has(call)) {
+    const call = String(request.headers['amz-sdk-invocation-id'] ?? '');
+    if (heldCalls.has(call)) {
       // A retry of the call whose window is open: let it in once the test closed the window.
       const release = () => {
         if (existsSync(windowFile)) return void setTimeout(release, windowPollMs);
         heldCalls.delete(call);
-        (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
+        emit.call(this, event, ...args);
       };
       release();
       return true;
     }
     if (
-      event === 'request' &&
-      String(request.headers['x-amz-target']).endsWith('.TransactWriteItems') &&
-      fires('TransactWriteItems', [])
-    ) {
-      const windowed = windowFile !== '' && existsSync(windowFile) && call !== '';
-      if (windowed) heldCalls.add(call);
-      // The store answers once it has committed: its answer's head and body are held, then sent if still wanted.
-      const { writeHead, end } = response;
-      const held: (() => void)[] = [];
-      response.writeHead = ((...head: Parameters<typeof writeHead>) => {
-        held.push(() => writeHead.apply(response, head));
-        return response;
-      }) as typeof writeHead;
-      response.end = ((...body: Parameters<typeof end>) => {
-        held.push(() => end.apply(response, body));
-        if (windowed) writeFileSync(`${windowFile}.committed`, '');
-        setTimeout(() => {
-          if (!response.destroyed) for (const step of held) step();
-        }, delayMs);
-        return response;
-      }) as typeof end;
-    }
-    return (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
+      !String(request.headers['x-amz-target']).endsWith('.TransactWriteItems') ||
+      !armedFor('TransactWriteItems')
+    )
+      return emit.call(this, event, ...args);
+    // The tables a transaction writes are in its body: read it, decide, and hand the store a replay.
+    void readAndReplay(request).then(([text, replayed]) => {
+      const tables = [...text.matchAll(/"TableName":"([^"]+)"/g)].map((match) => match[1] as string);
+      if (fires('TransactWriteItems', tables)) holdAnswer(response, call);
+      emit.call(this, event, replayed, response);
+    });
+    return true;
   } as typeof Server.prototype.emit;
