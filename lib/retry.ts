@@ -24,8 +24,8 @@ export class TryAgain extends Error {
 
 /**
  * Runs `step` (given its attempt number, from 1) until it returns or throws anything but {@link TryAgain}, at
- * most `policy.attempts` times, pausing between attempts with exponential backoff and full jitter (each pause
- * a random time between `minPauseMs` and its exponential bound).
+ * most `policy.attempts` times, pausing between attempts with exponential backoff and jitter (p-retry's
+ * `randomize`: each pause its exponential value times a random factor from 1 to 2, at most `maxPauseMs`).
  * @throws the error of `exhausted()` once the last attempt threw {@link TryAgain}; any other error of `step`
  */
 export async function retried<T>(
