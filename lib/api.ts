@@ -106,7 +106,9 @@ export const operations: readonly Operation[] = [
     method: 'PATCH',
     path: '/inventory/{petId}',
     entry: 'functions/update-inventory/handler.ts',
-    access: { inventory: ['dynamodb:UpdateItem'] },
+    // UpdateItem in a one-action TransactWriteItems (IAM authorizes a transaction by its items' actions), then
+    // GetItem reads the entry to answer it. The idempotency table: the Idempotency-Key, as for placeOrder.
+    access: { inventory: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], idempotency: idempotencyAccess },
     scope: 'inventory:write',
     queryParameters: [],
   },
@@ -130,7 +132,8 @@ export const operations: readonly Operation[] = [
     method: 'POST',
     path: '/pets',
     entry: 'functions/add-pet/handler.ts',
-    access: { inventory: ['dynamodb:PutItem'] },
+    // PutItem in a one-action TransactWriteItems; the idempotency table: the Idempotency-Key, as for placeOrder.
+    access: { inventory: ['dynamodb:PutItem'], idempotency: idempotencyAccess },
     scope: 'inventory:write',
     queryParameters: [],
   },
@@ -180,7 +183,7 @@ export const operations: readonly Operation[] = [
     method: 'PATCH',
     path: '/store/orders/{orderId}',
     entry: 'functions/update-order/handler.ts',
-    // GetItem reads the order; UpdateItem moves it, alone or, for a cancellation, in one TransactWriteItems with
+    // GetItem reads the order; UpdateItem moves it in one TransactWriteItems, alone or, for a cancellation, with
     // the restock, which IAM authorizes by its items' actions (DynamoDB Developer Guide, "Using IAM with
     // DynamoDB transactions"), as for placeOrder.
     access: { inventory: ['dynamodb:UpdateItem'], orders: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },

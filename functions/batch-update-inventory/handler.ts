@@ -2,28 +2,44 @@
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import type { Refusal } from '#lib/idempotency/idempotency-key.ts';
+import { keyReused, type Refusal } from '#lib/idempotency/idempotency-key.ts';
 import { idempotentFunction } from '#lib/idempotency/idempotent-function.ts';
 import { type BatchChange, parseBatchChanges } from '#lib/inventory/batch-changes.ts';
 import {
   type BatchItems,
+  batchClaim,
   batchItemsJson,
   batchRequestToken,
   batchUpdate,
+  claimedBatchLimit,
 } from '#lib/inventory/batch-update.ts';
 import { tables } from '#lib/tables.ts';
 
-const write = batchUpdate(documentClient, requiredEnv(tables.inventory.env));
+const write = batchUpdate(
+  documentClient,
+  requiredEnv(tables.inventory.env),
+  requiredEnv(tables.idempotency.env),
+);
+
+/** What a keyed batch writes to be recognised by its retry: its key's claim, or its token when it has no room. */
+function keyed(changes: readonly BatchChange[], key: string) {
+  return changes.length <= claimedBatchLimit
+    ? { claim: batchClaim(key, changes) }
+    : { requestToken: batchRequestToken(changes, key) };
+}
 
 /**
  * Applies `changes` for the API key `keyId`, under the scoped Idempotency-Key `key` when there is one: the
- * entries as written, or the contract's 404 or 412 naming the first failing element by its index.
+ * entries as written (the key's first answer, when its claim shows it committed before), or the contract's 404
+ * or 412 naming the first failing element by its index.
+ * @throws HttpError 422 `idempotency_key_reused` when the key's claim holds another batch (not remembered)
  */
 async function apply(changes: BatchChange[], key?: string, keyId?: string): Promise<BatchItems | Refusal> {
   const result = await write(changes, {
     ...(keyId === undefined ? {} : { keyId }),
-    requestToken: batchRequestToken(changes, key),
+    ...(key === undefined ? {} : keyed(changes, key)),
   });
+  if (result === 'key_reused') throw keyReused('batch');
   if ('items' in result) return result;
   const { petId } = changes[result.index] as BatchChange;
   return result.refusal === 'not_found'

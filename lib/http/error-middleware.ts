@@ -66,7 +66,7 @@ export function toErrorBody(error: unknown): ErrorBody {
 
 /**
  * Middy middleware: hands http-error-handler (registered before it: `onError` runs in reverse) an exposed
- * error whose message is the Error body. Logs status, code and error class only, never message or stack.
+ * error whose message is the Error body (with an HttpError's own headers). Logs status, code and error class only, never message or stack.
  */
 export function errorBodyMiddleware(): MiddlewareObj {
   return {
@@ -75,7 +75,11 @@ export function errorBodyMiddleware(): MiddlewareObj {
       const fields = { status: body.status, code: body.code, errorName: request.error?.name };
       if (body.status >= 500) logger.error('request failed', fields);
       else logger.info('request rejected', fields);
-      request.error = createError(body.status, JSON.stringify(body), { expose: true });
+      const headers = request.error instanceof HttpError ? request.error.headers : {};
+      // http-error-handler writes the error's `headers` on the response.
+      request.error = Object.assign(createError(body.status, JSON.stringify(body), { expose: true }), {
+        headers,
+      });
     },
   };
 }

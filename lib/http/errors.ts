@@ -54,11 +54,14 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
 /** An error whose message is safe to show to the client: thrown by lib code, rendered by the error middleware. */
 export class HttpError extends Error {
   readonly body: ErrorBody;
+  /** Headers of the error response beside the middlewares' own (`Idempotent-Replayed`, say). */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string) {
+  constructor(code: ErrorCode, message: string, headers: Readonly<Record<string, string>> = {}) {
     super(message);
     this.name = 'HttpError';
     this.body = errorBody(code, message);
+    this.headers = headers;
   }
 }
 

@@ -11,6 +11,7 @@ import { logger } from '../logger.ts';
 import { middyOptions } from '../middy-options.ts';
 import { completionLog } from './completion-log.ts';
 import { corsMiddleware, corsOrigins } from './cors.ts';
+import { invocationDeadline } from './deadline.ts';
 import { errorBodyMiddleware } from './error-middleware.ts';
 import { declaredQueryParameters, decodePathParameters } from './request-parameters.ts';
 import { scopeCheck } from './scope-check.ts';
@@ -46,6 +47,8 @@ function withHttpMiddlewares<R extends { statusCode: number }>(
       // the event carries the bearer key. No `resetKeys`: nothing is ever appended to the logger (fields go
       // with each call) and the reset costs time on every invocation: add it with `logger.appendKeys`.
       .use(injectLambdaContext(logger, { logEvent: false }))
+      // Every DynamoDB call of the invocation ends in time for a 503 (lib/clients/deadline.ts).
+      .use(invocationDeadline())
       .use(cors ? [cors] : [])
       .use(responseHeaders(headers))
       .use(httpErrorHandler({ logger: false }))

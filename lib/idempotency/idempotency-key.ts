@@ -1,6 +1,6 @@
 /**
- * The `Idempotency-Key` of placeOrder and batchUpdateInventory, with Powertools' Idempotency utility:
- * docs/contract.md "Store orders" (the rules) and "Inventory semantics" (the batch takes them).
+ * The `Idempotency-Key` of placeOrder, batchUpdateInventory, updateInventory and addPet, with Powertools'
+ * Idempotency utility: docs/contract.md "Store orders" (the rules), "Inventory semantics" and "Pets".
  */
 import {
   IdempotencyAlreadyInProgressError,
@@ -46,10 +46,25 @@ export interface Refusal {
   message: string;
 }
 
-/** The result, or the refusal thrown as the contract's error. @throws HttpError for a refusal */
-function resultOf<Result extends object>(result: Result | Refusal): Result {
-  if ('code' in result) throw new HttpError(result.code, result.message);
-  return result;
+/**
+ * The header marking an answer repeated for an Idempotency-Key, errors included (Stripe's): docs/contract.md
+ * "Store orders". A first answer never carries it.
+ */
+export const replayedHeaders: Readonly<Record<string, string>> = { 'Idempotent-Replayed': 'true' };
+
+/** A request's result and whether it is the answer of an earlier request with the same key, repeated. */
+export interface Answered<Result> {
+  result: Result;
+  replayed: boolean;
+}
+
+/**
+ * The result, or the refusal thrown as the contract's error (with {@link replayedHeaders} when `replayed`).
+ * @throws HttpError for a refusal
+ */
+function resultOf<Result extends object>(result: Result | Refusal, replayed: boolean): Answered<Result> {
+  if ('code' in result) throw new HttpError(result.code, result.message, replayed ? replayedHeaders : {});
+  return { result, replayed };
 }
 
 /**
@@ -132,11 +147,13 @@ export interface IdempotencyOptions {
  * TTL attribute `expiration`; its records name their Lambda request, so the SDK's own retry of a record's write
  * is not taken for a concurrent repeat: request-persistence-layer.ts): a concurrent repeat is 409 `conflict`, a
  * repeat with the same payload answers the first result again (a result or a remembered {@link Refusal}), another
- * payload is 422 `idempotency_key_reused`, and a result thrown (a 400 or 503) is not remembered. A request
+ * payload is 422 `idempotency_key_reused`, and a result thrown (a 400 or 503) is not remembered. A repeated
+ * answer is marked `replayed` (a repeated refusal is thrown with {@link replayedHeaders}). A request
  * without a key calls `run` directly. `run` is given the scoped key too, for a guarantee of its own across a
  * Lambda's death (placeOrder's claim, docs/architecture.md "Orders exactly once"; the batch's request token,
  * "Writes exactly once"): the utility's in-progress lock expires with the invocation that died after a commit.
- * @returns a function of the request and the invocation's Lambda context (it bounds the in-progress lock). Not
+ * @returns a function of the request and the invocation's Lambda context (it bounds the in-progress lock),
+ * answering the result and whether it is a replay. Not
  * the utility's middy middleware: in 2.35.0 its `onError` deletes the record even when its own `before`
  * refused the request, so a repeat answered 409 or 422 frees the first one's lock and a further repeat applies
  * again (aws-powertools/powertools-lambda-typescript#5675, fixed by #5676, unreleased). This wrapper deletes
@@ -145,24 +162,32 @@ export interface IdempotencyOptions {
 export function idempotentRequests<Payload, Result extends object>(
   run: (payload: Payload, key?: string, keyId?: string) => Promise<Result | Refusal>,
   { tableName, operation, what }: IdempotencyOptions,
-): (request: IdempotentRequest<Payload>, context: Context) => Promise<Result> {
+): (request: IdempotentRequest<Payload>, context: Context) => Promise<Answered<Result>> {
   const persistenceStore = new RequestPersistenceLayer({ tableName, clientConfig: dynamoDbClientConfig });
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'payload',
     expiresAfterSeconds: idempotencyWindowSeconds,
   });
+  // Whether the current request ran `run` (one request at a time per execution environment): a result the
+  // utility returned without running it is a remembered one.
+  let ran = false;
   const idempotent = makeIdempotent(
-    async ({ payload, key, keyId }: IdempotentRequest<Payload>) => run(payload, key, keyId),
+    async ({ payload, key, keyId }: IdempotentRequest<Payload>) => {
+      ran = true;
+      return run(payload, key, keyId);
+    },
     { persistenceStore, config, keyPrefix: operation },
   );
   return async (request, context) => {
-    if (request.key === undefined) return resultOf(await run(request.payload, undefined, request.keyId));
+    if (request.key === undefined)
+      return resultOf(await run(request.payload, undefined, request.keyId), false);
     config.registerLambdaContext(context);
     persistenceStore.registerRequest(context.awsRequestId);
+    ran = false;
     const result = await idempotent(request).catch((error: unknown) => {
       throw contractError(error, what);
     });
-    return resultOf(result as Result | Refusal);
+    return resultOf(result as Result | Refusal, !ran);
   };
 }

@@ -9,6 +9,7 @@ import {
   type DynamoDBClientConfig,
   type PutItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { withDeadline } from '../clients/deadline.ts';
 
 /** The record's attribute naming the request that wrote it (beside Powertools' own: id, status, expiration...). */
 const requestIdAttribute = 'requestId';
@@ -34,7 +35,7 @@ export class RequestPersistenceLayer extends DynamoDBPersistenceLayer {
   #requestId: string | undefined;
 
   constructor({ tableName, clientConfig }: RequestPersistenceOptions) {
-    const client = new DynamoDBClient(clientConfig);
+    const client = withDeadline(new DynamoDBClient(clientConfig));
     super({ tableName, awsSdkV3Client: client });
     // Around every attempt of the SDK (the retries happen later in the stack): the request id is written with
     // each PutItem, and the refusal of the request's own record is turned into the success it was.

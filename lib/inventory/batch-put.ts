@@ -2,12 +2,12 @@
  * The import's batch writes to the inventory table (create or replace, BatchWriteItem): docs/contract.md
  * "Operator tooling", docs/architecture.md "Data layout".
  */
-import { setTimeout } from 'node:timers/promises';
 import {
   BatchWriteCommand,
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import { lastChangeAttributes } from './last-change.ts';
 import { type PetDetails, storedPetDetails } from './pet-details.ts';
@@ -17,10 +17,11 @@ import { storedItem } from './stored-item.ts';
 const batchSize = 25;
 /** BatchWriteItem requests per batch at most: the first and the resends of its unprocessed items. */
 export const maxBatchAttempts = 8;
-/** Delay before the first resend of unprocessed items; it doubles for each further one, up to {@link maxRetryDelayMs}. */
-const retryDelayMs = 50;
-/** Longest delay between two resends: with {@link maxBatchAttempts} the resends of one batch wait about 5 s in all. */
-const maxRetryDelayMs = 2000;
+/**
+ * The resends of a request's unprocessed items: {@link maxBatchAttempts} requests in all, jittered pauses from
+ * 50 ms doubling up to 2 s (a few seconds in all).
+ */
+const resends: RetryPolicy = { attempts: maxBatchAttempts, minPauseMs: 50, maxPauseMs: 2000 };
 
 /**
  * {@link putEntries} stopped before writing every entry: `written` of them were written (every entry of the
@@ -61,24 +62,26 @@ export async function putEntries(
           },
         },
       }));
-    for (let attempt = 1; requests.length > 0; attempt++) {
-      if (attempt > maxBatchAttempts) {
-        throw new IncompleteWriteError(
+    await retried(
+      resends,
+      async () => {
+        let result: BatchWriteCommandOutput;
+        try {
+          result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+        } catch (error) {
+          const { name, message } = error as Error;
+          throw new IncompleteWriteError(written, `DynamoDB failed: ${name}: ${message}`, { cause: error });
+        }
+        const unprocessed = result.UnprocessedItems?.[tableName] ?? [];
+        written += requests.length - unprocessed.length;
+        requests = unprocessed;
+        if (requests.length > 0) throw new TryAgain();
+      },
+      () =>
+        new IncompleteWriteError(
           written,
           `DynamoDB left ${requests.length} item(s) unprocessed after ${maxBatchAttempts} attempts (throttled)`,
-        );
-      }
-      if (attempt > 1) await setTimeout(Math.min(retryDelayMs * 2 ** (attempt - 2), maxRetryDelayMs));
-      let result: BatchWriteCommandOutput;
-      try {
-        result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-      } catch (error) {
-        const { name, message } = error as Error;
-        throw new IncompleteWriteError(written, `DynamoDB failed: ${name}: ${message}`, { cause: error });
-      }
-      const unprocessed = result.UnprocessedItems?.[tableName] ?? [];
-      written += requests.length - unprocessed.length;
-      requests = unprocessed;
-    }
+        ),
+    );
   }
 }

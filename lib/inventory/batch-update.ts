@@ -2,27 +2,61 @@
  * batchUpdateInventory's write: every change of a batch in one TransactWriteItems, all or nothing
  * (docs/contract.md "Inventory semantics"; docs/implementation.md "Inventory batches").
  */
-import { createHash, randomInt } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
+import {
+  type AttributeValue,
+  type CancellationReason,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   NumberValue,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpError } from '../http/errors.ts';
+import { claimPut, heldClaim, type KeyClaim, keyClaim } from '../idempotency/claim.ts';
+import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import { listIndex } from '../tables.ts';
 import type { BatchChange } from './batch-changes.ts';
 import { entityTag, type IfMatch } from './entity-tag.ts';
 import { type InventoryItem, inventoryJson } from './inventory-item.ts';
-import { type LastChange, lastChangeUpdate, newRequestToken } from './last-change.ts';
+import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-shard.ts';
 import { fromStoredItem } from './stored-item.ts';
 
-/** What the batch writes beside its values: the API key's id and the request's token. */
-export type BatchOrigin = Pick<LastChange, 'keyId'> & { requestToken: string };
+/**
+ * What the batch writes beside its values: the API key's id and, with an Idempotency-Key, the key's claim
+ * ({@link batchClaim}) or, for a batch with no room for one, its token ({@link batchRequestToken}).
+ */
+export type BatchOrigin = Pick<LastChange, 'keyId' | 'requestToken'> & { claim?: KeyClaim };
+
+/** The prefix of a batch claim's `id` (lib/idempotency/claim.ts): apart from the utility's records. */
+const claimPrefix = 'batchUpdateInventoryClaim#';
+/** The claim's attribute holding the SHA-256 hex of the batch's validated changes. */
+const claimDigest = 'batchDigest';
+
+/**
+ * The most changes of a keyed batch whose transaction has room for its claim: DynamoDB takes 100 actions per
+ * transaction, and the claim is one (docs/architecture.md "Writes exactly once").
+ */
+export const claimedBatchLimit = 99;
+
+/**
+ * The claim of the scoped Idempotency-Key `scopedKey` on the batch `changes` (lib/idempotency/claim.ts), put in
+ * the batch's own transaction with the batch's answer: a repeat after the function died between the commit and
+ * its answer is refused by it and answers that, whatever others wrote since.
+ */
+export function batchClaim(scopedKey: string, changes: readonly BatchChange[]): KeyClaim {
+  return keyClaim(claimPrefix, scopedKey, JSON.stringify(changes));
+}
+
+/** An entry of the answer as a claim keeps it (document client form: petId a Number). */
+function storedAnswer({ petId, quantity, status }: InventoryItem) {
+  return { petId: NumberValue.from(petId), quantity, status };
+}
 
 /** The entries after the batch, in the request's order. */
 export interface BatchItems {
@@ -38,19 +72,23 @@ export interface BatchRefusal {
 /** An entry as read before the transaction: its values and the token of the request that last wrote it. */
 type ReadEntry = InventoryItem & { requestToken?: string };
 
-/** Transactions tried per batch: an entry changed between the read and the transaction is read again. */
-const batchAttempts = 5;
+/**
+ * Transactions tried per batch: an entry changed between the read and the transaction (order traffic, say) is
+ * read again after a jittered pause, so a batch does not starve; then 503.
+ */
+const batchRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400 };
 /** Rounds of BatchGetItem for the keys DynamoDB left unprocessed before the batch gives up (503). */
-const readRounds = 5;
+const readRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400 };
 
 /**
- * The token of a batch's writes (`requestToken`, lib/inventory/last-change.ts): random per request without an
- * Idempotency-Key; with one, a name-based UUID (version 8 from SHA-256, RFC 9562 §5.8 and Appendix B.2) of the
- * scoped key and the changes, so that a repeat of a batch that committed before its function died finds its
- * own writes (docs/architecture.md "Writes exactly once").
+ * The token of a keyed batch of more than {@link claimedBatchLimit} changes (`requestToken` on each entry it
+ * writes, lib/inventory/last-change.ts): a name-based UUID
+ * (version 8 from SHA-256, RFC 9562 §5.8 and Appendix B.2) of the scoped Idempotency-Key and the changes, so
+ * that a repeat of a batch that committed before its function died finds its own writes (docs/architecture.md
+ * "Writes exactly once"). A batch without a key needs none: the SDK's retry of its transaction carries the
+ * transaction's `ClientRequestToken`.
  */
-export function batchRequestToken(changes: readonly BatchChange[], scopedKey?: string): string {
-  if (scopedKey === undefined) return newRequestToken();
+export function batchRequestToken(changes: readonly BatchChange[], scopedKey: string): string {
   const hash = createHash('sha256')
     .update(`${scopedKey}\n${JSON.stringify(changes)}`, 'utf8')
     .digest('hex');
@@ -60,8 +98,9 @@ export function batchRequestToken(changes: readonly BatchChange[], scopedKey?: s
 }
 
 /** True when `entry` meets the element's precondition, or carries the batch's own earlier write. */
-function meets(ifMatch: IfMatch | undefined, entry: ReadEntry, requestToken: string): boolean {
-  if (!ifMatch || ifMatch.any || entry.requestToken === requestToken) return true;
+function meets(ifMatch: IfMatch | undefined, entry: ReadEntry, requestToken: string | undefined): boolean {
+  if (!ifMatch || ifMatch.any) return true;
+  if (requestToken !== undefined && entry.requestToken === requestToken) return true;
   return ifMatch.states.some(
     ({ quantity, status }) => quantity === entry.quantity && status === entry.status,
   );
@@ -77,7 +116,7 @@ function rawEntry(item: Record<string, AttributeValue> | undefined): ReadEntry |
 /**
  * The entries of `changes` with strongly consistent BatchGetItem requests (at most 100 keys each: the batch's
  * limit), by petId.
- * @throws HttpError 503 when DynamoDB leaves keys unprocessed {@link readRounds} times
+ * @throws HttpError 503 when DynamoDB still leaves keys unprocessed after {@link readRetries}
  */
 async function readEntries(
   client: DynamoDBDocumentClient,
@@ -86,28 +125,31 @@ async function readEntries(
 ): Promise<Map<string, ReadEntry>> {
   const entries = new Map<string, ReadEntry>();
   let keys: Record<string, unknown>[] = changes.map(({ petId }) => ({ petId: NumberValue.from(petId) }));
-  for (let round = 1; keys.length > 0; round++) {
-    if (round > readRounds) throw new HttpError('service_unavailable', 'the inventory is busy; retry');
-    if (round > 1) await setTimeout(randomInt(10, 50) * round);
-    const { Responses, UnprocessedKeys } = await client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName]: {
-            Keys: keys,
-            ConsistentRead: true,
-            ProjectionExpression: 'petId, quantity, #status, requestToken',
-            ExpressionAttributeNames: { '#status': 'status' },
+  await retried(
+    readRetries,
+    async () => {
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: keys,
+              ConsistentRead: true,
+              ProjectionExpression: 'petId, quantity, #status, requestToken',
+              ExpressionAttributeNames: { '#status': 'status' },
+            },
           },
-        },
-      }),
-    );
-    for (const item of Responses?.[tableName] ?? []) {
-      const entry = fromStoredItem(item);
-      const { requestToken } = item as { requestToken?: string };
-      entries.set(entry.petId, { ...entry, ...(requestToken === undefined ? {} : { requestToken }) });
-    }
-    keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-  }
+        }),
+      );
+      for (const item of Responses?.[tableName] ?? []) {
+        const entry = fromStoredItem(item);
+        const { requestToken } = item as { requestToken?: string };
+        entries.set(entry.petId, { ...entry, ...(requestToken === undefined ? {} : { requestToken }) });
+      }
+      keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      if (keys.length > 0) throw new TryAgain();
+    },
+    () => new HttpError('service_unavailable', 'the inventory is busy; retry'),
+  );
   return entries;
 }
 
@@ -139,7 +181,7 @@ function entryUpdate(tableName: string, read: InventoryItem, next: InventoryItem
 function firstRefusal(
   changes: readonly BatchChange[],
   entries: ReadonlyMap<string, ReadEntry>,
-  requestToken: string,
+  requestToken: string | undefined,
 ): BatchRefusal | undefined {
   for (const [index, { petId, ifMatch }] of changes.entries()) {
     const entry = entries.get(petId);
@@ -157,10 +199,10 @@ function firstRefusal(
  */
 function cancellation(
   error: TransactionCanceledException,
+  reasons: readonly (CancellationReason | undefined)[],
   changes: readonly BatchChange[],
-  requestToken: string,
+  requestToken: string | undefined,
 ): BatchRefusal | 'retry' {
-  const reasons = error.CancellationReasons ?? [];
   for (const [index, reason] of reasons.entries()) {
     if (reason?.Code !== 'ConditionalCheckFailed') continue;
     const entry = rawEntry(reason.Item);
@@ -174,50 +216,108 @@ function cancellation(
 }
 
 /**
- * The batch writer over `client` and the inventory table `tableName`: reads the entries (BatchGetItem), refuses
- * at the first element without an entry or whose `ifMatch` the entry does not meet (an entry carrying the
- * request's own token meets it), else sets every entry's `quantity` and `status` (given, or as read) with its
- * last change (`reason` as given, the API key's id, the token) in one TransactWriteItems conditioned on the
- * values read, so the answer is exactly the entries as written. An entry changed between the read and the
- * transaction cancels it, and the batch is read and decided again, {@link batchAttempts} times in all, then
- * 503 `service_unavailable`. The SDK's own retry of the transaction carries its `ClientRequestToken`, so a
+ * The answer the unexpired claim of `claim`'s key holds (one strongly consistent GetItem of `claimsTable`), or
+ * `'key_reused'` when it holds another batch; undefined when there is none.
+ */
+async function storedClaim(
+  client: DynamoDBDocumentClient,
+  claimsTable: string,
+  claim: KeyClaim,
+): Promise<BatchItems | 'key_reused' | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: claimsTable, Key: { id: claim.id }, ConsistentRead: true }),
+  );
+  if (!Item || Number(Item.expiration) < Date.now() / 1000) return undefined;
+  return claimedItems(marshall(Item), claim);
+}
+
+/**
+ * The answer a keyed batch's claim holds (`held`, the refusing claim's raw attributes), or `'key_reused'` when
+ * the claim was put for another batch.
+ */
+function claimedItems(
+  held: Record<string, AttributeValue> | undefined,
+  claim: KeyClaim,
+): BatchItems | 'key_reused' {
+  const claimed = heldClaim(held, claim, claimDigest);
+  if (claimed === 'key_reused') return claimed;
+  const { items } = unmarshall(claimed, { wrapNumbers: true }) as { items: Record<string, unknown>[] };
+  return { items: items.map(fromStoredItem) };
+}
+
+/**
+ * The batch writer over `client`, the inventory table `tableName` and the idempotency table `claimsTable`:
+ * reads the entries (BatchGetItem), refuses at the first element without an entry or whose `ifMatch` the entry
+ * does not meet (an entry carrying a keyed batch's own token meets it), else sets every entry's `quantity` and
+ * `status` (given, or as read) with its last change (`reason` as given, the API key's id, the token if any) in
+ * one TransactWriteItems conditioned on the values read, so the answer is exactly the entries as written; a
+ * keyed batch's claim goes first in it (`origin.claim`), and a claim of the same batch that refuses it answers
+ * the answer it keeps (another batch's: `key_reused`). An entry changed between the read and the transaction
+ * cancels it, and the batch is read and decided again ({@link batchRetries}), then 503
+ * `service_unavailable`. The SDK's own retry of the transaction carries its `ClientRequestToken`, so a
  * transaction that committed and answered late is not applied, nor refused, again.
  */
 export function batchUpdate(
   client: DynamoDBDocumentClient,
   tableName: string,
-): (changes: readonly BatchChange[], origin: BatchOrigin) => Promise<BatchItems | BatchRefusal> {
-  return async (changes, { keyId, requestToken }) => {
-    for (let attempt = 1; ; attempt++) {
-      const entries = await readEntries(client, tableName, changes);
-      const refused = firstRefusal(changes, entries, requestToken);
-      if (refused) return refused;
-      const items: InventoryItem[] = [];
-      const actions = changes.map(({ petId, update }) => {
-        const read = entries.get(petId) as ReadEntry;
-        const next = {
-          petId,
-          quantity: update.quantity ?? read.quantity,
-          status: update.status ?? read.status,
-        };
-        items.push(next);
-        const change = { reason: update.reason, ...(keyId === undefined ? {} : { keyId }), requestToken };
-        return entryUpdate(tableName, read, next, change);
-      });
-      try {
-        await client.send(new TransactWriteCommand({ TransactItems: actions }));
-        return { items };
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const outcome = cancellation(error, changes, requestToken);
-        if (outcome !== 'retry') return outcome;
-        if (attempt === batchAttempts) {
-          throw new HttpError('service_unavailable', 'these pets are being changed by others; retry');
+  claimsTable: string,
+): (
+  changes: readonly BatchChange[],
+  origin: BatchOrigin,
+) => Promise<BatchItems | BatchRefusal | 'key_reused'> {
+  return (changes, { keyId, requestToken, claim }) =>
+    retried(
+      batchRetries,
+      async () => {
+        const entries = await readEntries(client, tableName, changes);
+        const refused = firstRefusal(changes, entries, requestToken);
+        // An entry changed since the key's own batch committed: that batch's claim answers, not the entry.
+        if (refused) return (claim && (await storedClaim(client, claimsTable, claim))) || refused;
+        const items: InventoryItem[] = [];
+        const actions = changes.map(({ petId, update }) => {
+          const read = entries.get(petId) as ReadEntry;
+          const next = {
+            petId,
+            quantity: update.quantity ?? read.quantity,
+            status: update.status ?? read.status,
+          };
+          items.push(next);
+          const change = {
+            reason: update.reason,
+            ...(keyId === undefined ? {} : { keyId }),
+            ...(requestToken === undefined ? {} : { requestToken }),
+          };
+          return entryUpdate(tableName, read, next, change);
+        });
+        // The claim goes first: its refusal is the one that counts, whatever else would refuse.
+        const claimed = claim
+          ? [
+              {
+                Put: claimPut(
+                  claimsTable,
+                  claim,
+                  claimDigest,
+                  { items: items.map(storedAnswer) },
+                  Date.now(),
+                ),
+              },
+            ]
+          : [];
+        try {
+          await client.send(new TransactWriteCommand({ TransactItems: [...claimed, ...actions] }));
+          return { items };
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const reasons = error.CancellationReasons ?? [];
+          if (claim && reasons[0]?.Code === 'ConditionalCheckFailed')
+            return claimedItems(reasons[0].Item, claim);
+          const outcome = cancellation(error, reasons.slice(claimed.length), changes, requestToken);
+          if (outcome === 'retry') throw new TryAgain();
+          return outcome;
         }
-        await setTimeout(randomInt(10, 50) * attempt);
-      }
-    }
-  };
+      },
+      () => new HttpError('service_unavailable', 'these pets are being changed by others; retry'),
+    );
 }
 
 /**

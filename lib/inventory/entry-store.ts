@@ -1,22 +1,25 @@
 /**
- * The single-item reads and writes of the inventory table, one DynamoDB request each (getInventoryItem,
- * updateInventory): docs/contract.md "Inventory semantics", docs/architecture.md "Data layout".
+ * The single-item reads and writes of the inventory table (getInventoryItem: one GetItem; updateInventory: one
+ * one-action transaction, then one GetItem): docs/contract.md "Inventory semantics", docs/architecture.md "Data layout".
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, NumberValue, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
+import { writeOnce } from '../clients/single-write.ts';
+import { type ClaimedWrite, claimPut, heldClaim, requestDigest } from '../idempotency/claim.ts';
 import { listIndex } from '../tables.ts';
 import type { IfMatch } from './entity-tag.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import type { InventoryUpdate } from './inventory-update.ts';
-import { type LastChange, lastChangeUpdate, newRequestToken, requestTokenOf } from './last-change.ts';
+import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-shard.ts';
 import { fromStoredItem } from './stored-item.ts';
 
 /** A change updateInventory makes: the values to set, why, and the API key's id when known. */
 export type EntryChange = InventoryUpdate & Pick<LastChange, 'keyId'>;
-/** The outcome of {@link updateEntry}: the updated entry, or why nothing changed. */
-export type UpdateResult = InventoryItem | 'not_found' | 'precondition_failed';
+/**
+ * The outcome of {@link updateEntry}: the updated entry, or why nothing changed (`key_reused`: the key's claim
+ * holds another update).
+ */
+export type UpdateResult = InventoryItem | 'not_found' | 'precondition_failed' | 'key_reused';
 
 /** Attributes to read, each through a placeholder (`status` and `name` are DynamoDB reserved words). */
 export type Projection = { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> };
@@ -60,9 +63,8 @@ export async function getInventoryItem(
 }
 
 /**
- * The condition of a conditional quantity update: the entry exists, the request's own earlier attempt is not
- * already on it (its `requestToken`, lib/inventory/last-change.ts) and, with `ifMatch` listing tags, its
- * stored quantity and status are those of one of them (a list naming no state can never hold).
+ * The condition of a conditional quantity update: the entry exists and, with `ifMatch` listing tags, its stored
+ * quantity and status are those of one of them (a list naming no state can never hold).
  */
 function updateCondition(ifMatch: IfMatch | undefined): {
   expression: string;
@@ -70,9 +72,7 @@ function updateCondition(ifMatch: IfMatch | undefined): {
   names: Record<string, string>;
 } {
   const values: Record<string, unknown> = {};
-  // `#lc_requestToken` and `:lc_requestToken` are lastChangeUpdate's placeholders.
-  const entry =
-    'attribute_exists(petId) AND (attribute_not_exists(#lc_requestToken) OR #lc_requestToken <> :lc_requestToken)';
+  const entry = 'attribute_exists(petId)';
   if (!ifMatch || ifMatch.any) return { expression: entry, values, names: {} };
   if (ifMatch.states.length === 0) {
     // No state can match: `quantity < 0` never holds, and the failure still returns the item (412, not 404).
@@ -90,10 +90,13 @@ function updateCondition(ifMatch: IfMatch | undefined): {
 
 /**
  * Sets the quantity, the status or both (and the list shard) of the existing entry of `petId`, with the
- * change's reason, key id and a request token chosen once per call, in one conditional UpdateItem, never
- * creating one. A failed condition returns the stored item (`ALL_OLD`): none is `not_found`; one carrying this
- * call's token is its own earlier attempt, committed before the SDK sent it again (docs/architecture.md
- * "Writes exactly once"), answered as applied; any other is `precondition_failed`.
+ * change's reason and key id, in one conditional write committed once (lib/clients/single-write.ts: a
+ * one-action TransactWriteItems, so the SDK's retry of a write that committed is not applied again), never
+ * creating one; then reads the entry (one strongly consistent GetItem) and returns it: the change, or a later
+ * writer's state when another came in between (docs/contract.md "Inventory semantics"). A failed condition
+ * with no stored item is `not_found`, with one `precondition_failed` (docs/architecture.md "Writes exactly
+ * once"). With `keyed`, the Idempotency-Key's claim goes first in the transaction: its refusal means the
+ * key's own update committed before (answered with the entry as it now is), or `key_reused`.
  */
 export async function updateEntry(
   client: DynamoDBDocumentClient,
@@ -101,10 +104,10 @@ export async function updateEntry(
   petId: string,
   { quantity, status, reason, keyId }: EntryChange,
   ifMatch?: IfMatch,
+  keyed?: ClaimedWrite,
 ): Promise<UpdateResult> {
   const condition = updateCondition(ifMatch);
-  const requestToken = newRequestToken();
-  const change = lastChangeUpdate({ reason, ...(keyId === undefined ? {} : { keyId }), requestToken });
+  const change = lastChangeUpdate({ reason, ...(keyId === undefined ? {} : { keyId }) });
   const set = [
     ...(quantity === undefined ? [] : ['quantity = :quantity']),
     ...(status === undefined ? [] : ['#newStatus = :status']),
@@ -112,9 +115,10 @@ export async function updateEntry(
     ...change.set,
   ];
   const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
-  try {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
+  const refusal = await writeOnce(
+    client,
+    {
+      Update: {
         TableName: tableName,
         Key: { petId: NumberValue.from(petId) },
         UpdateExpression: `SET ${set.join(', ')}${remove}`,
@@ -132,18 +136,16 @@ export async function updateEntry(
           ...change.values,
           ...condition.values,
         },
-        ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return fromStoredItem(Attributes ?? {});
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    if (!error.Item) return 'not_found';
-    // The request's own earlier attempt: numbers read as NumberValue, as the document client reads them.
-    if (requestTokenOf(error.Item) === requestToken) {
-      return fromStoredItem(unmarshall(error.Item, { wrapNumbers: true }));
-    }
-    return 'precondition_failed';
-  }
+      },
+    },
+    keyed && { Put: claimPut(keyed.tableName, keyed.claim, requestDigest, {}, Date.now()) },
+  );
+  // A claim of the same update: the key's own write committed before (its function died before answering).
+  if (refusal?.byClaim) {
+    if (heldClaim(refusal.item, (keyed as ClaimedWrite).claim, requestDigest) === 'key_reused')
+      return 'key_reused';
+  } else if (refusal) return refusal.item ? 'precondition_failed' : 'not_found';
+  // Entries are never deleted: the committed entry is there.
+  return (await getInventoryItem(client, tableName, petId)) ?? 'not_found';
 }

@@ -1,6 +1,4 @@
 /** The last change an inventory item records with its values: docs/architecture.md "Data layout". */
-import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { InventoryReason } from './inventory-update.ts';
 
@@ -20,20 +18,11 @@ export interface LastChange {
   keyId?: string;
   orderId?: string;
   /**
-   * The writing request's own token ({@link newRequestToken}), chosen once per request: a retried write that
-   * finds it on the item knows its earlier attempt committed (docs/architecture.md "Writes exactly once").
+   * A keyed batch's token (lib/inventory/batch-update.ts `batchRequestToken`): the batch's retry after its
+   * function died finds its own write by it (docs/architecture.md "Writes exactly once"). No other writer
+   * records one.
    */
   requestToken?: string;
-}
-
-/** A new {@link LastChange.requestToken}: a random UUID. */
-export function newRequestToken(): string {
-  return randomUUID();
-}
-
-/** The {@link LastChange.requestToken} of an item read raw (a refusal's `ALL_OLD` item); undefined when none. */
-export function requestTokenOf(item: Record<string, AttributeValue> | undefined): string | undefined {
-  return item?.requestToken?.S;
 }
 
 /** The time of a change as items record it (`changedAt`): RFC 3339, UTC, milliseconds, the writer's clock. */

@@ -3,6 +3,7 @@
  * (docs/architecture.md "Data layout").
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ClaimedWrite } from '../idempotency/claim.ts';
 import { putEntries } from './batch-put.ts';
 import type { IfMatch } from './entity-tag.ts';
 import { type EntryChange, getInventoryItem, type UpdateResult, updateEntry } from './entry-store.ts';
@@ -17,10 +18,10 @@ export interface InventoryStore {
   /** One entry with a strongly consistent GetItem, or undefined when there is none (`entry-store.ts`). */
   get(petId: string): Promise<InventoryItem | undefined>;
   /**
-   * Sets the quantity, the status or both of an existing entry in one conditional UpdateItem, never creating
-   * one (`entry-store.ts`).
+   * Sets the quantity, the status or both of an existing entry in one conditional write committed once, with
+   * the Idempotency-Key's claim when `keyed`, never creating one (`entry-store.ts`).
    */
-  update(petId: string, change: EntryChange, ifMatch?: IfMatch): Promise<UpdateResult>;
+  update(petId: string, change: EntryChange, ifMatch?: IfMatch, keyed?: ClaimedWrite): Promise<UpdateResult>;
   /**
    * Writes entries (create or replace) with their pet details in BatchWriteItem requests (`batch-put.ts`).
    * @throws IncompleteWriteError (saying how many of `items` were written) when DynamoDB still fails.
@@ -33,7 +34,7 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
   return {
     listSorted: (options) => listSorted(client, tableName, options),
     get: (petId) => getInventoryItem(client, tableName, petId),
-    update: (petId, change, ifMatch) => updateEntry(client, tableName, petId, change, ifMatch),
+    update: (petId, change, ifMatch, keyed) => updateEntry(client, tableName, petId, change, ifMatch, keyed),
     putMany: (items) => putEntries(client, tableName, items),
   };
 }

@@ -1,6 +1,4 @@
 /** The orders store, order and stock decrement in one transaction: docs/contract.md "Store orders". */
-import { randomInt } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -13,6 +11,7 @@ import { maxAssignedId, newOrderId } from '../assigned-ids.ts';
 import { HttpError } from '../http/errors.ts';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
+import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import { tables } from '../tables.ts';
 import { claimedOrderId, claimPut, type OrderClaim } from './claim.ts';
 import type { NewOrder, Order, OrderStatus } from './order.ts';
@@ -78,8 +77,11 @@ function stockRefusal(item: Record<string, AttributeValue> | undefined): PlaceRe
   return status === 'available' ? 'insufficient_stock' : { unavailable: status };
 }
 
-/** Transactions tried per order: a conflict with another order of the same pet, or a taken id, is retried. */
-const placeAttempts = 5;
+/**
+ * Transactions tried per order: a conflict with another order of the same pet, or a taken id, is tried again
+ * (a new id) after a jittered pause.
+ */
+const placeRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 200 };
 
 /**
  * placeOrder's write: one TransactWriteItems that puts the key's claim when there is one (lib/orders/claim.ts,
@@ -88,7 +90,7 @@ const placeAttempts = 5;
  * (lib/inventory/last-change.ts), and puts the order under a new id with its `changedAt` and `keyId`. A claim
  * that refuses returns the order it placed before, as placed (`key_reused` for another order); the decrement's
  * old item tells `no_entry`, then {@link PetUnavailable}, then `insufficient_stock` (docs/implementation.md
- * "Store orders"); a `TransactionConflict` is retried, {@link placeAttempts} times in all, then 503
+ * "Store orders"); a `TransactionConflict` or a taken id is tried again ({@link placeRetries}), then 503
  * `service_unavailable`.
  */
 export function orderPlacement(
@@ -97,80 +99,78 @@ export function orderPlacement(
   ordersTable: string,
   claimsTable: string,
 ): (order: NewOrder, claim?: OrderClaim, keyId?: string) => Promise<PlaceResult> {
-  return async (newOrder, claim, keyId) => {
-    for (let attempt = 1; ; attempt++) {
-      const order: Order = { id: newOrderId(), ...newOrder, status: 'placed', complete: false };
-      const now = new Date();
-      const byKey = keyId === undefined ? {} : { keyId };
-      const change = lastChangeUpdate({ reason: 'order_placed', orderId: order.id, ...byKey }, now);
-      const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
-      // The claim goes first: its refusal is the one that counts, whatever else would refuse.
-      const claimed = claim ? [{ Put: claimPut(claimsTable, claim, order.id, Date.now()) }] : [];
-      try {
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              ...claimed,
-              {
-                Update: {
-                  TableName: inventoryTable,
-                  Key: { petId: NumberValue.from(order.petId) },
-                  UpdateExpression: `SET quantity = quantity - :quantity, ${change.set.join(', ')}${remove}`,
-                  ConditionExpression:
-                    'attribute_exists(petId) AND quantity >= :quantity AND #status = :available',
-                  ExpressionAttributeNames: { ...change.names, '#status': 'status' },
-                  ExpressionAttributeValues: {
-                    ':quantity': order.quantity,
-                    ':available': 'available' satisfies PetStatus,
-                    ...change.values,
+  return (newOrder, claim, keyId) =>
+    retried(
+      placeRetries,
+      async () => {
+        const order: Order = { id: newOrderId(), ...newOrder, status: 'placed', complete: false };
+        const now = new Date();
+        const byKey = keyId === undefined ? {} : { keyId };
+        const change = lastChangeUpdate({ reason: 'order_placed', orderId: order.id, ...byKey }, now);
+        const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
+        // The claim goes first: its refusal is the one that counts, whatever else would refuse.
+        const claimed = claim ? [{ Put: claimPut(claimsTable, claim, order.id, Date.now()) }] : [];
+        try {
+          await client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                ...claimed,
+                {
+                  Update: {
+                    TableName: inventoryTable,
+                    Key: { petId: NumberValue.from(order.petId) },
+                    UpdateExpression: `SET quantity = quantity - :quantity, ${change.set.join(', ')}${remove}`,
+                    ConditionExpression:
+                      'attribute_exists(petId) AND quantity >= :quantity AND #status = :available',
+                    ExpressionAttributeNames: { ...change.names, '#status': 'status' },
+                    ExpressionAttributeValues: {
+                      ':quantity': order.quantity,
+                      ':available': 'available' satisfies PetStatus,
+                      ...change.values,
+                    },
+                    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
                   },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
                 },
-              },
-              {
-                Put: {
-                  TableName: ordersTable,
-                  Item: {
-                    orderId: NumberValue.from(order.id),
-                    petId: NumberValue.from(order.petId),
-                    quantity: order.quantity,
-                    ...(order.shipDate === undefined ? {} : { shipDate: order.shipDate }),
-                    status: order.status,
-                    complete: order.complete,
-                    createdAt: now.toISOString(),
-                    changedAt: changeTime(now),
-                    ...byKey,
-                    listPartition,
+                {
+                  Put: {
+                    TableName: ordersTable,
+                    Item: {
+                      orderId: NumberValue.from(order.id),
+                      petId: NumberValue.from(order.petId),
+                      quantity: order.quantity,
+                      ...(order.shipDate === undefined ? {} : { shipDate: order.shipDate }),
+                      status: order.status,
+                      complete: order.complete,
+                      createdAt: now.toISOString(),
+                      changedAt: changeTime(now),
+                      ...byKey,
+                      listPartition,
+                    },
+                    ConditionExpression: 'attribute_not_exists(orderId)',
                   },
-                  ConditionExpression: 'attribute_not_exists(orderId)',
                 },
-              },
-            ],
-          }),
-        );
-        return order;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = error.CancellationReasons ?? [];
-        const [stock, put] = reasons.slice(claimed.length);
-        if (claim && reasons[0]?.Code === 'ConditionalCheckFailed') {
-          const orderId = claimedOrderId(reasons[0].Item, claim);
-          return orderId === 'key_reused' ? orderId : { ...order, id: orderId };
-        }
-        if (stock?.Code === 'ConditionalCheckFailed') return stockRefusal(stock.Item);
-        const conflict = reasons.some((reason) => reason?.Code === 'TransactionConflict');
-        const idTaken = put?.Code === 'ConditionalCheckFailed';
-        if (!(conflict || idTaken)) throw error;
-        if (attempt === placeAttempts) {
-          if (conflict)
-            throw new HttpError('service_unavailable', 'too many orders of this pet at once; retry');
+              ],
+            }),
+          );
+          return order;
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const reasons = error.CancellationReasons ?? [];
+          const [stock, put] = reasons.slice(claimed.length);
+          if (claim && reasons[0]?.Code === 'ConditionalCheckFailed') {
+            const orderId = claimedOrderId(reasons[0].Item, claim);
+            return orderId === 'key_reused' ? orderId : { ...order, id: orderId };
+          }
+          if (stock?.Code === 'ConditionalCheckFailed') return stockRefusal(stock.Item);
+          const conflict = reasons.some((reason) => reason?.Code === 'TransactionConflict');
+          const idTaken = put?.Code === 'ConditionalCheckFailed';
+          // DynamoDB cancels a transaction that meets another on the same item: tried again after a pause.
+          if (conflict || idTaken) throw new TryAgain();
           throw error;
         }
-        // DynamoDB cancels a transaction that meets another on the same item: retry after a jittered pause.
-        if (conflict) await setTimeout(randomInt(10, 50) * attempt);
-      }
-    }
-  };
+      },
+      () => new HttpError('service_unavailable', 'too many orders of this pet at once; retry'),
+    );
 }
 
 /**

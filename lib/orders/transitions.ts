@@ -3,19 +3,14 @@
  * `delivered`; `placed` or `approved` -> `cancelled`, which returns the order's quantity to the pet's stock in
  * the same TransactWriteItems as the status change.
  */
-import { randomInt } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  NumberValue,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, NumberValue, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { writeOnce } from '../clients/single-write.ts';
 import { HttpError, invalidRequest, unknownMembers } from '../http/errors.ts';
 import { changeTime, lastChangeUpdate } from '../inventory/last-change.ts';
 import { listShardOf } from '../inventory/list-shard.ts';
 import { maxQuantity } from '../inventory/quantity.ts';
+import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import { listIndex } from '../tables.ts';
 import { type Order, type OrderStatus, orderStatuses } from './order.ts';
 import type { OrderStore } from './store.ts';
@@ -50,8 +45,11 @@ function invalidTransition(orderId: string, from: OrderStatus, to: OrderStatus, 
   return new HttpError('invalid_transition', `cannot move order ${orderId} from ${from} to ${to}${why}`);
 }
 
-/** Attempts of one transition: a conflict with another write of the same order or pet is retried. */
-const transitionAttempts = 8;
+/**
+ * Tries of one transition: an order moved by another request since the read, or a transaction that met another
+ * on the same order or pet (DynamoDB cancels it), is read and decided again after a jittered pause.
+ */
+const transitionRetries: RetryPolicy = { attempts: 8, minPauseMs: 10, maxPauseMs: 400 };
 
 /**
  * The status change of `order` to `to` in the orders table `ordersTable`, conditioned on its status, recording
@@ -117,60 +115,60 @@ function restock(order: Order, inventoryTable: string, keyId: string | undefined
 /**
  * updateOrder's write: reads the order (strongly consistent), answers its current status with the order
  * unchanged, refuses a move the lifecycle does not allow, else writes the move conditioned on the status just
- * read (one UpdateItem; for `cancelled`, one TransactWriteItems that also adds the quantity back to the pet's
- * stock and records the change on the entry, lib/inventory/last-change.ts). A condition that fails because
- * another request moved the order first, or a `TransactionConflict`, starts again from the read, so a
- * cancellation restocks exactly once whatever the concurrency.
- * @returns the order as it now is, or `not_found`.
+ * read, in one TransactWriteItems: the status change alone (lib/clients/single-write.ts) or, for `cancelled`,
+ * with the return of the quantity to the pet's stock and the change recorded on the entry
+ * (lib/inventory/last-change.ts). The SDK's retry of a transaction that committed carries its
+ * `ClientRequestToken` and is not applied again, so the move is answered as made even when another move
+ * followed it (docs/architecture.md "Writes exactly once"). A condition that fails because another request
+ * moved the order first, or a `TransactionConflict`, starts again from the read ({@link transitionRetries}),
+ * so a cancellation restocks exactly once whatever the concurrency.
+ * @returns the order as moved (or as it is, when already in `to`), or `not_found`.
  * @throws HttpError 409 `invalid_transition` naming both statuses (also when the pet has no entry or no room
- *   for the returned quantity); 503 `service_unavailable` after {@link transitionAttempts} conflicts.
+ *   for the returned quantity); 503 `service_unavailable` once the tries are spent.
  */
 export function orderTransition(
   client: DynamoDBDocumentClient,
   orders: Pick<OrderStore, 'get'>,
   tables: { inventory: string; orders: string },
 ): (orderId: string, to: OrderStatus, keyId?: string) => Promise<Order | 'not_found'> {
-  return async (orderId, to, keyId) => {
-    for (let attempt = 1; ; attempt++) {
-      const order = await orders.get(orderId);
-      if (!order) return 'not_found';
-      if (order.status === to) return order;
-      if (!nextStatuses[order.status].includes(to)) throw invalidTransition(orderId, order.status, to);
-      let conflict = false;
-      try {
-        const now = new Date();
-        const update = statusUpdate(order, to, tables.orders, keyId, now);
-        if (to === 'cancelled') {
-          const stock = restock(order, tables.inventory, keyId, now);
-          await client.send(
-            new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: stock }] }),
-          );
-        } else {
-          await client.send(new UpdateCommand(update));
-        }
-        return { ...order, status: to, complete: to === 'delivered' ? true : order.complete };
-      } catch (error) {
-        if (error instanceof TransactionCanceledException) {
-          const [orderReason, stockReason] = error.CancellationReasons ?? [];
-          // The order moved since the read: read it again (then it is unchanged, or the move is refused).
-          const moved = orderReason?.Code === 'ConditionalCheckFailed';
-          if (!moved && stockReason?.Code === 'ConditionalCheckFailed') {
-            const why = stockReason.Item
-              ? `: returning ${order.quantity} would put more than ${maxQuantity} of petId ${order.petId} in stock`
-              : `: petId ${order.petId} has no inventory entry to return the stock to`;
-            throw invalidTransition(orderId, order.status, to, why);
-          }
-          conflict = [orderReason, stockReason].some((reason) => reason?.Code === 'TransactionConflict');
-          if (!(moved || conflict)) throw error;
-        } else if (!(error instanceof ConditionalCheckFailedException)) {
-          throw error;
-        }
+  /** One try: the order as moved, or {@link TryAgain} when it moved since the read or met a conflict. */
+  const move = async (orderId: string, to: OrderStatus, keyId: string | undefined) => {
+    const order = await orders.get(orderId);
+    if (!order) return 'not_found';
+    if (order.status === to) return order;
+    if (!nextStatuses[order.status].includes(to)) throw invalidTransition(orderId, order.status, to);
+    const now = new Date();
+    const update = statusUpdate(order, to, tables.orders, keyId, now);
+    const moved = { ...order, status: to, complete: to === 'delivered' ? true : order.complete };
+    if (to !== 'cancelled') {
+      // The order moved since the read: read it again (then it is unchanged, or the move is refused).
+      if (await writeOnce(client, { Update: update })) throw new TryAgain();
+      return moved;
+    }
+    try {
+      const stock = restock(order, tables.inventory, keyId, now);
+      await client.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: stock }] }));
+      return moved;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [orderReason, stockReason] = error.CancellationReasons ?? [];
+      if (orderReason?.Code !== 'ConditionalCheckFailed' && stockReason?.Code === 'ConditionalCheckFailed') {
+        const why = stockReason.Item
+          ? `: returning ${order.quantity} would put more than ${maxQuantity} of petId ${order.petId} in stock`
+          : `: petId ${order.petId} has no inventory entry to return the stock to`;
+        throw invalidTransition(orderId, order.status, to, why);
       }
-      if (attempt === transitionAttempts) {
-        throw new HttpError('service_unavailable', `too many changes of order ${orderId} at once; retry`);
-      }
-      // DynamoDB cancels a transaction that meets another on the same item: retry after a jittered pause.
-      if (conflict) await setTimeout(randomInt(10, 50) * attempt);
+      const again = [orderReason, stockReason].some(
+        (reason) => reason?.Code === 'ConditionalCheckFailed' || reason?.Code === 'TransactionConflict',
+      );
+      if (again) throw new TryAgain();
+      throw error;
     }
   };
+  return (orderId, to, keyId) =>
+    retried(
+      transitionRetries,
+      () => move(orderId, to, keyId),
+      () => new HttpError('service_unavailable', `too many changes of order ${orderId} at once; retry`),
+    );
 }

@@ -11,11 +11,13 @@
  * - `mid`: a `TransactWriteItems` has decided its first action and not the second; a single-item write has
  *   written its index entries and not its item (dynalite alone writes them one by one).
  * Single-item writes and `BatchWriteItem` are matched in dynalite's actions (their table is known there), a
- * transaction where it reaches the store's HTTP server.
+ * transaction where it reaches the store's HTTP server (its body read when `CRASH_AT` names a table, so that
+ * the service's background transactions on other tables pass).
  */
 import { existsSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
 
 const [point, operation, tableName] = (process.env.CRASH_AT ?? '').split(' ');
 const armedFile = process.env.CRASH_ARMED ?? '';
@@ -66,20 +68,46 @@ if (actionModule && (point === 'before' || point === 'after')) {
 /** Write decisions (`updateIndexes` calls) of the transaction in progress; undefined outside one. */
 let decisions: number | undefined;
 
+/** The request's body, read whole, and a request that replays it to the store's own listener. */
+async function readAndReplay(request: IncomingMessage): Promise<[string, IncomingMessage]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const replayed = Object.assign(Readable.from(chunks.length > 0 ? [Buffer.from(text)] : []), {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    socket: request.socket,
+  }) as unknown as IncomingMessage;
+  return [text, replayed];
+}
+
 if (operation === 'TransactWriteItems') {
-  const emit = Server.prototype.emit;
+  const emit = Server.prototype.emit as (this: Server, event: string, ...args: unknown[]) => boolean;
+  /** Arms `response`'s crash at the point, for a transaction that writes the table named in `CRASH_AT`. */
+  const arm = (response: ServerResponse) => {
+    if (armed() && point === 'before') crash();
+    // The store has committed once it writes its answer's head: the process dies before any byte leaves.
+    if (armed() && point === 'after') response.writeHead = crash;
+    decisions = 0;
+    response.once('finish', () => {
+      decisions = undefined;
+    });
+  };
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
     const [request, response] = args as [IncomingMessage, ServerResponse];
-    if (event === 'request' && String(request.headers['x-amz-target']).endsWith('.TransactWriteItems')) {
-      if (armed() && point === 'before') crash();
-      // The store has committed once it writes its answer's head: the process dies before any byte leaves.
-      if (armed() && point === 'after') response.writeHead = crash;
-      decisions = 0;
-      response.once('finish', () => {
-        decisions = undefined;
-      });
+    if (event !== 'request' || !String(request.headers['x-amz-target']).endsWith('.TransactWriteItems'))
+      return emit.call(this, event, ...args);
+    if (tableName === undefined) {
+      arm(response);
+      return emit.call(this, event, ...args);
     }
-    return (emit as (event: string, ...args: unknown[]) => boolean).call(this, event, ...args);
+    // The tables a transaction writes are in its body: read it, decide, and hand the store a replay.
+    void readAndReplay(request).then(([text, replayed]) => {
+      if (text.includes(`"TableName":${JSON.stringify(tableName)}`)) arm(response);
+      emit.call(this, event, replayed, response);
+    });
+    return true;
   } as typeof Server.prototype.emit;
 }
 

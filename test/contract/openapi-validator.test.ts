@@ -172,10 +172,10 @@ describe('validateResponse', () => {
       [expect.stringContaining('status 415 is not declared')],
     ],
     [
-      'a status updateInventory does not declare (409)',
-      response('PATCH', '/inventory/7', 409, errorBody('conflict', 409)),
+      'a status updateInventory does not declare (410)',
+      response('PATCH', '/inventory/7', 410, errorBody('gone', 410)),
       [
-        'updateInventory (PATCH /inventory/{petId}): status 409 is not declared (declared: 200, 400, 401, 403, 404, 412, 413, 429, 500, 503)',
+        'updateInventory (PATCH /inventory/{petId}): status 410 is not declared (declared: 200, 400, 401, 403, 404, 409, 412, 413, 422, 429, 500, 503)',
       ],
     ],
     [

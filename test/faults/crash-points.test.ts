@@ -115,10 +115,10 @@ async function crashDuring(crashAt: string, request: (server: ServerProcess) => 
 describe('crash points', () => {
   // Each pair side by side: each test has its own data folder and servers.
   test.concurrent.each([
-    ['before', 'before UpdateItem pet-store-inventory'],
-    ['after', 'after UpdateItem pet-store-inventory'],
+    ['before', 'before TransactWriteItems pet-store-inventory'],
+    ['after', 'after TransactWriteItems pet-store-inventory'],
   ])(
-    'updateInventory killed %s its DynamoDB request: the repeated PATCH lands once, nothing else changes',
+    'updateInventory killed %s its transaction: the repeated PATCH lands once, nothing else changes',
     async (_, crashAt) => {
       const patch = (server: ServerProcess) => call(server, 'PATCH', '/inventory/3', { quantity: 7 });
       const { server, dataDir, before } = await crashDuring(crashAt, patch);
@@ -161,10 +161,10 @@ describe('crash points', () => {
   });
 
   test.concurrent.each([
-    { when: 'before', crashAt: 'before PutItem pet-store-inventory', status: 201 },
-    { when: 'after', crashAt: 'after PutItem pet-store-inventory', status: 409 },
+    { when: 'before', crashAt: 'before TransactWriteItems pet-store-inventory', status: 201 },
+    { when: 'after', crashAt: 'after TransactWriteItems pet-store-inventory', status: 409 },
   ])(
-    'addPet killed $when its DynamoDB request: the repeat answers $status and the pet exists once',
+    'addPet killed $when its transaction: the repeat answers $status and the pet exists once',
     async ({ crashAt, status }) => {
       const pet = { id: 500, name: 'Nemo', status: 'available' };
       const addPet = (server: ServerProcess) => call(server, 'POST', '/pets', pet);
@@ -183,10 +183,52 @@ describe('crash points', () => {
     },
   );
 
-  test('batchUpdateInventory with ifMatch killed after its transaction, before the answer: the retry with its Idempotency-Key answers 200, applied once', {
+  test.concurrent("updateInventory with an Idempotency-Key killed after its transaction, then another client's change: the keyed retry answers the entry as it now is, applied once", {
     timeout: 90_000,
   }, async () => {
-    const crashAt = 'after TransactWriteItems';
+    const patch = (server: ServerProcess) =>
+      call(server, 'PATCH', '/inventory/3', { quantity: 7 }, { 'Idempotency-Key': 'crash-point-patch' });
+    const { server, dataDir, before } = await crashDuring(
+      'after TransactWriteItems pet-store-inventory',
+      patch,
+    );
+    expect((await call(server, 'PATCH', '/inventory/3', { quantity: 8 })).status).toBe(200);
+
+    expect(await retried(() => patch(server))).toStrictEqual({
+      status: 200,
+      body: { petId: 3, quantity: 8, status: 'available' },
+    });
+    expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '8 available' });
+  });
+
+  test.concurrent("addPet without id with an Idempotency-Key killed after its transaction, then another client's change: the keyed retry answers 201 with the pet created, one pet", {
+    timeout: 90_000,
+  }, async () => {
+    const pet = { name: 'Crash Dory', status: 'available' };
+    const addPet = (server: ServerProcess) =>
+      call(server, 'POST', '/pets', pet, { 'Idempotency-Key': 'crash-point-pet' });
+    const { server, dataDir } = await crashDuring('after TransactWriteItems pet-store-inventory', addPet);
+    const named = async () =>
+      (await storeTable(dataDir, 'inventory'))
+        .filter((item) => item.name?.S === pet.name)
+        .map((item) => item.petId?.N);
+    const [id] = await named();
+    expect((await call(server, 'PATCH', `/inventory/${id}`, { quantity: 5 })).status).toBe(200);
+
+    const retry = await retried(() => addPet(server));
+    expect(retry).toStrictEqual({
+      status: 201,
+      body: { id: retry.body.id, ...pet, photoUrls: [], tags: [] },
+    });
+    expect(String(retry.body.id)).toBe(id);
+    expect(await named()).toStrictEqual([id]);
+    expect(stockOf(await storeTable(dataDir, 'inventory'))[id as string]).toBe('5 available');
+  });
+
+  test("batchUpdateInventory with ifMatch killed after its transaction, before the answer, then another client's change: the retry with its Idempotency-Key answers the first answer, applied once", {
+    timeout: 90_000,
+  }, async () => {
+    const crashAt = 'after TransactWriteItems pet-store-inventory';
     const changes = [
       { petId: 3, quantity: 40, reason: 'arrival', ifMatch: '"25-available"' },
       { petId: 6, status: 'pending', ifMatch: '*' },
@@ -194,6 +236,9 @@ describe('crash points', () => {
     const batch = (server: ServerProcess) =>
       call(server, 'POST', '/inventory/batch', { changes }, { 'Idempotency-Key': 'crash-point-batch' });
     const { server, dataDir, before } = await crashDuring(crashAt, batch);
+    // Another client changes an entry of the batch before the retry: the retry must neither apply again nor
+    // take the change for a refusal of its ifMatch.
+    expect((await call(server, 'PATCH', '/inventory/3', { quantity: 41 })).status).toBe(200);
 
     const retry = await retried(() => batch(server));
     const quantityOf6 = Number(before[6]?.split(' ')[0]);
@@ -208,7 +253,7 @@ describe('crash points', () => {
     });
     expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({
       ...before,
-      3: '40 available',
+      3: '41 available',
       6: `${quantityOf6} pending`,
     });
     await expectListMatchesTable(server, dataDir);

@@ -65,6 +65,7 @@ beforeAll(async () => {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.INVENTORY_TABLE_NAME = 'inventory-under-test';
   process.env.API_KEYS_TABLE_NAME = 'api-keys-under-test';
+  process.env.IDEMPOTENCY_TABLE_NAME = 'idempotency-under-test';
   // The handler modules read their environment once, at import, as in a Lambda container.
   updateInventory = (await import('#functions/update-inventory/handler.ts')).handler as ProxyHandler;
   installStreamingRuntime();
@@ -126,7 +127,7 @@ describe('DynamoDB throttling after the SDK retries', () => {
   }>([
     {
       operation: 'updateInventory',
-      request: 'UpdateItem',
+      request: 'TransactWriteItems',
       invoke: () =>
         updateInventory(
           proxyEvent('PATCH', '/inventory/{petId}', '/inventory/7', {

@@ -7,12 +7,12 @@
  */
 
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { temporaryDir } from '@pet-store/local-aws/testing';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { callServer, stockOf, storeTable } from '#test/support/server-calls.ts';
@@ -27,17 +27,20 @@ const inventory = testTableNames.inventory;
 let server: ServerProcess;
 let dataDir: string;
 let armedFile: string;
+let windowFile: string;
 cleanUpAfterAll(() => server?.stop('SIGKILL'));
 
 beforeAll(async () => {
   const dir = await temporaryDir('slow-answer-');
   dataDir = join(dir, 'data');
   armedFile = join(dir, 'armed');
+  windowFile = join(dir, 'window');
   server = await startServerProcess({
     DATA_DIR: dataDir,
     API_KEY: apiKey,
     NODE_OPTIONS: `--import=${hook}`,
     SLOW_ARMED: armedFile,
+    SLOW_WINDOW: windowFile,
   });
 }, 60_000);
 
@@ -51,6 +54,34 @@ async function slowly<T>(slowWrite: string, write: () => Promise<T>): Promise<T>
   // The hook removes the file as the write matches: the slow answer did happen.
   expect(existsSync(armedFile), `${slowWrite} was never written`).toBe(false);
   return result;
+}
+
+/**
+ * Runs `write`, whose transaction on `table` the store commits and answers late, and runs `other` (another
+ * client's write) after that commit and before the SDK's retry (the hook holds the retry until `other` is
+ * done). The table keeps the background transactions (the change records' consumer) out of the arming.
+ */
+async function slowlyAfterOther<T>(
+  write: () => Promise<T>,
+  other: () => Promise<void>,
+  table: string = inventory,
+): Promise<T> {
+  const committed = `${windowFile}.committed`;
+  await writeFile(windowFile, '');
+  const answer = slowly(`TransactWriteItems ${table}`, write);
+  await vi.waitFor(() => expect(existsSync(committed)).toBe(true), { timeout: 20_000, interval: 20 });
+  try {
+    await other();
+  } finally {
+    await rm(windowFile, { force: true });
+    await rm(committed, { force: true });
+  }
+  return answer;
+}
+
+/** Another client's PATCH of `petId`'s stock to `quantity` (reason `adjustment`): 200. */
+async function otherSets(petId: number | string, quantity: number): Promise<void> {
+  expect((await call('PATCH', `/inventory/${petId}`, { quantity })).status).toBe(200);
 }
 
 /** Adds pet `id` (201) and sets its stock to `quantity` (200), both answered at once. */
@@ -97,73 +128,105 @@ async function stockOfPet(petId: number): Promise<string | undefined> {
 }
 
 describe('a write answered after the SDK request timeout is applied once and answered as applied', () => {
-  test('PATCH with If-Match: 200 with the new entry, never 412, one change record', async () => {
+  test("PATCH with If-Match, another client's write before the retry: 200 with the entry as it now is, never 412; one change record each", async () => {
     await stockedPet(701, 10);
-    const answer = await slowly(`UpdateItem ${inventory}`, () =>
-      call('PATCH', '/inventory/701', { quantity: 4 }, { 'If-Match': '"10-available"' }),
+    const answer = await slowlyAfterOther(
+      () => call('PATCH', '/inventory/701', { quantity: 4 }, { 'If-Match': '"10-available"' }),
+      () => otherSets(701, 6),
     );
     expect([answer.status, answer.body, answer.headers.get('etag')]).toStrictEqual([
       200,
-      { petId: 701, quantity: 4, status: 'available' },
-      '"4-available"',
+      { petId: 701, quantity: 6, status: 'available' },
+      '"6-available"',
     ]);
-    expect(await stockOfPet(701)).toBe('4 available');
-    expect(await changesOf(701)).toStrictEqual(['created null>0', 'arrival 0>10', 'adjustment 10>4']);
+    expect(await stockOfPet(701)).toBe('6 available');
+    expect(await changesOf(701)).toStrictEqual([
+      'created null>0',
+      'arrival 0>10',
+      'adjustment 10>4',
+      'adjustment 4>6',
+    ]);
   });
 
-  test('PATCH without If-Match: 200 with the new entry, one change record', async () => {
+  test("PATCH without If-Match, another client's write before the retry: 200, applied once, the other write not lost", async () => {
     await stockedPet(702, 10);
-    const answer = await slowly(`UpdateItem ${inventory}`, () =>
-      call('PATCH', '/inventory/702', { quantity: 5, reason: 'arrival' }),
+    const answer = await slowlyAfterOther(
+      () => call('PATCH', '/inventory/702', { quantity: 5, reason: 'arrival' }),
+      () => otherSets(702, 7),
     );
-    expect([answer.status, answer.body]).toStrictEqual([
+    expect([answer.status, answer.body, answer.headers.get('etag')]).toStrictEqual([
       200,
-      { petId: 702, quantity: 5, status: 'available' },
+      { petId: 702, quantity: 7, status: 'available' },
+      '"7-available"',
     ]);
-    expect(await stockOfPet(702)).toBe('5 available');
-    expect(await changesOf(702)).toStrictEqual(['created null>0', 'arrival 0>10', 'arrival 10>5']);
+    expect(await stockOfPet(702)).toBe('7 available');
+    expect(await changesOf(702)).toStrictEqual([
+      'created null>0',
+      'arrival 0>10',
+      'arrival 10>5',
+      'adjustment 5>7',
+    ]);
   });
 
-  test('addPet with id: 201 with the pet, not 409 for its own write; one pet, one change record', async () => {
+  test("addPet with id, another client's write before the retry: 201 with the pet, not 409 for its own write; one pet", async () => {
     const pet = { id: 703, name: 'Slow Nemo', status: 'available' };
-    const answer = await slowly(`PutItem ${inventory}`, () => call('POST', '/pets', pet));
+    const answer = await slowlyAfterOther(
+      () => call('POST', '/pets', pet),
+      () => otherSets(703, 3),
+    );
     expect([answer.status, answer.body, answer.headers.get('location')]).toStrictEqual([
       201,
       { ...pet, photoUrls: [], tags: [] },
       '/v1/pets/703',
     ]);
-    expect(await stockOfPet(703)).toBe('0 available');
-    expect(await changesOf(703)).toStrictEqual(['created null>0']);
+    expect(await stockOfPet(703)).toBe('3 available');
+    expect(await changesOf(703)).toStrictEqual(['created null>0', 'adjustment 0>3']);
   });
 
-  test('addPet without id: 201 with the assigned id, and exactly one pet created', async () => {
+  test("addPet without id, another client's write before the retry: 201 with the assigned id, exactly one pet created", async () => {
     const pet = { name: 'Slow Dory', status: 'pending' };
-    const answer = await slowly(`PutItem ${inventory}`, () => call('POST', '/pets', pet));
+    const namedIds = async () =>
+      (await storeTable(dataDir, 'inventory'))
+        .filter((item) => item.name?.S === pet.name)
+        .map((item) => item.petId?.N);
+    const answer = await slowlyAfterOther(
+      () => call('POST', '/pets', pet),
+      async () => {
+        const [created] = await namedIds();
+        await otherSets(created as string, 2);
+      },
+    );
     expect(answer.status).toBe(201);
     const id = String(answer.body.id);
     expect(answer.body).toStrictEqual({ id: answer.body.id, ...pet, photoUrls: [], tags: [] });
     expect(answer.headers.get('location')).toBe(`/v1/pets/${id}`);
-    const named = (await storeTable(dataDir, 'inventory')).filter((item) => item.name?.S === pet.name);
-    expect(named.map((item) => item.petId?.N)).toStrictEqual([id]);
+    expect(await namedIds()).toStrictEqual([id]);
+    expect(await stockOfPet(Number(id))).toBe('2 pending');
   });
 
-  test('placeOrder without Idempotency-Key: 201, one order, the stock falls once', async () => {
+  test("placeOrder without Idempotency-Key, another client's write before the retry: 201, one order, the stock falls once", async () => {
     await stockedPet(704, 10);
-    const answer = await slowly('TransactWriteItems', () =>
-      call('POST', '/store/orders', { petId: 704, quantity: 3 }),
+    const answer = await slowlyAfterOther(
+      () => call('POST', '/store/orders', { petId: 704, quantity: 3 }),
+      () => otherSets(704, 20),
     );
     expect([answer.status, answer.body]).toStrictEqual([
       201,
       { id: answer.body.id, petId: 704, quantity: 3, status: 'placed', complete: false },
     ]);
     expect(await ordersOf(704)).toStrictEqual([`${answer.body.id} 3 placed`]);
-    expect(await stockOfPet(704)).toBe('7 available');
-    expect(await changesOf(704)).toStrictEqual(['created null>0', 'arrival 0>10', 'order_placed 10>7']);
+    expect(await stockOfPet(704)).toBe('20 available');
+    expect(await changesOf(704)).toStrictEqual([
+      'created null>0',
+      'arrival 0>10',
+      'order_placed 10>7',
+      'adjustment 7>20',
+    ]);
   });
 
   test.each([
     ['its idempotency record', `PutItem ${testTableNames.idempotency}`, 705],
-    ['its transaction', 'TransactWriteItems', 706],
+    ['its transaction', `TransactWriteItems ${inventory}`, 706],
   ])(
     'placeOrder with Idempotency-Key, %s answered late: 201, never 409 for its own retry; one order',
     async (_, slowWrite, petId) => {
@@ -191,7 +254,7 @@ describe('a write answered after the SDK request timeout is applied once and ans
       { 'Idempotency-Key': 'slow-715' },
     ],
   ])(
-    'batchUpdateInventory %s, its transaction answered late: 200 with the entries, never 412; one change record each',
+    "batchUpdateInventory %s, its transaction answered late, another client's write before the retry: 200 with the entries as written, never 412; one change record each",
     async (_, petId, precondition, headers) => {
       await stockedPet(petId, 10);
       await stockedPet(petId + 1, 10);
@@ -199,21 +262,25 @@ describe('a write answered after the SDK request timeout is applied once and ans
         { petId, quantity: 30, reason: 'arrival', ...precondition },
         { petId: petId + 1, status: 'pending', ...precondition },
       ];
-      const answer = await slowly('TransactWriteItems', () =>
-        call('POST', '/inventory/batch', { changes }, headers),
+      const answer = await slowlyAfterOther(
+        () => call('POST', '/inventory/batch', { changes }, headers),
+        () => otherSets(petId, 50),
       );
-      expect([answer.status, answer.body]).toStrictEqual([
-        200,
-        {
-          items: [
-            { petId, quantity: 30, status: 'available', etag: '"30-available"' },
-            { petId: petId + 1, quantity: 10, status: 'pending', etag: '"10-pending"' },
-          ],
-        },
-      ]);
-      expect(await stockOfPet(petId)).toBe('30 available');
+      const applied = {
+        items: [
+          { petId, quantity: 30, status: 'available', etag: '"30-available"' },
+          { petId: petId + 1, quantity: 10, status: 'pending', etag: '"10-pending"' },
+        ],
+      };
+      expect([answer.status, answer.body]).toStrictEqual([200, applied]);
+      expect(await stockOfPet(petId)).toBe('50 available');
       expect(await stockOfPet(petId + 1)).toBe('10 pending');
-      expect(await changesOf(petId)).toStrictEqual(['created null>0', 'arrival 0>10', 'arrival 10>30']);
+      expect(await changesOf(petId)).toStrictEqual([
+        'created null>0',
+        'arrival 0>10',
+        'arrival 10>30',
+        'adjustment 30>50',
+      ]);
       expect(await changesOf(petId + 1)).toStrictEqual([
         'created null>0',
         'arrival 0>10',
@@ -222,33 +289,45 @@ describe('a write answered after the SDK request timeout is applied once and ans
     },
   );
 
-  test('updateOrder cancel: 200 cancelled, the stock returned once', async () => {
+  test("updateOrder cancel, another client's write before the retry: 200 cancelled, the stock returned once", async () => {
     await stockedPet(707, 10);
     const placed = await call('POST', '/store/orders', { petId: 707, quantity: 4 });
     expect(placed.status).toBe(201);
-    const answer = await slowly('TransactWriteItems', () =>
-      call('PATCH', `/store/orders/${placed.body.id}`, { status: 'cancelled' }),
+    const answer = await slowlyAfterOther(
+      () => call('PATCH', `/store/orders/${placed.body.id}`, { status: 'cancelled' }),
+      () => otherSets(707, 20),
     );
     expect([answer.status, answer.body]).toStrictEqual([200, { ...placed.body, status: 'cancelled' }]);
     expect(await ordersOf(707)).toStrictEqual([`${placed.body.id} 4 cancelled`]);
-    expect(await stockOfPet(707)).toBe('10 available');
+    expect(await stockOfPet(707)).toBe('20 available');
     expect(await changesOf(707)).toStrictEqual([
       'created null>0',
       'arrival 0>10',
       'order_placed 10>6',
       'order_cancelled 6>10',
+      'adjustment 10>20',
     ]);
   });
 
-  test('updateOrder approve: 200 approved, one status change', async () => {
+  test('updateOrder approve, a cancel before the retry: 200 approved, never 409; one status change each, the stock returned once', async () => {
     await stockedPet(708, 10);
     const placed = await call('POST', '/store/orders', { petId: 708, quantity: 1 });
     expect(placed.status).toBe(201);
-    const answer = await slowly(`UpdateItem ${testTableNames.orders}`, () =>
-      call('PATCH', `/store/orders/${placed.body.id}`, { status: 'approved' }),
+    const path = `/store/orders/${placed.body.id}`;
+    const answer = await slowlyAfterOther(
+      () => call('PATCH', path, { status: 'approved' }),
+      async () => expect((await call('PATCH', path, { status: 'cancelled' })).status).toBe(200),
+      testTableNames.orders,
     );
     expect([answer.status, answer.body]).toStrictEqual([200, { ...placed.body, status: 'approved' }]);
-    expect(await ordersOf(708)).toStrictEqual([`${placed.body.id} 1 approved`]);
+    expect(await ordersOf(708)).toStrictEqual([`${placed.body.id} 1 cancelled`]);
+    expect(await stockOfPet(708)).toBe('10 available');
+    expect(await changesOf(708)).toStrictEqual([
+      'created null>0',
+      'arrival 0>10',
+      'order_placed 10>9',
+      'order_cancelled 9>10',
+    ]);
   });
 
   test('the import tool: every row written once, one change record each', async () => {

@@ -6,6 +6,8 @@
  * DynamoDB Local needs Java. When `java` is not on PATH the whole file is skipped, with the reason printed:
  * the one skip the suite allows.
  */
+import { randomUUID } from 'node:crypto';
+import { ListTablesCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
@@ -220,5 +222,34 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     );
     expect(oldest.headers.get('link')).toBeNull();
     await api.patch('10', '{"quantity":10}');
+  });
+
+  test('a transaction sent again with its ClientRequestToken after another write answers success and writes nothing again (local-aws/behaviour.md X1)', async () => {
+    const { TableNames = [] } = await api.dynamoDb.send(new ListTablesCommand({}));
+    const table = TableNames.find((name) => name.endsWith('inventory')) as string;
+    const before = await api.tableItems();
+    const setQuantity = (quantity: number, token?: string) =>
+      api.dynamoDb.send(
+        new TransactWriteItemsCommand({
+          ...(token === undefined ? {} : { ClientRequestToken: token }),
+          TransactItems: [
+            {
+              Update: {
+                TableName: table,
+                Key: { petId: { N: '-10' } },
+                UpdateExpression: 'SET quantity = :quantity',
+                ExpressionAttributeValues: { ':quantity': { N: String(quantity) } },
+              },
+            },
+          ],
+        }),
+      );
+    const token = randomUUID();
+    await setQuantity(21, token);
+    await setQuantity(22);
+    await setQuantity(21, token);
+    expect((await api.tableItems()).find((item) => item.petId === '-10')?.quantity).toBe('22');
+    await setQuantity(4);
+    expect(await api.tableItems()).toEqual(before);
   });
 });

@@ -179,15 +179,16 @@ describe('batchUpdateInventory', () => {
     );
   });
 
-  test('an Idempotency-Key answers the first answer again and applies once; another batch under it is 422', async () => {
+  test('an Idempotency-Key answers the first answer again, marked Idempotent-Replayed, and applies once; another batch under it is 422', async () => {
     const headers = { 'Idempotency-Key': 'shipment-1' };
     const first = await batch({ changes: [{ petId: 5, quantity: 12, ifMatch: '"10-pending"' }] }, headers);
     expect(first.statusCode).toBe(200);
+    expect(first.headers).not.toHaveProperty('Idempotent-Replayed');
     await putItems(suite.db.client, testTableNames.inventory, [inventoryRecord('5', 1, 'sold')]);
 
     expect(
       await batch({ changes: [{ petId: 5, quantity: 12, ifMatch: '"10-pending"' }] }, headers),
-    ).toStrictEqual(first);
+    ).toStrictEqual({ ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } });
     expect(await batch({ changes: [{ petId: 5, quantity: 13 }] }, headers)).toStrictEqual(
       errorResult(
         422,

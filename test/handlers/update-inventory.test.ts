@@ -19,7 +19,9 @@ import type { ProxyHandler, ProxyRequest } from '#test/support/lambda-events.ts'
 import { changeTimeFormat, inventoryRecord, scanTable } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-const suite = handlerSuite<ProxyHandler>(() => import('#functions/update-inventory/handler.ts'));
+const suite = handlerSuite<ProxyHandler>(() => import('#functions/update-inventory/handler.ts'), [], {
+  IDEMPOTENCY_TABLE_NAME: testTableNames.idempotency,
+});
 
 startEachTestFromEntries(suite);
 const initial = startingEntries;

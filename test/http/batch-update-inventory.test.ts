@@ -70,14 +70,19 @@ describe('a shipment of 100 changes', () => {
         )
         .join(',')}]}`,
     );
+    // A keyed batch of 100 changes has no room for its key's claim: each entry records the batch's
+    // name-based token instead (docs/architecture.md "Writes exactly once").
     expect(await api.tableItems()).toEqual(
-      expected.map(({ petId, quantity, status, reason }) =>
-        storedEntry(petId, quantity, status, {
+      expected.map(({ petId, quantity, status, reason }) => ({
+        ...storedEntry(petId, quantity, status, {
           reason,
           keyId: api.keyId,
           changedAt: changeTimeWithin(window),
         }),
-      ),
+        requestToken: expect.stringMatching(
+          /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        ),
+      })),
     );
     for (const { petId, quantity, status, reason } of expected) {
       const [newest] = await historyOf(petId, 2);
@@ -117,7 +122,7 @@ describe('a shipment of 100 changes', () => {
 });
 
 describe('Idempotency-Key', () => {
-  test('a repeat answers the first answer and applies nothing more; other changes under the key are 422', async () => {
+  test('a repeat answers the first answer, marked Idempotent-Replayed, and applies nothing more; other changes under the key are 422', async () => {
     await api.inventory.putMany([{ petId: '3301', quantity: 2, status: 'available' }]);
     const headers = { 'Idempotency-Key': 'shipment-3301' };
     const changes = [{ petId: 3301, quantity: 9, ifMatch: '"2-available"', reason: 'arrival' }];
@@ -128,8 +133,10 @@ describe('Idempotency-Key', () => {
     const patched = await api.patch('3301', '{"quantity": 1}');
     expect(patched.status).toBe(200);
 
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
     const repeat = await post({ changes }, headers);
     expect([repeat.status, repeat.text]).toEqual([first.status, first.text]);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     const other = await post({ changes: [{ petId: 3301, quantity: 8 }] }, headers);
     expectError(
       other,
@@ -143,14 +150,18 @@ describe('Idempotency-Key', () => {
     await historyOf('3301', 3);
   });
 
-  test('a refusal is remembered: the repeat answers it again after the entry changed', async () => {
+  test('a refusal is remembered: the repeat answers it again after the entry changed, marked Idempotent-Replayed', async () => {
     await api.inventory.putMany([{ petId: '3302', quantity: 2, status: 'available' }]);
     const headers = { 'Idempotency-Key': 'shipment-3302' };
     const changes = [{ petId: 3302, quantity: 9, ifMatch: '"3-available"' }];
     const message = 'changes[0]: ifMatch does not match the current entry of petId 3302';
-    expectError(await post({ changes }, headers), 412, 'precondition_failed', message);
+    const first = await post({ changes }, headers);
+    expectError(first, 412, 'precondition_failed', message);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect((await api.patch('3302', '{"quantity": 3}')).status).toBe(200);
-    expectError(await post({ changes }, headers), 412, 'precondition_failed', message);
+    const repeat = await post({ changes }, headers);
+    expectError(repeat, 412, 'precondition_failed', message);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     expect((await api.tableItems()).find((item) => item.petId === '3302')?.quantity).toBe('3');
   });
 });

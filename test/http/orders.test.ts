@@ -145,7 +145,7 @@ describe('placeOrder', () => {
 });
 
 describe('Idempotency-Key', () => {
-  test('a repeat with the same key and order answers the first order again and reserves nothing more', async () => {
+  test('a repeat with the same key and order answers the first order again, marked Idempotent-Replayed, and reserves nothing more', async () => {
     await api.inventory.putMany([{ petId: '21', quantity: 10, status: 'available' }]);
     const first = await placeOrder('{"petId": 21, "quantity": 3}', { 'Idempotency-Key': 'order-21-a' });
     expect(first.status).toBe(201);
@@ -153,6 +153,10 @@ describe('Idempotency-Key', () => {
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    expect([first.headers.get('idempotent-replayed'), again.headers.get('idempotent-replayed')]).toEqual([
+      null,
+      'true',
+    ]);
     expect(stockOf(await api.tableItems(), '21')).toBe('7');
   });
 
@@ -181,6 +185,10 @@ describe('Idempotency-Key', () => {
     await api.inventory.putMany([{ petId: '24', quantity: 5, status: 'available' }]);
     const again = await placeOrder('{"petId": 24, "quantity": 2}', key);
     expect([again.status, again.text]).toEqual([409, refused.text]);
+    expect([refused.headers.get('idempotent-replayed'), again.headers.get('idempotent-replayed')]).toEqual([
+      null,
+      'true',
+    ]);
     expect(stockOf(await api.tableItems(), '24')).toBe('5');
     expect(await api.tableItems('orders')).toEqual(ordersBefore);
     const placed = await placeOrder('{"petId": 24, "quantity": 2}', {

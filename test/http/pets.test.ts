@@ -138,6 +138,55 @@ describe('addPet', () => {
   });
 });
 
+describe('addPet with Idempotency-Key (docs/contract.md "Pets")', () => {
+  const keyed = (body: string, key: string) =>
+    declaredRequest(api, 'POST', '/pets', {
+      body,
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+    });
+
+  test('a repeat answers the first 201, marked Idempotent-Replayed, and adds no second pet; another pet under the key is 422', async () => {
+    const body = '{"name": "Keyed Rex"}';
+    const first = await keyed(body, 'add-rex');
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const repeat = await keyed(body, 'add-rex');
+    expect([repeat.status, repeat.text, repeat.headers.get('location')]).toEqual([
+      201,
+      first.text,
+      first.headers.get('location'),
+    ]);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect((await api.tableItems()).filter((item) => item.name === 'Keyed Rex')).toHaveLength(1);
+    const other = await keyed('{"name": "Keyed Max"}', 'add-rex');
+    expect([other.status, JSON.parse(other.text)]).toEqual([
+      422,
+      {
+        code: 'idempotency_key_reused',
+        message: 'this Idempotency-Key was used with another pet in the last 24 hours',
+        status: 422,
+      },
+    ]);
+    expect((await api.tableItems()).filter((item) => item.name === 'Keyed Max')).toHaveLength(0);
+  });
+
+  test('a 409 for an id that exists is remembered, and its repeat is marked Idempotent-Replayed', async () => {
+    const body = '{"id": 5, "name": "Taken"}';
+    const first = await keyed(body, 'add-5');
+    expect([first.status, JSON.parse(first.text), first.headers.get('idempotent-replayed')]).toEqual([
+      409,
+      { code: 'conflict', message: 'a pet with id 5 exists', status: 409 },
+      null,
+    ]);
+    const repeat = await keyed(body, 'add-5');
+    expect([repeat.status, repeat.text, repeat.headers.get('idempotent-replayed')]).toEqual([
+      409,
+      first.text,
+      'true',
+    ]);
+  });
+});
+
 describe('getPetById (deprecated)', () => {
   test('answers an entry imported without pet details with its status and no name', async () => {
     const response = await getPet('5');

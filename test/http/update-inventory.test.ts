@@ -78,14 +78,13 @@ describe('a valid update (rule 4)', () => {
     expect(await api.tableItems()).toContainEqual(storedEntry('7', 4, 'available', patchedBy('adjustment')));
   });
 
-  test('sets the value rather than adding to it, so repeating it changes nothing but the time and request of the change (idempotent)', async () => {
+  test('sets the value rather than adding to it, so repeating it changes nothing but the time of the change (idempotent)', async () => {
     const first = await patch('/inventory/7', '{"quantity": 9}');
     const after = await api.tableItems();
     const second = await patch('/inventory/7', '{"quantity": 9}');
     expect(second.text).toBe(first.text);
-    // The second PATCH is a write of the same values: only its `changedAt` and `requestToken` are its own.
-    const withoutRequest = (items: Record<string, string>[]) =>
-      items.map(({ changedAt, requestToken, ...item }) => item);
+    // The second PATCH is a write of the same values: only its `changedAt` is its own.
+    const withoutRequest = (items: Record<string, string>[]) => items.map(({ changedAt, ...item }) => item);
     expect(withoutRequest(await api.tableItems())).toEqual(withoutRequest(after));
     expect(await api.tableItems()).toContainEqual(storedEntry('7', 9, 'available', patchedBy()));
   });
@@ -159,5 +158,56 @@ describe('requests as API Gateway delivers them (docs/contract.md; local-aws/beh
       () => patch('/inventory/7?dryRun=true', '{"quantity": 99}'),
       'query parameters not allowed: "dryRun" (this operation takes none)',
     );
+  });
+});
+
+describe('Idempotency-Key (docs/contract.md "Inventory semantics")', () => {
+  const json = { 'Content-Type': 'application/json' };
+
+  test('a repeat answers the first answer, marked Idempotent-Replayed, and applies nothing more; another body under the key is 422', async () => {
+    const headers = { ...json, 'Idempotency-Key': 'patch-7' };
+    const first = await patch('/inventory/7', '{"quantity": 9, "reason": "arrival"}', headers);
+    expectUpdated(first, '{"petId":7,"quantity":9,"status":"available"}');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect((await patch('/inventory/7', '{"quantity": 4}')).status).toBe(200);
+
+    const repeat = await patch('/inventory/7', '{"quantity": 9, "reason": "arrival"}', headers);
+    expect([repeat.status, repeat.text, repeat.headers.get('etag')]).toEqual([
+      200,
+      first.text,
+      '"9-available"',
+    ]);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect((await api.tableItems()).find((item) => item.petId === '7')).toEqual(
+      storedEntry('7', 4, 'available', patchedBy()),
+    );
+    const other = await patch('/inventory/7', '{"quantity": 8}', headers);
+    expect([other.status, JSON.parse(other.text)]).toEqual([
+      422,
+      {
+        code: 'idempotency_key_reused',
+        message: 'this Idempotency-Key was used with another update in the last 24 hours',
+        status: 422,
+      },
+    ]);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  test('a refusal is remembered and its repeat is marked Idempotent-Replayed too', async () => {
+    const headers = { ...json, 'Idempotency-Key': 'patch-7-stale', 'If-Match': '"1-available"' };
+    const message = 'If-Match does not match the current entry of petId 7';
+    const first = await patch('/inventory/7', '{"quantity": 1}', headers);
+    expect([first.status, JSON.parse(first.text), first.headers.get('idempotent-replayed')]).toEqual([
+      412,
+      { code: 'precondition_failed', message, status: 412 },
+      null,
+    ]);
+    expect((await patch('/inventory/7', '{"quantity": 1}')).status).toBe(200);
+    const repeat = await patch('/inventory/7', '{"quantity": 1}', headers);
+    expect([repeat.status, repeat.text, repeat.headers.get('idempotent-replayed')]).toEqual([
+      412,
+      first.text,
+      'true',
+    ]);
   });
 });

@@ -83,6 +83,8 @@ export interface InventoryHandlers {
  */
 export async function importInventoryHandlers(): Promise<InventoryHandlers> {
   installStreamingRuntime();
+  // updateInventory keeps its Idempotency-Key records there.
+  process.env.IDEMPOTENCY_TABLE_NAME ??= testTableNames.idempotency;
   return {
     // middy types the Lambda signature (event, context); in streaming mode the runtime calls (event, stream, context).
     listInventory: (await import('#functions/list-inventory/handler.ts'))

@@ -25,21 +25,6 @@ export interface RecordedChange {
   changedAt?: string;
 }
 
-/**
- * How PATCH, addPet and the batch record their request's `requestToken`: a random UUID (lib/inventory/last-change.ts),
- * or a keyed batch's name-based version 8 UUID (lib/inventory/batch-update.ts).
- */
-export const requestTokenFormat = /^[0-9a-f]{8}-[0-9a-f]{4}-[48][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/**
- * True when an entry whose last change is `reason` also records the writing request's `requestToken`: the
- * reasons of PATCH (`arrival`, `return`, `adjustment`) and addPet (`created`); orders and the tools record
- * none (docs/architecture.md "Data layout").
- */
-export function recordsRequestToken(reason: string): boolean {
-  return ['arrival', 'return', 'adjustment', 'created'].includes(reason);
-}
-
 /** How the writers record `changedAt`: RFC 3339, UTC, milliseconds (lib/inventory/last-change.ts). */
 export const changeTimeFormat = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -74,8 +59,7 @@ export function changeTimeWithin(window: TimeWindow): string {
 /**
  * An inventory item as the service stores it: `petId` and `quantity` Numbers, `status` a String, the list
  * shard the service derives from petId (`listShard`, Number) and, once a writer changed it, that last change
- * (`reason`, `keyId` Strings, `orderId` Number, `changedAt` String when given, `requestToken` String, any
- * {@link requestTokenFormat}, for the reasons that {@link recordsRequestToken}).
+ * (`reason`, `keyId` Strings, `orderId` Number, `changedAt` String when given).
  */
 export function inventoryRecord(
   petId: string,
@@ -90,10 +74,6 @@ export function inventoryRecord(
     ...(change?.keyId && { keyId: { S: change.keyId } }),
     ...(change?.orderId && { orderId: { N: change.orderId } }),
     ...(change?.changedAt && { changedAt: { S: change.changedAt } }),
-    ...(change &&
-      recordsRequestToken(change.reason) && {
-        requestToken: { S: expect.stringMatching(requestTokenFormat) },
-      }),
   };
 }
 

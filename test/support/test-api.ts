@@ -17,21 +17,13 @@ import type { ServedStack } from '#local/assembly.ts';
 import { startLocalService } from '#local/service.ts';
 import { localTableNames } from '#local/settings.ts';
 import { type StoreAddress, storeVariables } from '#test/support/test-dynamodb.ts';
-import {
-  changeTimeFormat,
-  putItem,
-  type RawItem,
-  type RecordedChange,
-  recordsRequestToken,
-  requestTokenFormat,
-  sha256Hex,
-} from './raw-tables.ts';
+import { changeTimeFormat, putItem, type RawItem, type RecordedChange, sha256Hex } from './raw-tables.ts';
 import { servedStagingStack } from './synthesized-assembly.ts';
 
 /**
  * An inventory entry as {@link TestApi.tableItems} shows what the service stores: numbers as decimal text, the
  * list shard the service derives from petId and, with `change`, the last change (its `changedAt` any RFC 3339
- * UTC time with milliseconds unless given; the request's `requestToken` for the reasons that record one).
+ * UTC time with milliseconds unless given).
  */
 export function storedEntry(
   petId: string,
@@ -48,8 +40,6 @@ export function storedEntry(
     ...(change?.keyId && { keyId: change.keyId }),
     ...(change?.orderId && { orderId: change.orderId }),
     ...(change && { changedAt: change.changedAt ?? expect.stringMatching(changeTimeFormat) }),
-    ...(change &&
-      recordsRequestToken(change.reason) && { requestToken: expect.stringMatching(requestTokenFormat) }),
   };
 }
 
