@@ -73,7 +73,7 @@ export const tables = {
         name: listIndex.name,
         partitionKey: { name: listIndex.shardAttribute, type: 'N' },
         sortKey: { name: listIndex.sortAttribute, type: 'N' },
-        nonKeyAttributes: ['quantity', 'status'],
+        nonKeyAttributes: ['quantity', 'status', 'reorderPoint'],
       },
     ],
   },

@@ -30,7 +30,7 @@ export function projection(attributes: readonly string[]): Projection {
 }
 
 /** The attributes of an InventoryItem. */
-const entryProjection = projection(['petId', 'quantity', 'status']);
+const entryProjection = projection(['petId', 'quantity', 'status', 'reorderPoint']);
 
 /**
  * The item of `petId` in the inventory table `tableName` with only the attributes of `projected`, read with one
@@ -89,7 +89,7 @@ function updateCondition(ifMatch: IfMatch | undefined): {
 }
 
 /**
- * Sets the quantity, the status or both (and the list shard) of the existing entry of `petId`, with the
+ * Sets the quantity, the status, the reorder point (or removes it: `null`) (and the list shard) of the existing entry of `petId`, with the
  * change's reason, key id and a request token chosen once per call, in one conditional UpdateItem, never
  * creating one. A failed condition returns the stored item (`ALL_OLD`): none is `not_found`; one carrying this
  * call's token is its own earlier attempt, committed before the SDK sent it again (docs/architecture.md
@@ -99,7 +99,7 @@ export async function updateEntry(
   client: DynamoDBDocumentClient,
   tableName: string,
   petId: string,
-  { quantity, status, reason, keyId }: EntryChange,
+  { quantity, status, reorderPoint, reason, keyId }: EntryChange,
   ifMatch?: IfMatch,
 ): Promise<UpdateResult> {
   const condition = updateCondition(ifMatch);
@@ -108,10 +108,12 @@ export async function updateEntry(
   const set = [
     ...(quantity === undefined ? [] : ['quantity = :quantity']),
     ...(status === undefined ? [] : ['#newStatus = :status']),
+    ...(typeof reorderPoint === 'number' ? ['reorderPoint = :reorderPoint'] : []),
     '#shard = :shard',
     ...change.set,
   ];
-  const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
+  const removed = [...change.remove, ...(reorderPoint === null ? ['reorderPoint'] : [])];
+  const remove = removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '';
   try {
     const { Attributes } = await client.send(
       new UpdateCommand({
@@ -128,6 +130,7 @@ export async function updateEntry(
         ExpressionAttributeValues: {
           ...(quantity === undefined ? {} : { ':quantity': quantity }),
           ...(status === undefined ? {} : { ':status': status }),
+          ...(typeof reorderPoint === 'number' ? { ':reorderPoint': reorderPoint } : {}),
           ':shard': listShardOf(petId),
           ...change.values,
           ...condition.values,

@@ -2,26 +2,37 @@
 import { invalidRequest, unknownMembers } from '../http/errors.ts';
 import { ownValue } from '../http/request-parameters.ts';
 import { isPetStatus, type PetStatus, petStatuses } from './inventory-item.ts';
-import { isQuantity, quantityRule } from './quantity.ts';
+import { isQuantity, maxQuantity, quantityRule } from './quantity.ts';
 
-/** Why a PATCH changes an entry (docs/service-spec.md §4.2: "new arrivals, returns or manual adjustments"). */
-export const inventoryReasons = ['arrival', 'return', 'adjustment'] as const;
+/**
+ * Why a PATCH changes an entry (docs/service-spec.md §4.2: "new arrivals, returns or manual adjustments"; a
+ * sale at the counter and stock lost or damaged: docs/contract.md "InventoryUpdate").
+ */
+export const inventoryReasons = ['arrival', 'return', 'adjustment', 'sale', 'loss'] as const;
 
-/** One of `arrival`, `return`, `adjustment`. */
+/** One of `arrival`, `return`, `adjustment`, `sale`, `loss`. */
 export type InventoryReason = (typeof inventoryReasons)[number];
 
 /** The reason of a PATCH that names none (docs/contract.md "InventoryUpdate"). */
 export const defaultReason: InventoryReason = 'adjustment';
 
-/** The validated body: the new stock count, the new status, or both, and why. */
-export type InventoryUpdate = (
-  | { quantity: number; status?: PetStatus }
-  | { quantity?: number; status: PetStatus }
-) & {
+/**
+ * The validated body, at least one of: the new stock count, the new status, the new reorder point (`null`:
+ * cleared); and why.
+ */
+export interface InventoryUpdate {
+  quantity?: number;
+  status?: PetStatus;
+  reorderPoint?: number | null;
   reason: InventoryReason;
-};
+}
 
-const members = ['quantity', 'status', 'reason'];
+/** The members that change something, in message order. */
+const changing = ['quantity', 'status', 'reorderPoint'];
+const members = [...changing, 'reason'];
+
+/** The reorder point rule as the client reads it in a 400 message. */
+const reorderPointRule = `reorderPoint must be an integer from 0 to ${maxQuantity}, or null to clear it`;
 
 /** How a body that holds an InventoryUpdate is named and shown in 400 messages, and its other members. */
 export interface UpdateShape {
@@ -29,7 +40,7 @@ export interface UpdateShape {
   subject: string;
   /** A valid example, shown when the value is not an object. */
   example: string;
-  /** Members allowed beside quantity, status and reason, in message order before them (`petId`) or after. */
+  /** Members allowed beside quantity, status, reorderPoint and reason, in message order before them (`petId`) or after. */
   before?: readonly string[];
   after?: readonly string[];
 }
@@ -38,8 +49,9 @@ export interface UpdateShape {
 const patchBody: UpdateShape = { subject: 'request body', example: '{"quantity": 5}' };
 
 /**
- * Validates a parsed JSON value as an InventoryUpdate: an object with `quantity`, `status` or both, and
- * optionally `reason` (default {@link defaultReason}); no other member than those and `shape`'s (default:
+ * Validates a parsed JSON value as an InventoryUpdate: an object with at least one of `quantity`, `status`
+ * and `reorderPoint` (an integer from 0 to 2147483647, or null), and optionally `reason` (default
+ * {@link defaultReason}); no other member than those and `shape`'s (default:
  * updateInventory's body, none). The members of `shape` are left to the caller.
  * @throws HttpError 400 `invalid_request` naming the problem, unknown members by name (at most five, each cut
  *   to 64 characters).
@@ -56,11 +68,15 @@ export function parseInventoryUpdate(body: unknown, shape: UpdateShape = patchBo
   const record = body as Record<string, unknown>;
   const quantity = ownValue(record, 'quantity');
   const status = ownValue(record, 'status');
+  const reorderPoint = ownValue(record, 'reorderPoint');
   const reason = Object.hasOwn(record, 'reason') ? record.reason : defaultReason;
-  if (quantity === undefined && status === undefined) {
-    throw invalidRequest(`${subject} must contain quantity, status or both`);
+  if (quantity === undefined && status === undefined && reorderPoint === undefined) {
+    throw invalidRequest(`${subject} must contain at least one of ${changing.join(', ')}`);
   }
   if (quantity !== undefined && !isQuantity(quantity)) throw invalidRequest(quantityRule);
+  if (reorderPoint !== undefined && reorderPoint !== null && !isQuantity(reorderPoint)) {
+    throw invalidRequest(reorderPointRule);
+  }
   if (status !== undefined && !isPetStatus(status)) {
     throw invalidRequest(`status must be one of ${petStatuses.join(', ')}`);
   }
@@ -70,6 +86,7 @@ export function parseInventoryUpdate(body: unknown, shape: UpdateShape = patchBo
   return {
     ...(quantity === undefined ? {} : { quantity }),
     ...(status === undefined ? {} : { status }),
+    ...(reorderPoint === undefined ? {} : { reorderPoint }),
     reason,
   } as InventoryUpdate;
 }

@@ -46,7 +46,7 @@ async function* shardPages(
         IndexName: listIndex.name,
         KeyConditionExpression: `#shard = :shard${after === undefined ? '' : ' AND petId > :after'}`,
         ...(status && { FilterExpression: '#status = :status' }),
-        ProjectionExpression: 'petId, quantity, #status',
+        ProjectionExpression: 'petId, quantity, #status, reorderPoint',
         ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, '#status': 'status' },
         ExpressionAttributeValues: {
           ':shard': shard,

@@ -33,11 +33,11 @@ export const requestTokenFormat = /^[0-9a-f]{8}-[0-9a-f]{4}-[48][0-9a-f]{3}-[89a
 
 /**
  * True when an entry whose last change is `reason` also records the writing request's `requestToken`: the
- * reasons of PATCH (`arrival`, `return`, `adjustment`) and addPet (`created`); orders and the tools record
+ * reasons of PATCH (`arrival`, `return`, `adjustment`, `sale`, `loss`) and addPet (`created`); orders and the tools record
  * none (docs/architecture.md "Data layout").
  */
 export function recordsRequestToken(reason: string): boolean {
-  return ['arrival', 'return', 'adjustment', 'created'].includes(reason);
+  return ['arrival', 'return', 'adjustment', 'sale', 'loss', 'created'].includes(reason);
 }
 
 /** How the writers record `changedAt`: RFC 3339, UTC, milliseconds (lib/inventory/last-change.ts). */
