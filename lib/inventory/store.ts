@@ -5,6 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { putEntries } from './batch-put.ts';
 import type { IfMatch } from './entity-tag.ts';
+import { getEntries } from './entries-by-id.ts';
 import { type EntryChange, getInventoryItem, type UpdateResult, updateEntry } from './entry-store.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import { type ListOptions, listSorted } from './list-merge.ts';
@@ -16,6 +17,8 @@ export interface InventoryStore {
   listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
   /** One entry with a strongly consistent GetItem, or undefined when there is none (`entry-store.ts`). */
   get(petId: string): Promise<InventoryItem | undefined>;
+  /** The entries of up to 100 distinct petIds that exist, sorted by petId, by BatchGetItem (`entries-by-id.ts`). */
+  getMany(petIds: readonly string[]): Promise<InventoryItem[]>;
   /**
    * Sets the quantity, the status or both of an existing entry in one conditional UpdateItem, never creating
    * one (`entry-store.ts`).
@@ -33,6 +36,7 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
   return {
     listSorted: (options) => listSorted(client, tableName, options),
     get: (petId) => getInventoryItem(client, tableName, petId),
+    getMany: (petIds) => getEntries(client, tableName, petIds),
     update: (petId, change, ifMatch) => updateEntry(client, tableName, petId, change, ifMatch),
     putMany: (items) => putEntries(client, tableName, items),
   };

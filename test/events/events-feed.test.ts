@@ -36,7 +36,7 @@ interface Page {
 }
 
 /** The cursor of the feed's start: every log at position 0. */
-const startCursor = 'MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA';
+const startCursor = 'MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjA';
 
 let api: TestApi;
 let client: RawClient;
