@@ -17,22 +17,34 @@ export type InventoryReason = (typeof inventoryReasons)[number];
 export const defaultReason: InventoryReason = 'adjustment';
 
 /**
- * The validated body, at least one of: the new stock count, the new status, the new reorder point (`null`:
- * cleared); and why.
+ * The validated body, at least one of: the new stock count or an adjustment of it (never both), the new status,
+ * the new reorder point (`null`: cleared); and why.
  */
 export interface InventoryUpdate {
   quantity?: number;
+  /** Added to the current quantity (docs/contract.md "Inventory semantics": adjustments); never 0. */
+  adjustBy?: number;
   status?: PetStatus;
   reorderPoint?: number | null;
   reason: InventoryReason;
 }
 
 /** The members that change something, in message order. */
-const changing = ['quantity', 'status', 'reorderPoint'];
+const changing = ['quantity', 'adjustBy', 'status', 'reorderPoint'];
 const members = [...changing, 'reason'];
 
 /** The reorder point rule as the client reads it in a 400 message. */
 const reorderPointRule = `reorderPoint must be an integer from 0 to ${maxQuantity}, or null to clear it`;
+
+/** The adjustment rule as the client reads it in a 400 message. */
+const adjustByRule = `adjustBy must be an integer from -${maxQuantity} to ${maxQuantity}, not 0`;
+
+/** True when `value` is an accepted adjustment: an integer from -2147483647 to 2147483647 other than 0. */
+function isAdjustment(value: unknown): value is number {
+  return (
+    typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= maxQuantity
+  );
+}
 
 /** How a body that holds an InventoryUpdate is named and shown in 400 messages, and its other members. */
 export interface UpdateShape {
@@ -49,8 +61,9 @@ export interface UpdateShape {
 const patchBody: UpdateShape = { subject: 'request body', example: '{"quantity": 5}' };
 
 /**
- * Validates a parsed JSON value as an InventoryUpdate: an object with at least one of `quantity`, `status`
- * and `reorderPoint` (an integer from 0 to 2147483647, or null), and optionally `reason` (default
+ * Validates a parsed JSON value as an InventoryUpdate: an object with at least one of `quantity` or `adjustBy`
+ * (an integer from -2147483647 to 2147483647, not 0; never both), `status` and `reorderPoint` (an integer from 0
+ * to 2147483647, or null), and optionally `reason` (default
  * {@link defaultReason}); no other member than those and `shape`'s (default:
  * updateInventory's body, none). The members of `shape` are left to the caller.
  * @throws HttpError 400 `invalid_request` naming the problem, unknown members by name (at most five, each cut
@@ -67,13 +80,23 @@ export function parseInventoryUpdate(body: unknown, shape: UpdateShape = patchBo
     throw invalidRequest(`${subject} may only contain ${allowed.join(', ')}; not allowed: ${unknown}`);
   const record = body as Record<string, unknown>;
   const quantity = ownValue(record, 'quantity');
+  const adjustBy = ownValue(record, 'adjustBy');
   const status = ownValue(record, 'status');
   const reorderPoint = ownValue(record, 'reorderPoint');
   const reason = Object.hasOwn(record, 'reason') ? record.reason : defaultReason;
-  if (quantity === undefined && status === undefined && reorderPoint === undefined) {
+  if (
+    quantity === undefined &&
+    adjustBy === undefined &&
+    status === undefined &&
+    reorderPoint === undefined
+  ) {
     throw invalidRequest(`${subject} must contain at least one of ${changing.join(', ')}`);
   }
+  if (quantity !== undefined && adjustBy !== undefined) {
+    throw invalidRequest(`${subject} may contain quantity or adjustBy, not both: set the stock or adjust it`);
+  }
   if (quantity !== undefined && !isQuantity(quantity)) throw invalidRequest(quantityRule);
+  if (adjustBy !== undefined && !isAdjustment(adjustBy)) throw invalidRequest(adjustByRule);
   if (reorderPoint !== undefined && reorderPoint !== null && !isQuantity(reorderPoint)) {
     throw invalidRequest(reorderPointRule);
   }
@@ -85,6 +108,7 @@ export function parseInventoryUpdate(body: unknown, shape: UpdateShape = patchBo
   }
   return {
     ...(quantity === undefined ? {} : { quantity }),
+    ...(adjustBy === undefined ? {} : { adjustBy }),
     ...(status === undefined ? {} : { status }),
     ...(reorderPoint === undefined ? {} : { reorderPoint }),
     reason,

@@ -174,12 +174,12 @@ describe('400 invalid_request, table unchanged', () => {
     [
       'a body with neither quantity nor status',
       '{}',
-      'request body must contain at least one of quantity, status, reorderPoint',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
     ],
     [
       'a body with only a reason',
       '{"reason":"return"}',
-      'request body must contain at least one of quantity, status, reorderPoint',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
     ],
     ['an unknown status', '{"status":"lost"}', 'status must be one of available, pending, sold'],
     [
@@ -190,7 +190,7 @@ describe('400 invalid_request, table unchanged', () => {
     [
       'a member besides quantity, status and reason, naming it',
       '{"quantity":1,"status":"sold","price":3}',
-      'request body may only contain quantity, status, reorderPoint, reason; not allowed: "price"',
+      'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "price"',
     ],
     ['a body that is not an object', '[1]', notObject],
     ['a JSON array of an update', '[{"quantity": 1}]', notObject],

@@ -153,12 +153,15 @@ describe('a valid update (rule 4)', () => {
 
 describe('bodies the contract refuses are 400 and leave the entry unchanged', () => {
   test.each([
-    ['{"reason": "return"}', 'request body must contain at least one of quantity, status, reorderPoint'],
+    [
+      '{"reason": "return"}',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
+    ],
     ['{"status": "lost"}', 'status must be one of available, pending, sold'],
     ['{"quantity": 1, "reason": "theft"}', 'reason must be one of arrival, return, adjustment, sale, loss'],
     [
       '{"status": "sold", "note": "x"}',
-      'request body may only contain quantity, status, reorderPoint, reason; not allowed: "note"',
+      'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "note"',
     ],
   ])('%s', async (body, message) => {
     await expectRejected(() => patch('/inventory/7', body), message);

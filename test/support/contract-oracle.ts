@@ -111,6 +111,8 @@ function contractText(body: Uint8Array): string | undefined {
 /** What a PATCH body valid by the contract asks (docs/contract.md "InventoryUpdate"). */
 export interface ContractInventoryUpdate {
   quantity?: number;
+  /** An integer from -2147483647 to 2147483647, not 0; never with `quantity`. */
+  adjustBy?: number;
   status?: string;
   /** An integer from 0 to 2147483647, or null: the point cleared. */
   reorderPoint?: number | null;
@@ -167,7 +169,11 @@ export function contractInventoryUpdate(body: Uint8Array): ContractInventoryUpda
   let value: unknown;
   try {
     value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
-      if ((key === 'quantity' || key === 'reorderPoint') && typeof member === 'number' && context?.source)
+      if (
+        ['quantity', 'adjustBy', 'reorderPoint'].includes(key) &&
+        typeof member === 'number' &&
+        context?.source
+      )
         sources.set(this, { ...sources.get(this), [key]: context.source });
       return member;
     });
@@ -177,16 +183,19 @@ export function contractInventoryUpdate(body: Uint8Array): ContractInventoryUpda
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   if (contractDuplicateMember(text) !== undefined) return undefined;
   const members = Object.getOwnPropertyNames(value);
-  const changing = ['quantity', 'status', 'reorderPoint'];
+  const changing = ['quantity', 'adjustBy', 'status', 'reorderPoint'];
   if (members.some((member) => ![...changing, 'reason'].includes(member))) return undefined;
   const record = value as Record<string, unknown>;
   if (!changing.some((member) => members.includes(member))) return undefined;
-  // An integer from 0 to 2147483647 judged on its source text; undefined when not.
-  const counted = (name: string) => {
+  // An integer from `min` to 2147483647 judged on its source text; undefined when not.
+  const counted = (name: string, min = 0n) => {
     const source = sources.get(value as object)?.[name];
     const integer = source === undefined ? undefined : contractInteger(source);
-    return integer === undefined || integer < 0n || integer > 2147483647n ? undefined : Number(integer);
+    return integer === undefined || integer < min || integer > 2147483647n ? undefined : Number(integer);
   };
+  if (members.includes('quantity') && members.includes('adjustBy')) return undefined;
+  const adjustBy = members.includes('adjustBy') ? counted('adjustBy', -2147483647n) : undefined;
+  if (members.includes('adjustBy') && (adjustBy === undefined || adjustBy === 0)) return undefined;
   const quantity = members.includes('quantity') ? counted('quantity') : undefined;
   if (members.includes('quantity') && quantity === undefined) return undefined;
   const reorderPoint = record.reorderPoint === null ? null : counted('reorderPoint');
@@ -198,6 +207,7 @@ export function contractInventoryUpdate(body: Uint8Array): ContractInventoryUpda
   if (!['arrival', 'return', 'adjustment', 'sale', 'loss'].includes(reason as string)) return undefined;
   return {
     ...(quantity === undefined ? {} : { quantity }),
+    ...(adjustBy === undefined ? {} : { adjustBy }),
     ...(status === undefined ? {} : { status: status as string }),
     ...(reorderPoint === undefined ? {} : { reorderPoint }),
     reason: reason as string,
@@ -336,11 +346,7 @@ export function contractNewOrder(body: Uint8Array): { order: ContractOrder } | {
   try {
     value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
       if (key === '__proto__') proto = true;
-      if (
-        ['petId', 'quantity', 'reorderPoint'].includes(key) &&
-        typeof member === 'number' &&
-        context?.source
-      ) {
+      if ((key === 'petId' || key === 'quantity') && typeof member === 'number' && context?.source) {
         sources.set(key, context.source);
       }
       return member;
@@ -646,7 +652,7 @@ export function contractBatch(body: Uint8Array): { changes: ContractBatchChange[
   try {
     value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
       if (
-        ['petId', 'quantity', 'reorderPoint'].includes(key) &&
+        ['petId', 'quantity', 'adjustBy', 'reorderPoint'].includes(key) &&
         typeof member === 'number' &&
         context?.source
       ) {

@@ -68,7 +68,7 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
     (body) => {
       expect(rejection(body)).toEqual({
         code: 'invalid_request',
-        message: 'request body must contain at least one of quantity, status, reorderPoint',
+        message: 'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
         status: 400,
       });
     },
@@ -111,7 +111,8 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
   test('rejects any other member and names it', () => {
     expect(rejection({ quantity: 1, status: 'sold', price: 3 })).toEqual({
       code: 'invalid_request',
-      message: 'request body may only contain quantity, status, reorderPoint, reason; not allowed: "price"',
+      message:
+        'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "price"',
       status: 400,
     });
   });
@@ -153,4 +154,37 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
       });
     },
   );
+
+  test.each([
+    [
+      { adjustBy: -1, reason: 'sale' },
+      { adjustBy: -1, reason: 'sale' },
+    ],
+    [{ adjustBy: 2147483647 }, { adjustBy: 2147483647, reason: 'adjustment' }],
+    [
+      { adjustBy: -2147483647, status: 'sold' },
+      { adjustBy: -2147483647, status: 'sold', reason: 'adjustment' },
+    ],
+  ])('accepts the adjustment %j as %j', (body, update) => {
+    expect(parseInventoryUpdate(body)).toEqual(update);
+  });
+
+  test.each([[0], [-2147483648], [2147483648], [1.5], ['5'], [null], [true]])(
+    'rejects adjustBy %j with 400 invalid_request',
+    (adjustBy) => {
+      expect(rejection({ adjustBy })).toEqual({
+        code: 'invalid_request',
+        message: 'adjustBy must be an integer from -2147483647 to 2147483647, not 0',
+        status: 400,
+      });
+    },
+  );
+
+  test('rejects quantity with adjustBy: set the stock or adjust it, never both', () => {
+    expect(rejection({ quantity: 5, adjustBy: -1 })).toEqual({
+      code: 'invalid_request',
+      message: 'request body may contain quantity or adjustBy, not both: set the stock or adjust it',
+      status: 400,
+    });
+  });
 });
