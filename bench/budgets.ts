@@ -1,7 +1,12 @@
 /** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
 import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
+import type {
+  measureEventPath,
+  measureListOverHttp,
+  measureLowStock,
+  measureWebhookDelays,
+} from './served.ts';
 
 /**
  * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack`
@@ -30,6 +35,7 @@ export const runFigures = () => ({
   loads: [] as Awaited<ReturnType<typeof measureLoadTimes>>,
   warm: [] as Awaited<ReturnType<typeof measureWarm>>,
   lists: [] as Awaited<ReturnType<typeof measureListOverHttp>>,
+  lowStock: undefined as Awaited<ReturnType<typeof measureLowStock>> | undefined,
   bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
   webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
   eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],

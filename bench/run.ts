@@ -1,4 +1,4 @@
-/** `npm run bench [-- --sizes 1000,10000] [--import 200000] [--quick] [--only <part>]`: docs/performance.md "The bench". */
+/** `npm run bench [-- --sizes 1000,10000] [--import 200000] [--low-stock 200000] [--quick] [--only <part>]`: docs/performance.md "The bench". */
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -15,16 +15,24 @@ import { removeTemporaryDirs } from '#test/support/testing-kit.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
 import { indented, log } from './processes.ts';
-import { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
+import { measureEventPath, measureListOverHttp, measureLowStock, measureWebhookDelays } from './served.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
   .option('--sizes <entries>', 'list sizes, comma-separated (up to 1000000)', sizes, [1000, 10000, 100000])
   .option('--import <rows>', 'rows imported with the event path off and on', sizes, [200000])
+  .option('--low-stock <entries>', 'entries of the lowStock=true list, 1,000 of them low', Number, 200000)
   .option('--quick', 'fewer samples (for trying a change; not figures to quote)')
-  .addOption(new Option('--only <part>', 'measure one part only').choices(['bodies', 'webhooks', 'import']))
+  .addOption(
+    new Option('--only <part>', 'measure one part only').choices([
+      'bodies',
+      'webhooks',
+      'import',
+      'lowStock',
+    ]),
+  )
   .parse()
-  .opts<{ sizes: number[]; import: number[]; quick?: boolean; only?: string }>();
+  .opts<{ sizes: number[]; import: number[]; lowStock: number; quick?: boolean; only?: string }>();
 if ([...options.sizes, ...options.import].some((size) => !Number.isInteger(size) || size < 1))
   throw new Error(`--sizes ${options.sizes} --import ${options.import}: whole numbers of entries`);
 const { quick = false, only } = options;
@@ -77,6 +85,10 @@ try {
     log('List over HTTP (npm start --stack staging on the assembly, without its stream mappings):');
     figures.lists = await measureListOverHttp(assemblyDir, options.sizes, quick ? 2 : 5);
     await removeTemporaryDirs();
+  }
+  if (!only || only === 'lowStock') {
+    log('lowStock=true through npm start --stack staging (the index as the consumer keeps it):');
+    figures.lowStock = await measureLowStock(assemblyDir, options.lowStock, 1000, quick ? 3 : 10);
   }
   if (!only || only === 'import') {
     log(

@@ -7,6 +7,7 @@ import { connectLocalDynamoDb, type Template } from '@pet-store/local-aws';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';
+import { indexLowStock } from '#lib/inventory/low-stock.ts';
 import { comparePetIds } from '#lib/inventory/pet-id.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { childEnv, runNode } from '#test/support/child-process.ts';
@@ -232,4 +233,52 @@ export async function measureEventPath(assemblyDir: string, entries: number) {
     }
   }
   return figures;
+}
+
+/**
+ * `lowStock=true` on a table of `entries` with `low` of them low (each `entries / low`-th, its reorder point its
+ * quantity, indexed as the change records' consumer would: lib/inventory/low-stock.ts), served without the event
+ * path: ms per list (median of `runs`) and the read units of the sorted low read.
+ */
+export async function measureLowStock(assemblyDir: string, entries: number, low: number, runs: number) {
+  const [dataDir, API_KEY] = [await temporaryDir('pet-store-bench-low-'), generateApiKey()];
+  const every = Math.floor(entries / low);
+  const isLowAt = (i: number) => i % every === 0 && i / every < low;
+  const db = await startTestStore({ tables: serviceTables, dataDir });
+  const documents = toDocumentClient(db.client);
+  const store = inventoryStore(documents, testTableNames.inventory);
+  for (let next = 0; next < entries; next += 8000) {
+    const chunk = generate(next, Math.min(next + 8000, entries)).map((item, k) =>
+      isLowAt(next + k) ? { ...item, reorderPoint: item.quantity } : item,
+    );
+    await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => store.putMany(chunk.slice(i * 1000, i * 1000 + 1000))),
+    );
+    const states = chunk
+      .filter((item) => item.reorderPoint !== undefined)
+      .map(({ petId }) => ({ petId, low: true, indexed: false }));
+    await indexLowStock(documents, testTableNames.inventory, states);
+  }
+  await db.close();
+  indented(`${entries} entries loaded, ${low} of them low`);
+  const server = await startServer(await withoutEventPath(assemblyDir), { DATA_DIR: dataDir, API_KEY });
+  const metered = toDocumentClient(dynamoDbClient(server.endpoint, server.credentials));
+  const meter = attachMeter(metered);
+  try {
+    const listed = JSON.parse((await server.list('?lowStock=true', true)).body) as unknown[];
+    if (listed.length !== low) throw new Error(`${listed.length} low entries listed, not ${low}`);
+    const meteredStore = inventoryStore(metered, testTableNames.inventory);
+    const readUnits = (await meter(() => Array.fromAsync(meteredStore.listSorted({ lowStock: true }))))
+      .capacityUnits;
+    const samples: number[] = [];
+    for (let run = 0; run < runs; run++) samples.push((await server.list('?lowStock=true')).totalMs);
+    const totalMs = median(samples);
+    indented(
+      `lowStock=true on ${entries} entries (${low} low): ${totalMs.toFixed(0)} ms, ${readUnits} RRU per list`,
+    );
+    return { entries, low, totalMs, readUnits };
+  } finally {
+    await server.close();
+    metered.destroy();
+  }
 }

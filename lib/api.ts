@@ -85,9 +85,10 @@ export const operations: readonly Operation[] = [
     method: 'GET',
     path: '/inventory',
     entry: 'functions/list-inventory/handler.ts',
-    access: { inventory: ['dynamodb:Query'] },
+    // Query: the list's and the low entries' indexes; BatchGetItem: `petIds`.
+    access: { inventory: ['dynamodb:Query', 'dynamodb:BatchGetItem'] },
     scope: 'inventory:read',
-    queryParameters: ['limit', 'cursor', 'status'],
+    queryParameters: ['limit', 'cursor', 'status', 'lowStock', 'petIds'],
     // 15 minutes: the longest stream API Gateway REST allows (local-aws/behaviour.md S9); the largest
     // list that fits is computed in docs/performance.md "The largest list".
     streaming: { memoryMb: 512, timeoutSeconds: 900 },
@@ -286,6 +287,8 @@ export const eventFunctions = {
     name: 'recordChanges',
     entry: 'functions/record-changes/handler.ts',
     access: {
+      // UpdateItem: the low-stock index attribute of an entry (lib/inventory/low-stock.ts).
+      inventory: ['dynamodb:UpdateItem'],
       inventoryHistory: ['dynamodb:Query', 'dynamodb:PutItem'],
       events: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
     },

@@ -42,6 +42,19 @@ export const listIndex = {
   shards: 8,
 } as const;
 
+/**
+ * The inventory's low-stock index (listInventory `lowStock=true`; docs/architecture.md "Low stock"): sparse, an
+ * entry is in it only while it carries `lowShard` (its list shard), which the change records' consumer sets
+ * while the entry is low (`quantity <= reorderPoint`) and removes when it is not (lib/inventory/low-stock.ts).
+ * Its reads follow the number of low entries, not the table's size.
+ */
+export const lowStockIndex = {
+  name: 'lowStock',
+  shardAttribute: 'lowShard',
+  sortAttribute: 'petId',
+  shards: listIndex.shards,
+} as const;
+
 /** The key attribute `name` of DynamoDB type `type`. */
 function key(name: string, type: KeyAttribute['type']): KeyAttribute {
   return { name, type };
@@ -73,7 +86,13 @@ export const tables = {
         name: listIndex.name,
         partitionKey: { name: listIndex.shardAttribute, type: 'N' },
         sortKey: { name: listIndex.sortAttribute, type: 'N' },
-        nonKeyAttributes: ['quantity', 'status'],
+        nonKeyAttributes: ['quantity', 'status', 'reorderPoint'],
+      },
+      {
+        name: lowStockIndex.name,
+        partitionKey: { name: lowStockIndex.shardAttribute, type: 'N' },
+        sortKey: { name: lowStockIndex.sortAttribute, type: 'N' },
+        nonKeyAttributes: ['quantity', 'status', 'reorderPoint'],
       },
     ],
   },

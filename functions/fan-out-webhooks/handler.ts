@@ -14,7 +14,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { exactIds } from '#lib/events/change-json.ts';
-import { type ChangeEvent, eventsEnv, eventTypes } from '#lib/events/changes.ts';
+import { type ChangeEvent, eventsEnv, eventTypes, wholeSeconds } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { processSqsBatch } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
@@ -37,14 +37,16 @@ const lanes = {
 /** The change event of a queue message's body, or undefined when it is none of the service's (logged, deleted). */
 function changeEventOf(body: string, messageId: string): ChangeEvent | undefined {
   try {
-    const event = JSON.parse(body, exactIds) as { 'detail-type'?: unknown; detail?: unknown };
+    const event = JSON.parse(body, exactIds) as { 'detail-type'?: unknown; detail?: unknown; time?: unknown };
     const type = event['detail-type'];
     if (
       (eventTypes as readonly unknown[]).includes(type) &&
       typeof event.detail === 'object' &&
       event.detail
     ) {
-      return { type, data: event.detail } as ChangeEvent;
+      // A low-stock event's timestamp is the bus event's time (lib/events/bus.ts).
+      const timestamp = type === 'inventory.low_stock' ? { timestamp: wholeSeconds(String(event.time)) } : {};
+      return { type, data: event.detail, ...timestamp } as ChangeEvent;
     }
   } catch {
     // Not JSON: logged below.

@@ -21,12 +21,17 @@ function publishListSize(count: number): void {
 }
 
 /**
- * The Lambda handler: with `limit`, one page and, when more follow, the `Link` of the next page as a reference
- * relative to the request's host (the path the client called, stage or base path included, RFC 8288 §3.1);
- * without, the whole list streamed.
+ * The Lambda handler: with `petIds`, the entries of those ids; with `limit`, one page and, when more follow, the
+ * `Link` of the next page as a reference relative to the request's host (the path the client called, stage or
+ * base path included, RFC 8288 §3.1); without, the whole list streamed.
  */
 export const handler = streamingHttpFunction(operationNamed('listInventory')).handler(async (event) => {
   const query = parseListQuery(event.multiValueQueryStringParameters);
+  if ('petIds' in query) {
+    const items = await store.getMany(query.petIds);
+    publishListSize(items.length);
+    return { statusCode: 200, headers: { ...jsonHeaders }, body: inventoryJson(items) };
+  }
   if (query.limit === undefined) {
     return {
       statusCode: 200,

@@ -16,6 +16,7 @@ import { tables } from '#lib/tables.ts';
 const record = changeRecorder({
   dynamoDb: documentClient,
   eventBridge: eventBridgeClient,
+  inventoryTable: requiredEnv(tables.inventory.env),
   historyTable: requiredEnv(tables.inventoryHistory.env),
   eventsTable: requiredEnv(tables.events.env),
   busName: requiredEnv(eventsEnv.busName),

@@ -6,7 +6,7 @@ import { HttpError } from '#lib/http/errors.ts';
 import { type InventoryItem, isPetStatus, petStatuses } from '#lib/inventory/inventory-item.ts';
 import type { PetDetails } from '#lib/inventory/pet-details.ts';
 import { petIdRule, toPetId } from '#lib/inventory/pet-id.ts';
-import { isQuantity, quantityRule } from '#lib/inventory/quantity.ts';
+import { isQuantity, maxQuantity, quantityRule } from '#lib/inventory/quantity.ts';
 import { exactIntegers, InexactNumber, jsonInteger } from '#lib/json-integers.ts';
 import { parsePetDetails } from '#lib/pets/pet.ts';
 
@@ -35,7 +35,7 @@ export interface InventoryRow extends InventoryItem {
 export const reportedProblems = 1000;
 
 const detailColumns = ['name', 'category', 'photoUrls', 'tags'] as const;
-const columns: readonly string[] = ['petId', 'quantity', 'status', ...detailColumns];
+const columns: readonly string[] = ['petId', 'quantity', 'status', 'reorderPoint', ...detailColumns];
 /** What a CSV cell of a JSON-valued detail looks like. */
 const cellExamples = {
   category: '{"id": 1, "name": "Dogs"}',
@@ -67,6 +67,11 @@ function rowDetails(row: Record<string, unknown>, fromCsv: boolean): PetDetails 
   }
 }
 
+/** A CSV cell of decimal digits as its number; any other value as it is (a JSON value is judged as read). */
+function integerOf(value: unknown, fromCsv: boolean): unknown {
+  return fromCsv && typeof value === 'string' && /^(0|[1-9][0-9]*)$/.test(value) ? Number(value) : value;
+}
+
 /** What {@link fileRows} gives for an element of a JSON array that is not JSON itself. */
 const notJson = Symbol('not JSON');
 
@@ -81,15 +86,23 @@ function validateRow(value: unknown, fromCsv: boolean): InventoryRow | string {
   if (extra.length > 0) return `unexpected member(s) ${extra.join(', ')}`;
   const petId = typeof row.petId === 'string' ? toPetId(row.petId) : undefined;
   if (petId === undefined) return petIdRule;
-  const quantity =
-    fromCsv && typeof row.quantity === 'string' && /^(0|[1-9][0-9]*)$/.test(row.quantity)
-      ? Number(row.quantity)
-      : row.quantity;
+  const quantity = integerOf(row.quantity, fromCsv);
   if (!isQuantity(quantity)) return quantityRule;
   if (!isPetStatus(row.status)) return `status must be one of ${petStatuses.join(', ')}`;
+  const noPoint = row.reorderPoint === undefined || (fromCsv && row.reorderPoint === '');
+  const reorderPoint = noPoint ? undefined : integerOf(row.reorderPoint, fromCsv);
+  if (!noPoint && !isQuantity(reorderPoint)) {
+    return `reorderPoint must be an integer from 0 to ${maxQuantity}, or absent (empty in CSV) for none`;
+  }
   const details = rowDetails(row, fromCsv);
   if (typeof details === 'string') return details;
-  return { petId, quantity, status: row.status, ...(details === undefined ? {} : { details }) };
+  return {
+    petId,
+    quantity,
+    status: row.status,
+    ...(reorderPoint === undefined ? {} : { reorderPoint }),
+    ...(details === undefined ? {} : { details }),
+  } as InventoryRow;
 }
 
 /**

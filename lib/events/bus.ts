@@ -11,7 +11,8 @@ const entriesPerRequest = 10;
 
 /**
  * Publishes `events` in their order on the bus `busName`, in PutEvents requests of at most 10 entries, one after
- * the other: Source `pet-store`, DetailType the event's type, Detail the record's exact JSON (change-json.ts).
+ * the other: Source `pet-store`, DetailType the event's type, Detail the record's exact JSON (change-json.ts),
+ * and for a low-stock event Time its timestamp.
  * @throws Error when EventBridge refuses any entry (`FailedEntryCount` > 0), naming the first error code; any
  *   SDK error. Entries of earlier requests stay published (events are at least once).
  */
@@ -26,6 +27,8 @@ export async function publishChanges(
       Source: eventSource,
       DetailType: event.type,
       Detail: changeJson(event),
+      // A low-stock event's timestamp travels as the bus event's time (its data holds none).
+      ...(event.type === 'inventory.low_stock' ? { Time: new Date(event.timestamp) } : {}),
     }));
     const { FailedEntryCount, Entries } = await client.send(new PutEventsCommand({ Entries: entries }));
     if (FailedEntryCount) {

@@ -21,9 +21,10 @@ function orderChangeValue(change: OrderChange) {
 
 /** The exact JSON text of an event's record: the bus's `detail`, a webhook's `data`. */
 export function changeJson(event: ChangeEvent): string {
-  return JSON.stringify(
-    event.type === 'inventory.changed' ? inventoryChangeValue(event.data) : orderChangeValue(event.data),
-  );
+  if (event.type === 'inventory.changed') return JSON.stringify(inventoryChangeValue(event.data));
+  if (event.type === 'order.changed') return JSON.stringify(orderChangeValue(event.data));
+  const { petId, quantity, reorderPoint, sequence } = event.data;
+  return JSON.stringify({ petId: JSON.rawJSON(petId), quantity, reorderPoint, sequence });
 }
 
 /** The exact JSON text of a page of a pet's history (listInventoryHistory's body). */

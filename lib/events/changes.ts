@@ -58,26 +58,64 @@ export function withIdsAs<T>(change: InventoryChange, id: (decimal: string) => T
 /** The `source` of every event the service puts on its bus. */
 export const eventSource = 'pet-store';
 
-/** The event types: the bus's `detail-type` and the webhooks' `type`. */
-export const eventTypes = ['inventory.changed', 'order.changed'] as const;
+/**
+ * An entry that became low (`inventory.low_stock`, docs/contract.md "Inventory semantics": reorder points): its
+ * quantity and reorder point after the change, and the `sequence` of the pet's newest change record then (the
+ * change that made it low, or the one before a change of the reorder point alone, which has no record).
+ */
+export interface LowStock {
+  petId: string;
+  quantity: number;
+  reorderPoint: number;
+  sequence: number;
+}
+
+/**
+ * The event types: the bus's `detail-type` and the webhooks' `type`. New types go last: an events feed log's
+ * number follows its type's place here (lib/events/event-logs.ts).
+ */
+export const eventTypes = ['inventory.changed', 'order.changed', 'inventory.low_stock'] as const;
 
 /** An event type of {@link eventTypes}. */
 export type EventType = (typeof eventTypes)[number];
 
-/** A change record with its type, as the bus carries it (`detail-type`, `detail`). */
+/**
+ * A change record with its type, as the bus carries it (`detail-type`, `detail`); a low-stock event with its
+ * `timestamp` (its data has no time of its own: lib/events/stream-changes.ts `lowStockOf`).
+ */
 export type ChangeEvent =
   | { type: 'inventory.changed'; data: InventoryChange }
-  | { type: 'order.changed'; data: OrderChange };
+  | { type: 'order.changed'; data: OrderChange }
+  | { type: 'inventory.low_stock'; data: LowStock; timestamp: string };
 
 /**
  * The id of a change's event, the same on every publication and delivery attempt (Standard Webhooks
  * `webhook-id`, the receivers' deduplication key): `inventory.<petId>.<sequence>`, `order.<orderId>.<status>`
- * (an order reaches each status at most once: lib/orders/transitions.ts).
+ * (an order reaches each status at most once: lib/orders/transitions.ts),
+ * `inventory_low_stock.<petId>.<sequence>.<reorderPoint>` (the pet's quantity changes only with a record, so
+ * these name the whole content: a point set again to the same value without a stock change in between is the
+ * same event, docs/architecture.md "Low stock").
  */
 export function changeEventId(event: ChangeEvent): string {
-  return event.type === 'inventory.changed'
-    ? `inventory.${event.data.petId}.${event.data.sequence}`
-    : `order.${event.data.orderId}.${event.data.status.to}`;
+  if (event.type === 'inventory.changed') return `inventory.${event.data.petId}.${event.data.sequence}`;
+  if (event.type === 'order.changed') return `order.${event.data.orderId}.${event.data.status.to}`;
+  const { petId, sequence, reorderPoint } = event.data;
+  return `inventory_low_stock.${petId}.${sequence}.${reorderPoint}`;
+}
+
+/**
+ * An event's `timestamp` (webhooks, the events feed): the record's `occurredAt`; a low-stock event's own, the
+ * time of the change that made the entry low in whole seconds (`.000Z`), as the bus's `time` carries it.
+ */
+export function eventTimestamp(event: ChangeEvent): string {
+  return event.type === 'inventory.low_stock' ? event.timestamp : event.data.occurredAt;
+}
+
+/** `occurredAt` (RFC 3339 UTC) in whole seconds, as EventBridge's `time` carries it: a low-stock timestamp. */
+export function wholeSeconds(occurredAt: string): string {
+  const date = new Date(occurredAt);
+  date.setUTCMilliseconds(0);
+  return date.toISOString();
 }
 
 /** Environment variables of the event functions (set by the stack, overridden by the local API). */

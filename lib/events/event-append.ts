@@ -11,7 +11,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { changeJson } from './change-json.ts';
-import { type ChangeEvent, changeEventId } from './changes.ts';
+import { type ChangeEvent, changeEventId, eventTimestamp } from './changes.ts';
 import {
   expiresAtOf,
   headPosition,
@@ -93,7 +93,7 @@ async function appendOnce(
             position,
             id,
             type: event.type,
-            timestamp: event.data.occurredAt,
+            timestamp: eventTimestamp(event),
             data: changeJson(event),
             expiresAt,
           },

@@ -9,7 +9,7 @@ import { type ChangeEvent, type EventType, eventTypes } from './changes.ts';
 /** Logs per event type: each takes its own appends, one after the other, in its own partition. */
 export const logsPerType = 8;
 
-/** Every log, numbered 0 to 15: `inventory.changed` logs first, then `order.changed` ones. */
+/** Every log, numbered from 0: each type's logs in the order of {@link eventTypes}. */
 export const logCount = eventTypes.length * logsPerType;
 
 /** Positions per millisecond: a position is its append's epoch milliseconds x 1000, or its log's last + 1. */
@@ -23,9 +23,8 @@ export const headPosition = 0;
 
 /** The log of `event`: its type's logs, picked by FNV-1a of the petId (inventory) or orderId (orders). */
 export function logOf(event: ChangeEvent): number {
-  const [typeIndex, key] =
-    event.type === 'inventory.changed' ? [0, event.data.petId] : [1, event.data.orderId];
-  return typeIndex * logsPerType + (fnv1a32(key) % logsPerType);
+  const key = event.type === 'order.changed' ? event.data.orderId : event.data.petId;
+  return eventTypes.indexOf(event.type) * logsPerType + (fnv1a32(key) % logsPerType);
 }
 
 /** The logs of `types`, ascending. */

@@ -6,6 +6,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { indexLowStock, type LowStockState } from '../inventory/low-stock.ts';
 import { publishChanges } from './bus.ts';
 import type { ChangeEvent, InventoryChange } from './changes.ts';
 import { appendEvents } from './event-append.ts';
@@ -16,12 +17,14 @@ import {
   recentChanges,
   withoutHistory,
 } from './history-store.ts';
-import { inventoryChangeOf, orderChangeOf } from './stream-changes.ts';
+import { inventoryChangeOf, lowStockOf, lowStockStateOf, orderChangeOf } from './stream-changes.ts';
 
 /** Where the consumer reads and writes. */
 export interface RecorderTargets {
   dynamoDb: DynamoDBDocumentClient;
   eventBridge: EventBridgeClient;
+  /** The inventory table's name (its low-stock index attribute: lib/inventory/low-stock.ts). */
+  inventoryTable: string;
   /** The history table's name. */
   historyTable: string;
   /** The events feed's table name (listEvents). */
@@ -42,6 +45,15 @@ interface NumberedChange {
   streamSequence: string;
 }
 
+/**
+ * The sequence of a pet's newest record before a batch: one below the lowest record the batch already wrote
+ * (`since`, gap-free), else the newest record's, else 0.
+ */
+function sequenceBefore({ newest, since }: RecentChanges): number {
+  const written = [...since.values()].map(({ sequence }) => sequence);
+  return written.length > 0 ? Math.min(...written) - 1 : (newest?.sequence ?? 0);
+}
+
 /** The partition key of a stream record's item: `petId` (inventory) or `orderId` (orders); undefined otherwise. */
 function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
   const keys = record.dynamodb?.Keys ?? {};
@@ -59,6 +71,10 @@ function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
  * batch that the history holds: the ones just written and those an earlier attempt wrote (a record whose
  * `SequenceNumber` is not above the newest record's `streamSequence`), read back with their sequence. Before
  * publishing it appends every one of those events to the events feed, once per id (lib/events/event-append.ts).
+ * Each record that makes an entry low (lib/events/stream-changes.ts `lowStockOf`) adds an `inventory.low_stock`
+ * event after its change's, carrying the pet's sequence at that record; its id follows from its data, so a retry
+ * derives the same event. Last, each entry's low-stock index attribute follows its newest image
+ * (lib/inventory/low-stock.ts `indexLowStock`).
  * A retried batch therefore publishes the same event ids again (at least once), never writes a record or
  * appends an event twice or leaves a gap, and an event id names only a written record, so a change lost after
  * the stream's retries never shares its id with a later one. docs/architecture.md "Change records" and "The
@@ -70,23 +86,31 @@ function tableOf(record: DynamoDBRecord): 'inventory' | 'orders' | undefined {
 export function changeRecorder(
   targets: RecorderTargets,
 ): (records: readonly DynamoDBRecord[]) => Promise<RecordedBatch> {
-  const { dynamoDb, eventBridge, historyTable, eventsTable, busName } = targets;
+  const { dynamoDb, eventBridge, inventoryTable, historyTable, eventsTable, busName } = targets;
   return async (records) => {
+    // Each entry's state after the batch, for the low-stock index: the last record of each pet wins.
+    const lowStockStates = new Map<string, LowStockState>();
     const candidates = records.map((record) => {
       const streamSequence = record.dynamodb?.SequenceNumber ?? '';
       const table = tableOf(record);
-      if (table === 'inventory') return { streamSequence, inventory: inventoryChangeOf(record) };
+      if (table === 'inventory') {
+        const state = lowStockStateOf(record);
+        if (state) lowStockStates.set(state.petId, state);
+        return { streamSequence, inventory: inventoryChangeOf(record), lowStock: lowStockOf(record) };
+      }
       if (table === 'orders') return { streamSequence, order: orderChangeOf(record) };
       return { streamSequence };
     });
-    // Each pet's first record in the batch (whether it created the item) and its number of records there.
+    // Each pet's first record in the batch that changes it or makes it low (whether it created the item), and
+    // its number of change records there.
     const firsts = new Map<string, { streamSequence: string; count: number; insert: boolean }>();
-    for (const [at, { streamSequence, inventory }] of candidates.entries()) {
-      if (!inventory) continue;
-      const seen = firsts.get(inventory.petId);
-      firsts.set(inventory.petId, {
+    for (const [at, { streamSequence, inventory, lowStock }] of candidates.entries()) {
+      const petId = inventory?.petId ?? lowStock?.data.petId;
+      if (petId === undefined) continue;
+      const seen = firsts.get(petId);
+      firsts.set(petId, {
         streamSequence: seen?.streamSequence ?? streamSequence,
-        count: (seen?.count ?? 0) + 1,
+        count: (seen?.count ?? 0) + (inventory ? 1 : 0),
         insert: seen?.insert ?? records[at]?.eventName === 'INSERT',
       });
     }
@@ -104,18 +128,18 @@ export function changeRecorder(
         }),
       ),
     );
+    // Each pet's sequence at the record being numbered: a low-stock event carries the newest one.
+    const current = new Map([...recent].map(([petId, pet]) => [petId, sequenceBefore(pet)]));
     const events: ChangeEvent[] = [];
     const writes = new Map<string, NumberedChange[]>();
-    for (const { streamSequence, inventory, order } of candidates) {
-      if (order) events.push({ type: 'order.changed', data: order });
-      if (!inventory) continue;
+    /** The change event of an inventory change (numbered, or as an earlier attempt wrote it); none if lost. */
+    const changeEvent = (inventory: Omit<InventoryChange, 'sequence'>, streamSequence: string) => {
       const pet = recent.get(inventory.petId) as RecentChanges;
       const last = pet.newest;
       if (last && BigInt(streamSequence) <= BigInt(last.streamSequence)) {
         // Written by an earlier attempt: published again as written (its publication may not have happened).
         const written = pet.since.get(streamSequence);
-        if (written) events.push({ type: 'inventory.changed', data: written });
-        continue;
+        return written && { type: 'inventory.changed' as const, data: written };
       }
       const { petId, occurredAt, reason, quantity, status, orderId, keyId } = inventory;
       const sequence = (last?.sequence ?? 0) + 1;
@@ -131,8 +155,24 @@ export function changeRecorder(
         ...(keyId === undefined ? {} : { keyId }),
       };
       pet.newest = { sequence, streamSequence };
-      events.push({ type: 'inventory.changed', data: change });
       writes.set(petId, [...(writes.get(petId) ?? []), { change, streamSequence }]);
+      return { type: 'inventory.changed' as const, data: change };
+    };
+    for (const { streamSequence, inventory, order, lowStock } of candidates) {
+      if (order) events.push({ type: 'order.changed', data: order });
+      const changed = inventory && changeEvent(inventory, streamSequence);
+      if (changed) {
+        events.push(changed);
+        current.set(changed.data.petId, changed.data.sequence);
+      }
+      if (lowStock) {
+        const sequence = current.get(lowStock.data.petId) as number;
+        events.push({
+          type: 'inventory.low_stock',
+          data: { ...lowStock.data, sequence },
+          timestamp: lowStock.timestamp,
+        });
+      }
     }
     // A pet without records and with one change here (an import's new pet): its first record goes in a batch.
     const first = (petId: string, changes: NumberedChange[]) => fresh.has(petId) && changes.length === 1;
@@ -154,6 +194,7 @@ export function changeRecorder(
     if (failed) throw failed.reason;
     await appendEvents(dynamoDb, eventsTable, events);
     await publishChanges(eventBridge, busName, events);
+    await indexLowStock(dynamoDb, inventoryTable, [...lowStockStates.values()]);
     return { published: events.length, written: [...writes.values()].flat().length };
   };
 }

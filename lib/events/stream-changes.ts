@@ -6,8 +6,10 @@ import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { PetStatus } from '../inventory/inventory-item.ts';
 import type { ChangeReason } from '../inventory/last-change.ts';
+import { isLow, type LowStockState } from '../inventory/low-stock.ts';
 import type { Order, OrderStatus } from '../orders/order.ts';
-import type { InventoryChange, OrderChange } from './changes.ts';
+import { lowStockIndex } from '../tables.ts';
+import { type InventoryChange, type LowStock, type OrderChange, wholeSeconds } from './changes.ts';
 
 /** An image's attributes with numbers as exact decimal text (int64 petId and orderId stay exact). */
 type Image = Record<string, NativeAttributeValue>;
@@ -69,6 +71,49 @@ export function inventoryChangeOf(record: DynamoDBRecord): Omit<InventoryChange,
     },
     ...(orderId === undefined ? {} : { orderId }),
     ...(typeof after.keyId === 'string' ? { keyId: after.keyId } : {}),
+  };
+}
+
+/** Whether an image's entry is low (`quantity <= reorderPoint`); an absent image is not. */
+function lowIn(item: Image | undefined): boolean {
+  const point = text(item?.reorderPoint);
+  return item !== undefined && isLow(Number(item.quantity), point === undefined ? undefined : Number(point));
+}
+
+/**
+ * The crossing of a stream record of the inventory table into low stock, without its `sequence` (the consumer
+ * knows the pet's records): the entry is low in the new image and was not in the old one (an INSERT: not low
+ * before), whether its quantity fell or its reorder point rose; with the timestamp of its event (the change's
+ * `occurredAt` in whole seconds). Any other record: undefined.
+ */
+export function lowStockOf(
+  record: DynamoDBRecord,
+): { data: Omit<LowStock, 'sequence'>; timestamp: string } | undefined {
+  if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
+  const after = image(record.dynamodb?.NewImage);
+  const before = image(record.dynamodb?.OldImage);
+  if (after === undefined || !lowIn(after) || lowIn(before)) return undefined;
+  return {
+    data: {
+      petId: text(after.petId) as string,
+      quantity: Number(after.quantity),
+      reorderPoint: Number(after.reorderPoint),
+    },
+    timestamp: wholeSeconds(occurredAt(after, record)),
+  };
+}
+
+/**
+ * The low-stock index state of the entry a stream record of the inventory table leaves (lib/inventory/low-stock.ts);
+ * undefined for a removed entry or a record without its new image.
+ */
+export function lowStockStateOf(record: DynamoDBRecord): LowStockState | undefined {
+  const after = image(record.dynamodb?.NewImage);
+  if (after === undefined || record.eventName === 'REMOVE') return undefined;
+  return {
+    petId: text(after.petId) as string,
+    low: lowIn(after),
+    indexed: after[lowStockIndex.shardAttribute] !== undefined,
   };
 }
 

@@ -38,7 +38,8 @@ export class IncompleteWriteError extends Error {
 }
 
 /**
- * Writes `items` into the inventory table `tableName` (create or replace: a rerun converges) with their pet
+ * Writes `items` into the inventory table `tableName` (create or replace: a rerun converges), each with its
+ * reorder point when it has one, with their pet
  * details (none: stored ones go) and the change `import` (lib/inventory/last-change.ts), in BatchWriteItem
  * requests of 25, resending unprocessed items,
  * {@link maxBatchAttempts} times per request.
@@ -53,10 +54,10 @@ export async function putEntries(
   for (let start = 0; start < items.length; start += batchSize) {
     let requests: Record<string, unknown>[] = items
       .slice(start, start + batchSize)
-      .map(({ petId, quantity, status, details }) => ({
+      .map(({ details, ...item }) => ({
         PutRequest: {
           Item: {
-            ...storedItem({ petId, quantity, status }),
+            ...storedItem(item),
             ...(details === undefined ? {} : storedPetDetails(details)),
             ...lastChangeAttributes({ reason: 'import' }),
           },

@@ -134,7 +134,7 @@ async function readEntries(
             [tableName]: {
               Keys: keys,
               ConsistentRead: true,
-              ProjectionExpression: 'petId, quantity, #status, requestToken',
+              ProjectionExpression: 'petId, quantity, #status, reorderPoint, requestToken',
               ExpressionAttributeNames: { '#status': 'status' },
             },
           },
@@ -153,20 +153,32 @@ async function readEntries(
   return entries;
 }
 
-/** The transaction's Update of one entry from `read` to `next`, conditioned on `read`'s values. */
-function entryUpdate(tableName: string, read: InventoryItem, next: InventoryItem, change: LastChange) {
+/**
+ * The transaction's Update of one entry from `read` to `next`, conditioned on `read`'s values; the reorder point
+ * is set or removed (`null`) only when the change gives one.
+ */
+function entryUpdate(
+  tableName: string,
+  read: InventoryItem,
+  next: InventoryItem,
+  change: LastChange,
+  reorderPoint: number | null | undefined,
+) {
   const last = lastChangeUpdate(change);
-  const remove = last.remove.length > 0 ? ` REMOVE ${last.remove.join(', ')}` : '';
+  const point = typeof reorderPoint === 'number' ? ['reorderPoint = :reorderPoint'] : [];
+  const removed = [...last.remove, ...(reorderPoint === null ? ['reorderPoint'] : [])];
+  const remove = removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '';
   return {
     Update: {
       TableName: tableName,
       Key: { petId: NumberValue.from(read.petId) },
-      UpdateExpression: `SET quantity = :quantity, #status = :status, #shard = :shard, ${last.set.join(', ')}${remove}`,
+      UpdateExpression: `SET ${['quantity = :quantity', '#status = :status', ...point, '#shard = :shard', ...last.set].join(', ')}${remove}`,
       ConditionExpression: 'attribute_exists(petId) AND quantity = :read_quantity AND #status = :read_status',
       ExpressionAttributeNames: { '#status': 'status', '#shard': listIndex.shardAttribute, ...last.names },
       ExpressionAttributeValues: {
         ':quantity': next.quantity,
         ':status': next.status,
+        ...(typeof reorderPoint === 'number' ? { ':reorderPoint': reorderPoint } : {}),
         ':shard': listShardOf(read.petId),
         ':read_quantity': read.quantity,
         ':read_status': read.status,
@@ -175,6 +187,12 @@ function entryUpdate(tableName: string, read: InventoryItem, next: InventoryItem
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     },
   };
+}
+
+/** The `reorderPoint` member of an entry after a change: `given` when set, none when cleared, else `read`. */
+function pointAfter(given: number | null | undefined, read: number | undefined): { reorderPoint?: number } {
+  const point = given === undefined ? read : given;
+  return point === null || point === undefined ? {} : { reorderPoint: point };
 }
 
 /** The first element the read entries refuse: no entry (404) or a precondition not met (412). */
@@ -280,6 +298,7 @@ export function batchUpdate(
             petId,
             quantity: update.quantity ?? read.quantity,
             status: update.status ?? read.status,
+            ...pointAfter(update.reorderPoint, read.reorderPoint),
           };
           items.push(next);
           const change = {
@@ -287,7 +306,7 @@ export function batchUpdate(
             ...(keyId === undefined ? {} : { keyId }),
             ...(requestToken === undefined ? {} : { requestToken }),
           };
-          return entryUpdate(tableName, read, next, change);
+          return entryUpdate(tableName, read, next, change, update.reorderPoint);
         });
         // The claim goes first: its refusal is the one that counts, whatever else would refuse.
         const claimed = claim

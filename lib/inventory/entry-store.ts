@@ -33,7 +33,7 @@ export function projection(attributes: readonly string[]): Projection {
 }
 
 /** The attributes of an InventoryItem. */
-const entryProjection = projection(['petId', 'quantity', 'status']);
+const entryProjection = projection(['petId', 'quantity', 'status', 'reorderPoint']);
 
 /**
  * The item of `petId` in the inventory table `tableName` with only the attributes of `projected`, read with one
@@ -89,8 +89,8 @@ function updateCondition(ifMatch: IfMatch | undefined): {
 }
 
 /**
- * Sets the quantity, the status or both (and the list shard) of the existing entry of `petId`, with the
- * change's reason and key id, in one conditional write committed once (lib/clients/single-write.ts: a
+ * Sets the quantity, the status and the reorder point (`null` removes it), and the list shard, of the existing
+ * entry of `petId`, with the change's reason and key id, in one conditional write committed once (lib/clients/single-write.ts: a
  * one-action TransactWriteItems, so the SDK's retry of a write that committed is not applied again), never
  * creating one; then reads the entry (one strongly consistent GetItem) and returns it: the change, or a later
  * writer's state when another came in between (docs/contract.md "Inventory semantics"). A failed condition
@@ -102,7 +102,7 @@ export async function updateEntry(
   client: DynamoDBDocumentClient,
   tableName: string,
   petId: string,
-  { quantity, status, reason, keyId }: EntryChange,
+  { quantity, status, reorderPoint, reason, keyId }: EntryChange,
   ifMatch?: IfMatch,
   keyed?: ClaimedWrite,
 ): Promise<UpdateResult> {
@@ -111,10 +111,12 @@ export async function updateEntry(
   const set = [
     ...(quantity === undefined ? [] : ['quantity = :quantity']),
     ...(status === undefined ? [] : ['#newStatus = :status']),
+    ...(typeof reorderPoint === 'number' ? ['reorderPoint = :reorderPoint'] : []),
     '#shard = :shard',
     ...change.set,
   ];
-  const remove = change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : '';
+  const removed = [...change.remove, ...(reorderPoint === null ? ['reorderPoint'] : [])];
+  const remove = removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '';
   const refusal = await writeOnce(
     client,
     {
@@ -132,6 +134,7 @@ export async function updateEntry(
         ExpressionAttributeValues: {
           ...(quantity === undefined ? {} : { ':quantity': quantity }),
           ...(status === undefined ? {} : { ':status': status }),
+          ...(typeof reorderPoint === 'number' ? { ':reorderPoint': reorderPoint } : {}),
           ':shard': listShardOf(petId),
           ...change.values,
           ...condition.values,

@@ -9,12 +9,14 @@ export type PetStatus = (typeof petStatuses)[number];
 /**
  * One inventory entry. `petId` is the canonical decimal string of a signed 64-bit integer (see `pet-id.ts`):
  * a JavaScript number cannot hold every int64, so petId is never a number in this service.
- * `quantity` is an integer from 0 to 2147483647.
+ * `quantity` is an integer from 0 to 2147483647; `reorderPoint`, when the entry has one, an integer from 0 to
+ * 2147483647 (docs/contract.md "Inventory semantics": the entry is low while `quantity <= reorderPoint`).
  */
 export interface InventoryItem {
   petId: string;
   quantity: number;
   status: PetStatus;
+  reorderPoint?: number;
 }
 
 /** True when `value` is a PetStatus. */
@@ -25,7 +27,7 @@ export function isPetStatus(value: unknown): value is PetStatus {
 /**
  * The JSON text of `items` (one InventoryItem or an array of them) with each petId written as a JSON number
  * literal, digit for digit (docs/contract.md "Identifiers": `9223372036854775807` comes back exactly). Each object has
- * exactly the members `petId`, `quantity`, `status`, in that order.
+ * exactly the members `petId`, `quantity`, `status`, in that order, then `reorderPoint` when the entry has one.
  */
 export function inventoryJson(items: InventoryItem | readonly InventoryItem[]): string {
   if (!Array.isArray(items)) return itemJson(items as InventoryItem);
@@ -35,9 +37,10 @@ export function inventoryJson(items: InventoryItem | readonly InventoryItem[]): 
 }
 
 /** One InventoryItem's JSON text, by template: a list renders hundreds of thousands of them. */
-function itemJson({ petId, quantity, status }: InventoryItem): string {
-  // petId is canonical decimal digits and quantity an integer: their text is their JSON; status is quoted by
-  // JSON.stringify unless it is one of the PetStatus values (nothing to escape).
+function itemJson({ petId, quantity, status, reorderPoint }: InventoryItem): string {
+  // petId is canonical decimal digits, quantity and reorderPoint integers: their text is their JSON; status is
+  // quoted by JSON.stringify unless it is one of the PetStatus values (nothing to escape).
   const statusJson = isPetStatus(status) ? `"${status}"` : JSON.stringify(status);
-  return `{"petId":${petId},"quantity":${quantity},"status":${statusJson}}`;
+  const point = reorderPoint === undefined ? '' : `,"reorderPoint":${reorderPoint}`;
+  return `{"petId":${petId},"quantity":${quantity},"status":${statusJson}${point}}`;
 }

@@ -8,7 +8,7 @@ import {
   QueryCommand,
   type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { listIndex } from '../tables.ts';
+import { listIndex, lowStockIndex } from '../tables.ts';
 import type { InventoryItem, PetStatus } from './inventory-item.ts';
 import { comparePetIds } from './pet-id.ts';
 import { fromStoredItem } from './stored-item.ts';
@@ -19,6 +19,11 @@ export interface ListOptions {
   after?: string;
   /** Only entries of this status. */
   status?: PetStatus;
+  /**
+   * Only low entries (`quantity <= reorderPoint`): read from the sparse low-stock index, each candidate checked
+   * again there, so an index entry not yet removed never shows an entry that is not low.
+   */
+  lowStock?: true;
   /** Items each index Query reads at most (default {@link maxQueryItems}). */
   queryLimit?: number;
 }
@@ -38,16 +43,21 @@ async function* shardPages(
   options: ListOptions,
   abortSignal: AbortSignal,
 ): AsyncGenerator<InventoryItem[]> {
-  const { after, status, queryLimit = maxQueryItems } = options;
+  const { after, status, lowStock, queryLimit = maxQueryItems } = options;
+  const index = lowStock ? lowStockIndex : listIndex;
+  const filters = [
+    ...(status ? ['#status = :status'] : []),
+    ...(lowStock ? ['quantity <= reorderPoint'] : []),
+  ];
   const query = (start: Record<string, unknown> | undefined, limit = queryLimit) => {
     const sent = client.send(
       new QueryCommand({
         TableName: tableName,
-        IndexName: listIndex.name,
+        IndexName: index.name,
         KeyConditionExpression: `#shard = :shard${after === undefined ? '' : ' AND petId > :after'}`,
-        ...(status && { FilterExpression: '#status = :status' }),
-        ProjectionExpression: 'petId, quantity, #status',
-        ExpressionAttributeNames: { '#shard': listIndex.shardAttribute, '#status': 'status' },
+        ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+        ProjectionExpression: 'petId, quantity, #status, reorderPoint',
+        ExpressionAttributeNames: { '#shard': index.shardAttribute, '#status': 'status' },
         ExpressionAttributeValues: {
           ':shard': shard,
           ...(after !== undefined && { ':after': NumberValue.from(after) }),

@@ -13,7 +13,7 @@ import type { InventoryStore } from './store.ts';
 /** One page of the list: its entries and, when more follow, the query string of the next page. */
 export interface InventoryPage {
   items: InventoryItem[];
-  /** `limit`, `status` when filtered, and the `cursor` after the page's last entry (URL-encoded). */
+  /** `limit`, `status` and `lowStock` when filtered, and the `cursor` after the page's last entry (URL-encoded). */
   next?: string;
 }
 
@@ -35,7 +35,8 @@ export async function listPage(
   items.length = query.limit;
   const next = new URLSearchParams({ limit: String(query.limit) });
   if (query.status) next.set('status', query.status);
-  next.set('cursor', encodeCursor((items.at(-1) as InventoryItem).petId, query.status));
+  if (query.lowStock) next.set('lowStock', 'true');
+  next.set('cursor', encodeCursor((items.at(-1) as InventoryItem).petId, query));
   return { items, next: next.toString() };
 }
 

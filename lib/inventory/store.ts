@@ -6,6 +6,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimedWrite } from '../idempotency/claim.ts';
 import { putEntries } from './batch-put.ts';
 import type { IfMatch } from './entity-tag.ts';
+import { getEntries } from './entries-by-id.ts';
 import { type EntryChange, getInventoryItem, type UpdateResult, updateEntry } from './entry-store.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import { type ListOptions, listSorted } from './list-merge.ts';
@@ -17,6 +18,8 @@ export interface InventoryStore {
   listSorted(options?: ListOptions): AsyncGenerator<InventoryItem[]>;
   /** One entry with a strongly consistent GetItem, or undefined when there is none (`entry-store.ts`). */
   get(petId: string): Promise<InventoryItem | undefined>;
+  /** The entries of up to 100 distinct petIds that exist, sorted by petId, by BatchGetItem (`entries-by-id.ts`). */
+  getMany(petIds: readonly string[]): Promise<InventoryItem[]>;
   /**
    * Sets the quantity, the status or both of an existing entry in one conditional write committed once, with
    * the Idempotency-Key's claim when `keyed`, never creating one (`entry-store.ts`).
@@ -34,6 +37,7 @@ export function inventoryStore(client: DynamoDBDocumentClient, tableName: string
   return {
     listSorted: (options) => listSorted(client, tableName, options),
     get: (petId) => getInventoryItem(client, tableName, petId),
+    getMany: (petIds) => getEntries(client, tableName, petIds),
     update: (petId, change, ifMatch, keyed) => updateEntry(client, tableName, petId, change, ifMatch, keyed),
     putMany: (items) => putEntries(client, tableName, items),
   };

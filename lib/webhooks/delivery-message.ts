@@ -9,6 +9,7 @@ import {
   type EventType,
   eventTypes,
   type InventoryChange,
+  type LowStock,
   type OrderChange,
 } from '../events/changes.ts';
 
@@ -18,10 +19,10 @@ export interface DeliveryMessage {
   /** The event's id (lib/events/changes.ts `changeEventId`): the `webhook-id` of every attempt. */
   eventId: string;
   type: EventType;
-  /** When the change occurred (the record's `occurredAt`), RFC 3339 UTC with milliseconds. */
+  /** When the change occurred (lib/events/changes.ts `eventTimestamp`), RFC 3339 UTC with milliseconds. */
   timestamp: string;
-  /** The change record (written as its exact JSON: lib/events/change-json.ts). */
-  data: InventoryChange | OrderChange;
+  /** The change record, or the low-stock data (written as its exact JSON: lib/events/change-json.ts). */
+  data: InventoryChange | OrderChange | LowStock;
   /**
    * Attempts made before the message entered its queue: 1 for a message moved to the slow lane after a failed
    * first attempt, absent (0) otherwise (docs/architecture.md "Events and webhooks").

@@ -4,7 +4,7 @@
  * (docs/architecture.md "Events and webhooks").
  * @module
  */
-import { type ChangeEvent, changeEventId } from '../events/changes.ts';
+import { type ChangeEvent, changeEventId, eventTimestamp } from '../events/changes.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
 import type { EndpointEventType } from './event-access.ts';
@@ -18,7 +18,7 @@ export interface DeliveryLanes {
 
 /**
  * Sends one delivery message per subscription of `subscriptions` that takes the event's type: `eventId` from
- * `changeEventId`, `timestamp` the record's `occurredAt`; to the fast lane when the subscription is `enabled`,
+ * `changeEventId`, `timestamp` its `eventTimestamp`; to the fast lane when the subscription is `enabled`,
  * else to the slow lane.
  * @throws Error when a queue refuses any (the invocation is retried: a subscriber may get an event twice).
  */
@@ -35,7 +35,7 @@ export async function fanOut(
     subscriptionId: subscription.subscriptionId,
     eventId,
     type: event.type,
-    timestamp: event.data.occurredAt,
+    timestamp: eventTimestamp(event),
     data: event.data,
   });
   const fast = taking.filter((subscription) => subscription.state === 'enabled').map(messageOf);

@@ -171,22 +171,26 @@ describe('400 invalid_request, table unchanged', () => {
   const notObject = 'request body must be a JSON object such as {"quantity": 5}';
   const noBody = 'request body is required: a JSON object such as {"quantity": 5}';
   test.each([
-    ['a body with neither quantity nor status', '{}', 'request body must contain quantity, status or both'],
+    [
+      'a body with neither quantity nor status',
+      '{}',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
+    ],
     [
       'a body with only a reason',
       '{"reason":"return"}',
-      'request body must contain quantity, status or both',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
     ],
     ['an unknown status', '{"status":"lost"}', 'status must be one of available, pending, sold'],
     [
       'an unknown reason',
       '{"quantity":1,"reason":"theft"}',
-      'reason must be one of arrival, return, adjustment',
+      'reason must be one of arrival, return, adjustment, sale, loss',
     ],
     [
       'a member besides quantity, status and reason, naming it',
       '{"quantity":1,"status":"sold","price":3}',
-      'request body may only contain quantity, status, reason; not allowed: "price"',
+      'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "price"',
     ],
     ['a body that is not an object', '[1]', notObject],
     ['a JSON array of an update', '[{"quantity": 1}]', notObject],

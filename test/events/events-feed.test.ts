@@ -36,7 +36,7 @@ interface Page {
 }
 
 /** The cursor of the feed's start: every log at position 0. */
-const startCursor = 'MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA';
+const startCursor = 'MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjA';
 
 let api: TestApi;
 let client: RawClient;
@@ -198,14 +198,14 @@ describe('listEvents', () => {
   test('a bad limit, type or after, or another parameter, is 400 with its Error body', async () => {
     const limitRule = 'limit must be an integer from 1 to 1000';
     const afterRule =
-      'after must be an event id (inventory.<petId>.<sequence> or order.<orderId>.<status>) or the cursor of a Link header';
+      'after must be an event id (inventory.<petId>.<sequence>, order.<orderId>.<status> or inventory_low_stock.<petId>.<sequence>.<reorderPoint>) or the cursor of a Link header';
     const cases: [string, string][] = [
       ['/events?limit=0', limitRule],
       ['/events?limit=1001', limitRule],
       ['/events?limit=01', limitRule],
       ['/events?limit=abc', limitRule],
-      ['/events?type=inventory', 'type must be one of inventory.changed, order.changed'],
-      ['/events?type=', 'type must be one of inventory.changed, order.changed'],
+      ['/events?type=inventory', 'type must be one of inventory.changed, order.changed, inventory.low_stock'],
+      ['/events?type=', 'type must be one of inventory.changed, order.changed, inventory.low_stock'],
       ['/events?after=', afterRule],
       ['/events?after=bm90IGEgY3Vyc29y', afterRule],
       [`/events?after=${startCursor.slice(0, -2)}`, afterRule],

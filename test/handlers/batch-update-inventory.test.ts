@@ -131,7 +131,7 @@ describe('batchUpdateInventory', () => {
     [
       'an element without values',
       [{ petId: 5, quantity: 1 }, { petId: -7 }],
-      'changes[1]: a change must contain quantity, status or both',
+      'changes[1]: a change must contain at least one of quantity, adjustBy, status, reorderPoint',
     ],
     [
       'a petId twice',
@@ -144,7 +144,7 @@ describe('batchUpdateInventory', () => {
     [
       'an unknown member',
       [{ petId: 5, quantity: 1, extra: true }],
-      'changes[0]: a change may only contain petId, quantity, status, reason, ifMatch; not allowed: "extra"',
+      'changes[0]: a change may only contain petId, quantity, adjustBy, status, reorderPoint, reason, ifMatch; not allowed: "extra"',
     ],
     [
       'no petId',

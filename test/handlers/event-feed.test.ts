@@ -10,7 +10,7 @@ import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeJson } from '#lib/events/change-json.ts';
-import { type ChangeEvent, changeEventId, eventTypes } from '#lib/events/changes.ts';
+import { type ChangeEvent, changeEventId, eventTimestamp, eventTypes } from '#lib/events/changes.ts';
 import { appendEvents } from '#lib/events/event-append.ts';
 import { type FeedEvent, feedJson, feedPage, placeOf } from '#lib/events/event-feed.ts';
 import { logCount, logKey, logOf, retentionMs } from '#lib/events/event-logs.ts';
@@ -72,7 +72,7 @@ function orderEvent(orderId: string, status: OrderStatus): ChangeEvent {
 const asFeedEvent = (event: ChangeEvent): FeedEvent => ({
   id: changeEventId(event),
   type: event.type,
-  timestamp: event.data.occurredAt,
+  timestamp: eventTimestamp(event),
   data: changeJson(event),
 });
 
@@ -101,7 +101,7 @@ describe('appendEvents', () => {
       position: { N: String(position) },
       id: { S: changeEventId(event) },
       type: { S: event.type },
-      timestamp: { S: event.data.occurredAt },
+      timestamp: { S: eventTimestamp(event) },
       data: { S: changeJson(event) },
       expiresAt: { N: expiresAt },
     });

@@ -182,7 +182,8 @@ describe('listInventory query parameters (docs/contract.md "Requests as API Gate
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({
         code: 'invalid_request',
-        message: 'query parameters not allowed: "sort", "page" (this operation takes limit, cursor, status)',
+        message:
+          'query parameters not allowed: "sort", "page" (this operation takes limit, cursor, status, lowStock, petIds)',
         status: 400,
       }),
       complete: true,
@@ -194,7 +195,7 @@ describe('listInventory query parameters (docs/contract.md "Requests as API Gate
 
     expect(result.statusCode).toBe(400);
     expect(JSON.parse(result.body).message).toBe(
-      'query parameters not allowed: "x" (this operation takes limit, cursor, status)',
+      'query parameters not allowed: "x" (this operation takes limit, cursor, status, lowStock, petIds)',
     );
   });
 });

@@ -14,6 +14,7 @@ import { changeEventId } from '#lib/events/changes.ts';
 import { historyPage } from '#lib/events/history-store.ts';
 import { putEntries } from '#lib/inventory/batch-put.ts';
 import { updateEntry } from '#lib/inventory/entry-store.ts';
+import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { orderPlacement, orderStore } from '#lib/orders/store.ts';
 import { orderTransition } from '#lib/orders/transitions.ts';
 import { petStore } from '#lib/pets/store.ts';
@@ -43,6 +44,7 @@ beforeAll(async () => {
   bus = await startEventBusStandIn();
   // The function reaches DynamoDB through the fault proxy, the bus through the stand-in.
   setFunctionEnvironment(proxy.endpoint, db.credentials);
+  process.env.INVENTORY_TABLE_NAME = testTableNames.inventory;
   process.env.INVENTORY_HISTORY_TABLE_NAME = testTableNames.inventoryHistory;
   process.env.EVENTS_TABLE_NAME = testTableNames.events;
   process.env.EVENT_BUS_NAME = busName;
@@ -530,6 +532,87 @@ function contentsById(): Map<string, Set<string>> {
   }
   return contents;
 }
+
+describe('low stock (docs/contract.md "Inventory semantics": reorder points)', () => {
+  /** The PATCHes of pet `petId` as stream records: each body an EntryChange without its reason and key. */
+  async function patches(petId: string, changes: { quantity?: number; reorderPoint?: number | null }[]) {
+    const write = writers();
+    const records = await stream.capture(() =>
+      write.pets.add({ id: petId, photoUrls: [], tags: [], status: 'available' }, keyId),
+    );
+    for (const change of changes) {
+      records.push(
+        ...(await stream.capture(() => write.update(petId, { ...change, reason: 'sale', keyId }))),
+      );
+    }
+    return records;
+  }
+
+  /** The entry's stored low-stock index attribute (undefined when absent). */
+  const lowShardOf = async (petId: string) =>
+    (await scanTable(db.client, testTableNames.inventory)).find((item) => item.petId?.N === petId)?.lowShard
+      ?.N;
+
+  test('one inventory.low_stock per crossing: down through the point, not further down nor up, down again to it, and the point raised above the stock; the index attribute follows', async () => {
+    const records = await patches('71', [
+      { quantity: 10 },
+      { reorderPoint: 5 },
+      { quantity: 5 },
+      { quantity: 3 },
+      { quantity: 8 },
+      { quantity: 5 },
+      { quantity: 9 },
+      { reorderPoint: 10 },
+    ]);
+
+    await handler(batch(records));
+
+    expect(publishedIds()).toEqual([
+      'inventory.71.1',
+      'inventory.71.2',
+      'inventory.71.3',
+      'inventory_low_stock.71.3.5',
+      'inventory.71.4',
+      'inventory.71.5',
+      'inventory.71.6',
+      'inventory_low_stock.71.6.5',
+      'inventory.71.7',
+      'inventory_low_stock.71.7.10',
+    ]);
+    const lowStock = published().filter(({ DetailType }) => DetailType === 'inventory.low_stock');
+    expect(lowStock.map(({ detail }) => detail)).toEqual([
+      { petId: '71', quantity: 5, reorderPoint: 5, sequence: 3 },
+      { petId: '71', quantity: 5, reorderPoint: 5, sequence: 6 },
+      { petId: '71', quantity: 9, reorderPoint: 10, sequence: 7 },
+    ]);
+    expect(await lowShardOf('71')).toBe(String(listShardOf('71')));
+
+    const raised = await patches('72', [{ quantity: 4, reorderPoint: 4 }]);
+    const cleared = await stream.capture(() =>
+      writers().update('71', { reorderPoint: null, reason: 'adjustment', keyId }),
+    );
+    bus.received = [];
+    await handler(batch([...raised, ...cleared]));
+    expect(publishedIds()).toEqual(['inventory.72.1', 'inventory.72.2', 'inventory_low_stock.72.2.4']);
+    expect(await lowShardOf('71')).toBeUndefined();
+    expect(await lowShardOf('72')).toBe(String(listShardOf('72')));
+  });
+
+  test('a replayed batch publishes the same low-stock event id again and the events feed holds it once', async () => {
+    const records = await patches('73', [{ quantity: 5 }, { reorderPoint: 2 }, { quantity: 1 }]);
+    await handler(batch(records));
+    await handler(batch(records));
+
+    const once = ['inventory.73.1', 'inventory.73.2', 'inventory.73.3', 'inventory_low_stock.73.3.2'];
+    expect(publishedIds()).toEqual([...once, ...once]);
+    const feed = (await scanTable(db.client, testTableNames.events)).filter(
+      (item) => item.id?.S === 'inventory_low_stock.73.3.2',
+    );
+    expect(feed.map((item) => item.data?.S)).toEqual([
+      '{"petId":73,"quantity":1,"reorderPoint":2,"sequence":3}',
+    ]);
+  });
+});
 
 describe('no hidden loss, no reused event id (docs/contract.md "History and events")', () => {
   test('a batch given up after its retries (every history write fails) publishes nothing; the next change takes the next sequence, shows the break, and no event id is published with two contents', async () => {

@@ -198,19 +198,22 @@ describe('updateInventory refusals leave the table unchanged', () => {
       errorResult(
         400,
         'invalid_request',
-        'request body may only contain quantity, status, reason; not allowed: "price"',
+        'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "price"',
       ),
     );
     expect(await storedItems()).toStrictEqual(initial);
   });
 
   test.each([
-    ['{"reason":"return"}', 'request body must contain quantity, status or both'],
-    ['{}', 'request body must contain quantity, status or both'],
+    [
+      '{"reason":"return"}',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
+    ],
+    ['{}', 'request body must contain at least one of quantity, adjustBy, status, reorderPoint'],
     ['{"status":"lost"}', 'status must be one of available, pending, sold'],
     ['{"quantity":1,"status":null}', 'status must be one of available, pending, sold'],
-    ['{"quantity":1,"reason":"theft"}', 'reason must be one of arrival, return, adjustment'],
-    ['{"status":"sold","reason":null}', 'reason must be one of arrival, return, adjustment'],
+    ['{"quantity":1,"reason":"theft"}', 'reason must be one of arrival, return, adjustment, sale, loss'],
+    ['{"status":"sold","reason":null}', 'reason must be one of arrival, return, adjustment, sale, loss'],
     ['{"status":"sold","quantity":"1"}', 'quantity must be an integer from 0 to 2147483647'],
   ])('%s is 400 invalid_request and changes nothing', async (body, message) => {
     const result = await updateInventory('5', body);
@@ -340,7 +343,7 @@ describe('a 400 message names at most five unknown members, each cut to 64 chara
       errorResult(
         400,
         'invalid_request',
-        `request body may only contain quantity, status, reason; not allowed: ${shown.join(', ')} and 2 more`,
+        `request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: ${shown.join(', ')} and 2 more`,
       ),
     );
     expect(await storedItems()).toStrictEqual(initial);
@@ -357,7 +360,7 @@ describe('bodies nested too deeply for a reviver (100,000 levels) are still judg
       errorResult(
         400,
         'invalid_request',
-        'request body may only contain quantity, status, reason; not allowed: "a"',
+        'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "a"',
       ),
     );
     expect(await storedItems()).toStrictEqual(initial);

@@ -54,7 +54,8 @@ const writes: Write[] = [
     integerRule: 'quantity must be an integer from 0 to 2147483647',
     text: 'quantity',
     textRule: 'quantity must be an integer from 0 to 2147483647',
-    unknownRule: 'request body may only contain quantity, status, reason; not allowed: ',
+    unknownRule:
+      'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: ',
   },
   {
     operation: 'addPet',

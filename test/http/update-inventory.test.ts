@@ -45,6 +45,42 @@ function expectUpdated(response: Awaited<ReturnType<typeof patch>>, text: string
 const expectRejected = (request: () => ReturnType<typeof patch>, message: string) =>
   expectRefused(api, request, 400, 'invalid_request', message);
 
+describe('reorder points (docs/contract.md "Inventory semantics": reorder points)', () => {
+  test('sets a reorder point, shows it in PATCH, GET and the list, keeps the ETag, and clears it with null', async () => {
+    const set = await patch('/inventory/9223372036854775807', '{"reorderPoint": 5, "reason": "sale"}');
+    expectUpdated(set, '{"petId":9223372036854775807,"quantity":2,"status":"pending","reorderPoint":5}');
+    expect(set.headers.get('etag')).toBe('"2-pending"');
+    expect(await api.tableItems()).toContainEqual({
+      ...storedEntry('9223372036854775807', 2, 'pending', patchedBy('sale')),
+      reorderPoint: '5',
+    });
+    const read = await api.request('GET', '/inventory/9223372036854775807', {
+      headers: { Authorization: api.authorization },
+    });
+    expect(read.text).toBe('{"petId":9223372036854775807,"quantity":2,"status":"pending","reorderPoint":5}');
+    expect(read.headers.get('etag')).toBe('"2-pending"');
+    expect((await api.list()).text).toBe(
+      '[{"petId":-9223372036854775808,"quantity":1,"status":"pending"},{"petId":7,"quantity":3,"status":"available"},' +
+        '{"petId":9007199254740993,"quantity":5,"status":"sold"},' +
+        '{"petId":9223372036854775807,"quantity":2,"status":"pending","reorderPoint":5}]',
+    );
+    const quantity = await patch('/inventory/9223372036854775807', '{"quantity": 9, "reason": "loss"}');
+    expectUpdated(quantity, '{"petId":9223372036854775807,"quantity":9,"status":"pending","reorderPoint":5}');
+    const cleared = await patch('/inventory/9223372036854775807', '{"reorderPoint": null}');
+    expectUpdated(cleared, '{"petId":9223372036854775807,"quantity":9,"status":"pending"}');
+    expect(await api.tableItems()).toContainEqual(
+      storedEntry('9223372036854775807', 9, 'pending', patchedBy()),
+    );
+  });
+
+  test('refuses a reorder point out of range with 400 and changes nothing', async () => {
+    await expectRejected(
+      () => patch('/inventory/7', '{"reorderPoint": 2147483648}'),
+      'reorderPoint must be an integer from 0 to 2147483647, or null to clear it',
+    );
+  });
+});
+
 describe('a valid update (rule 4)', () => {
   test('sets quantity, leaves status unchanged and returns the entry', async () => {
     const response = await patch('/inventory/7', '{"quantity": 40}');
@@ -116,12 +152,15 @@ describe('a valid update (rule 4)', () => {
 
 describe('bodies the contract refuses are 400 and leave the entry unchanged', () => {
   test.each([
-    ['{"reason": "return"}', 'request body must contain quantity, status or both'],
+    [
+      '{"reason": "return"}',
+      'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
+    ],
     ['{"status": "lost"}', 'status must be one of available, pending, sold'],
-    ['{"quantity": 1, "reason": "theft"}', 'reason must be one of arrival, return, adjustment'],
+    ['{"quantity": 1, "reason": "theft"}', 'reason must be one of arrival, return, adjustment, sale, loss'],
     [
       '{"status": "sold", "note": "x"}',
-      'request body may only contain quantity, status, reason; not allowed: "note"',
+      'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "note"',
     ],
   ])('%s', async (body, message) => {
     await expectRejected(() => patch('/inventory/7', body), message);

@@ -190,7 +190,7 @@ const cases: EventCase[] = [
     again: true,
   },
   httpEvent('list-events-ok.json', operation('listEvents'), 200, [], {
-    Link: '</v1/events?limit=10&after=MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA>; rel="next"',
+    Link: '</v1/events?limit=10&after=MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjA>; rel="next"',
   }),
   // Before the create: the events' key holds no endpoint yet.
   httpEvent('list-webhook-endpoints-ok.json', listWebhookEndpoints, 200, { items: [] }),

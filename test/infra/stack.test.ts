@@ -122,6 +122,9 @@ function joinWith(value: unknown, refs: Record<string, string>): string {
     .join(separator);
 }
 
+/** One value as IAM renders a list of one (without the array), else the list. */
+const oneOrMany = <T>(values: T[]): T | T[] => (values.length === 1 ? (values[0] as T) : values);
+
 /** A statement allowing `actions` on `resource`, as IAM renders it (a single action without the array). */
 const allow = (actions: string[], resourceValue: unknown) => ({
   Action: actions.length === 1 ? actions[0] : actions,
@@ -322,9 +325,11 @@ describe.each(environmentNames)('%s stack', (name) => {
                         Action: onIndexes.length === 1 ? onIndexes[0] : onIndexes,
                         Effect: 'Allow',
                         // One index: IAM renders a single resource without the array.
-                        Resource: (tables[t] as TableDefinition).globalIndexes.map((index) => ({
-                          'Fn::Join': ['', [tableArn, `/index/${index.name}`]],
-                        }))[0],
+                        Resource: oneOrMany(
+                          (tables[t] as TableDefinition).globalIndexes.map((index) => ({
+                            'Fn::Join': ['', [tableArn, `/index/${index.name}`]],
+                          })),
+                        ),
                       },
                     ]
                   : []),

@@ -111,8 +111,12 @@ function contractText(body: Uint8Array): string | undefined {
 /** What a PATCH body valid by the contract asks (docs/contract.md "InventoryUpdate"). */
 export interface ContractInventoryUpdate {
   quantity?: number;
+  /** An integer from -2147483647 to 2147483647, not 0; never with `quantity`. */
+  adjustBy?: number;
   status?: string;
-  /** `arrival`, `return` or `adjustment`; `adjustment` when the body names none. */
+  /** An integer from 0 to 2147483647, or null: the point cleared. */
+  reorderPoint?: number | null;
+  /** `arrival`, `return`, `adjustment`, `sale` or `loss`; `adjustment` when the body names none. */
   reason: string;
 }
 
@@ -149,22 +153,28 @@ export function contractDuplicateMessage(name: string): string {
 
 /**
  * The update a PATCH body valid by the contract asks, or undefined when the body is not valid: UTF-8 text (no
- * byte-order mark) holding one JSON value (RFC 8259), an object whose members are `quantity`, `status` or both
+ * byte-order mark) holding one JSON value (RFC 8259), an object with at least one of `quantity`, `status`,
+ * `reorderPoint`
  * and optionally `reason`, and nothing else. `quantity` is an integer from 0 to 2147483647 judged on its source
  * text ({@link contractInteger}): `5.0` and `5e0` are the integer 5 (as JSON Schema), `4.9999999999999999` and
- * `1e-400` are not integers. `status` is `available`, `pending` or `sold`; `reason` is `arrival`, `return` or
- * `adjustment` (default `adjustment`). A member named `__proto__` is an unknown member like any other, so such
+ * `1e-400` are not integers. `status` is `available`, `pending` or `sold`; `reorderPoint` an integer from 0 to
+ * 2147483647 (judged as quantity) or null; `reason` is `arrival`, `return`, `adjustment`, `sale` or `loss`
+ * (default `adjustment`). A member named `__proto__` is an unknown member like any other, so such
  * a body is never valid, nor one with a member name twice in one object.
  */
 export function contractInventoryUpdate(body: Uint8Array): ContractInventoryUpdate | undefined {
   const text = contractText(body);
   if (text === undefined) return undefined;
-  const sources = new Map<object, string>();
+  const sources = new Map<object, Record<string, string>>();
   let value: unknown;
   try {
     value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
-      if (key === 'quantity' && typeof member === 'number' && context?.source)
-        sources.set(this, context.source);
+      if (
+        ['quantity', 'adjustBy', 'reorderPoint'].includes(key) &&
+        typeof member === 'number' &&
+        context?.source
+      )
+        sources.set(this, { ...sources.get(this), [key]: context.source });
       return member;
     });
   } catch {
@@ -173,23 +183,33 @@ export function contractInventoryUpdate(body: Uint8Array): ContractInventoryUpda
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   if (contractDuplicateMember(text) !== undefined) return undefined;
   const members = Object.getOwnPropertyNames(value);
-  if (members.some((member) => !['quantity', 'status', 'reason'].includes(member))) return undefined;
+  const changing = ['quantity', 'adjustBy', 'status', 'reorderPoint'];
+  if (members.some((member) => ![...changing, 'reason'].includes(member))) return undefined;
   const record = value as Record<string, unknown>;
-  if (!members.includes('quantity') && !members.includes('status')) return undefined;
-  let quantity: bigint | undefined;
-  if (members.includes('quantity')) {
-    const source = sources.get(value);
-    quantity = source === undefined ? undefined : contractInteger(source);
-    if (quantity === undefined || quantity < 0n || quantity > 2147483647n) return undefined;
-  }
+  if (!changing.some((member) => members.includes(member))) return undefined;
+  // An integer from `min` to 2147483647 judged on its source text; undefined when not.
+  const counted = (name: string, min = 0n) => {
+    const source = sources.get(value as object)?.[name];
+    const integer = source === undefined ? undefined : contractInteger(source);
+    return integer === undefined || integer < min || integer > 2147483647n ? undefined : Number(integer);
+  };
+  if (members.includes('quantity') && members.includes('adjustBy')) return undefined;
+  const adjustBy = members.includes('adjustBy') ? counted('adjustBy', -2147483647n) : undefined;
+  if (members.includes('adjustBy') && (adjustBy === undefined || adjustBy === 0)) return undefined;
+  const quantity = members.includes('quantity') ? counted('quantity') : undefined;
+  if (members.includes('quantity') && quantity === undefined) return undefined;
+  const reorderPoint = record.reorderPoint === null ? null : counted('reorderPoint');
+  if (members.includes('reorderPoint') && reorderPoint === undefined) return undefined;
   const { status, reason = 'adjustment' } = record;
   if (members.includes('status') && !['available', 'pending', 'sold'].includes(status as string)) {
     return undefined;
   }
-  if (!['arrival', 'return', 'adjustment'].includes(reason as string)) return undefined;
+  if (!['arrival', 'return', 'adjustment', 'sale', 'loss'].includes(reason as string)) return undefined;
   return {
-    ...(quantity === undefined ? {} : { quantity: Number(quantity) }),
+    ...(quantity === undefined ? {} : { quantity }),
+    ...(adjustBy === undefined ? {} : { adjustBy }),
     ...(status === undefined ? {} : { status: status as string }),
+    ...(reorderPoint === undefined ? {} : { reorderPoint }),
     reason: reason as string,
   };
 }
@@ -631,7 +651,11 @@ export function contractBatch(body: Uint8Array): { changes: ContractBatchChange[
   let value: unknown;
   try {
     value = JSON.parse(text, function (this: object, key, member, context?: { source?: string }) {
-      if ((key === 'petId' || key === 'quantity') && typeof member === 'number' && context?.source) {
+      if (
+        ['petId', 'quantity', 'adjustBy', 'reorderPoint'].includes(key) &&
+        typeof member === 'number' &&
+        context?.source
+      ) {
         sources.set(this, { ...sources.get(this), [key]: context.source });
       }
       return member;
@@ -661,10 +685,7 @@ export function contractBatch(body: Uint8Array): { changes: ContractBatchChange[
       : 'none';
     // The update's members alone, re-encoded with their source text, judged as a PATCH body.
     const updateText = `{${Object.entries(update)
-      .map(
-        ([name, member]) =>
-          `${JSON.stringify(name)}:${name === 'quantity' && others.quantity !== undefined ? others.quantity : JSON.stringify(member)}`,
-      )
+      .map(([name, member]) => `${JSON.stringify(name)}:${others[name] ?? JSON.stringify(member)}`)
       .join(',')}}`;
     const valid = contractInventoryUpdate(new TextEncoder().encode(updateText));
     if (valid === undefined || ifMatchRead === 'invalid') return { index };

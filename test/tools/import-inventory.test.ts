@@ -105,6 +105,22 @@ describe('import of a valid file writes exactly its entries', () => {
     expect(await inventoryTable()).toStrictEqual(rows.map((row) => importedRecord(...row)));
   });
 
+  test('a reorderPoint column: a number is stored as the reorder point of the entry, an empty CSV cell or an absent JSON member none', async () => {
+    const csv = await file('points.csv', 'petId,quantity,status,reorderPoint\n1,3,available,5\n2,4,sold,\n');
+    expectImportedLocally(await importFile(csv), 2);
+    const json = await file(
+      'points.json',
+      '[{"petId":3,"quantity":0,"status":"pending","reorderPoint":0},{"petId":4,"quantity":1,"status":"sold"}]',
+    );
+    expectImportedLocally(await importFile(json), 2);
+    expect(await inventoryTable()).toStrictEqual([
+      { ...importedRecord('1', 3, 'available'), reorderPoint: { N: '5' } },
+      importedRecord('2', 4, 'sold'),
+      { ...importedRecord('3', 0, 'pending'), reorderPoint: { N: '0' } },
+      importedRecord('4', 1, 'sold'),
+    ]);
+  });
+
   test('CSV with the columns in another order', async () => {
     const path = await file('reordered.csv', 'status,petId,quantity\nsold,8,2\navailable,-8,0\n');
 
@@ -330,6 +346,12 @@ const invalidFiles: InvalidFile[] = [
     name: 'string-quantity.json',
     text: '[{"petId":1,"quantity":1,"status":"sold"},{"petId":2,"quantity":"5","status":"sold"}]',
     problem: `row 2: ${quantityProblem}`,
+  },
+  {
+    rule: 'a reorderPoint out of range',
+    name: 'reorder-point.csv',
+    text: 'petId,quantity,status,reorderPoint\n1,1,available,2\n2,1,sold,2147483648\n',
+    problem: 'row 2: reorderPoint must be an integer from 0 to 2147483647, or absent (empty in CSV) for none',
   },
   {
     rule: 'status lost',

@@ -24,7 +24,7 @@ const errorOf = thrownErrorBody;
 const afterRule = {
   code: 'invalid_request',
   message:
-    'after must be an event id (inventory.<petId>.<sequence> or order.<orderId>.<status>) or the cursor of a Link header',
+    'after must be an event id (inventory.<petId>.<sequence>, order.<orderId>.<status> or inventory_low_stock.<petId>.<sequence>.<reorderPoint>) or the cursor of a Link header',
   status: 400,
 };
 
@@ -42,7 +42,14 @@ describe('the cursor', () => {
       }),
       { numRuns: 1000 },
     );
-    expect(eventsCursor(Array(logCount).fill(0))).toBe('MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMA');
+    expect(eventsCursor(Array(logCount).fill(0))).toBe(
+      'MC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjAuMC4wLjA',
+    );
+  });
+
+  test('a cursor written before inventory.low_stock (16 logs) continues there: its low-stock logs from their start', () => {
+    const earlier = Array.from({ length: 16 }, (_, log) => 1_764_000_000_000_000 + log);
+    expect(parseAfter(eventsCursor(earlier))).toStrictEqual({ positions: [...earlier, ...Array(8).fill(0)] });
   });
 
   test('a cursor cut, padded, of another alphabet or length, or with positions out of range is 400', () => {
@@ -93,6 +100,8 @@ describe('after=<event id>', () => {
       'order.1.approved',
       'order.9223372036854775807.delivered',
       'order.5.cancelled',
+      'inventory_low_stock.7.3.0',
+      'inventory_low_stock.-9223372036854775808.9007199254740991.2147483647',
     ]) {
       expect(parseAfter(id)).toStrictEqual({ eventId: id });
     }
@@ -112,6 +121,10 @@ describe('after=<event id>', () => {
       'order.7.shipped',
       'order.7.Placed',
       'pet.7.1',
+      'inventory_low_stock.7.3',
+      'inventory_low_stock.7.3.2147483648',
+      'inventory_low_stock.7.3.05',
+      'inventory_low_stock.7.0.5',
       '.',
       `inventory.${'1'.repeat(100_000)}.1`,
     ]) {
@@ -136,7 +149,12 @@ describe('after=<event id>', () => {
 
 describe('type', () => {
   test('absent is every type; each type alone; anything else is 400', () => {
-    expect(parseEventType(undefined)).toStrictEqual(['inventory.changed', 'order.changed']);
+    expect(parseEventType(undefined)).toStrictEqual([
+      'inventory.changed',
+      'order.changed',
+      'inventory.low_stock',
+    ]);
+    expect(parseEventType('inventory.low_stock')).toStrictEqual(['inventory.low_stock']);
     expect(parseEventType('inventory.changed')).toStrictEqual(['inventory.changed']);
     expect(parseEventType('order.changed')).toStrictEqual(['order.changed']);
     for (const text of [
@@ -148,7 +166,7 @@ describe('type', () => {
     ]) {
       expect(errorOf(() => parseEventType(text))).toStrictEqual({
         code: 'invalid_request',
-        message: 'type must be one of inventory.changed, order.changed',
+        message: 'type must be one of inventory.changed, order.changed, inventory.low_stock',
         status: 400,
       });
     }
@@ -171,15 +189,17 @@ describe('the logs', () => {
   test("a pet's events stay in one inventory log; 10,000 consecutive pets spread evenly over the 8", () => {
     const counts = Array(logCount).fill(0);
     for (let petId = 1; petId <= 10_000; petId++) counts[logOf(inventoryEvent(String(petId)))]++;
-    expect(counts.slice(8)).toStrictEqual(Array(8).fill(0));
+    expect(counts.slice(8)).toStrictEqual(Array(16).fill(0));
     for (const count of counts.slice(0, 8)) expect(Math.abs(count - 1250)).toBeLessThan(150);
     expect(logOf(inventoryEvent('42'))).toBe(logOf({ ...inventoryEvent('42') }));
     expect(logsOf(['order.changed'])).toStrictEqual([8, 9, 10, 11, 12, 13, 14, 15]);
-    expect([logKey(0), logKey(7), logKey(8), logKey(15)]).toStrictEqual([
+    expect(logsOf(['inventory.low_stock'])).toStrictEqual([16, 17, 18, 19, 20, 21, 22, 23]);
+    expect([logKey(0), logKey(7), logKey(8), logKey(15), logKey(16)]).toStrictEqual([
       'inventory.changed#0',
       'inventory.changed#7',
       'order.changed#0',
       'order.changed#7',
+      'inventory.low_stock#0',
     ]);
   });
 

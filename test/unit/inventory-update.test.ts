@@ -68,7 +68,7 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
     (body) => {
       expect(rejection(body)).toEqual({
         code: 'invalid_request',
-        message: 'request body must contain quantity, status or both',
+        message: 'request body must contain at least one of quantity, adjustBy, status, reorderPoint',
         status: 400,
       });
     },
@@ -103,7 +103,7 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
   test.each([['theft'], ['Arrival'], ['order_cancelled'], [null], [0]])('rejects reason %j', (reason) => {
     expect(rejection({ status: 'sold', reason })).toEqual({
       code: 'invalid_request',
-      message: 'reason must be one of arrival, return, adjustment',
+      message: 'reason must be one of arrival, return, adjustment, sale, loss',
       status: 400,
     });
   });
@@ -111,7 +111,8 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
   test('rejects any other member and names it', () => {
     expect(rejection({ quantity: 1, status: 'sold', price: 3 })).toEqual({
       code: 'invalid_request',
-      message: 'request body may only contain quantity, status, reason; not allowed: "price"',
+      message:
+        'request body may only contain quantity, adjustBy, status, reorderPoint, reason; not allowed: "price"',
       status: 400,
     });
   });
@@ -126,4 +127,64 @@ describe('InventoryUpdate (docs/contract.md "InventoryUpdate")', () => {
       });
     },
   );
+
+  test.each([
+    [{ reorderPoint: 0 }, { reorderPoint: 0, reason: 'adjustment' }],
+    [{ reorderPoint: 2147483647 }, { reorderPoint: 2147483647, reason: 'adjustment' }],
+    [{ reorderPoint: null }, { reorderPoint: null, reason: 'adjustment' }],
+    [
+      { quantity: 3, reorderPoint: 5, reason: 'sale' },
+      { quantity: 3, reorderPoint: 5, reason: 'sale' },
+    ],
+    [
+      { status: 'sold', reason: 'loss' },
+      { status: 'sold', reason: 'loss' },
+    ],
+  ])('accepts the reorder point and the reasons sale and loss: %j as %j', (body, update) => {
+    expect(parseInventoryUpdate(body)).toEqual(update);
+  });
+
+  test.each([[-1], [2147483648], [1.5], ['5'], [true], [[5]], [{}]])(
+    'rejects reorderPoint %j with 400 invalid_request',
+    (reorderPoint) => {
+      expect(rejection({ reorderPoint })).toEqual({
+        code: 'invalid_request',
+        message: 'reorderPoint must be an integer from 0 to 2147483647, or null to clear it',
+        status: 400,
+      });
+    },
+  );
+
+  test.each([
+    [
+      { adjustBy: -1, reason: 'sale' },
+      { adjustBy: -1, reason: 'sale' },
+    ],
+    [{ adjustBy: 2147483647 }, { adjustBy: 2147483647, reason: 'adjustment' }],
+    [
+      { adjustBy: -2147483647, status: 'sold' },
+      { adjustBy: -2147483647, status: 'sold', reason: 'adjustment' },
+    ],
+  ])('accepts the adjustment %j as %j', (body, update) => {
+    expect(parseInventoryUpdate(body)).toEqual(update);
+  });
+
+  test.each([[0], [-2147483648], [2147483648], [1.5], ['5'], [null], [true]])(
+    'rejects adjustBy %j with 400 invalid_request',
+    (adjustBy) => {
+      expect(rejection({ adjustBy })).toEqual({
+        code: 'invalid_request',
+        message: 'adjustBy must be an integer from -2147483647 to 2147483647, not 0',
+        status: 400,
+      });
+    },
+  );
+
+  test('rejects quantity with adjustBy: set the stock or adjust it, never both', () => {
+    expect(rejection({ quantity: 5, adjustBy: -1 })).toEqual({
+      code: 'invalid_request',
+      message: 'request body may contain quantity or adjustBy, not both: set the stock or adjust it',
+      status: 400,
+    });
+  });
 });
