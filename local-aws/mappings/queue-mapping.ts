@@ -7,7 +7,7 @@
  */
 import type { QueueMappingModel } from '../eventbridge/events-model.ts';
 import type { LambdaFunction } from '../lambda/lambda-runtime.ts';
-import type { LocalQueue, Received } from '../sqs/queues.ts';
+import { type LocalQueue, type Received, SqsError } from '../sqs/queues.ts';
 import { startPoller } from './poller.ts';
 
 /** One record of an SQS event, as Lambda delivers it (`SQSRecord` of @types/aws-lambda). */
@@ -60,7 +60,10 @@ export function sqsRecord(received: Received, queue: LocalQueue, region: string)
 
 /** A running queue mapping. */
 export interface QueueMapping {
-  /** Stops polling; waits for the batches in flight (their function ends or times out) and their deletes. */
+  /**
+   * Stops polling; waits for the batches in flight (their function ends or times out) and their deletes; the
+   * messages received and not invoked are made visible again at once.
+   */
   close(): Promise<void>;
 }
 
@@ -68,7 +71,8 @@ export interface QueueMapping {
  * Starts the mapping's pollers: each long-polls (20 s) for up to `BatchSize` messages (gathering for up to
  * `MaximumBatchingWindowInSeconds`), invokes `fn` synchronously with `{Records}`, then deletes every message
  * except the failed ones: all of them on a function error, those of `batchItemFailures` with
- * ReportBatchItemFailures. A message not deleted reappears after its visibility timeout.
+ * ReportBatchItemFailures. A message not deleted reappears after its visibility timeout; one received and not
+ * invoked when the mapping closes is visible again at once.
  */
 export function startQueueMapping(
   model: QueueMappingModel,
@@ -85,6 +89,17 @@ export function startQueueMapping(
       itemId: (record) => record.messageId,
       settle: async (records) => {
         await Promise.all(records.map((record) => queue.delete(record.receiptHandle)));
+      },
+      // ChangeMessageVisibility to 0, as a consumer that stops cleanly does: visible again at once (M6).
+      release: async (records) => {
+        await Promise.all(
+          records.map((record) =>
+            queue.changeVisibility(record.receiptHandle, 0).catch((error: unknown) => {
+              // No longer in flight (its visibility timeout ended): visible already.
+              if (!(error instanceof SqsError && error.type === 'MessageNotInflight')) throw error;
+            }),
+          ),
+        );
       },
     },
     {
