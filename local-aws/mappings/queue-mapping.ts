@@ -20,6 +20,8 @@ export interface SqsRecord {
     SentTimestamp: string;
     SenderId: string;
     ApproximateFirstReceiveTimestamp: string;
+    /** The message's group, when it was sent with one (a fair queue's tenant). */
+    MessageGroupId?: string;
   };
   /** Always empty: no function of a served template sends message attributes. */
   messageAttributes: Record<string, never>;
@@ -49,6 +51,7 @@ export function sqsRecord(received: Received, queue: LocalQueue, region: string)
       SentTimestamp: String(message.sentTimestamp),
       SenderId: message.senderId,
       ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp ?? message.sentTimestamp),
+      ...(message.messageGroupId !== undefined && { MessageGroupId: message.messageGroupId }),
     },
     messageAttributes: {},
     md5OfBody: message.md5OfBody,
