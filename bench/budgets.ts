@@ -1,7 +1,12 @@
 /** The budgets of docs/performance.md "How each figure is taken", each checked as one PASS/FAIL line. */
 import { listIndex } from '#lib/tables.ts';
 import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
-import type { measureEventPath, measureListOverHttp, measureWebhookDelays } from './served.ts';
+import type {
+  measureEventPath,
+  measureFairness,
+  measureListOverHttp,
+  measureWebhookDelays,
+} from './served.ts';
 
 /**
  * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms. Linear: time grows at most `growthSlack`
@@ -32,6 +37,7 @@ export const runFigures = () => ({
   lists: [] as Awaited<ReturnType<typeof measureListOverHttp>>,
   bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
   webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
+  fairness: [] as Awaited<ReturnType<typeof measureFairness>>[],
   eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],
 });
 
