@@ -248,12 +248,12 @@ export class LocalQueue {
 
   /**
    * Takes up to `max` visible messages, fairly by tenant (a fair queue, behaviour.md Q10). A tenant (message
-   * group) is charged its recent consumer time (receive to delete, decayed with a half-life of 10 s) plus, for
-   * each of its messages in flight, its mean time per message; each next message is the oldest of the least
-   * charged tenant, and taking it charges its tenant one more message in flight. So a tenant whose messages
-   * take long, or that holds many in flight, waits while a quiet tenant's messages go first, never first come
-   * first served; a message without a group is a tenant of its own, and without groups this is oldest first.
-   * `entries`: the journal entries of what it changed.
+   * group) is charged the consumer time its messages in flight and its next one would take: its recent mean
+   * time per message (receive to delete, decayed with a half-life of 10 s) times its messages in flight plus
+   * one. Each next message is the oldest of the least charged tenant, and taking it charges its tenant one more
+   * message in flight. So a tenant whose messages take long, or that holds many in flight, waits while a quiet
+   * tenant's messages go first, never first come first served; a message without a group is a tenant of its
+   * own, and without groups this is oldest first. `entries`: the journal entries of what it changed.
    */
   private take(
     max: number,
@@ -283,12 +283,12 @@ export class LocalQueue {
       }
       visible.push(message);
     }
-    /** A tenant's charge: its recent consumer time plus its mean time for each message in flight. */
+    /** A tenant's charge: its recent mean time per message, for each message in flight and the next one. */
     const charge = (group: string | undefined): number => {
       if (group === undefined) return 0;
       const usage = LocalQueue.decayed(this.usage.get(group), now);
       const mean = usage.messages > 0 ? usage.ms / usage.messages : 0;
-      return usage.ms + (inFlight.get(group) ?? 0) * mean;
+      return mean * ((inFlight.get(group) ?? 0) + 1);
     };
     const taken: Received[] = [];
     while (taken.length < max && visible.length > 0) {
