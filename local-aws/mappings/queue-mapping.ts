@@ -34,10 +34,16 @@ export interface SqsRecord {
 /**
  * Concurrent batches (pollers) of a mapping, at most: AWS starts with five and scales up to 1,000
  * (services-sqs-scaling.html); locally four, the execution environments the runtime keeps per function
- * (lambda-runtime.ts), so that no batch holds its messages in flight while it waits for an environment.
+ * (lambda-runtime.ts; a function read by several mappings keeps one for each of their batches), so that no
+ * batch holds its messages in flight while it waits for an environment.
  * `ScalingConfig.MaximumConcurrency` may lower it.
  */
 export const maxConcurrency = 4;
+
+/** The batches `model` runs at once: its `MaximumConcurrency`, at most {@link maxConcurrency}. */
+export function mappingConcurrency(model: QueueMappingModel): number {
+  return Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency);
+}
 
 /** The Lambda event record of a received message. */
 export function sqsRecord(received: Received, queue: LocalQueue, region: string): SqsRecord {
@@ -110,7 +116,7 @@ export function startQueueMapping(
       functionId: fn.config.logicalId,
       batchSize: model.batchSize,
       batchingWindowSeconds: model.batchingWindowSeconds,
-      concurrency: Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency),
+      concurrency: mappingConcurrency(model),
       reportBatchItemFailures: model.reportBatchItemFailures,
       failures: 'set',
       waitMs: 20_000,

@@ -99,6 +99,8 @@ export class LocalQueue {
   private readonly messages = new Map<string, QueueMessage>();
   /** The recent consumer time of each tenant (message group) of a fair queue. */
   private readonly usage = new Map<string, Usage>();
+  /** The recent consumer time of every tenant together: a new tenant's mean until it has one of its own. */
+  private overall: Usage | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly journal: QueueJournal | undefined;
   private closed = false;
@@ -239,18 +241,23 @@ export class LocalQueue {
   private processed(message: QueueMessage, now: number): void {
     const group = message.messageGroupId;
     if (group === undefined || message.receivedAt === undefined) return;
+    const ms = Math.max(0, now - message.receivedAt);
     const usage = LocalQueue.decayed(this.usage.get(group), now);
-    usage.ms += Math.max(0, now - message.receivedAt);
-    usage.messages += 1;
+    const overall = LocalQueue.decayed(this.overall, now);
+    for (const kept of [usage, overall]) {
+      kept.ms += ms;
+      kept.messages += 1;
+    }
     this.usage.set(group, usage);
+    this.overall = overall;
     message.receivedAt = undefined;
   }
 
   /**
    * Takes up to `max` visible messages, fairly by tenant (a fair queue, behaviour.md Q10). A tenant (message
    * group) is charged the consumer time its messages in flight and its next one would take: its recent mean
-   * time per message (receive to delete, decayed with a half-life of 10 s) times its messages in flight plus
-   * one. Each next message is the oldest of the least charged tenant, and taking it charges its tenant one more
+   * time per message (receive to delete, decayed with a half-life of 10 s; a new tenant: that of every tenant
+   * together) times its messages in flight plus one. Each next message is the oldest of the least charged tenant, and taking it charges its tenant one more
    * message in flight. So a tenant whose messages take long, or that holds many in flight, waits while a quiet
    * tenant's messages go first, never first come first served; a message without a group is a tenant of its
    * own, and without groups this is oldest first. `entries`: the journal entries of what it changed.
@@ -283,11 +290,16 @@ export class LocalQueue {
       }
       visible.push(message);
     }
-    /** A tenant's charge: its recent mean time per message, for each message in flight and the next one. */
+    /**
+     * A tenant's charge: its recent mean time per message (a new tenant's: every tenant's), for each message in
+     * flight and the next one.
+     */
+    const overall = LocalQueue.decayed(this.overall, now);
+    const overallMean = overall.messages > 0 ? overall.ms / overall.messages : 0;
     const charge = (group: string | undefined): number => {
       if (group === undefined) return 0;
       const usage = LocalQueue.decayed(this.usage.get(group), now);
-      const mean = usage.messages > 0 ? usage.ms / usage.messages : 0;
+      const mean = usage.messages > 0 ? usage.ms / usage.messages : overallMean;
       return mean * ((inFlight.get(group) ?? 0) + 1);
     };
     const taken: Received[] = [];
