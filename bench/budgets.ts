@@ -3,6 +3,7 @@ import { listIndex } from '#lib/tables.ts';
 import type { measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
 import type {
   measureEventPath,
+  measureFairness,
   measureListOverHttp,
   measureLowStock,
   measureWebhookDelays,
@@ -38,6 +39,7 @@ export const runFigures = () => ({
   lowStock: undefined as Awaited<ReturnType<typeof measureLowStock>> | undefined,
   bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
   webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
+  fairness: [] as Awaited<ReturnType<typeof measureFairness>>[],
   eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],
 });
 

@@ -1,4 +1,7 @@
-/** `npm run bench [-- --sizes 1000,10000] [--import 200000] [--low-stock 200000] [--quick] [--only <part>]`: docs/performance.md "The bench". */
+/**
+ * `npm run bench [-- --sizes 1000,10000] [--import 200000] [--low-stock 200000] [--quick] [--only <part>]` (parts:
+ * bodies, webhooks, fairness, import, lowStock): docs/performance.md "The bench".
+ */
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -15,7 +18,14 @@ import { removeTemporaryDirs } from '#test/support/testing-kit.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
 import { indented, log } from './processes.ts';
-import { measureEventPath, measureListOverHttp, measureLowStock, measureWebhookDelays } from './served.ts';
+import {
+  measureEventPath,
+  measureFairness,
+  measureListOverHttp,
+  measureLowStock,
+  measureWebhookDelays,
+  noisyAnswers,
+} from './served.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
@@ -27,6 +37,7 @@ const options = new Command('npm run bench')
     new Option('--only <part>', 'measure one part only').choices([
       'bodies',
       'webhooks',
+      'fairness',
       'import',
       'lowStock',
     ]),
@@ -60,6 +71,17 @@ try {
     );
     for (const hanging of [false, true])
       figures.webhooks.push(await measureWebhookDelays(assemblyDir, hanging, quick ? 5 : 20));
+  }
+  if (!only || only === 'fairness') {
+    const seconds = quick ? 2 : 3;
+    log(
+      `A healthy endpoint's deliveries at 10 changes/s for ${seconds} s beside noisy endpoints of another key (a fresh npm start each), ms from each write's answer:`,
+    );
+    figures.fairness.push(await measureFairness(assemblyDir, 'hang', 0, seconds));
+    for (const behaviour of Object.keys(noisyAnswers) as (keyof typeof noisyAnswers)[]) {
+      for (const noisy of [1, 5, 20])
+        figures.fairness.push(await measureFairness(assemblyDir, behaviour, noisy, seconds));
+    }
   }
   if (!only) {
     // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.

@@ -1,4 +1,7 @@
-/** Through `npm start --stack staging`: webhook deliveries, the list over HTTP, the import with the event path. */
+/**
+ * Through `npm start --stack staging`: webhook deliveries (alone, beside a hanging endpoint, and the fairness
+ * table), the list over HTTP, the import with the event path.
+ */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +18,11 @@ import { patchedAssembly } from '#test/support/patched-assembly.ts';
 import { callApi, startServerProcess } from '#test/support/server-process.ts';
 import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
 import { dynamoDbClient, startTestStore, temporaryDir } from '#test/support/testing-kit.ts';
-import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
+import {
+  type ReceiverAnswer,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '#test/support/webhook-receiver.ts';
 import { attachMeter, indented, median, medians, quantile } from './processes.ts';
 
 /** `npm start` on `assembly` and the data folder `DATA_DIR`, key `API_KEY` at 10,000 requests/s, ERROR logs. */
@@ -48,10 +55,11 @@ async function startServer(assembly: string, env: { DATA_DIR: string; API_KEY: s
   return { ...server, endpoint, credentials, client, list, listPeak, close };
 }
 
-/** Runs the operator tool `script` (ops/…) on the data folder `DATA_DIR`. @throws with its output on failure */
-async function runTool(script: string, args: string[], DATA_DIR: string) {
+/** Runs the operator tool `script` (ops/…) on the data folder `DATA_DIR`: its output. @throws with it on failure */
+async function runTool(script: string, args: string[], DATA_DIR: string): Promise<string> {
   const result = await runNode(script, args, { env: childEnv({ DATA_DIR }), timeoutMs: 3_600_000 });
   if (result.code !== 0) throw new Error(`${script} ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
 }
 
 /** Resident memory of process `pid` in MB (Linux `/proc/<pid>/status`): VmRSS, VmHWM, RssAnon. */
@@ -155,6 +163,40 @@ export async function measureListOverHttp(assemblyDir: string, sizes: readonly n
   return results;
 }
 
+type Server = Awaited<ReturnType<typeof startServer>>;
+
+/**
+ * `seconds` of changes at 10/s through `server` (PATCHes of the demo pets 1-10, each its own quantity), then
+ * up to `waitMs` for `healthy` to get each: the changes answered and ms from each answer to its first receipt.
+ */
+async function healthyDelays(
+  server: Server,
+  apiKey: string,
+  healthy: WebhookReceiver,
+  seconds: number,
+  waitMs: number,
+) {
+  const [answeredAt, writes, started] = [new Map<number, number>(), [] as Promise<void>[], Date.now()];
+  for (let k = 1; k <= 10 * seconds; k++) {
+    await sleep(Math.max(0, started + (k - 1) * 100 - Date.now()));
+    const [path, body] = [`/inventory/${(k % 10) + 1}`, `{"quantity":${1000 + k}}`];
+    const write = callApi(server, apiKey, 'PATCH', path, body);
+    writes.push(write.then(({ status }) => void (status === 200 && answeredAt.set(k, Date.now()))));
+  }
+  await Promise.all(writes);
+  const delays = () => {
+    const first = new Map<number, number>();
+    for (const { receivedAt, body } of healthy.requests) {
+      const k = Number(/"quantity":\{"from":\d+,"to":(\d+)\}/.exec(body)?.[1]) - 1000;
+      if (answeredAt.has(k) && !first.has(k)) first.set(k, receivedAt - (answeredAt.get(k) as number));
+    }
+    return [...first.values()];
+  };
+  const deadline = Date.now() + waitMs;
+  while (delays().length < answeredAt.size && Date.now() < deadline) await sleep(200);
+  return { changes: answeredAt.size, delays: delays() };
+}
+
 /** Ms from each write's answer to a healthy subscriber's first receipt (`hanging`: beside one that never answers). */
 export async function measureWebhookDelays(assembly: string, hanging: boolean, seconds: number) {
   const [DATA_DIR, API_KEY] = [await temporaryDir('bench-webhooks-'), generateApiKey()];
@@ -164,33 +206,66 @@ export async function measureWebhookDelays(assembly: string, hanging: boolean, s
   try {
     for (const other of receivers.slice(1)) other.answer = { stallMs: 3_600_000 };
     for (const { endpoint } of receivers) await runTool('ops/webhooks.ts', ['add', endpoint], DATA_DIR);
-    const [answeredAt, writes, started] = [new Map<number, number>(), [] as Promise<void>[], Date.now()];
-    for (let k = 1; k <= 10 * seconds; k++) {
-      await sleep(Math.max(0, started + (k - 1) * 100 - Date.now()));
-      const [path, body] = [`/inventory/${(k % 10) + 1}`, `{"quantity":${1000 + k}}`];
-      const write = callApi(server, API_KEY, 'PATCH', path, body);
-      writes.push(write.then(({ status }) => void (status === 200 && answeredAt.set(k, Date.now()))));
-    }
-    await Promise.all(writes);
-    const delays = () => {
-      const first = new Map<number, number>();
-      for (const { receivedAt, body } of healthy.requests) {
-        const k = Number(/"quantity":\{"from":\d+,"to":(\d+)\}/.exec(body)?.[1]) - 1000;
-        if (answeredAt.has(k) && !first.has(k)) first.set(k, receivedAt - (answeredAt.get(k) as number));
-      }
-      return [...first.values()];
-    };
-    const deadline = Date.now() + 60_000;
-    while (delays().length < answeredAt.size && Date.now() < deadline) await sleep(200);
-    const measured = delays();
+    const { changes, delays: measured } = await healthyDelays(server, API_KEY, healthy, seconds, 60_000);
     const [p50Ms, p99Ms, maxMs] = [median(measured), quantile(measured, 0.99), Math.max(...measured)];
-    const [changes, delivered] = [answeredAt.size, measured.length];
+    const delivered = measured.length;
     const which = (hanging ? 'beside a hanging endpoint' : 'alone').padEnd(25);
     indented(`${which}  ${delivered} of ${changes} delivered, p50 ${p50Ms}, p99 ${p99Ms}, max ${maxMs}`);
     return { hanging, changes, delivered, p50Ms, p99Ms, maxMs };
   } finally {
     await server.close();
     await Promise.all(receivers.map(({ close }) => close()));
+  }
+}
+
+/** How the noisy endpoints of the fairness table answer: never (within the 10 s of an attempt), 500, after 1.9 s. */
+export const noisyAnswers = {
+  hang: { stallMs: 3_600_000 },
+  fail: { status: 500 },
+  'answer in 1.9 s': { stallMs: 1_900 },
+} satisfies Record<string, ReceiverAnswer>;
+
+/**
+ * A healthy endpoint's delays at 10 changes/s for `seconds`, beside `noisy` endpoints of another key that
+ * answer as `behaviour` says (docs/contract.md "History and events": capacity shared fairly by endpoint): a
+ * fresh `npm start`, the endpoints made through the API.
+ */
+export async function measureFairness(
+  assembly: string,
+  behaviour: keyof typeof noisyAnswers,
+  noisy: number,
+  seconds: number,
+) {
+  const [DATA_DIR, API_KEY] = [await temporaryDir('bench-fairness-'), generateApiKey()];
+  const server = await startServer(assembly, { DATA_DIR, API_KEY });
+  const [healthy, noisyReceiver] = [await startWebhookReceiver(), await startWebhookReceiver()];
+  noisyReceiver.answer = noisyAnswers[behaviour];
+  try {
+    const create = async (key: string, url: string) => {
+      const { status, text } = await callApi(
+        server,
+        key,
+        'POST',
+        '/webhook-endpoints',
+        JSON.stringify({ url }),
+      );
+      if (status !== 201) throw new Error(`createWebhookEndpoint: ${status} ${text}`);
+    };
+    await create(API_KEY, `${healthy.endpoint}/hooks`);
+    if (noisy > 0) {
+      const created = await runTool('ops/api-keys.ts', ['create', 'noisy', '--rate', '10000'], DATA_DIR);
+      const noisyKey = created.trim().split(/\s+/).at(-1) as string;
+      for (let n = 0; n < noisy; n++) await create(noisyKey, `${noisyReceiver.endpoint}/hooks/${n}`);
+    }
+    const { changes, delays } = await healthyDelays(server, API_KEY, healthy, seconds, 30_000);
+    const [p50Ms, maxMs] = [median(delays), Math.max(...delays)];
+    const delivered = delays.length;
+    const which = noisy === 0 ? 'alone' : `${noisy} that ${behaviour}`;
+    indented(`${which.padEnd(24)} ${delivered} of ${changes} delivered, p50 ${p50Ms} ms, max ${maxMs} ms`);
+    return { behaviour, noisy, changes, delivered, p50Ms, maxMs };
+  } finally {
+    await server.close();
+    await Promise.all([healthy.close(), noisyReceiver.close()]);
   }
 }
 

@@ -301,6 +301,7 @@ export class ChangeEvents extends Construct {
     );
     queueMapping('DeliverWebhooksSlowLaneMapping', this.slowLaneQueue, deliverWebhooks, slowLaneConcurrency);
     this.slowLaneQueue.grantSendMessages(deliverWebhooks);
+    deliverWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
     deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
     deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
     deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));

@@ -102,6 +102,7 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
     }
     return queue.send(typeof input.MessageBody === 'string' ? input.MessageBody : '', {
       ...(input.DelaySeconds !== undefined ? { delaySeconds: Number(input.DelaySeconds) } : {}),
+      ...(input.MessageGroupId !== undefined ? { messageGroupId: String(input.MessageGroupId) } : {}),
       senderId,
     });
   };
@@ -196,6 +197,7 @@ function sqsOperations(queues: LocalQueues, senderId: string) {
             SentTimestamp: String(message.sentTimestamp),
             ApproximateReceiveCount: String(message.receiveCount),
             ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp),
+            ...(message.messageGroupId !== undefined && { MessageGroupId: message.messageGroupId }),
           };
           const chosen = Object.fromEntries(Object.entries(attributes).filter(([name]) => system(name)));
           return {

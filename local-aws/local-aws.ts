@@ -9,7 +9,7 @@ import type { StreamLevelDb } from './dynamodb/change-stream.ts';
 import { EventBuses } from './eventbridge/event-bus.ts';
 import { type EventsModel, eventsModel } from './eventbridge/events-model.ts';
 import { LambdaFunction } from './lambda/lambda-runtime.ts';
-import { type QueueMapping, startQueueMapping } from './mappings/queue-mapping.ts';
+import { mappingConcurrency, type QueueMapping, startQueueMapping } from './mappings/queue-mapping.ts';
 import { QueueJournal } from './sqs/queue-journal.ts';
 import { LocalQueues } from './sqs/queues.ts';
 import { type FunctionModel, functionModel, type ModelOptions, type Template } from './template/api-model.ts';
@@ -128,7 +128,11 @@ export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAw
       const withResources: ModelOptions = { ...functionOptions, resourceValue };
       for (const logicalId of model.functionIds) {
         const config: FunctionModel = functionModel(logicalId, options.template.Resources, withResources);
-        functions.set(logicalId, new LambdaFunction(config));
+        // An environment for each batch its queue mappings run at once: none waits holding its messages.
+        const batches = model.queueMappings
+          .filter((mapping) => mapping.functionId === logicalId)
+          .reduce((sum, mapping) => sum + mappingConcurrency(mapping), 0);
+        functions.set(logicalId, new LambdaFunction(config, batches));
       }
       buses = new EventBuses(Object.values(model.buses), model.rules, {
         functionOf,

@@ -3,7 +3,8 @@
  * with ReportBatchItemFailures (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html):
  * each message one signed POST. The fast lane's attempts are cut at 2 s and anything not delivered there moves
  * to the slow lane; a failed slow-lane attempt is made visible again after the retry schedule's delay
- * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; a
+ * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; every other
+ * message is deleted as soon as it is handled (the fair queues charge each endpoint its own time); a
  * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
  * events"; docs/architecture.md "Events and webhooks").
  */
@@ -18,7 +19,7 @@ import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
 import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
-import { slowLane } from '#lib/webhooks/delivery-queue.ts';
+import { deleteHandled, slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
 import { retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
@@ -29,6 +30,11 @@ import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 const dynamoDb = createDynamoDbClient();
 const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
 const slowLaneArn = requiredEnv(eventsEnv.slowLaneQueueArn);
+const sqs = new SQSClient({ maxAttempts: 3 });
+const laneUrls = {
+  fast: requiredEnv(eventsEnv.deliveryQueueUrl),
+  slow: requiredEnv(eventsEnv.slowLaneQueueUrl),
+};
 /** Metrics added in this invocation, published when any was (docs/operating.md "Metrics"). */
 let added = 0;
 
@@ -42,7 +48,8 @@ const deps: DeliveryDependencies = {
   subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
   health: subscriptionHealth(dynamoDb, subscriptionsTable),
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
-  slowLane: slowLane(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.slowLaneQueueUrl)),
+  slowLane: slowLane(sqs, laneUrls.slow),
+  handled: (record, lane) => deleteHandled(sqs, laneUrls[lane], record.receiptHandle),
   retryDelays: retryDelaysFrom(process.env[eventsEnv.retryDelays]),
   disableAfterSeconds: disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]),
   policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),

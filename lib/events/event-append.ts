@@ -14,6 +14,7 @@ import { changeJson } from './change-json.ts';
 import { type ChangeEvent, changeEventId, eventTimestamp } from './changes.ts';
 import {
   expiresAtOf,
+  headKey,
   headPosition,
   keyItem,
   logKey,
@@ -29,7 +30,7 @@ type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>
 export const eventsPerAppend = 49;
 
 /**
- * Milliseconds a log's appends may keep meeting other consumers' on its head before the batch fails (and is
+ * Milliseconds a batch's appends may keep meeting other consumers' on the head before the batch fails (and is
  * retried by the stream mapping): a third of recordChanges' timeout.
  */
 export const appendBudgetMs = 20_000;
@@ -40,9 +41,9 @@ const maxPauseMs = 10;
 /** A position read back as the document clients read numbers (NumberValue) or as a number. */
 const positionNumber = (value: unknown) => Number(String(value));
 
-/** The last position of `log` (its head item's `last`; undefined for a log never appended to): strongly consistent. */
-async function lastPosition(client: DynamoDBDocumentClient, tableName: string, log: number) {
-  const Item = await keyItem(client, tableName, logKey(log));
+/** The feed's last position (its head item's `last`; undefined before the first append): strongly consistent. */
+async function lastPosition(client: DynamoDBDocumentClient, tableName: string) {
+  const Item = await keyItem(client, tableName, headKey);
   return Item?.last === undefined ? undefined : positionNumber(Item.last);
 }
 
@@ -63,18 +64,17 @@ async function appendedIds(
 }
 
 /**
- * One TransactWriteItems appending `events` (all of one log, at most {@link eventsPerAppend}) after position
- * `last`: the head's `last` moved on, conditioned on it being `last` still; each event at its position
- * (max(previous + 1, now in ms x 1000)) with its id, type, timestamp, exact JSON data and expiry; each id
- * marker put only if absent.
- * @returns the log's new last position.
+ * One TransactWriteItems appending `events` (at most {@link eventsPerAppend}, of any logs) after position
+ * `last`: the feed's head `last` moved on, conditioned on it being `last` still; each event in its log at its
+ * position (max(previous + 1, now in ms x 1000)) with its id, type, timestamp, exact JSON data and expiry; each
+ * id marker put only if absent.
+ * @returns the feed's new last position.
  * @throws TransactionCanceledException when another append moved the head first (its reason carries the head,
  *   `ALL_OLD`) or a marker exists.
  */
 async function appendOnce(
   client: DynamoDBDocumentClient,
   tableName: string,
-  log: number,
   last: number | undefined,
   events: readonly ChangeEvent[],
   nowMs: number,
@@ -83,6 +83,7 @@ async function appendOnce(
   const puts = events.flatMap((event): TransactWriteItem[] => {
     position = Math.max(position + 1, nowMs * positionsPerMs);
     const id = changeEventId(event);
+    const log = logOf(event);
     const expiresAt = expiresAtOf(position);
     return [
       {
@@ -123,7 +124,7 @@ async function appendOnce(
         {
           Update: {
             TableName: tableName,
-            Key: { log: logKey(log), position: headPosition },
+            Key: { log: headKey, position: headPosition },
             UpdateExpression: 'SET #last = :position',
             ConditionExpression: last === undefined ? 'attribute_not_exists(#last)' : '#last = :last',
             ExpressionAttributeNames: { '#last': 'last' },
@@ -148,26 +149,28 @@ function refusedLast(item: Record<string, unknown> | undefined): number | undefi
 }
 
 /**
- * Appends `events` (all of log `log`, in their order) in transactions of {@link eventsPerAppend}, each after
- * the head's last position: read once, then taken from a refusal of the head (`ALL_OLD`: another consumer
- * appended first), which is retried after a short jittered pause; a refusal of a marker (an earlier attempt of
- * the batch appended some) drops the events already appended.
- * @throws Error when the log's head stayed taken for {@link appendBudgetMs}; any other DynamoDB error.
+ * Appends each of `events` to its log once (lib/events/event-logs.ts `logOf`), in their order (a pet's in
+ * `sequence` order), in transactions of {@link eventsPerAppend}, each after the feed's last position: read once,
+ * then taken from a refusal of the head (`ALL_OLD`: another consumer appended first), retried after a short
+ * jittered pause; a refusal of a marker (an earlier attempt of the batch appended some) drops the events already
+ * appended. One head for every log: positions commit in their order across the whole feed, which is what makes
+ * an event id a resumable position (docs/architecture.md "The events feed").
+ * @throws Error when the head stayed taken for {@link appendBudgetMs}; any other DynamoDB error.
  */
-async function appendToLog(
+export async function appendEvents(
   client: DynamoDBDocumentClient,
   tableName: string,
-  log: number,
   events: readonly ChangeEvent[],
-  now: () => number,
+  now: () => number = Date.now,
 ): Promise<void> {
+  if (events.length === 0) return;
   const deadline = Date.now() + appendBudgetMs;
-  let last = await lastPosition(client, tableName, log);
+  let last = await lastPosition(client, tableName);
   for (let start = 0; start < events.length; start += eventsPerAppend) {
     let pending = events.slice(start, start + eventsPerAppend);
     while (pending.length > 0) {
       try {
-        last = await appendOnce(client, tableName, log, last, pending, now());
+        last = await appendOnce(client, tableName, last, pending, now());
         break;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
@@ -181,37 +184,13 @@ async function appendToLog(
         }
         last =
           (head?.Code === 'ConditionalCheckFailed' ? refusedLast(head.Item) : undefined) ??
-          (await lastPosition(client, tableName, log));
+          (await lastPosition(client, tableName));
         if (Date.now() > deadline) {
-          throw new Error(`events feed: the head of log ${log} stayed taken for ${appendBudgetMs} ms`);
+          throw new Error(`events feed: the head stayed taken for ${appendBudgetMs} ms`);
         }
-        // A pause that does not grow with the attempts: a growing one would leave a log to its latest appenders.
+        // A pause that does not grow with the attempts: a growing one would leave the head to its latest appenders.
         if (!markerRefused) await setTimeout(randomInt(0, maxPauseMs + 1));
       }
     }
   }
-}
-
-/**
- * Appends each of `events` to its log once (lib/events/event-logs.ts `logOf`), each log's in their order and
- * the logs in parallel; an event whose id marker exists is not appended again (a retried batch).
- * docs/architecture.md "The events feed".
- * @throws the first failure, after every log's appends under way have settled.
- */
-export async function appendEvents(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  events: readonly ChangeEvent[],
-  now: () => number = Date.now,
-): Promise<void> {
-  const byLog = new Map<number, ChangeEvent[]>();
-  for (const event of events) {
-    const log = logOf(event);
-    byLog.set(log, [...(byLog.get(log) ?? []), event]);
-  }
-  const outcomes = await Promise.allSettled(
-    [...byLog].map(([log, logEvents]) => appendToLog(client, tableName, log, logEvents, now)),
-  );
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
 }

@@ -4,16 +4,7 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from './changes.ts';
-import {
-  keyItem,
-  logCount,
-  logKey,
-  logsOf,
-  markerKey,
-  millisecondOf,
-  oldestKept,
-  positionsPerMs,
-} from './event-logs.ts';
+import { headKey, keyItem, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
 
 /** An event of the feed as stored: its id, type, timestamp and the exact JSON text of its data. */
 export interface FeedEvent {
@@ -45,9 +36,9 @@ interface LogReader {
   more: boolean;
 }
 
-/** The last position of `log` (its head item's `last`), 0 for a log never appended to: a strongly consistent GetItem. */
-async function headOf(client: DynamoDBDocumentClient, tableName: string, log: number): Promise<number> {
-  const Item = await keyItem(client, tableName, logKey(log));
+/** The feed's last position (the head item's `last`), 0 before the first append: a strongly consistent GetItem. */
+async function headOf(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  const Item = await keyItem(client, tableName, headKey);
   return Item?.last === undefined ? 0 : Number(String(Item.last));
 }
 
@@ -95,18 +86,20 @@ async function refill(client: DynamoDBDocumentClient, tableName: string, reader:
   reader.more = page.LastEvaluatedKey !== undefined || items.length === limit;
 }
 
-/** The merge order: the position's millisecond, then the log, then the position. */
+/**
+ * The merge order: the position, then the log (positions are the feed's own since it has one head; events
+ * appended when each log had its head may share one).
+ */
 function before(a: LogReader, b: LogReader): boolean {
   const [x, y] = [a.items[0]?.position ?? 0, b.items[0]?.position ?? 0];
-  const [mx, my] = [millisecondOf(x), millisecondOf(y)];
-  return mx !== my ? mx < my : a.log !== b.log ? a.log < b.log : x < y;
+  return x !== y ? x < y : a.log < b.log;
 }
 
 /**
  * At most `limit` events of `types`, oldest first, from the logs after the positions `after` (one per log,
  * {@link logCount}), skipping events older than 30 days at `nowMs` (DynamoDB deletes expired items late):
- * each log's head read first, then strongly consistent Queries of the log up to it, merged by (millisecond,
- * log, position). `next` holds, for each log an
+ * the feed's head read first, then strongly consistent Queries of each log up to it, merged by (position,
+ * log). `next` holds, for each log an
  * event of the page came from, the position of its last one; the others' positions as given (so a page without
  * events continues where it started).
  */
@@ -130,10 +123,11 @@ export async function feedPage(
     more: true,
   }));
   const read = (reader: LogReader) => refill(client, tableName, reader, Math.min(limit, queryItems));
-  // Each log's head first: a GetItem is serializable with the appends' transactions, a Query only
-  // read-committed, so positions up to the head read belong to appends that have completed.
+  // The head first: a GetItem is serializable with the appends' transactions, a Query only read-committed, so
+  // positions up to the head read belong to appends that have completed, and any later one is above it.
+  const head = await headOf(client, tableName);
   const start = async (reader: LogReader) => {
-    reader.until = await headOf(client, tableName, reader.log);
+    reader.until = head;
     await read(reader);
   };
   // Every first read settled before the answer or the error: none outlives the invocation.
@@ -176,13 +170,13 @@ export async function placeOf(
 }
 
 /**
- * The positions after the event at `place` in the feed's order (millisecond, log, position): in its own log its
- * position; in a log before it, the end of its millisecond; in a log after it, the end of the one before.
+ * The positions after the event at `place` in the feed's order (position, log): its position in its own log
+ * and the logs before it, the one before in the logs after it. Every event of a lower position committed before
+ * it (one head), so this is exactly the event's place, whatever was appended meanwhile.
  */
 export function positionsAfter(place: EventPlace): number[] {
-  const start = millisecondOf(place.position) * positionsPerMs;
   return Array.from({ length: logCount }, (_, log) =>
-    log === place.log ? place.position : log < place.log ? start + positionsPerMs - 1 : start - 1,
+    log <= place.log ? place.position : place.position - 1,
   );
 }
 

@@ -6,20 +6,26 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { fnv1a32 } from '../inventory/list-shard.ts';
 import { type ChangeEvent, type EventType, eventTypes } from './changes.ts';
 
-/** Logs per event type: each takes its own appends, one after the other, in its own partition. */
+/** Logs per event type: each its own partition, so that appends and reads spread over 16 partition keys. */
 export const logsPerType = 8;
 
 /** Every log, numbered from 0: each type's logs in the order of {@link eventTypes}. */
 export const logCount = eventTypes.length * logsPerType;
 
-/** Positions per millisecond: a position is its append's epoch milliseconds x 1000, or its log's last + 1. */
+/** Positions per millisecond: a position is its append's epoch milliseconds x 1000, or the feed's last + 1. */
 export const positionsPerMs = 1000;
 
 /** How long the feed keeps an event: 30 days, in milliseconds (docs/contract.md "History and events"). */
 export const retentionMs = 30 * 24 * 60 * 60 * 1000;
 
-/** The position of a log's head item (events have positions of epoch milliseconds x 1000 and above). */
+/** The position of the head item and of id markers (events have positions of epoch milliseconds x 1000 and above). */
 export const headPosition = 0;
+
+/**
+ * The partition key of the feed's head: `last`, the last position appended to any log. One head for every log,
+ * so that positions commit in their order across the feed (docs/architecture.md "The events feed").
+ */
+export const headKey = 'head';
 
 /** The log of `event`: its type's logs, picked by FNV-1a of the petId (inventory) or orderId (orders). */
 export function logOf(event: ChangeEvent): number {
@@ -34,7 +40,7 @@ export function logsOf(types: readonly EventType[]): number[] {
   );
 }
 
-/** The partition key (`log` attribute) of log `log`'s head and events: `<type>#<n>`, e.g. `inventory.changed#3`. */
+/** The partition key (`log` attribute) of log `log`'s events: `<type>#<n>`, e.g. `inventory.changed#3`. */
 export function logKey(log: number): string {
   return `${eventTypes[Math.floor(log / logsPerType)]}#${log % logsPerType}`;
 }
@@ -60,7 +66,7 @@ export function expiresAtOf(position: number): number {
 }
 
 /**
- * The item at position 0 under the partition key `key` (a log's head: {@link logKey}; an id's marker:
+ * The item at position 0 under the partition key `key` (the feed's head: {@link headKey}; an id's marker:
  * {@link markerKey}), read strongly consistent; undefined when there is none.
  */
 export async function keyItem(

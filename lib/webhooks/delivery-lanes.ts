@@ -29,6 +29,11 @@ export interface DeliveryDependencies {
   failures: Pick<FailureStore, 'put'>;
   /** The slow lane: moves go there, and its retries wait there. */
   slowLane: SlowLane;
+  /**
+   * Deletes a message of `lane` once it is handled (any result but `retry`), before its batch ends: the fair
+   * queue then charges its endpoint only its own attempt's time (docs/architecture.md "Delivery isolation").
+   */
+  handled(record: SQSRecord, lane: Lane): Promise<void>;
   /** The delays in seconds before attempts 2, 3, ... (lib/webhooks/retry-schedule.ts). */
   retryDelays: readonly number[];
   /** The breaker's period in seconds (lib/webhooks/breaker.ts). */
@@ -156,8 +161,9 @@ export async function deliverMessage(
 
 /**
  * The SQS batch, every message in parallel in the lane `laneOf` names: the response's `batchItemFailures` names
- * the messages to see again (slow-lane retries, and any whose handling threw), the others are deleted by the
- * event source mapping (ReportBatchItemFailures). A loop of its own rather than Powertools' batch utility, which
+ * the messages to see again (slow-lane retries, and any whose handling threw); the others are deleted as soon as
+ * each is handled ({@link DeliveryDependencies.handled}), and again by the event source mapping
+ * (ReportBatchItemFailures; a second delete of a message succeeds). A loop of its own rather than Powertools' batch utility, which
  * fanOutWebhooks uses: here it would take the bundle over its budget (docs/architecture.md "Events and webhooks").
  */
 export async function deliverMessages(
@@ -166,7 +172,20 @@ export async function deliverMessages(
   deps: DeliveryDependencies,
 ): Promise<SQSBatchResponse> {
   const results = await Promise.allSettled(
-    event.Records.map((record) => deliverMessage(record, laneOf(record), deps)),
+    event.Records.map(async (record) => {
+      const lane = laneOf(record);
+      const result = await deliverMessage(record, lane, deps);
+      if (result !== 'retry') {
+        await deps.handled(record, lane).catch((error: unknown) =>
+          // Deleted by the mapping at the batch's end instead.
+          deps.log('webhook message not deleted early', {
+            messageId: record.messageId,
+            error: String(error),
+          }),
+        );
+      }
+      return result;
+    }),
   );
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   results.forEach((result, index) => {

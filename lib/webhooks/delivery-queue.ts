@@ -1,10 +1,12 @@
 /**
- * The webhook delivery queue (SQS): one message per delivery, its visibility timeout carrying the retry delay
- * (docs/contract.md "History and events").
+ * The webhook delivery queue (SQS): one message per delivery, its visibility timeout carrying the retry delay,
+ * its message group the subscription's id, so that the queue shares its consumers fairly by endpoint (an SQS
+ * fair queue: docs/contract.md "History and events"; docs/architecture.md "Events and webhooks").
  * @module
  */
 import {
   ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   type SQSClient,
@@ -17,8 +19,8 @@ export const sendBatchSize = 10;
 /** The queue's operations the fan-out, the delivery and the tool use. */
 export interface DeliveryQueue {
   /**
-   * Sends one message per delivery, in SendMessageBatch requests of up to 10, each hidden for `delaySeconds`
-   * (0-900, SQS's `DelaySeconds`; default 0).
+   * Sends one message per delivery, in SendMessageBatch requests of up to 10, each in its subscription's
+   * message group and hidden for `delaySeconds` (0-900, SQS's `DelaySeconds`; default 0).
    * @throws Error when SQS reports any entry failed (the caller retries the whole call: at least once).
    */
   send(messages: readonly DeliveryMessage[], delaySeconds?: number): Promise<void>;
@@ -28,7 +30,10 @@ export interface DeliveryQueue {
 
 /** What the delivery function does with the slow lane (docs/architecture.md "Events and webhooks"). */
 export interface SlowLane extends Pick<DeliveryQueue, 'retryAfter'> {
-  /** Sends one delivery to the slow lane, hidden for `delaySeconds` (0-900, SQS's `DelaySeconds`). */
+  /**
+   * Sends one delivery to the slow lane, in its subscription's message group, hidden for `delaySeconds` (0-900,
+   * SQS's `DelaySeconds`).
+   */
   move(message: DeliveryMessage, delaySeconds: number): Promise<void>;
 }
 
@@ -43,12 +48,22 @@ export function slowLane(sqs: SQSClient, queueUrl: string): SlowLane {
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: deliveryMessageBody(message),
+          MessageGroupId: message.subscriptionId,
           DelaySeconds: delaySeconds,
         }),
       );
     },
     retryAfter: (receiptHandle, seconds) => changeVisibility(sqs, queueUrl, receiptHandle, seconds),
   };
+}
+
+/**
+ * Deletes the received message `receiptHandle` of the queue at `queueUrl` as soon as it is handled, rather than
+ * at the end of its batch, so that the fair queue charges its endpoint the time of its own attempt, not of the
+ * batch's slowest (docs/architecture.md "Delivery isolation").
+ */
+export async function deleteHandled(sqs: SQSClient, queueUrl: string, receiptHandle: string): Promise<void> {
+  await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
 }
 
 /** ChangeMessageVisibility of the received message `receiptHandle` of the queue at `queueUrl`. */
@@ -78,6 +93,7 @@ export function deliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
             Entries: batch.map((message, index) => ({
               Id: String(index),
               MessageBody: deliveryMessageBody(message),
+              MessageGroupId: message.subscriptionId,
               ...(delaySeconds > 0 && { DelaySeconds: delaySeconds }),
             })),
           }),

@@ -14,8 +14,11 @@ import type { AckMessage, InvokeMessage, WorkerData, WorkerMessage } from './lam
 export const maxRequestPayloadBytes = 6 * 1024 * 1024;
 /** Lambda's buffered response payload limit, in bytes (the result as JSON), as its error message states it. */
 export const maxResponsePayloadBytes = 6_291_556;
-/** Workers (execution environments) kept per function; further concurrent invocations wait for one. */
-const poolSize = 4;
+/**
+ * Workers (execution environments) kept per function, unless its queue mappings run more batches at once;
+ * further concurrent invocations wait for one.
+ */
+export const poolSize = 4;
 /**
  * Each worker's young generation, in MB. Every execution environment shares this one process, and V8's own
  * default lets each grow its young generation to several times this before it settles, which the resident
@@ -314,9 +317,12 @@ export class LambdaFunction {
   private deadline = Number.POSITIVE_INFINITY;
 
   readonly config: FunctionModel;
+  /** Execution environments at most: {@link poolSize}, or more for the batches its queue mappings run at once. */
+  private readonly size: number;
 
-  constructor(config: FunctionModel) {
+  constructor(config: FunctionModel, environments = poolSize) {
     this.config = config;
+    this.size = Math.max(poolSize, environments);
   }
 
   /**
@@ -351,7 +357,7 @@ export class LambdaFunction {
   private acquire(): Promise<Environment> {
     if (this.closed) return Promise.reject(new Error(`${this.config.logicalId} is closed`));
     let environment = [...this.environments].find((e) => !e.dead && !this.claimed.has(e));
-    if (!environment && this.environments.size < poolSize) {
+    if (!environment && this.environments.size < this.size) {
       environment = new Environment(this.config, (exited) => this.environments.delete(exited));
       this.environments.add(environment);
     }

@@ -35,6 +35,12 @@ export interface PollSource<R> {
   ): Promise<boolean>;
   /** When the record entered the source, in epoch seconds (for `MaximumRecordAgeInSeconds`). */
   arrivedAt?(record: R): number;
+  /**
+   * The records were received but will not be processed (the poller stops): hand them back to the source at
+   * once (a queue: visible again, as a consumer that stops cleanly does), rather than after their visibility
+   * timeout. Without it they are left as they are (a stream's position simply does not move).
+   */
+  release?(records: R[]): Promise<void>;
 }
 
 /** How a failing batch is retried in place (a stream's records wait, in order); none: it is left to the source. */
@@ -83,7 +89,9 @@ export interface PollerSettings {
 export interface Poller {
   /**
    * Stops polling: a batch whose invocation is running finishes and is settled as it ends; a batch waiting for
-   * a retry is abandoned (left in its source).
+   * a retry is abandoned (left in its source); records received and not yet invoked (a batch being gathered,
+   * records carried to the next batch, a batch the function could no longer start) are released
+   * ({@link PollSource.release}).
    */
   stop(): Promise<void>;
 }
@@ -207,7 +215,10 @@ export function startPoller<R>(source: PollSource<R>, settings: PollerSettings):
     let batch = initial;
     let tries = initialTries;
     for (;;) {
-      if (abort.signal.aborted) return false;
+      if (abort.signal.aborted) {
+        await release(batch);
+        return false;
+      }
       const fresh = await dropExpired(batch, tries);
       if (fresh === undefined) return false;
       batch = fresh;
@@ -216,7 +227,10 @@ export function startPoller<R>(source: PollSource<R>, settings: PollerSettings):
       try {
         outcome = await settings.invoke({ Records: batch });
       } catch {
-        // The function is closed or past the shutdown's deadline: the batch stays in its source.
+        // The function is closed or past the shutdown's deadline: the service is stopping. Every loop stops
+        // receiving, and the batch goes back to its source.
+        abort.abort();
+        await release(batch);
         return false;
       }
       const ids = batch.map((record) => source.itemId(record));
@@ -262,6 +276,16 @@ export function startPoller<R>(source: PollSource<R>, settings: PollerSettings):
     }
   }
 
+  /** Hands `records` back to the source (see {@link PollSource.release}); a failure is logged, not thrown. */
+  async function release(records: R[]): Promise<void> {
+    if (!source.release || records.length === 0) return;
+    try {
+      await source.release(records);
+    } catch (error) {
+      log(`${settings.logicalId}: ${(error as Error).message}`);
+    }
+  }
+
   async function poll(): Promise<void> {
     while (!abort.signal.aborted) {
       try {
@@ -282,6 +306,7 @@ export function startPoller<R>(source: PollSource<R>, settings: PollerSettings):
     async stop() {
       abort.abort();
       await Promise.all(loops);
+      await release(carried.splice(0));
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { QueueMappingModel } from '../eventbridge/events-model.ts';
 import type { LambdaFunction } from '../lambda/lambda-runtime.ts';
-import type { LocalQueue, Received } from '../sqs/queues.ts';
+import { type LocalQueue, type Received, SqsError } from '../sqs/queues.ts';
 import { startPoller } from './poller.ts';
 
 /** One record of an SQS event, as Lambda delivers it (`SQSRecord` of @types/aws-lambda). */
@@ -20,6 +20,8 @@ export interface SqsRecord {
     SentTimestamp: string;
     SenderId: string;
     ApproximateFirstReceiveTimestamp: string;
+    /** The message's group, when it was sent with one (a fair queue's tenant). */
+    MessageGroupId?: string;
   };
   /** Always empty: no function of a served template sends message attributes. */
   messageAttributes: Record<string, never>;
@@ -32,10 +34,16 @@ export interface SqsRecord {
 /**
  * Concurrent batches (pollers) of a mapping, at most: AWS starts with five and scales up to 1,000
  * (services-sqs-scaling.html); locally four, the execution environments the runtime keeps per function
- * (lambda-runtime.ts), so that no batch holds its messages in flight while it waits for an environment.
+ * (lambda-runtime.ts; a function read by several mappings keeps one for each of their batches), so that no
+ * batch holds its messages in flight while it waits for an environment.
  * `ScalingConfig.MaximumConcurrency` may lower it.
  */
 export const maxConcurrency = 4;
+
+/** The batches `model` runs at once: its `MaximumConcurrency`, at most {@link maxConcurrency}. */
+export function mappingConcurrency(model: QueueMappingModel): number {
+  return Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency);
+}
 
 /** The Lambda event record of a received message. */
 export function sqsRecord(received: Received, queue: LocalQueue, region: string): SqsRecord {
@@ -49,6 +57,7 @@ export function sqsRecord(received: Received, queue: LocalQueue, region: string)
       SentTimestamp: String(message.sentTimestamp),
       SenderId: message.senderId,
       ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp ?? message.sentTimestamp),
+      ...(message.messageGroupId !== undefined && { MessageGroupId: message.messageGroupId }),
     },
     messageAttributes: {},
     md5OfBody: message.md5OfBody,
@@ -60,7 +69,10 @@ export function sqsRecord(received: Received, queue: LocalQueue, region: string)
 
 /** A running queue mapping. */
 export interface QueueMapping {
-  /** Stops polling; waits for the batches in flight (their function ends or times out) and their deletes. */
+  /**
+   * Stops polling; waits for the batches in flight (their function ends or times out) and their deletes; the
+   * messages received and not invoked are made visible again at once.
+   */
   close(): Promise<void>;
 }
 
@@ -68,7 +80,8 @@ export interface QueueMapping {
  * Starts the mapping's pollers: each long-polls (20 s) for up to `BatchSize` messages (gathering for up to
  * `MaximumBatchingWindowInSeconds`), invokes `fn` synchronously with `{Records}`, then deletes every message
  * except the failed ones: all of them on a function error, those of `batchItemFailures` with
- * ReportBatchItemFailures. A message not deleted reappears after its visibility timeout.
+ * ReportBatchItemFailures. A message not deleted reappears after its visibility timeout; one received and not
+ * invoked when the mapping closes is visible again at once.
  */
 export function startQueueMapping(
   model: QueueMappingModel,
@@ -86,13 +99,24 @@ export function startQueueMapping(
       settle: async (records) => {
         await Promise.all(records.map((record) => queue.delete(record.receiptHandle)));
       },
+      // ChangeMessageVisibility to 0, as a consumer that stops cleanly does: visible again at once (M6).
+      release: async (records) => {
+        await Promise.all(
+          records.map((record) =>
+            queue.changeVisibility(record.receiptHandle, 0).catch((error: unknown) => {
+              // No longer in flight (its visibility timeout ended): visible already.
+              if (!(error instanceof SqsError && error.type === 'MessageNotInflight')) throw error;
+            }),
+          ),
+        );
+      },
     },
     {
       logicalId: model.logicalId,
       functionId: fn.config.logicalId,
       batchSize: model.batchSize,
       batchingWindowSeconds: model.batchingWindowSeconds,
-      concurrency: Math.min(model.maximumConcurrency ?? maxConcurrency, maxConcurrency),
+      concurrency: mappingConcurrency(model),
       reportBatchItemFailures: model.reportBatchItemFailures,
       failures: 'set',
       waitMs: 20_000,

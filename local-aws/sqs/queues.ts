@@ -1,9 +1,11 @@
 /**
- * @module Local SQS standard queues: visibility timeout, delays, receive counts, retention and redrive to a
- * dead-letter queue, held in memory and, given a journal, written through to the embedded store before each
- * answer (docs/local-api.md "Events and queues"; local-aws/behaviour.md Q1-Q9).
+ * @module Local SQS standard queues: visibility timeout, delays, receive counts, retention, redrive to a
+ * dead-letter queue and fair receives by message group, held in memory and, given a journal, written through
+ * to the embedded store before each answer (docs/local-api.md "Events and queues"; local-aws/behaviour.md
+ * Q1-Q10).
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues.html
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { JournalEntry, QueueJournal } from './queue-journal.ts';
@@ -25,6 +27,21 @@ export interface QueueMessage {
   receiptHandle?: string;
   /** `SenderId`: the access key id that sent it. */
   senderId: string;
+  /** `MessageGroupId`: its tenant in a fair queue (behaviour.md Q10); absent, it is a tenant of its own. */
+  messageGroupId?: string;
+  /** Epoch ms of its latest receive while that receive is being processed (its tenant's consumer time). */
+  receivedAt?: number;
+}
+
+/** Half-life, in ms, of a tenant's recent consumer time in a fair queue. */
+const usageHalfLifeMs = 10_000;
+
+/** A tenant's recent consumer time: messages processed and their ms from receive to delete, decayed. */
+interface Usage {
+  ms: number;
+  messages: number;
+  /** Epoch ms of the last update. */
+  at: number;
 }
 
 /** The SQS errors the queues raise, by their JSON protocol `__type` (`com.amazonaws.sqs#<name>`). */
@@ -80,6 +97,10 @@ export class LocalQueue {
   /** The dead-letter queue, once {@link LocalQueues} has linked it. */
   deadLetterQueue: LocalQueue | undefined;
   private readonly messages = new Map<string, QueueMessage>();
+  /** The recent consumer time of each tenant (message group) of a fair queue. */
+  private readonly usage = new Map<string, Usage>();
+  /** The recent consumer time of every tenant together: a new tenant's mean until it has one of its own. */
+  private overall: Usage | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly journal: QueueJournal | undefined;
   private closed = false;
@@ -122,13 +143,15 @@ export class LocalQueue {
   /**
    * Enqueues `body`; `delaySeconds` (0-900) overrides the queue's `DelaySeconds`. Resolves once the message is
    * written to the journal.
-   * @throws SqsError InvalidParameterValue for an empty body or a delay out of range; the journal's error
+   * @throws SqsError InvalidParameterValue for an empty body, a delay out of range or a malformed
+   *   `messageGroupId`; the journal's error
    */
   async send(
     body: string,
     options: {
       delaySeconds?: number;
       senderId?: string;
+      messageGroupId?: string;
     } = {},
   ): Promise<QueueMessage> {
     if (body.length === 0)
@@ -137,6 +160,12 @@ export class LocalQueue {
     if (!Number.isInteger(delay) || delay < 0 || delay > maxDelaySeconds) {
       throw invalidParameter(
         `Value ${delay} for parameter DelaySeconds is invalid. Reason: must be between 0 and ${maxDelaySeconds}.`,
+      );
+    }
+    const group = options.messageGroupId;
+    if (group !== undefined && !/^[!-~]{1,128}$/.test(group)) {
+      throw invalidParameter(
+        `Value ${group} for parameter MessageGroupId is invalid. Reason: must be 1 to 128 alphanumeric or punctuation characters.`,
       );
     }
     const now = Date.now();
@@ -148,6 +177,7 @@ export class LocalQueue {
       receiveCount: 0,
       visibleAt: now + delay * 1000,
       senderId: options.senderId ?? 'local',
+      ...(group !== undefined && { messageGroupId: group }),
     };
     this.messages.set(message.messageId, message);
     await this.persist([this.put(message)]);
@@ -160,7 +190,7 @@ export class LocalQueue {
    * @returns its journal entry, to be written in one batch with its removal from the source
    */
   private adopt(message: QueueMessage): JournalEntry {
-    const { receiptHandle: _, firstReceiveTimestamp: __, ...rest } = message;
+    const { receiptHandle: _, firstReceiveTimestamp: __, receivedAt: ___, ...rest } = message;
     const adopted = { ...rest, receiveCount: 0, visibleAt: Date.now() };
     this.messages.set(message.messageId, adopted);
     this.wake();
@@ -168,7 +198,7 @@ export class LocalQueue {
   }
 
   /**
-   * Receives up to `max` visible messages, oldest first, waiting up to `waitSeconds` for the first (long
+   * Receives up to `max` visible messages, oldest first and fairly by message group (see {@link take}), waiting up to `waitSeconds` for the first (long
    * polling) unless `signal` aborts. Each gets a new receipt handle, one more receive, and is invisible for
    * `visibilityTimeoutSeconds` (default the queue's). A message that would be received more than the redrive
    * policy's `maxReceiveCount` times is moved to the dead-letter queue instead. Resolves once the receives
@@ -200,32 +230,97 @@ export class LocalQueue {
     }
   }
 
-  /** Takes up to `max` visible messages; `entries`: the journal entries of what it changed. */
+  /** `usage` decayed to `now`. */
+  private static decayed(usage: Usage | undefined, now: number): Usage {
+    if (!usage) return { ms: 0, messages: 0, at: now };
+    const factor = 0.5 ** ((now - usage.at) / usageHalfLifeMs);
+    return { ms: usage.ms * factor, messages: usage.messages * factor, at: now };
+  }
+
+  /** Counts the consumer time of `message`'s receive that now ends (deleted, or its visibility changed). */
+  private processed(message: QueueMessage, now: number): void {
+    const group = message.messageGroupId;
+    if (group === undefined || message.receivedAt === undefined) return;
+    const ms = Math.max(0, now - message.receivedAt);
+    const usage = LocalQueue.decayed(this.usage.get(group), now);
+    const overall = LocalQueue.decayed(this.overall, now);
+    for (const kept of [usage, overall]) {
+      kept.ms += ms;
+      kept.messages += 1;
+    }
+    this.usage.set(group, usage);
+    this.overall = overall;
+    message.receivedAt = undefined;
+  }
+
+  /**
+   * Takes up to `max` visible messages, fairly by tenant (a fair queue, behaviour.md Q10). A tenant (message
+   * group) is charged the consumer time its messages in flight and its next one would take: its recent mean
+   * time per message (receive to delete, decayed with a half-life of 10 s; a new tenant: that of every tenant
+   * together) times its messages in flight plus one. Each next message is the oldest of the least charged tenant, and taking it charges its tenant one more
+   * message in flight. So a tenant whose messages take long, or that holds many in flight, waits while a quiet
+   * tenant's messages go first, never first come first served; a message without a group is a tenant of its
+   * own, and without groups this is oldest first. `entries`: the journal entries of what it changed.
+   */
   private take(
     max: number,
     visibilityTimeoutSeconds?: number,
   ): { taken: Received[]; entries: JournalEntry[] } {
     const now = Date.now();
-    const taken: Received[] = [];
     const entries: JournalEntry[] = [];
+    const inFlight = new Map<string, number>();
+    const visible: QueueMessage[] = [];
+    const redrive = this.settings.redrive;
     for (const message of this.messages.values()) {
-      if (taken.length >= max) break;
       if (now - message.sentTimestamp > this.settings.retentionSeconds * 1000) {
         this.messages.delete(message.messageId);
         entries.push(this.removal(message));
         continue;
       }
-      if (message.visibleAt > now) continue;
-      const redrive = this.settings.redrive;
+      const group = message.messageGroupId;
+      if (message.visibleAt > now) {
+        if (group !== undefined && message.receiveCount > 0)
+          inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+        continue;
+      }
       if (redrive && this.deadLetterQueue && message.receiveCount >= redrive.maxReceiveCount) {
         this.messages.delete(message.messageId);
         entries.push(this.removal(message), this.deadLetterQueue.adopt(message));
         continue;
       }
+      visible.push(message);
+    }
+    /**
+     * A tenant's charge: its recent mean time per message (a new tenant's: every tenant's), for each message in
+     * flight and the next one.
+     */
+    const overall = LocalQueue.decayed(this.overall, now);
+    const overallMean = overall.messages > 0 ? overall.ms / overall.messages : 0;
+    const charge = (group: string | undefined): number => {
+      if (group === undefined) return 0;
+      const usage = LocalQueue.decayed(this.usage.get(group), now);
+      const mean = usage.messages > 0 ? usage.ms / usage.messages : overallMean;
+      return mean * ((inFlight.get(group) ?? 0) + 1);
+    };
+    const taken: Received[] = [];
+    while (taken.length < max && visible.length > 0) {
+      let best = 0;
+      let least = charge((visible[0] as QueueMessage).messageGroupId);
+      for (let index = 1; index < visible.length && least > 0; index += 1) {
+        const candidate = charge((visible[index] as QueueMessage).messageGroupId);
+        if (candidate < least) {
+          best = index;
+          least = candidate;
+        }
+      }
+      const [message] = visible.splice(best, 1) as [QueueMessage];
+      const group = message.messageGroupId;
+      if (group !== undefined) inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
       const receiptHandle = randomBytes(24).toString('base64url');
       message.receiptHandle = receiptHandle;
       message.receiveCount += 1;
       message.firstReceiveTimestamp ??= now;
+      message.receivedAt = now;
       message.visibleAt = now + (visibilityTimeoutSeconds ?? this.settings.visibilityTimeoutSeconds) * 1000;
       taken.push({ message: { ...message }, receiptHandle });
       entries.push(this.put(message));
@@ -279,6 +374,7 @@ export class LocalQueue {
     if (!receiptHandle) throw receiptHandleInvalid(receiptHandle);
     const message = this.byHandle(receiptHandle);
     if (!message) return;
+    this.processed(message, Date.now());
     this.messages.delete(message.messageId);
     await this.persist([this.removal(message)]);
   }
@@ -304,6 +400,7 @@ export class LocalQueue {
         'Message does not exist or is not available for visibility timeout change.',
       );
     }
+    this.processed(message, Date.now());
     message.visibleAt = Date.now() + seconds * 1000;
     await this.persist([this.put(message)]);
     if (seconds === 0) this.wake();

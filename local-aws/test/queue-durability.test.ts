@@ -16,12 +16,27 @@ import { expect, test } from 'vitest';
 import { type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import type { Template } from '../template/api-model.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
-import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
+import { type AwsFixture, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
-/** `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`. */
-const queuesTemplate = (): Template => ({
+/**
+ * `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`; with `gathering`, `work` is
+ * read by a function through a mapping that gathers batches of 10 for up to 20 s.
+ */
+const queuesTemplate = (recordFile: string, gathering = false): Template => ({
   Resources: {
+    ...(gathering && {
+      Worker: recordingFunction(recordFile),
+      Mapping: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: {
+          EventSourceArn: { 'Fn::GetAtt': ['Work', 'Arn'] },
+          FunctionName: { 'Fn::GetAtt': ['Worker', 'Arn'] },
+          BatchSize: 10,
+          MaximumBatchingWindowInSeconds: 20,
+        },
+      },
+    }),
     Work: {
       Type: 'AWS::SQS::Queue',
       Properties: {
@@ -41,9 +56,9 @@ cleanUpAfterAll(async () => {
 });
 
 /** The embedded store on `dataDir` and the queues of {@link queuesTemplate} keeping their messages in it. */
-async function start(dataDir: string) {
+async function start(dataDir: string, gathering = false) {
   const store = await startDynamoDb({ dataDir });
-  const fixture = await startAwsFixture(queuesTemplate, {
+  const fixture = await startAwsFixture((recordFile) => queuesTemplate(recordFile, gathering), {
     ...(store.levelDb ? { levelDb: store.levelDb } : {}),
   });
   running = { store, fixture };
@@ -144,4 +159,30 @@ test('queued, delayed, in-flight, deleted and dead-lettered messages are as they
     body: 'poison',
   });
   expect(await second.counts('Work')).toStrictEqual({ visible: 0, notVisible: 2, delayed: 1 });
+});
+
+test('a stop hands the messages its mapping holds and has not invoked back to their queue (visible at once)', async () => {
+  const dataDir = await temporaryDir('queue-release-');
+  const first = await start(dataDir, true);
+  for (const body of ['one', 'two', 'three']) {
+    await first.fixture.sqs.send(new SendMessageCommand({ QueueUrl: first.url('Work'), MessageBody: body }));
+  }
+  // The mapping holds them while it gathers its batch (20 s), invisible for the queue's 30 s.
+  await expect
+    .poll(() => first.counts('Work'), { timeout: 10_000 })
+    .toStrictEqual({ visible: 0, notVisible: 3, delayed: 0 });
+  await stop();
+  expect(await first.fixture.recorded()).toStrictEqual([]);
+
+  // Well within the visibility timeout: a restart finds them visible, each received once so far.
+  const second = await start(dataDir);
+  expect(await second.counts('Work')).toStrictEqual({ visible: 3, notVisible: 0, delayed: 0 });
+  const again = await second.receive('Work');
+  expect(
+    again.map((message) => [message.Body, message.Attributes?.ApproximateReceiveCount]).sort(),
+  ).toStrictEqual([
+    ['one', '2'],
+    ['three', '2'],
+    ['two', '2'],
+  ]);
 });

@@ -21,7 +21,10 @@ import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 cleanUpAfterAll();
 
-/** Queues: `work` (visibility 2 s, redrive to `work-dlq` after 2 receives) and `plain` (CloudFormation defaults). */
+/**
+ * Queues: `work` (visibility 2 s, redrive to `work-dlq` after 2 receives), `plain` (CloudFormation defaults)
+ * and `shared` (visibility 60 s), the tenants' queue of the fair receives.
+ */
 function queuesTemplate(): Template {
   return {
     Resources: {
@@ -35,19 +38,21 @@ function queuesTemplate(): Template {
       },
       WorkDlq: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'work-dlq' } },
       Plain: { Type: 'AWS::SQS::Queue' },
+      Shared: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'shared', VisibilityTimeout: 60 } },
     },
   };
 }
 
 let fixture: AwsFixture;
 /** Queue URLs by logical id. */
-let url: Record<'Work' | 'WorkDlq' | 'Plain', string>;
+let url: Record<'Work' | 'WorkDlq' | 'Plain' | 'Shared', string>;
 beforeAll(async () => {
   fixture = await startAwsFixture(queuesTemplate);
   url = {
     Work: fixture.aws.resourceValue('Work') as string,
     WorkDlq: fixture.aws.resourceValue('WorkDlq') as string,
     Plain: fixture.aws.resourceValue('Plain') as string,
+    Shared: fixture.aws.resourceValue('Shared') as string,
   };
 });
 afterAll(async () => {
@@ -346,6 +351,98 @@ describe('redrive', () => {
       ApproximateNumberOfMessages: '0',
       ApproximateNumberOfMessagesNotVisible: '0',
       ApproximateNumberOfMessagesDelayed: '0',
+    });
+  });
+});
+
+describe('fair receives by message group (Q10)', () => {
+  /** Sends `count` messages `<group>-<n>` of `group` to the shared queue, 10 a request. */
+  const sendOf = async (group: string, count: number) => {
+    for (let start = 0; start < count; start += 10) {
+      await fixture.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url.Shared,
+          Entries: Array.from({ length: Math.min(10, count - start) }, (_, index) => ({
+            Id: String(index),
+            MessageBody: `${group}-${start + index}`,
+            MessageGroupId: group,
+          })),
+        }),
+      );
+    }
+  };
+  const bodies = (messages: { Body?: string }[]) => messages.map((message) => message.Body);
+
+  /** Deletes `messages` of the shared queue. */
+  const done = (messages: { ReceiptHandle?: string }[]) =>
+    Promise.all(
+      messages.map((message) =>
+        fixture.sqs.send(
+          new DeleteMessageCommand({ QueueUrl: url.Shared, ReceiptHandle: message.ReceiptHandle }),
+        ),
+      ),
+    );
+
+  test('a quiet group is received before the older backlog of a noisy group, never first come first served', async () => {
+    // The noisy tenant's messages take the consumer 1 s each; the quiet tenant's, no time.
+    await sendOf('noisy', 10);
+    const slow = await receive(url.Shared);
+    expect(bodies(slow)).toStrictEqual(Array.from({ length: 10 }, (_, n) => `noisy-${n}`));
+    expect(slow[0]?.Attributes?.MessageGroupId).toBe('noisy');
+    await sleep(1000);
+    await done(slow);
+    await sendOf('quiet', 1);
+    await done(await receive(url.Shared));
+    // Then both have a backlog, the noisy one's older: the quiet tenant's messages come first.
+    await sendOf('noisy', 20);
+    await sendOf('quiet', 20);
+    const first = await receive(url.Shared);
+    expect(bodies(first)).toStrictEqual(Array.from({ length: 10 }, (_, n) => `quiet-${n}`));
+    await done(first);
+    const second = await receive(url.Shared);
+    expect(bodies(second)).toStrictEqual(Array.from({ length: 10 }, (_, n) => `quiet-${10 + n}`));
+    await done(second);
+    // The noisy tenant is slowed, not starved: once the quiet one's backlog is gone, it is received again.
+    const third = await receive(url.Shared);
+    expect(bodies(third)).toStrictEqual(Array.from({ length: 10 }, (_, n) => `noisy-${n}`));
+    await done(third);
+    const last = await receive(url.Shared);
+    expect(bodies(last)).toStrictEqual(Array.from({ length: 10 }, (_, n) => `noisy-${10 + n}`));
+    await done(last);
+  });
+
+  test('among tenants alike, each message taken charges its tenant: a receive shares itself between them', async () => {
+    // Two tenants that each used the consumer 1 s for one message, then a backlog of each.
+    await sendOf('left', 1);
+    await sendOf('right', 1);
+    const warmUp = await receive(url.Shared);
+    expect(bodies(warmUp).sort()).toStrictEqual(['left-0', 'right-0']);
+    await sleep(1000);
+    await done(warmUp);
+    await sendOf('left', 10);
+    await sendOf('right', 10);
+    const shared = await receive(url.Shared);
+    // Alternating by charge (each taken message adds its tenant's mean time), each tenant's oldest first.
+    expect(bodies(shared).filter((body) => body?.startsWith('left')).length).toBe(5);
+    expect(bodies(shared).filter((body) => body?.startsWith('right')).length).toBe(5);
+    expect(bodies(shared).filter((body) => body?.startsWith('left'))).toStrictEqual([
+      'left-0',
+      'left-1',
+      'left-2',
+      'left-3',
+      'left-4',
+    ]);
+  });
+
+  test('a MessageGroupId longer than 128 characters is InvalidParameterValue', async () => {
+    const error = await fixture.sqs
+      .send(
+        new SendMessageCommand({ QueueUrl: url.Shared, MessageBody: 'x', MessageGroupId: 'g'.repeat(129) }),
+      )
+      .catch((caught: Error) => caught);
+    expect(error).toMatchObject({
+      name: 'AWS.SimpleQueueService.InvalidParameterValue',
+      message: expect.stringContaining('MessageGroupId'),
     });
   });
 });

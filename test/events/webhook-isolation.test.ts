@@ -1,70 +1,82 @@
 /**
- * A hanging subscriber delays no one (docs/contract.md "History and events": while one subscriber's endpoint
- * hangs, a healthy subscriber's deliveries arrive within 5 s of the change at 10 changes per second), end to end
- * on the local API serving the synthesized stack: the stream, recordChanges, the bus, fanOutWebhooks, both
- * delivery lanes and their mappings as the stack defines them (docs/architecture.md "Events and webhooks").
- * Two subscriptions made with the webhook tool: one endpoint that never answers, one that answers 204 at once.
- * Ten PATCHes a second for 10 s, each on its own pet and quantity, so that each delivery names its change:
- * first with the healthy subscriber alone (the control), then beside the hanging one.
+ * A failing subscriber delays no one (docs/contract.md "History and events": while one subscriber's endpoint
+ * hangs or fails, a healthy subscriber's deliveries arrive within 5 s of the change at 10 changes per second;
+ * the same against one key's 20 endpoints that all hang, fail, or answer slowly but within the timeout:
+ * capacity is shared fairly by endpoint), end to end on the local API serving the synthesized stack: the stream,
+ * recordChanges, the bus, fanOutWebhooks, both delivery lanes (fair queues by endpoint) and their mappings as the
+ * stack defines them (docs/architecture.md "Events and webhooks").
+ *
+ * Each change is a PATCH of its own pet and quantity, so that each delivery names its change. First the healthy
+ * subscriber alone (the control: on a machine loaded enough that its deliveries already take longer than the
+ * contract's 5 s, the bound is its own slowest delivery plus a margin, so that what is measured is what the
+ * others add); then beside one hanging subscription of the webhook tool; then beside 20 endpoints of one API key
+ * that hang, answer 500, or answer after 1.9 s (under the fast lane's 2 s cut), the healthy one an endpoint of
+ * another key.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from 'vitest';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
+import { storeNewKey } from '#test/support/key-records.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
-import { startTestApi, type TestApi } from '#test/support/test-api.ts';
+import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
+import {
+  type ReceiverAnswer,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '#test/support/webhook-receiver.ts';
 
-/** Changes per second, and for how long. */
+/** Changes per second, and for how long (the tool's hanging subscription; each key's scenario). */
 const changesPerSecond = 10;
 const seconds = 10;
+const scenarioSeconds = 5;
 /** The contract's bound from a write's answer to the healthy subscriber's delivery. */
 const boundMs = 5_000;
-/** What a loaded machine's bound adds to the slowest delivery without a hanging endpoint (ms). */
+/** What a loaded machine's bound adds to the slowest delivery without a noisy endpoint (ms). */
 const marginMs = 2_000;
+/** An answer that never comes within the 10 s of an attempt. */
+const hang: ReceiverAnswer = { stallMs: 600_000 };
 
-/** A local endpoint: `answer` false never answers (the request hangs until the server closes). */
-async function startEndpoint(answer: boolean) {
-  /** Each request's body and when it arrived. */
-  const received: { at: number; body: string }[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ at: Date.now(), body: Buffer.concat(chunks).toString() });
-      if (answer) response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    received,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  };
+const receivers: WebhookReceiver[] = [];
+let running: Promise<TestApi> | undefined;
+cleanUpAfterAll(
+  () => Promise.all(receivers.map((receiver) => receiver.close())),
+  async () => (await running)?.close(),
+);
+
+/** A receiver answering `answer`, closed after the suite. */
+async function receiver(answer: ReceiverAnswer = { status: 204 }) {
+  const started = await startWebhookReceiver();
+  started.answer = answer;
+  receivers.push(started);
+  return started;
 }
 
-let api: TestApi | undefined;
-let healthy: Awaited<ReturnType<typeof startEndpoint>> | undefined;
-let hanging: Awaited<ReturnType<typeof startEndpoint>> | undefined;
-cleanUpAfterAll(
-  () => hanging?.close(),
-  () => healthy?.close(),
-  () => api?.close(),
-);
+/** Pets 7001... enough for each change of the file to have its own (k sets pet 7000 + k to quantity k). */
+const petOf = (k: number) => 7000 + k;
+const totalChanges = changesPerSecond * (2 * seconds + 3 * scenarioSeconds);
+
+/** The suite's API with the event path, its inventory on disk: started once, by the first test that needs it. */
+function api(): Promise<TestApi> {
+  running ??= startTestApi({
+    events: true,
+    onDisk: true,
+    inventory: Array.from({ length: totalChanges }, (_, index) => ({
+      petId: String(petOf(index + 1)),
+      quantity: 0,
+      status: 'available',
+    })),
+  });
+  return running;
+}
 
 /**
  * `PATCH` with the test key, retried as a client would on a connection error or a 503 (the embedded store busy
  * on a loaded machine): the last answer's status and when it came.
  */
-async function patch(service: TestApi, petId: number, quantity: number) {
+async function patch(service: TestApi, k: number) {
   for (let attempt = 1; ; attempt++) {
     try {
-      const response = await service.patch(String(petId), JSON.stringify({ quantity }));
+      const response = await service.patch(String(petOf(k)), JSON.stringify({ quantity: k }));
       if (response.status !== 503 || attempt >= 5) return { status: response.status, answeredAt: Date.now() };
     } catch (error) {
       if (attempt >= 5) throw error;
@@ -74,15 +86,15 @@ async function patch(service: TestApi, petId: number, quantity: number) {
 }
 
 /**
- * Sends changes `first` to `last` at {@link changesPerSecond} (change k sets pet k mod 10 to quantity k) and
- * waits for the healthy endpoint to get each: the delay of each from its write's answer (Infinity if never).
+ * Sends changes `first` to `last` at {@link changesPerSecond} and waits (at most 30 s) for `healthy` to get
+ * each: the delay of each from its write's answer (Infinity if never).
  */
-async function changesAndDelays(service: TestApi, pets: readonly number[], first: number, last: number) {
+async function changesAndDelays(service: TestApi, healthy: WebhookReceiver, first: number, last: number) {
   const started = Date.now();
   const answers = new Map<number, Promise<{ status: number; answeredAt: number }>>();
   for (let k = first; k <= last; k++) {
     await sleep(started + ((k - first) * 1000) / changesPerSecond - Date.now());
-    answers.set(k, patch(service, pets[k % pets.length] as number, k));
+    answers.set(k, patch(service, k));
   }
   const answered = new Map<number, { status: number; answeredAt: number }>();
   for (const [k, answer] of answers) answered.set(k, await answer);
@@ -91,10 +103,10 @@ async function changesAndDelays(service: TestApi, pets: readonly number[], first
   /** When the healthy endpoint first got change k, by k. */
   const deliveredAt = () => {
     const at = new Map<number, number>();
-    for (const { at: time, body } of healthy?.received ?? []) {
+    for (const { receivedAt, body } of healthy.requests) {
       const quantity = /"quantity":\{"from":\d+,"to":(\d+)\}/.exec(body)?.[1];
       const k = Number(quantity);
-      if (quantity !== undefined && answered.has(k) && !at.has(k)) at.set(k, time);
+      if (quantity !== undefined && answered.has(k) && !at.has(k)) at.set(k, receivedAt);
     }
     return at;
   };
@@ -107,38 +119,96 @@ async function changesAndDelays(service: TestApi, pets: readonly number[], first
   }));
 }
 
+/** `npm run webhooks -- add <url>` on the suite's data folder (all event types). */
+async function subscribe(service: TestApi, url: string) {
+  const added = await runNode(scripts.webhooks, ['add', url], {
+    env: childEnv({ DATA_DIR: service.dataDir }),
+  });
+  expect(added.code, added.stderr).toBe(0);
+}
+
+/** The changes the suite has sent so far (each test takes the next ones). */
+let sent = 0;
+/** The next `count` change numbers: [first, last]. */
+function nextChanges(count: number): [number, number] {
+  sent += count;
+  return [sent - count + 1, sent];
+}
+
+/** The healthy subscriber of the tool, and the bound from its deliveries alone (measured once, first). */
+let control: Promise<{ healthy: WebhookReceiver; bound: number }> | undefined;
+function healthyAlone() {
+  control ??= (async () => {
+    const service = await api();
+    const healthy = await receiver();
+    await subscribe(service, `${healthy.endpoint}/hooks`);
+    const alone = await changesAndDelays(service, healthy, ...nextChanges(changesPerSecond * seconds));
+    expect(alone.filter(({ delayMs }) => delayMs === Number.POSITIVE_INFINITY)).toStrictEqual([]);
+    return { healthy, bound: Math.max(boundMs, Math.max(...alone.map(({ delayMs }) => delayMs)) + marginMs) };
+  })();
+  return control;
+}
+
 test(`a hanging endpoint delays no one: at ${changesPerSecond} changes/s for ${seconds} s, the healthy subscriber gets every change within 5 s of its answer`, {
   timeout: 240_000,
 }, async () => {
-  const pets = Array.from({ length: changesPerSecond }, (_, index) => 7001 + index);
-  api = await startTestApi({
-    events: true,
-    onDisk: true,
-    inventory: pets.map((petId) => ({ petId: String(petId), quantity: 0, status: 'available' })),
-  });
-  const service = api;
-  healthy = await startEndpoint(true);
-  hanging = await startEndpoint(false);
-  const subscribe = async (url: string) => {
-    const added = await runNode(scripts.webhooks, ['add', url], {
-      env: childEnv({ DATA_DIR: service.dataDir }),
-    });
-    expect(added.code, added.stderr).toBe(0);
-  };
-  const changes = changesPerSecond * seconds;
-
-  // The control: the same changes with the healthy subscriber alone. On a machine loaded enough that its
-  // deliveries already take longer than the contract's 5 s, the bound is its own slowest delivery plus a
-  // margin, so that what is measured is what the hanging endpoint adds.
-  await subscribe(healthy.url);
-  const alone = await changesAndDelays(service, pets, 1, changes);
-  expect(alone.filter(({ delayMs }) => delayMs === Number.POSITIVE_INFINITY)).toStrictEqual([]);
-  const bound = Math.max(boundMs, Math.max(...alone.map(({ delayMs }) => delayMs)) + marginMs);
-
-  await subscribe(hanging.url);
-  const beside = await changesAndDelays(service, pets, changes + 1, 2 * changes);
+  const service = await api();
+  const { healthy, bound } = await healthyAlone();
+  const hanging = await receiver(hang);
+  await subscribe(service, `${hanging.endpoint}/hooks`);
+  const beside = await changesAndDelays(service, healthy, ...nextChanges(changesPerSecond * seconds));
   // Every change reached the healthy subscriber, each within the bound of its write's answer.
   expect(beside.filter(({ delayMs }) => delayMs > bound)).toStrictEqual([]);
   // The hanging endpoint was attempted all along (its deliveries are retried in the slow lane).
-  expect(hanging.received.length).toBeGreaterThan(0);
+  expect(hanging.requests.length).toBeGreaterThan(0);
 });
+
+test.each([
+  { behaviour: 'hang', answer: hang },
+  { behaviour: 'answer 500', answer: { status: 500 } },
+  { behaviour: 'answer after 1.9 s', answer: { stallMs: 1_900 } },
+])(
+  `fair by endpoint: beside 20 endpoints of one key that $behaviour, another key's healthy endpoint gets every change within 5 s at ${changesPerSecond} changes/s`,
+  {
+    timeout: 240_000,
+  },
+  async ({ answer }) => {
+    const service = await api();
+    const { bound } = await healthyAlone();
+    const call = (key: string, method: string, path: string, body?: string) =>
+      service.request(method, path, {
+        headers: { Authorization: `Bearer ${key}`, ...(body && { 'Content-Type': 'application/json' }) },
+        ...(body && { body }),
+      });
+    const [noisyKey, healthyKey] = await Promise.all([
+      storeNewKey(service.keys, 'noisy', unthrottled),
+      storeNewKey(service.keys, 'healthy', unthrottled),
+    ]);
+    const noisy = await receiver(answer);
+    const healthy = await receiver();
+    const create = async (key: string, url: string) => {
+      const created = await call(key, 'POST', '/webhook-endpoints', JSON.stringify({ url }));
+      expect(created.status, created.text).toBe(201);
+      return (JSON.parse(created.text) as { id: string }).id;
+    };
+    await create(healthyKey, `${healthy.endpoint}/hooks`);
+    const noisyIds = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => create(noisyKey, `${noisy.endpoint}/hooks/${n}`)),
+    );
+
+    const delays = await changesAndDelays(
+      service,
+      healthy,
+      ...nextChanges(changesPerSecond * scenarioSeconds),
+    );
+    // Every change reached the healthy endpoint, each within the bound of its write's answer.
+    expect(delays.filter(({ delayMs }) => delayMs > bound)).toStrictEqual([]);
+    // The noisy endpoints were attempted meanwhile (the capacity was shared, not given to the healthy one alone).
+    expect(noisy.requests.length).toBeGreaterThan(0);
+    // Their key lets them go, so that the next scenario starts without them.
+    for (const id of noisyIds) {
+      const deleted = await call(noisyKey, 'DELETE', `/webhook-endpoints/${id}`);
+      expect(deleted.status, deleted.text).toBe(204);
+    }
+  },
+);

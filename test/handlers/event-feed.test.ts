@@ -12,7 +12,14 @@ import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeJson } from '#lib/events/change-json.ts';
 import { type ChangeEvent, changeEventId, eventTimestamp, eventTypes } from '#lib/events/changes.ts';
 import { appendEvents } from '#lib/events/event-append.ts';
-import { type FeedEvent, feedJson, feedPage, placeOf } from '#lib/events/event-feed.ts';
+import {
+  type EventPlace,
+  type FeedEvent,
+  feedJson,
+  feedPage,
+  placeOf,
+  positionsAfter,
+} from '#lib/events/event-feed.ts';
 import { logCount, logKey, logOf, retentionMs } from '#lib/events/event-logs.ts';
 import type { OrderStatus } from '#lib/orders/order.ts';
 import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
@@ -90,7 +97,7 @@ function petsOfLog(log: number, count: number, from = 1): string[] {
 }
 
 describe('appendEvents', () => {
-  test('stores each event at its log and position with its id marker, and the head of each log', async () => {
+  test("stores each event at its log and position with its id marker, and the feed's one head", async () => {
     const [pet] = petsOfLog(3, 1) as [string];
     const events = [inventoryEvent(pet, 1), orderEvent('7529104386949123', 'placed'), inventoryEvent(pet, 2)];
     await appendEvents(documents(), table, events, () => t0);
@@ -116,14 +123,13 @@ describe('appendEvents', () => {
       `${a.log?.S} ${a.position?.N}` < `${b.log?.S} ${b.position?.N}` ? -1 : 1;
     expect((await scanTable(db.client, table)).sort(byKey)).toStrictEqual(
       [
-        { log: { S: logKey(3) }, position: { N: '0' }, last: { N: String(t0 * 1000 + 1) } },
+        { log: { S: 'head' }, position: { N: '0' }, last: { N: String(t0 * 1000 + 2) } },
         eventItem(events[0] as ChangeEvent, 3, t0 * 1000),
-        eventItem(events[2] as ChangeEvent, 3, t0 * 1000 + 1),
-        { log: { S: logKey(orderLog) }, position: { N: '0' }, last: { N: String(t0 * 1000) } },
-        eventItem(events[1] as ChangeEvent, orderLog, t0 * 1000),
+        eventItem(events[2] as ChangeEvent, 3, t0 * 1000 + 2),
+        eventItem(events[1] as ChangeEvent, orderLog, t0 * 1000 + 1),
         marker(events[0] as ChangeEvent, 3, t0 * 1000),
-        marker(events[2] as ChangeEvent, 3, t0 * 1000 + 1),
-        marker(events[1] as ChangeEvent, orderLog, t0 * 1000),
+        marker(events[2] as ChangeEvent, 3, t0 * 1000 + 2),
+        marker(events[1] as ChangeEvent, orderLog, t0 * 1000 + 1),
       ].sort(byKey),
     );
   });
@@ -166,7 +172,7 @@ describe('feedPage', () => {
     for (const [offset, event] of steps) await appendEvents(documents(), table, [event], () => t0 + offset);
   }
 
-  test('merges the logs oldest first by (millisecond, log, position), in pages that continue without a miss or a repeat', async () => {
+  test("merges the logs in the order of their appends (the feed's positions, whatever the clocks), in pages that continue without a miss or a repeat", async () => {
     const [a, b] = [petsOfLog(2, 1)[0] as string, petsOfLog(6, 1)[0] as string];
     const order = orderEvent('11', 'placed');
     const steps: [number, ChangeEvent][] = [
@@ -178,15 +184,8 @@ describe('feedPage', () => {
       [7, orderEvent('11', 'approved')],
     ];
     await appendAt(steps);
-    // Log 2 before log 6 within a millisecond; a's second event keeps its log's order though written later.
-    const expected = [
-      inventoryEvent(a, 1),
-      inventoryEvent(b, 1),
-      order,
-      inventoryEvent(b, 2),
-      inventoryEvent(a, 2),
-      orderEvent('11', 'approved'),
-    ].map(asFeedEvent);
+    // Append order across the logs, b's second event after a's though its clock read an earlier millisecond.
+    const expected = steps.map(([, event]) => asFeedEvent(event));
     const whole = await feedPage(documents(), table, {
       limit: 100,
       types: eventTypes,
@@ -208,7 +207,7 @@ describe('feedPage', () => {
     const empty = await feedPage(documents(), table, { limit: 4, types: eventTypes, after, nowMs: t0 });
     expect(empty).toStrictEqual({ events: [], next: after });
     expect(feedJson(expected.slice(0, 1))).toBe(
-      `[{"id":"inventory.${a}.1","type":"inventory.changed","timestamp":"2026-11-27T10:00:00.000Z","data":${changeJson(inventoryEvent(a, 1))}}]`,
+      `[{"id":"inventory.${b}.1","type":"inventory.changed","timestamp":"2026-11-27T10:00:00.000Z","data":${changeJson(inventoryEvent(b, 1))}}]`,
     );
   });
 
@@ -300,6 +299,85 @@ describe('20 appenders racing on the same logs while a reader pages', { timeout:
         .filter((event) => event.id.startsWith(`inventory.${petId}.`))
         .map((event) => Number(event.id.split('.')[2]));
       expect(sequences).toStrictEqual(Array.from({ length: perPet }, (_, index) => index + 1));
+    }
+  });
+});
+
+describe('readers resuming from event ids while 8 appenders, one per inventory log, append', {
+  timeout: 240_000,
+}, () => {
+  test('after=<id> continues exactly after that event: pages resumed from their last id, and ids as webhooks carry them, miss and repeat nothing', async () => {
+    // A pet in each of the 8 inventory logs: appends on every log at once.
+    const pets = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((log) => petsOfLog(log, 1));
+    const perPet = 10;
+    /** The ids appended so far, each as soon as its append answered (what a webhook would carry next). */
+    const appendedIds: string[] = [];
+    let writing = true;
+    // Every other appender's clock is 200 ms behind (consumers on other machines; or a transaction slower than
+    // a later one): its events land in the feed's order before events appended earlier.
+    const appenders = pets.map(async (petId, index) => {
+      const now = index % 2 === 0 ? Date.now : () => Date.now() - 200;
+      for (let sequence = 1; sequence <= perPet; sequence += 1) {
+        const event = inventoryEvent(petId, sequence);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await appendEvents(documents(), table, [event], now);
+            break;
+          } catch (error) {
+            if (attempt === 3 || !/stayed taken/.test(String(error))) throw error;
+          }
+        }
+        appendedIds.push(changeEventId(event));
+      }
+    });
+    /** The positions `after=<id>` starts from, as listEvents resolves them. */
+    const afterId = async (id: string) =>
+      positionsAfter((await placeOf(documents(), table, id)) as EventPlace);
+    // A reader paging by ids: each next page starts after the id of the last event it got.
+    const seen: FeedEvent[] = [];
+    const pager = (async () => {
+      let after = zeros();
+      for (;;) {
+        const done = !writing;
+        const page = await feedPage(documents(), table, { limit: 7, types: eventTypes, after });
+        seen.push(...page.events);
+        const last = seen.at(-1);
+        if (last) after = await afterId(last.id);
+        if (done && page.events.length < 7) return;
+        await setTimeout(20);
+      }
+    })();
+    // A consumer of webhooks: after the id of the latest event delivered, what the feed lists then.
+    const resumed: { id: string; events: string[] }[] = [];
+    const webhookReader = (async () => {
+      while (writing) {
+        const id = appendedIds.at(-1);
+        if (id) {
+          const page = await feedPage(documents(), table, {
+            limit: 1000,
+            types: eventTypes,
+            after: await afterId(id),
+          });
+          resumed.push({ id, events: page.events.map((event) => event.id) });
+        }
+        await setTimeout(30);
+      }
+    })();
+    const appended = await Promise.allSettled(appenders);
+    writing = false;
+    await Promise.all([pager, webhookReader]);
+    expect(appended.filter((outcome) => outcome.status === 'rejected')).toStrictEqual([]);
+
+    const whole = await feedPage(documents(), table, { limit: 1000, types: eventTypes, after: zeros() });
+    const feed = whole.events.map((event) => event.id);
+    expect(feed.length).toBe(pets.length * perPet);
+    // The pager got the whole feed, in its order, each event once.
+    expect(seen.map((event) => event.id)).toStrictEqual(feed);
+    // Each resumption from a webhook's id got the events right after it in the feed's order, none skipped.
+    expect(resumed.length).toBeGreaterThan(0);
+    for (const { id, events } of resumed) {
+      const from = feed.indexOf(id) + 1;
+      expect({ id, events }).toStrictEqual({ id, events: feed.slice(from, from + events.length) });
     }
   });
 });
