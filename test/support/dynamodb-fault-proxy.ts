@@ -1,6 +1,8 @@
 /** Starts a proxy to a real DynamoDB that injects the faults a test chooses (docs/contract.md "Errors"). */
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { requestTimeoutMs } from '#lib/clients/dynamodb-client.ts';
 import { listenOnFreePort } from './free-port.ts';
 import { serviceTables, setFunctionEnvironment } from './test-dynamodb.ts';
 
@@ -8,9 +10,14 @@ import { serviceTables, setFunctionEnvironment } from './test-dynamodb.ts';
  * What the proxy does with one request: forward it, answer it with an internal error, answer a BatchWriteItem
  * with every item unprocessed (other operations are forwarded), drop the connection, forward it and
  * withhold the answer (`unanswered`: the write lands, and its caller waits until its own timeout), or cancel a
- * TransactWriteItems as DynamoDB cancels one that met another transaction on an item (`conflict`: nothing written).
+ * TransactWriteItems as DynamoDB cancels one that met another transaction on an item (`conflict`: nothing written),
+ * or forward it and hold its answer {@link lateAnswerMs} (`late`: the write lands, the SDK gives the attempt up
+ * at its request timeout and sends it again while others may write the same item).
  */
-export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered' | 'conflict';
+export type Fault = 'pass' | 'error' | 'unprocessed' | 'down' | 'unanswered' | 'conflict' | 'late';
+
+/** How long a `late` answer is held, in ms: past the service's DynamoDB request timeout (lib/clients/dynamodb-client.ts). */
+export const lateAnswerMs = requestTimeoutMs + 500;
 
 /** A running fault proxy. */
 export interface FaultProxy {
@@ -41,6 +48,14 @@ const internalError = JSON.stringify({
   message: 'fault',
 });
 
+/** Reads `answer` at once and sends it on `outgoing` {@link lateAnswerMs} later, if its caller still waits. */
+async function holdAnswer(answer: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  const body = await bodyOf(answer);
+  await sleep(lateAnswerMs);
+  if (outgoing.destroyed) return;
+  outgoing.writeHead(answer.statusCode ?? 500, answer.headers).end(body);
+}
+
 /**
  * Starts a {@link FaultProxy} in front of the DynamoDB API at `target`.
  *
@@ -48,8 +63,9 @@ const internalError = JSON.stringify({
  * and then produces the faults real DynamoDB shows and the local APIs cannot: an internal error on the wire
  * (HTTP 500, `x-amzn-ErrorType: InternalServerError`, JSON 1.0 error body), a BatchWriteItem answered with
  * every item unprocessed (HTTP 200, nothing written, as DynamoDB answers a throttled batch), a dropped
- * connection (DynamoDB lost mid-way), or a write applied whose answer never comes (the caller dies or times out
- * between the commit and its answer). It stores and reads nothing itself: what is stored is what the real API
+ * connection (DynamoDB lost mid-way), a write applied whose answer never comes (the caller dies or times out
+ * between the commit and its answer), or one whose answer comes after the caller's request timeout (the SDK
+ * retries a write that committed). It stores and reads nothing itself: what is stored is what the real API
  * stored.
  */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
@@ -124,6 +140,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       (answer) => {
         // The request was applied; its caller never hears of it (the connection stays open until it leaves).
         if (fault === 'unanswered') return void answer.resume();
+        if (fault === 'late') return void holdAnswer(answer, outgoing);
         outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
         answer.pipe(outgoing);
       },
