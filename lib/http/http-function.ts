@@ -47,7 +47,7 @@ function withHttpMiddlewares<R extends { statusCode: number }>(
       // the event carries the bearer key. No `resetKeys`: nothing is ever appended to the logger (fields go
       // with each call) and the reset costs time on every invocation: add it with `logger.appendKeys`.
       .use(injectLambdaContext(logger, { logEvent: false }))
-      // Every DynamoDB call of the invocation ends in time for a 503 (lib/clients/deadline.ts).
+      // Every DynamoDB call of the invocation ends in time for a 503 (lib/http/deadline.ts).
       .use(invocationDeadline())
       .use(cors ? [cors] : [])
       .use(responseHeaders(headers))

@@ -9,7 +9,7 @@ import {
   type DynamoDBClientConfig,
   type PutItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { withDeadline } from '../clients/deadline.ts';
+import { withDeadline } from '../http/deadline.ts';
 
 /** The record's attribute naming the request that wrote it (beside Powertools' own: id, status, expiration...). */
 const requestIdAttribute = 'requestId';

@@ -31,7 +31,8 @@ export interface DeliveryDependencies {
   slowLane: SlowLane;
   /**
    * Deletes a message of `lane` once it is handled (any result but `retry`), before its batch ends: the fair
-   * queue then charges its endpoint only its own attempt's time (docs/architecture.md "Delivery isolation").
+   * queue then charges its endpoint only its own attempt's time (docs/architecture.md "Delivery isolation: a
+   * fast lane and a slow lane").
    */
   handled(record: SQSRecord, lane: Lane): Promise<void>;
   /** The delays in seconds before attempts 2, 3, ... (lib/webhooks/retry-schedule.ts). */

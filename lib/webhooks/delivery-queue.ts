@@ -60,7 +60,7 @@ export function slowLane(sqs: SQSClient, queueUrl: string): SlowLane {
 /**
  * Deletes the received message `receiptHandle` of the queue at `queueUrl` as soon as it is handled, rather than
  * at the end of its batch, so that the fair queue charges its endpoint the time of its own attempt, not of the
- * batch's slowest (docs/architecture.md "Delivery isolation").
+ * batch's slowest (docs/architecture.md "Delivery isolation: a fast lane and a slow lane").
  */
 export async function deleteHandled(sqs: SQSClient, queueUrl: string, receiptHandle: string): Promise<void> {
   await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));

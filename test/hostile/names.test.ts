@@ -44,7 +44,7 @@ const route = (
 
 let nextPetId = 100;
 const routes: Route[] = [
-  route('listInventory', 'GET', '/inventory', 'limit, cursor, status'),
+  route('listInventory', 'GET', '/inventory', 'limit, cursor, status, lowStock, petIds'),
   route('getInventoryItem', 'GET', '/inventory/7', 'none'),
   route('updateInventory', 'PATCH', '/inventory/7', 'none', () => '{"quantity": 900}'),
   route('addPet', 'POST', '/pets', 'none', () => `{"id": ${nextPetId++}, "name": "Rex"}`),

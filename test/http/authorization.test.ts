@@ -113,6 +113,14 @@ describe.each(probeRequests(petId))('$method $path', (probe) => {
   );
 });
 
+/** 403 of createWebhookEndpoint for a key that reads no event type (lib/webhooks/event-access.ts). */
+const noReadableEventType = {
+  code: 'forbidden',
+  message:
+    'this API key can read no event type: inventory.changed needs inventory:read, inventory.low_stock needs inventory:read, order.changed needs orders:read',
+  status: 403,
+};
+
 describe.each(probeRequests(petId))('$method $path by scope', (probe) => {
   test.each(scopes.map((scope) => [scope]))(
     'a key holding only %s: success when it is the operation scope, else 403 forbidden and nothing changes',
@@ -123,6 +131,13 @@ describe.each(probeRequests(petId))('$method $path by scope', (probe) => {
         ...(probe.body ? { body: probe.body } : {}),
       });
       expectDeclared(probe.method, probe.path, response);
+      if (scope === probe.operation.scope && probe.operation.name === 'createWebhookEndpoint') {
+        // Least privilege: a key holding only webhooks:manage reads no event type, so it may deliver none
+        // (docs/contract.md "History and events"); nothing changes.
+        expect([response.status, JSON.parse(response.text)]).toEqual([403, noReadableEventType]);
+        expect(await api.tableItems()).toEqual(before);
+        return;
+      }
       if (scope === probe.operation.scope) {
         expect(response.status).toBe(probe.success);
         return;

@@ -282,17 +282,15 @@ describe.each(Object.keys(environments) as EnvironmentName[])('%s stack', (name)
     }
   });
 
-  it('tells deliverWebhooks the slow lane (its URL to move deliveries to, its ARN to know its records) and the fan-out both lanes', () => {
+  it("tells deliverWebhooks both lanes (the fast lane's URL to delete each handled delivery at once, the slow lane's URL to move deliveries to, its ARN to know its records) and the fan-out both lanes", () => {
     const variables = (functionId: string) =>
       (resource(json(), functionId).Properties.Environment as { Variables: Record<string, unknown> })
         .Variables;
     expect(variables(functionLogicalId(eventFunctions.deliverWebhooks))).toMatchObject({
+      WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'),
       WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
       WEBHOOK_SLOW_LANE_QUEUE_ARN: getAtt('WebhookSlowLaneQueue', 'Arn'),
     });
-    expect(variables(functionLogicalId(eventFunctions.deliverWebhooks))).not.toHaveProperty(
-      'WEBHOOK_DELIVERY_QUEUE_URL',
-    );
     expect(variables(functionLogicalId(eventFunctions.fanOutWebhooks))).toMatchObject({
       WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'),
       WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),

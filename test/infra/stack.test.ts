@@ -48,7 +48,7 @@ function sizingOf(definition: FunctionDefinition): { memoryMb: number; timeoutSe
 
 /**
  * The variables of the events path on an event function (docs/operating.md "Events and webhooks"): the bus for
- * the consumer, both delivery lanes for the fan-out, the slow lane (URL and ARN) for the delivery, the retry
+ * the consumer, both delivery lanes for the fan-out and the delivery (the slow lane's ARN too), the retry
  * schedule and URL policy for deliveries, and an empty endpoint for each AWS service it calls besides DynamoDB
  * (the regional one, as deployed).
  */
@@ -60,6 +60,7 @@ const eventVariables: Record<string, Record<string, unknown>> = {
     AWS_ENDPOINT_URL_SQS: '',
   },
   deliverWebhooks: {
+    WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'),
     WEBHOOK_SLOW_LANE_QUEUE_URL: ref('WebhookSlowLaneQueue'),
     WEBHOOK_SLOW_LANE_QUEUE_ARN: getAtt('WebhookSlowLaneQueue', 'Arn'),
     WEBHOOK_RETRY_DELAYS: '5,300,1800,7200,18000,36000,36000',
