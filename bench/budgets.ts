@@ -5,6 +5,7 @@ import type {
   measureEventPath,
   measureListOverHttp,
   measureLowStock,
+  measureRush,
   measureWebhookDelays,
 } from './served.ts';
 
@@ -36,6 +37,7 @@ export const runFigures = () => ({
   warm: [] as Awaited<ReturnType<typeof measureWarm>>,
   lists: [] as Awaited<ReturnType<typeof measureListOverHttp>>,
   lowStock: undefined as Awaited<ReturnType<typeof measureLowStock>> | undefined,
+  rush: undefined as Awaited<ReturnType<typeof measureRush>> | undefined,
   bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
   webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
   eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],

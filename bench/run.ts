@@ -15,7 +15,13 @@ import { removeTemporaryDirs } from '#test/support/testing-kit.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
 import { bodySizes, measureBodies, measureLoadTimes, measureWarm } from './functions.ts';
 import { indented, log } from './processes.ts';
-import { measureEventPath, measureListOverHttp, measureLowStock, measureWebhookDelays } from './served.ts';
+import {
+  measureEventPath,
+  measureListOverHttp,
+  measureLowStock,
+  measureRush,
+  measureWebhookDelays,
+} from './served.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
 const options = new Command('npm run bench')
@@ -29,6 +35,7 @@ const options = new Command('npm run bench')
       'webhooks',
       'import',
       'lowStock',
+      'rush',
     ]),
   )
   .parse()
@@ -89,6 +96,10 @@ try {
   if (!only || only === 'lowStock') {
     log('lowStock=true through npm start --stack staging (the index as the consumer keeps it):');
     figures.lowStock = await measureLowStock(assemblyDir, options.lowStock, 1000, quick ? 3 : 10);
+  }
+  if (!only || only === 'rush') {
+    log('A rush, 50 tills selling one unit of one pet at once (npm start --stack staging):');
+    figures.rush = await measureRush(assemblyDir, 50, quick ? 3 : 10);
   }
   if (!only || only === 'import') {
     log(
