@@ -6,6 +6,7 @@ import type {
   measureFairness,
   measureListOverHttp,
   measureLowStock,
+  measureRush,
   measureWebhookDelays,
 } from './served.ts';
 
@@ -37,6 +38,7 @@ export const runFigures = () => ({
   warm: [] as Awaited<ReturnType<typeof measureWarm>>,
   lists: [] as Awaited<ReturnType<typeof measureListOverHttp>>,
   lowStock: undefined as Awaited<ReturnType<typeof measureLowStock>> | undefined,
+  rush: undefined as Awaited<ReturnType<typeof measureRush>> | undefined,
   bodies: [] as Awaited<ReturnType<typeof measureBodies>>,
   webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
   fairness: [] as Awaited<ReturnType<typeof measureFairness>>[],

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --sizes 1000,10000] [--import 200000] [--low-stock 200000] [--quick] [--only <part>]` (parts:
- * bodies, webhooks, fairness, import, lowStock): docs/performance.md "The bench".
+ * bodies, webhooks, fairness, import, lowStock, rush): docs/performance.md "The bench".
  */
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -23,6 +23,7 @@ import {
   measureFairness,
   measureListOverHttp,
   measureLowStock,
+  measureRush,
   measureWebhookDelays,
   noisyAnswers,
 } from './served.ts';
@@ -40,6 +41,7 @@ const options = new Command('npm run bench')
       'fairness',
       'import',
       'lowStock',
+      'rush',
     ]),
   )
   .parse()
@@ -111,6 +113,10 @@ try {
   if (!only || only === 'lowStock') {
     log('lowStock=true through npm start --stack staging (the index as the consumer keeps it):');
     figures.lowStock = await measureLowStock(assemblyDir, options.lowStock, 1000, quick ? 3 : 10);
+  }
+  if (!only || only === 'rush') {
+    log('A rush, 50 tills selling one unit of one pet at once (npm start --stack staging):');
+    figures.rush = await measureRush(assemblyDir, 50, quick ? 3 : 10);
   }
   if (!only || only === 'import') {
     log(

@@ -357,3 +357,76 @@ export async function measureLowStock(assemblyDir: string, entries: number, low:
     metered.destroy();
   }
 }
+
+/**
+ * The rush: `tills` tills each selling one unit of one pet at once, `rounds` times on a stock of `tills`, through
+ * `npm start --stack staging` without the stream mappings: as one `{"adjustBy": -1}` PATCH each
+ * (docs/contract.md "Inventory semantics": adjustments), and as a GET then a PATCH of `quantity` with `If-Match`,
+ * again from the GET on each 412. Sales per second (sales over the round's wall time) and the p99 of a sale's
+ * time from its first request to its 200, over every round; the read-then-write way also its requests per sale.
+ * @throws when a round does not sell exactly the stock
+ */
+export async function measureRush(assemblyDir: string, tills: number, rounds: number) {
+  const [dataDir, API_KEY] = [await temporaryDir('pet-store-bench-rush-'), generateApiKey()];
+  const server = await startServer(await withoutEventPath(assemblyDir), { DATA_DIR: dataDir, API_KEY });
+  const store = inventoryStore(server.client, testTableNames.inventory);
+  const headers = { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json' };
+  const url = `${server.baseUrl}/inventory/1`;
+  const send = (method: string, body?: string, extra: Record<string, string> = {}) =>
+    fetch(url, { method, headers: { ...headers, ...extra }, ...(body === undefined ? {} : { body }) });
+  /** One sale by delta: its requests (1) when it answered 200. */
+  const byDelta = async () =>
+    (await send('PATCH', '{"adjustBy": -1, "reason": "sale"}')).status === 200 ? 1 : 0;
+  /** One sale read-then-write: its requests (GET and PATCH pairs) when a PATCH answered 200. */
+  const byIfMatch = async () => {
+    for (let requests = 2; ; requests += 2) {
+      const read = await send('GET');
+      const { quantity } = (await read.json()) as { quantity: number };
+      const etag = read.headers.get('etag') as string;
+      const body = `{"quantity": ${quantity - 1}, "reason": "sale"}`;
+      const written = await send('PATCH', body, { 'If-Match': etag });
+      await written.arrayBuffer();
+      if (written.status === 200) return requests;
+      if (written.status !== 412) throw new Error(`read-then-PATCH answered ${written.status}`);
+    }
+  };
+  const rush = async (sale: () => Promise<number>) => {
+    const [times, counts] = [[] as number[], [] as number[]];
+    let wallMs = 0;
+    for (let round = 0; round < rounds; round++) {
+      await store.putMany([{ petId: '1', quantity: tills, status: 'available' }]);
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: tills }, async () => {
+          const began = performance.now();
+          counts.push(await sale());
+          times.push(performance.now() - began);
+        }),
+      );
+      wallMs += performance.now() - start;
+      const left = (await store.get('1'))?.quantity;
+      if (left !== 0) throw new Error(`a rush of ${tills} on a stock of ${tills} left ${left}`);
+    }
+    const sold = counts.filter((count) => count > 0).length;
+    if (sold !== tills * rounds) throw new Error(`${sold} sales answered 200, not ${tills * rounds}`);
+    const requestsPerSale = counts.reduce((sum, count) => sum + count, 0) / sold;
+    return { salesPerSecond: (sold / wallMs) * 1000, p99Ms: quantile(times, 0.99), requestsPerSale };
+  };
+  try {
+    await store.putMany([{ petId: '1', quantity: tills, status: 'available' }]);
+    await send('GET').then((response) => response.arrayBuffer()); // starts the functions' environments
+    const delta = await rush(byDelta);
+    const ifMatch = await rush(byIfMatch);
+    for (const [name, { salesPerSecond, p99Ms, requestsPerSale }] of [
+      ['adjustBy -1', delta],
+      ['GET, then If-Match PATCH', ifMatch],
+    ] as const) {
+      indented(
+        `${name.padEnd(26)} ${salesPerSecond.toFixed(0).padStart(6)} sales/s  p99 ${p99Ms.toFixed(0).padStart(6)} ms  ${requestsPerSale.toFixed(1)} requests per sale`,
+      );
+    }
+    return { tills, rounds, delta, ifMatch };
+  } finally {
+    await server.close();
+  }
+}

@@ -31,7 +31,7 @@ function keyed(changes: readonly BatchChange[], key: string) {
 /**
  * Applies `changes` for the API key `keyId`, under the scoped Idempotency-Key `key` when there is one: the
  * entries as written (the key's first answer, when its claim shows it committed before), or the contract's 404
- * or 412 naming the first failing element by its index.
+ * or 412, or an adjustment's 409, naming the first failing element by its index.
  * @throws HttpError 422 `idempotency_key_reused` when the key's claim holds another batch (not remembered)
  */
 async function apply(changes: BatchChange[], key?: string, keyId?: string): Promise<BatchItems | Refusal> {
@@ -42,7 +42,10 @@ async function apply(changes: BatchChange[], key?: string, keyId?: string): Prom
   if (result === 'key_reused') throw keyReused('batch');
   if ('items' in result) return result;
   const { petId } = changes[result.index] as BatchChange;
-  return result.refusal === 'not_found'
+  const { refusal } = result;
+  if (typeof refusal === 'object')
+    return { code: refusal.code, message: `changes[${result.index}]: ${refusal.message}` };
+  return refusal === 'not_found'
     ? { code: 'not_found', message: `changes[${result.index}]: no inventory entry for petId ${petId}` }
     : {
         code: 'precondition_failed',

@@ -27,7 +27,7 @@ interface EntryPatch {
 
 /**
  * Applies `patch` for the API key `keyId`, with the claim of the scoped Idempotency-Key `key` when there is one:
- * the entry as it is after the write, or the contract's 404 or 412.
+ * the entry as it is after the write, or the contract's 404, 412, or 409 for an adjustment out of range.
  * @throws HttpError 422 `idempotency_key_reused` when the key's claim holds another update (not remembered)
  */
 async function apply(patch: EntryPatch, key?: string, keyId?: string): Promise<InventoryItem | Refusal> {
@@ -50,7 +50,7 @@ async function apply(patch: EntryPatch, key?: string, keyId?: string): Promise<I
       message: `If-Match does not match the current entry of petId ${petId}`,
     };
   }
-  return result;
+  return result; // the entry, or an adjustment's 409
 }
 
 /** The Lambda handler. */

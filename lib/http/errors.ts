@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'insufficient_stock'
+  | 'quantity_out_of_range'
   | 'pet_unavailable'
   | 'invalid_transition'
   | 'limit_reached'
@@ -27,6 +28,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   conflict: 409,
   insufficient_stock: 409,
+  quantity_out_of_range: 409,
   pet_unavailable: 409,
   invalid_transition: 409,
   limit_reached: 409,

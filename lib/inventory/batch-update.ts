@@ -18,10 +18,12 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpError } from '../http/errors.ts';
 import { claimPut, heldClaim, type KeyClaim, keyClaim } from '../idempotency/claim.ts';
+import type { Refusal } from '../idempotency/idempotency-key.ts';
 import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import { listIndex } from '../tables.ts';
+import { adjustable, adjustmentRefusal } from './adjustment.ts';
 import type { BatchChange } from './batch-changes.ts';
-import { entityTag, type IfMatch } from './entity-tag.ts';
+import { entityTag, type IfMatch, meetsIfMatch } from './entity-tag.ts';
 import { type InventoryItem, inventoryJson } from './inventory-item.ts';
 import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-shard.ts';
@@ -63,10 +65,13 @@ export interface BatchItems {
   items: InventoryItem[];
 }
 
-/** Why nothing changed: the first failing element's index and what failed there. */
+/**
+ * Why nothing changed: the first failing element's index and what failed there (an adjustment leaving
+ * 0..2147483647: its 409, lib/inventory/adjustment.ts).
+ */
 export interface BatchRefusal {
   index: number;
-  refusal: 'not_found' | 'precondition_failed';
+  refusal: 'not_found' | 'precondition_failed' | Refusal;
 }
 
 /** An entry as read before the transaction: its values and the token of the request that last wrote it. */
@@ -97,13 +102,15 @@ export function batchRequestToken(changes: readonly BatchChange[], scopedKey: st
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** True when `entry` carries the keyed batch's own earlier write (its token `requestToken`). */
+function ownWrite(entry: ReadEntry, requestToken: string | undefined): boolean {
+  return requestToken !== undefined && entry.requestToken === requestToken;
+}
+
 /** True when `entry` meets the element's precondition, or carries the batch's own earlier write. */
 function meets(ifMatch: IfMatch | undefined, entry: ReadEntry, requestToken: string | undefined): boolean {
-  if (!ifMatch || ifMatch.any) return true;
-  if (requestToken !== undefined && entry.requestToken === requestToken) return true;
-  return ifMatch.states.some(
-    ({ quantity, status }) => quantity === entry.quantity && status === entry.status,
-  );
+  if (!ifMatch || ownWrite(entry, requestToken)) return true;
+  return meetsIfMatch(ifMatch, entry);
 }
 
 /** The entry of a stored item read raw (a cancellation reason's `ALL_OLD`), or undefined when there is none. */
@@ -195,16 +202,32 @@ function pointAfter(given: number | null | undefined, read: number | undefined):
   return point === null || point === undefined ? {} : { reorderPoint: point };
 }
 
-/** The first element the read entries refuse: no entry (404) or a precondition not met (412). */
+/**
+ * The quantity an element's change leaves: `quantity` when given, else the read one plus `adjustBy` unless the
+ * batch `committed` before (a keyed batch's repeat finding its own token: its adjustments are in the read).
+ */
+function quantityAfter({ update }: BatchChange, read: InventoryItem, committed: boolean): number {
+  if (update.quantity !== undefined) return update.quantity;
+  return update.adjustBy === undefined || committed ? read.quantity : read.quantity + update.adjustBy;
+}
+
+/**
+ * The first element the read entries refuse: no entry (404), a precondition not met (412), or an adjustment
+ * leaving 0..2147483647 (409).
+ */
 function firstRefusal(
   changes: readonly BatchChange[],
   entries: ReadonlyMap<string, ReadEntry>,
   requestToken: string | undefined,
+  committed: boolean,
 ): BatchRefusal | undefined {
-  for (const [index, { petId, ifMatch }] of changes.entries()) {
+  for (const [index, change] of changes.entries()) {
+    const { petId, ifMatch, update } = change;
     const entry = entries.get(petId);
     if (!entry) return { index, refusal: 'not_found' };
     if (!meets(ifMatch, entry, requestToken)) return { index, refusal: 'precondition_failed' };
+    if (update.adjustBy !== undefined && !committed && !adjustable(entry.quantity, update.adjustBy))
+      return { index, refusal: adjustmentRefusal(petId, entry.quantity, update.adjustBy) };
   }
   return undefined;
 }
@@ -266,7 +289,8 @@ function claimedItems(
 /**
  * The batch writer over `client`, the inventory table `tableName` and the idempotency table `claimsTable`:
  * reads the entries (BatchGetItem), refuses at the first element without an entry or whose `ifMatch` the entry
- * does not meet (an entry carrying a keyed batch's own token meets it), else sets every entry's `quantity` and
+ * does not meet (an entry carrying a keyed batch's own token meets it) or whose adjustment the read quantity
+ * cannot take, else sets every entry's `quantity` (given, read plus `adjustBy`, or as read) and
  * `status` (given, or as read) with its last change (`reason` as given, the API key's id, the token if any) in
  * one TransactWriteItems conditioned on the values read, so the answer is exactly the entries as written; a
  * keyed batch's claim goes first in it (`origin.claim`), and a claim of the same batch that refuses it answers
@@ -288,15 +312,18 @@ export function batchUpdate(
       batchRetries,
       async () => {
         const entries = await readEntries(client, tableName, changes);
-        const refused = firstRefusal(changes, entries, requestToken);
+        // All or nothing: one entry carrying the batch's token means the batch committed before.
+        const committed = [...entries.values()].some((entry) => ownWrite(entry, requestToken));
+        const refused = firstRefusal(changes, entries, requestToken, committed);
         // An entry changed since the key's own batch committed: that batch's claim answers, not the entry.
         if (refused) return (claim && (await storedClaim(client, claimsTable, claim))) || refused;
         const items: InventoryItem[] = [];
-        const actions = changes.map(({ petId, update }) => {
+        const actions = changes.map((element) => {
+          const { petId, update } = element;
           const read = entries.get(petId) as ReadEntry;
           const next = {
             petId,
-            quantity: update.quantity ?? read.quantity,
+            quantity: quantityAfter(element, read, committed),
             status: update.status ?? read.status,
             ...pointAfter(update.reorderPoint, read.reorderPoint),
           };

@@ -23,6 +23,14 @@ export function entityTag({ quantity, status }: TaggedState): string {
   return `"${quantity}-${status}"`;
 }
 
+/** True when the stored `state` meets `ifMatch`: `*`, or one of its tags names the state. */
+export function meetsIfMatch(ifMatch: IfMatch, state: TaggedState): boolean {
+  return (
+    ifMatch.any ||
+    ifMatch.states.some(({ quantity, status }) => quantity === state.quantity && status === state.status)
+  );
+}
+
 /**
  * One element of an `If-Match` list (RFC 9110 §5.6.1 `#entity-tag`, §8.8.3 `entity-tag = [ "W/" ] DQUOTE
  * *etagc DQUOTE`, etagc = %x21 / %x23-7E / obs-text): optional whitespace, an optional tag, optional

@@ -21,7 +21,7 @@ export interface InventoryStore {
   /** The entries of up to 100 distinct petIds that exist, sorted by petId, by BatchGetItem (`entries-by-id.ts`). */
   getMany(petIds: readonly string[]): Promise<InventoryItem[]>;
   /**
-   * Sets the quantity, the status or both of an existing entry in one conditional write committed once, with
+   * Sets (or adjusts) the quantity, the status or both of an existing entry in one conditional write committed once, with
    * the Idempotency-Key's claim when `keyed`, never creating one (`entry-store.ts`).
    */
   update(petId: string, change: EntryChange, ifMatch?: IfMatch, keyed?: ClaimedWrite): Promise<UpdateResult>;

@@ -201,6 +201,35 @@ describe('crash points', () => {
     expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({ ...before, 3: '8 available' });
   });
 
+  test.concurrent("updateInventory adjustBy with an Idempotency-Key killed after its transaction, then another client's adjustment: the keyed retry answers the entry as it now is, applied once", {
+    timeout: 90_000,
+  }, async () => {
+    const sale = (server: ServerProcess) =>
+      call(
+        server,
+        'PATCH',
+        '/inventory/4',
+        { adjustBy: -2, reason: 'sale' },
+        { 'Idempotency-Key': 'crash-sale' },
+      );
+    const { server, dataDir, before } = await crashDuring(
+      'after TransactWriteItems pet-store-inventory',
+      sale,
+    );
+    const [stock, status] = (before[4] as string).split(' ');
+    expect((await call(server, 'PATCH', '/inventory/4', { adjustBy: 100 })).status).toBe(200);
+    const now = Number(stock) - 2 + 100;
+
+    expect(await retried(() => sale(server))).toStrictEqual({
+      status: 200,
+      body: { petId: 4, quantity: now, status },
+    });
+    expect(stockOf(await storeTable(dataDir, 'inventory'))).toStrictEqual({
+      ...before,
+      4: `${now} ${status}`,
+    });
+  });
+
   test.concurrent("addPet without id with an Idempotency-Key killed after its transaction, then another client's change: the keyed retry answers 201 with the pet created, one pet", {
     timeout: 90_000,
   }, async () => {

@@ -84,6 +84,11 @@ async function otherSets(petId: number | string, quantity: number): Promise<void
   expect((await call('PATCH', `/inventory/${petId}`, { quantity })).status).toBe(200);
 }
 
+/** Another client's adjustment of `petId`'s stock by `adjustBy` (reason `arrival`): 200. */
+async function otherAdjusts(petId: number, adjustBy: number): Promise<void> {
+  expect((await call('PATCH', `/inventory/${petId}`, { adjustBy, reason: 'arrival' })).status).toBe(200);
+}
+
 /** Adds pet `id` (201) and sets its stock to `quantity` (200), both answered at once. */
 async function stockedPet(id: number, quantity: number): Promise<void> {
   expect((await call('POST', '/pets', { id, name: `Pet ${id}`, status: 'available' })).status).toBe(201);
@@ -166,6 +171,63 @@ describe('a write answered after the SDK request timeout is applied once and ans
       'arrival 10>5',
       'adjustment 5>7',
     ]);
+  });
+
+  test.each([
+    ['without Idempotency-Key', 721, {}],
+    ['with Idempotency-Key', 722, { 'Idempotency-Key': 'slow-sale-722' }],
+  ])(
+    "PATCH adjustBy %s, another client's adjustment before the retry: 200, the stock moved once, the other kept",
+    async (_, petId, headers) => {
+      await stockedPet(petId, 10);
+      const answer = await slowlyAfterOther(
+        () => call('PATCH', `/inventory/${petId}`, { adjustBy: -2, reason: 'sale' }, headers),
+        () => otherAdjusts(petId, 100),
+      );
+      // The answer is the entry as read after the commit: the other adjustment came in between.
+      expect([answer.status, answer.body]).toStrictEqual([
+        200,
+        { petId, quantity: 108, status: 'available' },
+      ]);
+      expect(await stockOfPet(petId)).toBe('108 available');
+      expect(await changesOf(petId)).toStrictEqual([
+        'created null>0',
+        'arrival 0>10',
+        'sale 10>8',
+        'arrival 8>108',
+      ]);
+    },
+  );
+
+  test("batchUpdateInventory of adjustments, its transaction answered late, another client's adjustment before the retry: 200 as written, each moved once", async () => {
+    await stockedPet(731, 10);
+    await stockedPet(732, 10);
+    const changes = [
+      { petId: 731, adjustBy: -3, reason: 'sale' },
+      { petId: 732, adjustBy: 4, reason: 'return' },
+    ];
+    const answer = await slowlyAfterOther(
+      () => call('POST', '/inventory/batch', { changes }),
+      () => otherAdjusts(731, 100),
+    );
+    expect([answer.status, answer.body]).toStrictEqual([
+      200,
+      {
+        items: [
+          { petId: 731, quantity: 7, status: 'available', etag: '"7-available"' },
+          { petId: 732, quantity: 14, status: 'available', etag: '"14-available"' },
+        ],
+      },
+    ]);
+    expect(await stockOfPet(731)).toBe('107 available');
+    expect(await stockOfPet(732)).toBe('14 available');
+    expect(await changesOf(731)).toStrictEqual([
+      'created null>0',
+      'arrival 0>10',
+      'sale 10>7',
+      'arrival 7>107',
+    ]);
+    expect(await changesOf(732)).toStrictEqual(['created null>0', 'arrival 0>10', 'return 10>14']);
   });
 
   test("addPet with id, another client's write before the retry: 201 with the pet, not 409 for its own write; one pet", async () => {

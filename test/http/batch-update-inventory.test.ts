@@ -121,6 +121,59 @@ describe('a shipment of 100 changes', () => {
   });
 });
 
+describe('adjustments (docs/contract.md "Inventory semantics": adjustments)', () => {
+  test('adds each adjustBy to the stock as read, records from and to, and a 409 names its index with nothing changed', async () => {
+    await api.inventory.putMany([
+      { petId: '3501', quantity: 5, status: 'available' },
+      { petId: '3502', quantity: 2147483640, status: 'pending' },
+    ]);
+    await historyOf('3501', 1);
+    const { result: response, window } = await timed(() =>
+      post({
+        changes: [
+          { petId: 3501, adjustBy: -2, reason: 'sale' },
+          { petId: 3502, adjustBy: 7, status: 'available' },
+        ],
+      }),
+    );
+    expect(response.text).toBe(
+      '{"items":[{"petId":3501,"quantity":3,"status":"available","etag":"\\"3-available\\""},' +
+        '{"petId":3502,"quantity":2147483647,"status":"available","etag":"\\"2147483647-available\\""}]}',
+    );
+    const [newest] = await historyOf('3501', 2);
+    expect(newest).toEqual({
+      sequence: 2,
+      petId: 3501,
+      occurredAt: changeTimeWithin(window),
+      reason: 'sale',
+      quantity: { from: 5, to: 3 },
+      status: { from: 'available', to: 'available' },
+      keyId: api.keyId,
+    });
+    const before = await api.tableItems();
+    const short = await post({
+      changes: [
+        { petId: 3502, adjustBy: -1 },
+        { petId: 3501, adjustBy: -4, reason: 'sale' },
+      ],
+    });
+    expectError(
+      short,
+      409,
+      'insufficient_stock',
+      'changes[1]: petId 3501 has 3 in stock; adjustBy -4 would leave -1',
+    );
+    const over = await post({ changes: [{ petId: 3502, adjustBy: 1 }] });
+    expectError(
+      over,
+      409,
+      'quantity_out_of_range',
+      'changes[0]: petId 3502 has 2147483647 in stock; adjustBy 1 would make 2147483648, more than 2147483647',
+    );
+    expect(await api.tableItems()).toEqual(before);
+  });
+});
+
 describe('Idempotency-Key', () => {
   test('a repeat answers the first answer, marked Idempotent-Replayed, and applies nothing more; other changes under the key are 422', async () => {
     await api.inventory.putMany([{ petId: '3301', quantity: 2, status: 'available' }]);
