@@ -9,7 +9,6 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   NumberValue,
@@ -24,6 +23,8 @@ import { listIndex } from '../tables.ts';
 import { adjustable, adjustmentRefusal } from './adjustment.ts';
 import type { BatchChange } from './batch-changes.ts';
 import { entityTag, type IfMatch, meetsIfMatch } from './entity-tag.ts';
+import { batchGetEntries } from './entries-by-id.ts';
+import { projection } from './entry-store.ts';
 import { type InventoryItem, inventoryJson } from './inventory-item.ts';
 import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-shard.ts';
@@ -83,7 +84,8 @@ type ReadEntry = InventoryItem & { requestToken?: string };
  */
 const batchRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400 };
 /** Rounds of BatchGetItem for the keys DynamoDB left unprocessed before the batch gives up (503). */
-const readRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400 };
+/** What the batch reads of each entry: an InventoryItem and the batch token of a keyed batch of 100. */
+const readProjection = projection(['petId', 'quantity', 'status', 'reorderPoint', 'requestToken']);
 
 /**
  * The token of a keyed batch of more than {@link claimedBatchLimit} changes (`requestToken` on each entry it
@@ -123,7 +125,7 @@ function rawEntry(item: Record<string, AttributeValue> | undefined): ReadEntry |
 /**
  * The entries of `changes` with strongly consistent BatchGetItem requests (at most 100 keys each: the batch's
  * limit), by petId.
- * @throws HttpError 503 when DynamoDB still leaves keys unprocessed after {@link readRetries}
+ * @throws HttpError 503 when DynamoDB still leaves keys unprocessed (lib/inventory/entries-by-id.ts)
  */
 async function readEntries(
   client: DynamoDBDocumentClient,
@@ -131,32 +133,12 @@ async function readEntries(
   changes: readonly BatchChange[],
 ): Promise<Map<string, ReadEntry>> {
   const entries = new Map<string, ReadEntry>();
-  let keys: Record<string, unknown>[] = changes.map(({ petId }) => ({ petId: NumberValue.from(petId) }));
-  await retried(
-    readRetries,
-    async () => {
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: keys,
-              ConsistentRead: true,
-              ProjectionExpression: 'petId, quantity, #status, reorderPoint, requestToken',
-              ExpressionAttributeNames: { '#status': 'status' },
-            },
-          },
-        }),
-      );
-      for (const item of Responses?.[tableName] ?? []) {
-        const entry = fromStoredItem(item);
-        const { requestToken } = item as { requestToken?: string };
-        entries.set(entry.petId, { ...entry, ...(requestToken === undefined ? {} : { requestToken }) });
-      }
-      keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-      if (keys.length > 0) throw new TryAgain();
-    },
-    () => new HttpError('service_unavailable', 'the inventory is busy; retry'),
-  );
+  const petIds = changes.map(({ petId }) => petId);
+  for (const item of await batchGetEntries(client, tableName, petIds, readProjection)) {
+    const entry = fromStoredItem(item);
+    const { requestToken } = item as { requestToken?: string };
+    entries.set(entry.petId, { ...entry, ...(requestToken === undefined ? {} : { requestToken }) });
+  }
   return entries;
 }
 

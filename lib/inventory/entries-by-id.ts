@@ -1,24 +1,55 @@
 /**
- * Inventory entries by petId with BatchGetItem (listInventory's `petIds`, Square's BatchRetrieveInventoryCounts):
- * docs/contract.md "Inventory semantics".
+ * Inventory entries by petId with BatchGetItem (listInventory's `petIds`, Square's BatchRetrieveInventoryCounts;
+ * the batch's read): docs/contract.md "Inventory semantics".
  */
-import { randomInt } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
 import { BatchGetCommand, type DynamoDBDocumentClient, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '../http/errors.ts';
+import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
+import { type Projection, projection } from './entry-store.ts';
 import type { InventoryItem } from './inventory-item.ts';
 import { comparePetIds } from './pet-id.ts';
 import { fromStoredItem } from './stored-item.ts';
 
 /** The most keys one BatchGetItem takes (DynamoDB's limit), and so the most ids one request may name. */
 export const maxBatchKeys = 100;
-/** Rounds of BatchGetItem for the keys DynamoDB left unprocessed before the read gives up (503). */
-const readRounds = 5;
+/** Rounds of BatchGetItem for the keys DynamoDB left unprocessed before the read gives up (503), with pauses. */
+const readRetries: RetryPolicy = { attempts: 5, minPauseMs: 10, maxPauseMs: 400 };
+/** The attributes of an InventoryItem. */
+const itemProjection = projection(['petId', 'quantity', 'status', 'reorderPoint']);
 
 /**
- * The entries of `petIds` (at most {@link maxBatchKeys}, distinct, canonical decimal) that exist, sorted by
- * petId, with one strongly consistent BatchGetItem; the keys DynamoDB leaves unprocessed are asked again after a
- * pause with jitter (10 to 50 ms times the round), {@link readRounds} rounds in all.
+ * The stored items of `petIds` (at most {@link maxBatchKeys}, distinct, canonical decimal) that exist, with only
+ * the attributes of `projected`, in no order, by strongly consistent BatchGetItem; the keys DynamoDB leaves
+ * unprocessed are asked again after a jittered pause ({@link readRetries}).
+ * @throws HttpError 503 `service_unavailable` when keys are still unprocessed after the last round
+ */
+export async function batchGetEntries(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  petIds: readonly string[],
+  projected: Projection,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let keys: Record<string, unknown>[] = petIds.map((petId) => ({ petId: NumberValue.from(petId) }));
+  await retried(
+    readRetries,
+    async () => {
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ...projected } },
+        }),
+      );
+      items.push(...(Responses?.[tableName] ?? []));
+      keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      if (keys.length > 0) throw new TryAgain();
+    },
+    () => new HttpError('service_unavailable', 'the inventory is busy; retry'),
+  );
+  return items;
+}
+
+/**
+ * The entries of `petIds` that exist, sorted by petId ({@link batchGetEntries}).
  * @throws HttpError 503 `service_unavailable` when keys are still unprocessed after the last round
  */
 export async function getEntries(
@@ -26,25 +57,6 @@ export async function getEntries(
   tableName: string,
   petIds: readonly string[],
 ): Promise<InventoryItem[]> {
-  const items: InventoryItem[] = [];
-  let keys: Record<string, unknown>[] = petIds.map((petId) => ({ petId: NumberValue.from(petId) }));
-  for (let round = 1; keys.length > 0; round++) {
-    if (round > readRounds) throw new HttpError('service_unavailable', 'the inventory is busy; retry');
-    if (round > 1) await setTimeout(randomInt(10, 50) * round);
-    const { Responses, UnprocessedKeys } = await client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName]: {
-            Keys: keys,
-            ConsistentRead: true,
-            ProjectionExpression: 'petId, quantity, #status, reorderPoint',
-            ExpressionAttributeNames: { '#status': 'status' },
-          },
-        },
-      }),
-    );
-    items.push(...(Responses?.[tableName] ?? []).map(fromStoredItem));
-    keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-  }
-  return items.sort((a, b) => comparePetIds(a.petId, b.petId));
+  const items = await batchGetEntries(client, tableName, petIds, itemProjection);
+  return items.map(fromStoredItem).sort((a, b) => comparePetIds(a.petId, b.petId));
 }
