@@ -6,7 +6,7 @@
  * modules by path. Nothing else of the package is public (local-aws/README.md).
  */
 
-export { createEngine, type Engine } from './apigateway/gateway.ts';
+export { type AccessLogContext, createEngine, type Engine } from './apigateway/gateway.ts';
 export { createApiServer } from './apigateway/http-server.ts';
 export { localAwsEndpoint } from './aws-endpoint.ts';
 export { endpointFile } from './common/endpoint-file.ts';

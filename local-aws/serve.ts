@@ -7,7 +7,7 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createEngine, integrationTimeoutMs } from './apigateway/gateway.ts';
+import { type AccessLogContext, createEngine, integrationTimeoutMs } from './apigateway/gateway.ts';
 import type { ErrorBodyRenderer } from './apigateway/gateway-response-render.ts';
 import { createApiServer } from './apigateway/http-server.ts';
 import { requestGate } from './apigateway/request-gate.ts';
@@ -53,7 +53,17 @@ export interface ServeOptions {
    * mappings. Without it the API answers as usual and the EventBridge and SQS endpoint answers 503.
    */
   events?: boolean;
+  /** Called once per API request answered (or abandoned by its client), with its access log variables. */
+  onAccess?: (context: AccessLogContext) => void;
+  /**
+   * Runs each step of the start (`starting DynamoDB`, `starting the API`), to show
+   * what it is doing and for how long; default: runs it.
+   */
+  step?: <T>(name: string, work: () => Promise<T>) => Promise<T>;
 }
+
+/** Runs a step of the start without showing it. */
+const silently = <T>(_name: string, work: () => Promise<T>): Promise<T> => work();
 
 /** A template being served: requests wait at the gate until {@link ServedTemplate.open}. */
 export interface ServedTemplate {
@@ -92,9 +102,10 @@ const answerMarginMs = 1000;
  *   locally.
  */
 export async function startLocalAws(options: ServeOptions): Promise<ServedTemplate> {
+  const step = options.step ?? silently;
   let db: LocalDynamoDb | undefined;
   if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {
-    db = await startDynamoDb({ dataDir: options.dataDir });
+    db = await step('starting DynamoDB', () => startDynamoDb({ dataDir: options.dataDir }));
     process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
     // The functions and this process sign with the only credentials the store accepts.
     Object.assign(process.env, credentialVariables(db.credentials));
@@ -135,17 +146,21 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
   );
   const closeMappingFunctions = () =>
     Promise.all([...mappingFunctions.values()].map((lambda) => lambda.close()));
-  const engine = createEngine(model, options.errorBody);
+  const engine = createEngine(model, options.errorBody, options.onAccess);
   const api: RequestListener = (request, response) => void engine.listener(request, response);
   const gate = requestGate(options.listener ? options.listener(api, model.stage) : api);
   const server = createApiServer(gate.listener, {
     gatewayResponses: model.gatewayResponses,
     ...(options.errorBody ? { errorBody: options.errorBody } : {}),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  }).catch(async (error: unknown) => {
+  await step(
+    'starting the API',
+    () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => resolve());
+      }),
+  ).catch(async (error: unknown) => {
     await engine.close();
     await aws.close();
     await closeMappingFunctions();

@@ -6,6 +6,7 @@ import { environments } from '#infra/settings.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';
 import { startLocalService } from './service.ts';
 import { localDataDir } from './settings.ts';
+import { startProgress } from './start-progress.ts';
 
 const {
   stack: environment,
@@ -42,16 +43,20 @@ if (keyRate !== undefined && !/^[1-9][0-9]{0,8}$/.test(keyRate)) {
   process.exit(1);
 }
 const externalDynamoDb = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+const progress = startProgress();
 const service = await startLocalService({
-  stack: await servedStack().catch((error: Error) => {
-    console.error(`npm start: ${error.message}`);
-    process.exit(1);
-  }),
+  stack: await progress
+    .step(environment ? `reading the ${environment} stack` : 'synthesizing the stack', servedStack)
+    .catch((error: Error) => {
+      console.error(`npm start: ${error.message}`);
+      process.exit(1);
+    }),
   dataDir,
   port: Number(process.env.PORT || 3000),
   host: process.env.HOST || '127.0.0.1',
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
   ...(keyRate ? { keyThrottle: { rateLimit: Number(keyRate), burstLimit: 2 * Number(keyRate) } } : {}),
+  step: progress.step,
 }).catch((error: Error) => {
   console.error(`npm start: ${error.message}`);
   process.exit(1);
@@ -83,6 +88,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /** `value` as one word of a POSIX shell: single-quoted, each `'` written as `'\\''`. */
 const shellWord = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
+progress.done();
 const store = externalDynamoDb ? `DynamoDB at ${externalDynamoDb}` : `data in ${dataDir}`;
 console.log(`Pet store inventory API at ${service.baseUrl} (${store})`);
 console.log(`API reference: ${new URL('/docs', service.baseUrl).href}`);

@@ -15,11 +15,13 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
+import { logAccess } from './access-log.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
 import { serviceErrorBody } from './error-body.ts';
 import { localApiKey } from './local-key.ts';
 import { localAwsDefaults, localEnvironment, localTableNames } from './settings.ts';
+import type { StartStep } from './start-progress.ts';
 
 /** The demo inventory seeded on first start: 24 pets, all three statuses, petIds beyond 2^53. */
 export const demoInventoryFile = fileURLToPath(new URL('demo-inventory.csv', import.meta.url));
@@ -48,7 +50,12 @@ export interface LocalServiceOptions {
    * endpoint answers every request 503 (docs/local-api.md "Events and queues").
    */
   events?: boolean;
+  /** Runs each step of the start, to show what it is doing (local/start-progress.ts); default: runs it. */
+  step?: StartStep;
 }
+
+/** Runs a step of the start without showing it. */
+const silently: StartStep = (_name, work) => work();
 
 /** A running local service. */
 export interface LocalService {
@@ -151,6 +158,7 @@ const hostVariables = [
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   if (options.apiKey !== undefined) checkApiKey(options.apiKey);
+  const step = options.step ?? silently;
   localAwsDefaults();
   const names = localTableNames();
   for (const id of Object.keys(tables) as TableId[]) process.env[tables[id].env] = names[id];
@@ -179,15 +187,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     listener: withApiReference,
     errorBody: serviceErrorBody,
     ...(options.events === false ? { events: false } : {}),
+    onAccess: logAccess,
+    step,
   });
   const db = served.dynamoDb;
   const client = toDocumentClient(new DynamoDBClient({}));
-  const created = await ensureTables(client, names);
-  if (db) await enableStreams(client, names);
+  const created = await step('creating the tables', async () => {
+    const made = await ensureTables(client, names);
+    if (db) await enableStreams(client, names);
+    return made;
+  });
   const firstStart = created.includes('inventory');
   const seeded =
     firstStart && options.seed !== false
-      ? await importInventoryFile(demoInventoryFile, inventoryStore(client, names.inventory))
+      ? await step('seeding the demo inventory', () =>
+          importInventoryFile(demoInventoryFile, inventoryStore(client, names.inventory)),
+        )
       : 0;
   const keys = keyStore(client, names.apiKeys);
   // A data folder's own store derives its local key from its secret, so every start can show it again.
@@ -208,7 +223,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
   }
   client.destroy();
-  served.open();
+  await step('starting the event functions', async () => served.open());
   return {
     baseUrl: served.baseUrl,
     ...(apiKey ? { apiKey } : {}),

@@ -57,6 +57,7 @@ const deps: DeliveryDependencies = {
   onFailureKept: () => count(webhookMetrics.deliveriesFailed),
   onDisabled: () => count(webhookMetrics.endpointsDisabled),
   log: (message, details) => logger.warn(message, details),
+  info: (message, details) => logger.info(message, details),
 };
 
 /**

@@ -48,6 +48,8 @@ export interface DeliveryDependencies {
   onDisabled(): void;
   /** Logs what happened to a message that was not delivered. */
   log(message: string, details: Record<string, unknown>): void;
+  /** Logs one line per delivery attempt, at INFO (docs/operating.md "Access logs"). */
+  info(message: string, details: Record<string, unknown>): void;
 }
 
 /**
@@ -105,6 +107,13 @@ export async function deliverMessage(
     secret: subscription.secret,
     policy: deps.policy,
     timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
+  });
+  deps.info('webhook attempt', {
+    endpointId: delivery.subscriptionId,
+    eventId: delivery.eventId,
+    attempt,
+    ...(outcome.status !== undefined && { status: outcome.status }),
+    ms: Date.now() - started,
   });
   if (outcome.delivered) {
     const quick = Date.now() - started < fastLaneTimeoutMs;

@@ -46,6 +46,21 @@ export interface Engine {
   recycle(): void;
 }
 
+/**
+ * One request's access log variables, named after API Gateway's `$context` variables
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-variables-for-access-logging.html):
+ * `resourcePath` is `-` when no method matched, `responseLatency` in milliseconds from the request's arrival to
+ * the response's end, `authorizer` the authorizer's context and `principalId` (absent without an accepted one).
+ */
+export interface AccessLogContext {
+  requestId: string;
+  httpMethod: string;
+  resourcePath: string;
+  status: number;
+  responseLatency: number;
+  authorizer?: Record<string, string | number>;
+}
+
 /** Headers API Gateway adds to every response it sends: a request id and an API Gateway id. */
 function gatewayHeaders(requestId: string): Record<string, string> {
   return {
@@ -147,7 +162,11 @@ function streamedResponse(body: Readable): Promise<{ prelude: Prelude; rest: Buf
  * Builds the engine for `model`: one {@link LambdaFunction} per function of the template; `errorBody` writes
  * the 503 of a function that could not start before a shutdown's deadline.
  */
-export function createEngine(model: ApiModel, errorBody: ErrorBodyRenderer = defaultErrorBody): Engine {
+export function createEngine(
+  model: ApiModel,
+  errorBody: ErrorBodyRenderer = defaultErrorBody,
+  onAccess?: (context: AccessLogContext) => void,
+): Engine {
   const functions = new Map(
     Object.values(model.functions).map((fn) => [fn.logicalId, new LambdaFunction(fn)]),
   );
@@ -265,12 +284,20 @@ export function createEngine(model: ApiModel, errorBody: ErrorBodyRenderer = def
     response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
   }
 
-  async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const requestId = randomUUID();
+  /** What {@link listener} learns of a request for its access log line. */
+  interface Seen {
+    requestId: string;
+    resourcePath?: string;
+    authorizer?: Record<string, string | number>;
+  }
+
+  async function listener(request: IncomingMessage, response: ServerResponse, seen: Seen): Promise<void> {
+    const { requestId } = seen;
     const { path, query } = splitTarget(request.url ?? '/');
     const match = router.find(request.method as 'GET', path.replace(/%/g, '%25'));
     const method = match?.store as MethodModel | undefined;
     if (!match || !method) return send(response, requestId, 'MISSING_AUTHENTICATION_TOKEN');
+    seen.resourcePath = method.resourcePath;
     if (headerBytes(request) > maxHeaderBytes || Number(request.headers['content-length']) > maxBodyBytes) {
       return send(response, requestId, 'REQUEST_TOO_LARGE');
     }
@@ -285,6 +312,7 @@ export function createEngine(model: ApiModel, errorBody: ErrorBodyRenderer = def
       );
       if ('refusal' in outcome) return send(response, requestId, outcome.refusal);
       authorizer = outcome.authorizer;
+      seen.authorizer = authorizer;
       if (method.apiKeyRequired && model.keyThrottle) {
         if (!outcome.usageIdentifier) return send(response, requestId, 'INVALID_API_KEY');
         if (!plan.take(outcome.usageIdentifier, keyThrottle(outcome.authorizer, model.keyThrottle))) {
@@ -325,8 +353,22 @@ export function createEngine(model: ApiModel, errorBody: ErrorBodyRenderer = def
 
   return {
     async listener(request, response) {
+      const seen: Seen = { requestId: randomUUID() };
+      const arrived = performance.now();
+      if (onAccess) {
+        response.once('close', () =>
+          onAccess({
+            requestId: seen.requestId,
+            httpMethod: request.method ?? '-',
+            resourcePath: seen.resourcePath ?? '-',
+            status: response.statusCode,
+            responseLatency: Math.round(performance.now() - arrived),
+            ...(seen.authorizer ? { authorizer: seen.authorizer } : {}),
+          }),
+        );
+      }
       try {
-        await listener(request, response);
+        await listener(request, response, seen);
       } catch (error) {
         process.stderr.write(`local API: ${(error as Error).message}\n`);
         if (!response.headersSent) response.writeHead(500).end();

@@ -214,7 +214,20 @@ function ExactJsonResponses() {
   };
 }
 
-const { description, exactIntegers } = parseDescription(document.getElementById('openapi').textContent);
+/**
+ * `described` without the `example` of its `Idempotency-Key` parameter, so that "Try it out" leaves the field
+ * empty: a pre-filled key would be sent again by every Execute, a replay or a 422 instead of a new request
+ * (docs/api-reference.md "Trying a request from the page").
+ */
+function withEmptyIdempotencyKey(described) {
+  const { example: _prefilled, ...idempotencyKey } = described.components.parameters.IdempotencyKey;
+  const parameters = { ...described.components.parameters, IdempotencyKey: idempotencyKey };
+  return { ...described, components: { ...described.components, parameters } };
+}
+
+const parsed = parseDescription(document.getElementById('openapi').textContent);
+const description = withEmptyIdempotencyKey(parsed.description);
+const { exactIntegers } = parsed;
 const { apiBasePath } = embedded('page-settings');
 /** Served over HTTP by the API itself; otherwise a file that sends no request (docs/api-reference.md). */
 const sendsRequests = Boolean(apiBasePath) && /^https?:$/.test(location.protocol);

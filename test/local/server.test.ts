@@ -11,9 +11,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
-import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
+import { type TableId, tables } from '#lib/tables.ts';
 import { childEnv, projectRoot, runCommand, runNode, scripts } from '#test/support/child-process.ts';
 import { scanTable, sha256Hex, tableNames } from '#test/support/raw-tables.ts';
+import { callServer } from '#test/support/server-calls.ts';
 import {
   getInventory,
   type ServerProcess,
@@ -22,6 +24,7 @@ import {
 } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { storeVariables, testTableNames } from '#test/support/test-dynamodb.ts';
+import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 cleanUpAfterAll();
 
@@ -90,6 +93,24 @@ async function filesUnder(dir: string): Promise<{ path: string; bytes: Buffer }[
 
 const twoTo53 = 2n ** 53n;
 
+/** `stderr` with each step's seconds written `N s`: the start's steps and their order, not their timings. */
+const steps = (stderr: string) => stderr.replace(/\b\d+\.\d s$/gm, 'N s');
+
+/** The progress of a start that reads the test assembly, up to the step that `failed` (default: none). */
+function progressLines(failed?: 'Starting DynamoDB' | 'Starting the API'): string {
+  const all = [
+    'Reading the staging stack',
+    'Starting DynamoDB',
+    'Starting the API',
+    'Creating the tables',
+    'Seeding the demo inventory',
+    'Starting the event functions',
+  ];
+  const until = failed ? all.indexOf(failed) : all.length;
+  const done = all.slice(0, until).map((step) => `${step}... N s\n`);
+  return failed ? `${done.join('')}${failed}... failed\n` : `${done.join('')}Started in N s\n`;
+}
+
 describe('npm start with a data folder', () => {
   let dataDir: string;
   let server: ServerProcess;
@@ -114,7 +135,10 @@ describe('npm start with a data folder', () => {
     expect(apiKey).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
     expect(lines[4]).toBe(`Try: curl -H 'Authorization: Bearer ${apiKey}' ${server.baseUrl}/inventory`);
     expect(lines[5]).toBe('');
-    expect(server.stderr()).toBe('');
+  });
+
+  test('first start says on stderr what it does, each step with its seconds, then the whole start', async () => {
+    await vi.waitFor(() => expect(steps(server.stderr())).toBe(progressLines()));
   });
 
   test('the printed key works; the demo inventory has 20+ entries, all three statuses and a petId above 2^53', async () => {
@@ -143,8 +167,11 @@ describe('npm start with a data folder', () => {
       code: 1,
       signal: null,
       stdout: '',
-      stderr: `npm start: the data folder ${dataDir} is in use by the DynamoDB at ${endpoint.trim()} (is npm start already running?): stop it or set another DATA_DIR\n`,
+      stderr: expect.any(String),
     });
+    expect(steps(second.stderr)).toBe(
+      `${progressLines('Starting DynamoDB')}npm start: the data folder ${dataDir} is in use by the DynamoDB at ${endpoint.trim()} (is npm start already running?): stop it or set another DATA_DIR\n`,
+    );
     expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(endpoint);
     expect((await getInventory(server.baseUrl, apiKey)).status).toBe(200);
   });
@@ -261,8 +288,11 @@ describe.concurrent('npm start on a taken port', () => {
         code: 1,
         signal: null,
         stdout: '',
-        stderr: `npm start: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+        stderr: expect.any(String),
       });
+      expect(steps(failed.stderr)).toBe(
+        `${progressLines('Starting the API')}npm start: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+      );
       expect(existsSync(join(dataDir, 'endpoint'))).toBe(false);
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
@@ -294,6 +324,93 @@ describe('npm start logs', () => {
     expect(byDefault).not.toContain('"level":"DEBUG"');
     expect(debug).toContain('"level":"DEBUG"');
   }, 120_000);
+});
+
+describe('npm start access and delivery lines', () => {
+  /** Table names no other text could contain by chance (the default inventory name is the service's name). */
+  const distinctNames = Object.fromEntries(
+    (Object.keys(tables) as TableId[]).map((id) => [tables[id].env, `access-log-${id}-table`]),
+  );
+
+  test('one INFO line per request (method, path, status, ms, key name) and per delivery attempt; no key, table name or stack', async () => {
+    const receiver = await startWebhookReceiver();
+    onTestFinished(() => receiver.close());
+    const server = await startServerProcess({
+      DATA_DIR: ':memory:',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      ...distinctNames,
+    });
+    onTestFinished(async () => {
+      await server.stop();
+    });
+    const apiKey = printedKey(server.stdout()) ?? '';
+    const created = await callServer(server, apiKey, 'POST', '/webhook-endpoints', {
+      url: `${receiver.endpoint}/hooks`,
+    });
+    expect(created.status).toBe(201);
+    expect((await patchQuantity(server.baseUrl, apiKey, '1', 6)).status).toBe(200);
+    expect((await getInventory(server.baseUrl, 'psk_not-a-key')).status).toBe(401);
+    await vi.waitFor(() => expect(receiver.requests).not.toHaveLength(0), { timeout: 20_000, interval: 100 });
+
+    /** The JSON lines of stdout with `message`. */
+    const logged = (message: string) =>
+      server
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.message === message);
+    await vi.waitFor(() => expect(logged('access')).toHaveLength(3));
+    const access = { level: 'INFO', responseLatency: expect.any(Number), requestId: expect.any(String) };
+    expect(logged('access')).toEqual([
+      expect.objectContaining({
+        ...access,
+        httpMethod: 'POST',
+        resourcePath: '/webhook-endpoints',
+        status: 201,
+        principalId: 'local',
+      }),
+      expect.objectContaining({
+        ...access,
+        httpMethod: 'PATCH',
+        resourcePath: '/inventory/{petId}',
+        status: 200,
+        principalId: 'local',
+      }),
+      expect.objectContaining({
+        ...access,
+        httpMethod: 'GET',
+        resourcePath: '/inventory',
+        status: 401,
+        principalId: '-',
+      }),
+    ]);
+    // The PATCH's event (the seeded entries' events may reach the new endpoint too, in any order).
+    await vi.waitFor(
+      () =>
+        expect(logged('webhook attempt')).toContainEqual(
+          expect.objectContaining({
+            level: 'INFO',
+            endpointId: created.body.id,
+            eventId: expect.stringMatching(/^inventory\.1\.[0-9]+$/),
+            attempt: 1,
+            status: 204,
+            ms: expect.any(Number),
+          }),
+        ),
+      { timeout: 10_000 },
+    );
+    const lines = server
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    for (const line of lines) {
+      expect(line).not.toContain(apiKey.slice(4));
+      expect(line).not.toMatch(/bearer/i);
+      expect(line).not.toMatch(/^\s+at |\\n\s+at /);
+      for (const table of Object.values(distinctNames)) expect(line).not.toContain(table);
+    }
+  }, 90_000);
 });
 
 describe('npm start with DATA_DIR=:memory:', () => {
@@ -330,14 +447,12 @@ describe('npm start with API_KEY', () => {
       const failed = await runNode(scripts.server, serverArgs(), {
         env: childEnv({ DATA_DIR: dataDir, API_KEY: apiKey }),
       });
-      expect(failed).toStrictEqual({
-        code: 1,
-        signal: null,
-        stdout: '',
-        stderr:
+      expect(failed).toStrictEqual({ code: 1, signal: null, stdout: '', stderr: expect.any(String) });
+      expect(steps(failed.stderr)).toBe(
+        'Reading the staging stack... N s\n' +
           'npm start: API_KEY must be at least 32 characters of letters, digits and -._~+/ (a bearer token); ' +
           'leave it unset to get a generated key, or make one with `npm run keys -- create <name>`\n',
-      });
+      );
       expect(await readdir(dataDir)).toStrictEqual([]);
     },
   );
