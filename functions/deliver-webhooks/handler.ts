@@ -3,7 +3,8 @@
  * with ReportBatchItemFailures (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html):
  * each message one signed POST. The fast lane's attempts are cut at 2 s and anything not delivered there moves
  * to the slow lane; a failed slow-lane attempt is made visible again after the retry schedule's delay
- * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; a
+ * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; each
+ * attempt is recorded in the attempts table once its outcome is known (listWebhookAttempts); a
  * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
  * events"; docs/architecture.md "Events and webhooks").
  */
@@ -16,6 +17,7 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
+import { attemptRecorder } from '#lib/webhooks/attempt-log.ts';
 import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { slowLane } from '#lib/webhooks/delivery-queue.ts';
@@ -38,18 +40,29 @@ function count(name: string) {
   metrics.addMetric(name, MetricUnit.Count, 1);
 }
 
+const retryDelays = retryDelaysFrom(process.env[eventsEnv.retryDelays]);
+const disableAfterSeconds = disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]);
+/** Logs a delivery's trouble as a warning. */
+const log = (message: string, details: Record<string, unknown>) => logger.warn(message, details);
+
 const deps: DeliveryDependencies = {
   subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
   health: subscriptionHealth(dynamoDb, subscriptionsTable),
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
   slowLane: slowLane(new SQSClient({ maxAttempts: 3 }), requiredEnv(eventsEnv.slowLaneQueueUrl)),
-  retryDelays: retryDelaysFrom(process.env[eventsEnv.retryDelays]),
-  disableAfterSeconds: disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]),
+  retryDelays,
+  disableAfterSeconds,
   policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
   now: () => new Date(),
   onFailureKept: () => count(webhookMetrics.deliveriesFailed),
   onDisabled: () => count(webhookMetrics.endpointsDisabled),
-  log: (message, details) => logger.warn(message, details),
+  log,
+  attempts: attemptRecorder(
+    dynamoDb,
+    requiredEnv(tables.webhookAttempts.env),
+    { retryDelays, disableAfterSeconds },
+    log,
+  ),
 };
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { AttemptRecorder } from './attempt-log.ts';
 import {
   type AttemptOutcome,
   attemptDelivery,
@@ -42,6 +43,8 @@ export interface DeliveryDependencies {
   onDisabled(): void;
   /** Logs what happened to a message that was not delivered. */
   log(message: string, details: Record<string, unknown>): void;
+  /** Records each attempt once its outcome is known (listWebhookAttempts: lib/webhooks/attempt-log.ts). */
+  attempts?: AttemptRecorder;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function deliverMessage(
     policy: deps.policy,
     timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
   });
+  await deps.attempts?.record({ message: delivery, lane, attempt, outcome, started, subscription });
   if (outcome.delivered) {
     const quick = Date.now() - started < fastLaneTimeoutMs;
     if (subscription.failingSince !== undefined || (subscription.state === 'isolated' && quick)) {
