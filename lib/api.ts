@@ -276,6 +276,16 @@ export const operations: readonly Operation[] = [
     queryParameters: [],
     sendsDeliveries: true,
   },
+  {
+    name: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/rotate-secret',
+    entry: 'functions/rotate-webhook-secret/handler.ts',
+    // UpdateItem: the new secret and the previous one with its expiry, only if the key owns the endpoint.
+    access: { webhookSubscriptions: ['dynamodb:UpdateItem'] },
+    scope: 'webhooks:manage',
+    queryParameters: [],
+  },
 ];
 
 /**

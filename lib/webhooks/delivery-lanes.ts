@@ -17,7 +17,7 @@ import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.t
 import type { SlowLane } from './delivery-queue.ts';
 import type { FailureStore } from './failures.ts';
 import type { SubscriptionHealth } from './subscription-health.ts';
-import type { SubscriptionStore } from './subscriptions.ts';
+import { type SubscriptionStore, signingSecrets } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
 /** The queue a message came from: `fast` (first attempts of enabled subscriptions) or `slow`. */
@@ -99,7 +99,7 @@ export async function deliverMessage(
   const started = Date.now();
   const outcome: AttemptOutcome = await attemptDelivery(delivery, {
     url: subscription.url,
-    secret: subscription.secret,
+    secret: signingSecrets(subscription, deps.now()),
     policy: deps.policy,
     timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
   });

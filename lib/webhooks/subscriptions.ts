@@ -39,6 +39,10 @@ export interface Subscription {
   events: EndpointEventType[];
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
   secret: string;
+  /** The secret before the last rotateWebhookSecret, still signing until {@link previousSecretExpiresAt}. */
+  previousSecret?: string;
+  /** When {@link previousSecret} stops signing (RFC 3339 UTC): 24 hours after the rotation. */
+  previousSecretExpiresAt?: string;
   createdAt: string;
   state: SubscriptionState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
@@ -124,7 +128,27 @@ export function fromStored(item: Record<string, unknown>): Subscription {
     ...(item.disabledAt !== undefined && { disabledAt: String(item.disabledAt) }),
     ...(item.disabledReason !== undefined && { disabledReason: item.disabledReason as DisabledReason }),
     ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
+    ...(item.previousSecret !== undefined && { previousSecret: String(item.previousSecret) }),
+    ...(item.previousSecretExpiresAt !== undefined && {
+      previousSecretExpiresAt: String(item.previousSecretExpiresAt),
+    }),
   };
+}
+
+/**
+ * The secrets a delivery at `now` is signed with: the subscription's secret, then its previous one while that
+ * has not expired (docs/contract.md "History and events": rotateWebhookSecret).
+ */
+export function signingSecrets(
+  subscription: Pick<Subscription, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: Date,
+): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = subscription;
+  const overlapping =
+    previousSecret !== undefined &&
+    previousSecretExpiresAt !== undefined &&
+    Date.parse(previousSecretExpiresAt) > now.getTime();
+  return overlapping ? [secret, previousSecret] : [secret];
 }
 
 /**

@@ -3,16 +3,22 @@
  * (docs/contract.md "History and events": what an endpoint's owner sees and steers): listWebhookAttempts lists
  * each attempt, newest first, a failed one at once with its status and next time, in pages; another key's
  * endpoint is 404; sendTestWebhook's signed `webhook.test` event, listed in the attempts, never in the events
- * list. Retries after 1 s (WEBHOOK_RETRY_DELAYS).
+ * list; rotateWebhookSecret's overlap of two signatures, then the new one alone. Retries after 1 s (WEBHOOK_RETRY_DELAYS).
  */
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
+import { localTableNames } from '#local/settings.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { validateResponse, validateWebhookBody } from '#test/support/openapi-validator.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { startTestApi, type TestApi, unthrottled } from '#test/support/test-api.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+import {
+  type ReceivedRequest,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '#test/support/webhook-receiver.ts';
 
 let api: TestApi;
 let receiver: WebhookReceiver;
@@ -218,4 +224,79 @@ test('sendTestWebhook: 202, the endpoint receives a signed webhook.test event, l
   expect(events.status, events.text).toBe(200);
   expect(events.text).not.toContain(eventId);
   expect(events.text).not.toContain('webhook.test');
+}, 120_000);
+
+test('rotateWebhookSecret: 200 with the new secret; deliveries verify with both secrets, then, past the overlap, with the new one only; another key gets 404', async () => {
+  const created = await call(
+    'POST',
+    '/webhook-endpoints',
+    JSON.stringify({ url: `${receiver.endpoint}/rotated`, events: ['order.changed'] }),
+  );
+  expect(created.status, created.text).toBe(201);
+  const { id: endpointId, secret: oldSecret } = JSON.parse(created.text) as { id: string; secret: string };
+
+  const path = `/webhook-endpoints/${endpointId}/rotate-secret`;
+  const foreign = await call('POST', path, undefined, other);
+  expect([foreign.status, JSON.parse(foreign.text)]).toStrictEqual([
+    404,
+    { code: 'not_found', message: `this API key holds no webhook endpoint ${endpointId}`, status: 404 },
+  ]);
+  const rotated = await call('POST', path);
+  expect(rotated.status, rotated.text).toBe(200);
+  expect(
+    validateResponse({
+      method: 'POST',
+      path,
+      status: rotated.status,
+      headers: rotated.headers,
+      body: rotated.text,
+    }),
+  ).toStrictEqual([]);
+  const body = JSON.parse(rotated.text) as { id: string; secret: string };
+  expect(body).toStrictEqual({ id: endpointId, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/) });
+  const newSecret = body.secret;
+  expect(newSecret).not.toBe(oldSecret);
+  const item = (await api.tableItems('webhookSubscriptions')).find((s) => s.subscriptionId === endpointId);
+  expect(item).toMatchObject({ secret: newSecret, previousSecret: oldSecret });
+  const expiry = Date.parse(String(item?.previousSecretExpiresAt));
+  expect(expiry - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+  expect(expiry - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
+
+  /** Sends a test event and returns the request the endpoint got for it. */
+  const delivered = async () => {
+    const sent = await call('POST', `/webhook-endpoints/${endpointId}/test`);
+    expect(sent.status, sent.text).toBe(202);
+    const { eventId } = JSON.parse(sent.text) as { eventId: string };
+    await expect
+      .poll(() => receiver.requests.some((request) => request.headers['webhook-id'] === eventId), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    return receiver.requests.find((request) => request.headers['webhook-id'] === eventId) as ReceivedRequest;
+  };
+  const verifies = (request: ReceivedRequest, secret: string) => {
+    try {
+      new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const during = await delivered();
+  expect(String(during.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/=]+ v1,[A-Za-z0-9+/=]+$/);
+  expect([verifies(during, newSecret), verifies(during, oldSecret)]).toStrictEqual([true, true]);
+
+  // Past the overlap: the stored expiry set in the past.
+  await api.dynamoDb.send(
+    new UpdateItemCommand({
+      TableName: localTableNames().webhookSubscriptions,
+      Key: { subscriptionId: { S: endpointId } },
+      UpdateExpression: 'SET previousSecretExpiresAt = :past',
+      ExpressionAttributeValues: { ':past': { S: new Date(Date.now() - 1000).toISOString() } },
+    }),
+  );
+  const after = await delivered();
+  expect(String(after.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+  expect([verifies(after, newSecret), verifies(after, oldSecret)]).toStrictEqual([true, false]);
 }, 120_000);

@@ -78,6 +78,7 @@ const listWebhookEndpoints = operation('listWebhookEndpoints');
 const deleteWebhookEndpoint = operation('deleteWebhookEndpoint');
 const listWebhookAttempts = operation('listWebhookAttempts');
 const sendTestWebhook = operation('sendTestWebhook');
+const rotateWebhookSecret = operation('rotateWebhookSecret');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -225,6 +226,12 @@ const cases: EventCase[] = [
   httpEvent(
     'send-test-webhook-unknown.json',
     sendTestWebhook,
+    404,
+    errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
+  ),
+  httpEvent(
+    'rotate-webhook-secret-unknown.json',
+    rotateWebhookSecret,
     404,
     errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
   ),
