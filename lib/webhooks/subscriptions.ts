@@ -59,7 +59,8 @@ export interface Subscription {
 }
 
 /** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
-export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'>;
+export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'> &
+  Partial<Pick<Subscription, 'createdAt'>>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
 const secretBytes = 24;
@@ -153,7 +154,7 @@ export function signingSecrets(
 
 /**
  * The fan-out's read of the subscriptions table alone: a Scan of all pages with `ProjectionExpression`
- * subscriptionId, events, state, ownerKeyId, so that no signing secret leaves the table for the fan-out
+ * subscriptionId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
  * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
  * placeholders.
  */
@@ -168,7 +169,7 @@ export function subscriptionRoutes(
         { client },
         {
           TableName: tableName,
-          ProjectionExpression: '#id, #events, #state, ownerKeyId',
+          ProjectionExpression: '#id, #events, #state, ownerKeyId, createdAt',
           ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
         },
       );
@@ -180,6 +181,7 @@ export function subscriptionRoutes(
             events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
             state: stateOf(item),
             ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
+            ...(item.createdAt !== undefined && { createdAt: String(item.createdAt) }),
           });
         }
       }

@@ -300,3 +300,23 @@ test('rotateWebhookSecret: 200 with the new secret; deliveries verify with both 
   expect(String(after.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
   expect([verifies(after, newSecret), verifies(after, oldSecret)]).toStrictEqual([true, false]);
 }, 120_000);
+
+test('an endpoint created after a change does not receive it; it receives the next one', async () => {
+  const latePet = '7532043913479288522';
+  const added = await call('POST', '/pets', `{"id": ${latePet}, "name": "Before", "status": "available"}`);
+  expect(added.status, added.text).toBe(201);
+  // Committed (answered) before the endpoint exists.
+  const created = await call(
+    'POST',
+    '/webhook-endpoints',
+    JSON.stringify({ url: `${receiver.endpoint}/late`, events: ['inventory.changed'] }),
+  );
+  expect(created.status, created.text).toBe(201);
+  expect((await call('PATCH', `/inventory/${latePet}`, '{"quantity": 4}')).status).toBe(200);
+
+  // Barrier: the later change arrives; the earlier one never did.
+  const idsAtLate = () =>
+    receiver.requests.filter((request) => request.path === '/late').map((r) => r.headers['webhook-id']);
+  await expect.poll(idsAtLate, { timeout: 30_000 }).toContain(`inventory.${latePet}.2`);
+  expect(idsAtLate()).not.toContain(`inventory.${latePet}.1`);
+}, 120_000);
