@@ -8,6 +8,7 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
@@ -24,7 +25,7 @@ import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type KeyAttribute, type TableDefinition, type TableId, tables } from '#lib/tables.ts';
-import { ChangeEvents, eventFunctionSizing } from './change-events.ts';
+import { ChangeEvents, deployedAwsEndpoint, eventFunctionSizing } from './change-events.ts';
 import { GradualDeployment } from './gradual-deployment.ts';
 import { InventoryApi } from './inventory-api.ts';
 import { ServiceAlarms } from './service-alarms.ts';
@@ -205,6 +206,19 @@ export class InventoryStack extends Stack {
       },
     });
 
+    // The operations that send deliveries themselves (sendTestWebhook): SendMessage on the fast lane alone.
+    for (const operation of operations.filter((candidate) => candidate.sendsDeliveries)) {
+      const fn = functionOf(operation);
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['sqs:SendMessage'],
+          resources: [this.events.deliveryQueue.queueArn],
+        }),
+      );
+      fn.addEnvironment(eventsEnv.deliveryQueueUrl, this.events.deliveryQueue.queueUrl);
+      fn.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
+    }
+
     const aliases = Object.fromEntries([...functions].map(([d, fn]) => [functionLogicalId(d), fn.live]));
     const aliasesOf = (definitions: readonly FunctionDefinition[]) =>
       Object.fromEntries(definitions.map((d) => [functionLogicalId(d), functionOf(d).live]));
@@ -266,6 +280,10 @@ export class InventoryStack extends Stack {
     new CfnOutput(this, 'WebhookEndpointOwnersTableName', {
       value: this.tables.webhookEndpointOwners.tableName,
       description: `The webhook endpoints each API key holds (${tables.webhookEndpointOwners.env}), for the webhook tool`,
+    });
+    new CfnOutput(this, 'WebhookAttemptsTableName', {
+      value: this.tables.webhookAttempts.tableName,
+      description: `Webhook delivery attempts (${tables.webhookAttempts.env}), for the webhook tool`,
     });
     new CfnOutput(this, 'WebhookDeliveryQueueUrl', {
       value: this.events.deliveryQueue.queueUrl,

@@ -63,6 +63,11 @@ export interface Operation extends FunctionDefinition {
    * (infra/settings.ts `deprecation`) as `DEPRECATED_AT` and `SUNSET_AT`.
    */
   deprecated?: true;
+  /**
+   * Present when it sends delivery messages to the webhook delivery queue, the fast lane (one SendMessage each):
+   * the stack grants `sqs:SendMessage` on that queue alone and passes its URL (infra/inventory-stack.ts).
+   */
+  sendsDeliveries?: true;
 }
 
 /** The tables a function uses, in the order of {@link tables}. */
@@ -250,6 +255,37 @@ export const operations: readonly Operation[] = [
     scope: 'webhooks:manage',
     queryParameters: [],
   },
+  {
+    name: 'listWebhookAttempts',
+    method: 'GET',
+    path: '/webhook-endpoints/{endpointId}/attempts',
+    entry: 'functions/list-webhook-attempts/handler.ts',
+    // GetItem: the endpoint's owner (404 for another key's); Query: its attempts, newest first.
+    access: { webhookSubscriptions: ['dynamodb:GetItem'], webhookAttempts: ['dynamodb:Query'] },
+    scope: 'webhooks:manage',
+    queryParameters: ['limit', 'cursor'],
+  },
+  {
+    name: 'sendTestWebhook',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/test',
+    entry: 'functions/send-test-webhook/handler.ts',
+    // GetItem: the endpoint's owner (404 for another key's); the test event goes to the delivery queue directly.
+    access: { webhookSubscriptions: ['dynamodb:GetItem'] },
+    scope: 'webhooks:manage',
+    queryParameters: [],
+    sendsDeliveries: true,
+  },
+  {
+    name: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/rotate-secret',
+    entry: 'functions/rotate-webhook-secret/handler.ts',
+    // UpdateItem: the new secret and the previous one with its expiry, only if the key owns the endpoint.
+    access: { webhookSubscriptions: ['dynamodb:UpdateItem'] },
+    scope: 'webhooks:manage',
+    queryParameters: [],
+  },
 ];
 
 /**
@@ -310,9 +346,11 @@ export const eventFunctions = {
   deliverWebhooks: {
     name: 'deliverWebhooks',
     entry: 'functions/deliver-webhooks/handler.ts',
+    // PutItem on the attempts table: each attempt's record (lib/webhooks/attempt-log.ts).
     access: {
       webhookSubscriptions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       webhookFailures: ['dynamodb:PutItem'],
+      webhookAttempts: ['dynamodb:PutItem'],
     },
   },
 } as const satisfies Record<string, FunctionDefinition>;

@@ -155,6 +155,15 @@ export const tables = {
   webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key('subscriptionId', 'S'), {
     sortKey: key('eventId', 'S'),
   }),
+  /**
+   * Every webhook delivery attempt (listWebhookAttempts; docs/contract.md "History and events"): under its
+   * endpoint's id (`endpointId`, a subscription id) at a time-ordered `attemptId` (lib/webhooks/attempt-log.ts),
+   * one PutItem per attempt by the delivery function, expiring by `expiresAt` (epoch seconds, 30 days).
+   */
+  webhookAttempts: table('WEBHOOK_ATTEMPTS_TABLE_NAME', key('endpointId', 'S'), {
+    sortKey: key('attemptId', 'S'),
+    timeToLiveAttribute: 'expiresAt',
+  }),
 } as const satisfies Record<string, TableDefinition>;
 
 /** A table of {@link tables}. */

@@ -61,6 +61,7 @@ export type ToolTableId = Extract<
   | 'webhookSubscriptions'
   | 'webhookFailures'
   | 'webhookEndpointOwners'
+  | 'webhookAttempts'
 >;
 
 /**
@@ -74,6 +75,7 @@ const tableOutputs: Record<ToolTableId, string> = {
   webhookSubscriptions: 'WebhookSubscriptionsTableName',
   webhookFailures: 'WebhookFailuresTableName',
   webhookEndpointOwners: 'WebhookEndpointOwnersTableName',
+  webhookAttempts: 'WebhookAttemptsTableName',
 };
 
 /** The stack outputs holding the queues' URLs the tools use, by the queue's logical id (its local name). */

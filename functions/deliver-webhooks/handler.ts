@@ -4,7 +4,8 @@
  * each message one signed POST. The fast lane's attempts are cut at 2 s and anything not delivered there moves
  * to the slow lane; a failed slow-lane attempt is made visible again after the retry schedule's delay
  * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; every other
- * message is deleted as soon as it is handled (the fair queues charge each endpoint its own time); a
+ * message is deleted as soon as it is handled (the fair queues charge each endpoint its own time); each attempt
+ * is recorded in the attempts table once its outcome is known (listWebhookAttempts); a
  * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
  * events"; docs/architecture.md "Events and webhooks").
  */
@@ -17,6 +18,7 @@ import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
+import { attemptRecorder } from '#lib/webhooks/attempt-log.ts';
 import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { deleteHandled, slowLane } from '#lib/webhooks/delivery-queue.ts';
@@ -44,20 +46,31 @@ function count(name: string) {
   metrics.addMetric(name, MetricUnit.Count, 1);
 }
 
+const retryDelays = retryDelaysFrom(process.env[eventsEnv.retryDelays]);
+const disableAfterSeconds = disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]);
+/** Logs a delivery's trouble as a warning. */
+const log = (message: string, details: Record<string, unknown>) => logger.warn(message, details);
+
 const deps: DeliveryDependencies = {
   subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
   health: subscriptionHealth(dynamoDb, subscriptionsTable),
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
   slowLane: slowLane(sqs, laneUrls.slow),
   handled: (record, lane) => deleteHandled(sqs, laneUrls[lane], record.receiptHandle),
-  retryDelays: retryDelaysFrom(process.env[eventsEnv.retryDelays]),
-  disableAfterSeconds: disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]),
+  retryDelays,
+  disableAfterSeconds,
   policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
   now: () => new Date(),
   onFailureKept: () => count(webhookMetrics.deliveriesFailed),
   onDisabled: () => count(webhookMetrics.endpointsDisabled),
-  log: (message, details) => logger.warn(message, details),
+  log,
   info: (message, details) => logger.info(message, details),
+  attempts: attemptRecorder(
+    dynamoDb,
+    requiredEnv(tables.webhookAttempts.env),
+    { retryDelays, disableAfterSeconds },
+    log,
+  ),
 };
 
 /**

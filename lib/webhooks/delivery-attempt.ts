@@ -33,7 +33,8 @@ export type AttemptOutcome =
 /** What an attempt needs besides the message: the subscription's URL and secret, the policy, the clock. */
 export interface AttemptTarget {
   url: string;
-  secret: string;
+  /** The signing secret, or the secrets (the new one first) while a rotated one overlaps. */
+  secret: string | readonly string[];
   policy: UrlPolicy;
   /** The attempt's time (the signature's timestamp); now unless given. */
   now?: Date;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { AttemptRecorder } from './attempt-log.ts';
 import {
   type AttemptOutcome,
   attemptDelivery,
@@ -16,7 +17,7 @@ import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.t
 import type { SlowLane } from './delivery-queue.ts';
 import type { FailureStore } from './failures.ts';
 import type { SubscriptionHealth } from './subscription-health.ts';
-import type { SubscriptionStore } from './subscriptions.ts';
+import { type SubscriptionStore, signingSecrets } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
 /** The queue a message came from: `fast` (first attempts of enabled subscriptions) or `slow`. */
@@ -50,6 +51,8 @@ export interface DeliveryDependencies {
   log(message: string, details: Record<string, unknown>): void;
   /** Logs one line per delivery attempt, at INFO (docs/operating.md "Access logs"). */
   info(message: string, details: Record<string, unknown>): void;
+  /** Records each attempt once its outcome is known (listWebhookAttempts: lib/webhooks/attempt-log.ts). */
+  attempts?: AttemptRecorder;
 }
 
 /**
@@ -104,7 +107,7 @@ export async function deliverMessage(
   const started = Date.now();
   const outcome: AttemptOutcome = await attemptDelivery(delivery, {
     url: subscription.url,
-    secret: subscription.secret,
+    secret: signingSecrets(subscription, deps.now()),
     policy: deps.policy,
     timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
   });
@@ -115,6 +118,7 @@ export async function deliverMessage(
     ...(outcome.status !== undefined && { status: outcome.status }),
     ms: Date.now() - started,
   });
+  await deps.attempts?.record({ message: delivery, lane, attempt, outcome, started, subscription });
   if (outcome.delivered) {
     const quick = Date.now() - started < fastLaneTimeoutMs;
     if (subscription.failingSince !== undefined || (subscription.state === 'isolated' && quick)) {

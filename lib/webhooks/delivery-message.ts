@@ -13,16 +13,33 @@ import {
   type OrderChange,
 } from '../events/changes.ts';
 
+/**
+ * The type of a test event (sendTestWebhook): delivered to one endpoint alone, never on the bus nor in the events
+ * feed (docs/contract.md "History and events").
+ */
+export const testEventType = 'webhook.test';
+
+/** The data of a test event: the endpoint it was sent to. */
+export interface TestEventData {
+  endpointId: string;
+}
+
+/** The type of a delivery: an event type of the feed, or {@link testEventType}. */
+export type DeliveryType = EventType | typeof testEventType;
+
 /** The body of a delivery message, as JSON. */
 export interface DeliveryMessage {
   subscriptionId: string;
   /** The event's id (lib/events/changes.ts `changeEventId`): the `webhook-id` of every attempt. */
   eventId: string;
-  type: EventType;
+  type: DeliveryType;
   /** When the change occurred (lib/events/changes.ts `eventTimestamp`), RFC 3339 UTC with milliseconds. */
   timestamp: string;
-  /** The change record, or the low-stock data (written as its exact JSON: lib/events/change-json.ts). */
-  data: InventoryChange | OrderChange | LowStock;
+  /**
+   * The change record, or the low-stock data (written as its exact JSON: lib/events/change-json.ts), or a test
+   * event's data.
+   */
+  data: InventoryChange | OrderChange | LowStock | TestEventData;
   /**
    * Attempts made before the message entered its queue: 1 for a message moved to the slow lane after a failed
    * first attempt, absent (0) otherwise (docs/architecture.md "Events and webhooks").
@@ -30,8 +47,11 @@ export interface DeliveryMessage {
   priorAttempts?: number;
 }
 
-/** The exact JSON text of a message's record. */
-function dataJson(message: Pick<DeliveryMessage, 'type' | 'data'>): string {
+/** The exact JSON text of a message's data: its record, or a test event's `{"endpointId"}`. */
+export function deliveryDataJson(message: Pick<DeliveryMessage, 'type' | 'data'>): string {
+  if (message.type === testEventType) {
+    return JSON.stringify({ endpointId: (message.data as TestEventData).endpointId });
+  }
   return changeJson({ type: message.type, data: message.data } as ChangeEvent);
 }
 
@@ -39,7 +59,7 @@ function dataJson(message: Pick<DeliveryMessage, 'type' | 'data'>): string {
 export function deliveryMessageBody(message: DeliveryMessage): string {
   const { subscriptionId, eventId, type, timestamp, priorAttempts } = message;
   const head = JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts });
-  return `${head.slice(0, -1)},"data":${dataJson(message)}}`;
+  return `${head.slice(0, -1)},"data":${deliveryDataJson(message)}}`;
 }
 
 /**
@@ -53,7 +73,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
     !text('subscriptionId') ||
     !text('eventId') ||
     !text('timestamp') ||
-    !(eventTypes as readonly unknown[]).includes(value?.type) ||
+    !([...eventTypes, testEventType] as readonly unknown[]).includes(value?.type) ||
     value?.data === undefined ||
     (value.priorAttempts !== undefined &&
       !(Number.isInteger(value.priorAttempts) && value.priorAttempts >= 0))
@@ -66,5 +86,5 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
 /** The request body POSTed to a subscriber: `{"type","timestamp","data"}` (Standard Webhooks payload). */
 export function webhookPayload(message: Pick<DeliveryMessage, 'type' | 'timestamp' | 'data'>): string {
   const head = JSON.stringify({ type: message.type, timestamp: message.timestamp });
-  return `${head.slice(0, -1)},"data":${dataJson(message)}}`;
+  return `${head.slice(0, -1)},"data":${deliveryDataJson(message)}}`;
 }

@@ -11,9 +11,8 @@ import {
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { changeJson, exactIds } from '../events/change-json.ts';
-import type { ChangeEvent } from '../events/changes.ts';
-import type { DeliveryMessage } from './delivery-message.ts';
+import { exactIds } from '../events/change-json.ts';
+import { type DeliveryMessage, deliveryDataJson } from './delivery-message.ts';
 
 /**
  * A delivery kept as a failure: the message, how many attempts were made, the last attempt's HTTP status (when
@@ -38,7 +37,7 @@ export interface FailureStore {
 }
 
 function toStored(failure: WebhookFailure): Record<string, unknown> {
-  return { ...failure, data: changeJson({ type: failure.type, data: failure.data } as ChangeEvent) };
+  return { ...failure, data: deliveryDataJson(failure) };
 }
 
 function fromStored(item: Record<string, unknown>): WebhookFailure {

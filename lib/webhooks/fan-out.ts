@@ -4,7 +4,7 @@
  * (docs/architecture.md "Events and webhooks").
  * @module
  */
-import { type ChangeEvent, changeEventId, eventTimestamp } from '../events/changes.ts';
+import { type ChangeEvent, changeEventId, eventTimestamp, wholeSeconds } from '../events/changes.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
 import type { EndpointEventType } from './event-access.ts';
@@ -17,7 +17,22 @@ export interface DeliveryLanes {
 }
 
 /**
- * Sends one delivery message per subscription of `subscriptions` that takes the event's type: `eventId` from
+ * True when `subscription` existed when the change of `event` was committed (docs/contract.md "History and
+ * events": an endpoint receives the events of changes committed after it was created): the event's time (its
+ * record's `occurredAt`, a low-stock event's bus `time`) not before the subscription's `createdAt`, compared in
+ * whole seconds for a low-stock event, whose time has no milliseconds. A subscription stored without `createdAt`
+ * takes every event.
+ */
+export function createdBefore(subscription: SubscriptionRoute, event: ChangeEvent): boolean {
+  const { createdAt } = subscription;
+  if (createdAt === undefined) return true;
+  const since = event.type === 'inventory.low_stock' ? wholeSeconds(createdAt) : createdAt;
+  return Date.parse(eventTimestamp(event)) >= Date.parse(since);
+}
+
+/**
+ * Sends one delivery message per subscription of `subscriptions` that takes the event's type and existed when
+ * its change was committed ({@link createdBefore}): `eventId` from
  * `changeEventId`, `timestamp` its `eventTimestamp`; to the fast lane when the subscription is `enabled`,
  * else to the slow lane.
  * @throws Error when a queue refuses any (the invocation is retried: a subscriber may get an event twice).
@@ -28,8 +43,9 @@ export async function fanOut(
   lanes: DeliveryLanes,
 ): Promise<void> {
   const eventId = changeEventId(event);
-  const taking = subscriptions.filter((subscription) =>
-    subscription.events.includes(event.type as EndpointEventType),
+  const taking = subscriptions.filter(
+    (subscription) =>
+      subscription.events.includes(event.type as EndpointEventType) && createdBefore(subscription, event),
   );
   const messageOf = (subscription: SubscriptionRoute): DeliveryMessage => ({
     subscriptionId: subscription.subscriptionId,

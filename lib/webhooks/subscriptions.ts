@@ -39,6 +39,10 @@ export interface Subscription {
   events: EndpointEventType[];
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
   secret: string;
+  /** The secret before the last rotateWebhookSecret, still signing until {@link previousSecretExpiresAt}. */
+  previousSecret?: string;
+  /** When {@link previousSecret} stops signing (RFC 3339 UTC): 24 hours after the rotation. */
+  previousSecretExpiresAt?: string;
   createdAt: string;
   state: SubscriptionState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
@@ -55,7 +59,8 @@ export interface Subscription {
 }
 
 /** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
-export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'>;
+export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'> &
+  Partial<Pick<Subscription, 'createdAt'>>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
 const secretBytes = 24;
@@ -124,12 +129,32 @@ export function fromStored(item: Record<string, unknown>): Subscription {
     ...(item.disabledAt !== undefined && { disabledAt: String(item.disabledAt) }),
     ...(item.disabledReason !== undefined && { disabledReason: item.disabledReason as DisabledReason }),
     ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
+    ...(item.previousSecret !== undefined && { previousSecret: String(item.previousSecret) }),
+    ...(item.previousSecretExpiresAt !== undefined && {
+      previousSecretExpiresAt: String(item.previousSecretExpiresAt),
+    }),
   };
 }
 
 /**
+ * The secrets a delivery at `now` is signed with: the subscription's secret, then its previous one while that
+ * has not expired (docs/contract.md "History and events": rotateWebhookSecret).
+ */
+export function signingSecrets(
+  subscription: Pick<Subscription, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: Date,
+): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = subscription;
+  const overlapping =
+    previousSecret !== undefined &&
+    previousSecretExpiresAt !== undefined &&
+    Date.parse(previousSecretExpiresAt) > now.getTime();
+  return overlapping ? [secret, previousSecret] : [secret];
+}
+
+/**
  * The fan-out's read of the subscriptions table alone: a Scan of all pages with `ProjectionExpression`
- * subscriptionId, events, state, ownerKeyId, so that no signing secret leaves the table for the fan-out
+ * subscriptionId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
  * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
  * placeholders.
  */
@@ -144,7 +169,7 @@ export function subscriptionRoutes(
         { client },
         {
           TableName: tableName,
-          ProjectionExpression: '#id, #events, #state, ownerKeyId',
+          ProjectionExpression: '#id, #events, #state, ownerKeyId, createdAt',
           ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
         },
       );
@@ -156,6 +181,7 @@ export function subscriptionRoutes(
             events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
             state: stateOf(item),
             ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
+            ...(item.createdAt !== undefined && { createdAt: String(item.createdAt) }),
           });
         }
       }

@@ -109,9 +109,10 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
           'createWebhookEndpoint',
           'listWebhookEndpoints',
           'deleteWebhookEndpoint',
-        ]
-          .filter((name) => operations.some((o) => o.name === name))
-          .map((name) => [name, 'experimental']),
+          'listWebhookAttempts',
+          'sendTestWebhook',
+          'rotateWebhookSecret',
+        ].map((name) => [name, 'experimental']),
       ),
     });
   });
@@ -149,9 +150,14 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
     '%s declares its success, 401, 429, 500 and 503, each with application/json content (a 204, none)',
     (_name, key) => {
       const responses = declared.get(key)?.responses as Node;
-      // A POST creates (201), except the batch, which changes existing entries (200); a DELETE answers 204.
-      const success =
-        key.startsWith('POST ') && key !== 'POST /inventory/batch'
+      // A POST creates (201), except the batch, which changes existing entries (200), and the endpoint actions,
+      // which accept a delivery (202) or answer a new secret (200); a DELETE answers 204.
+      const accepted = ['POST /webhook-endpoints/{endpointId}/test'];
+      const success = accepted.includes(key)
+        ? '202'
+        : key.startsWith('POST ') &&
+            key !== 'POST /inventory/batch' &&
+            key !== 'POST /webhook-endpoints/{endpointId}/rotate-secret'
           ? '201'
           : key.startsWith('DELETE ')
             ? '204'

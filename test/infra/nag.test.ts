@@ -52,6 +52,7 @@ const expectedAcknowledgements: Record<EnvironmentName, string[][]> = {
     ['EventsTable', 'AwsSolutions-DDB3'],
     ['WebhookSubscriptionsTable', 'AwsSolutions-DDB3'],
     ['WebhookEndpointOwnersTable', 'AwsSolutions-DDB3'],
+    ['WebhookAttemptsTable', 'AwsSolutions-DDB3'],
     ['WebhookFailuresTable', 'AwsSolutions-DDB3'],
   ],
   production: everyEnvironment,

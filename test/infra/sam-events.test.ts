@@ -76,6 +76,9 @@ const listInventoryHistory = operation('listInventoryHistory');
 const createWebhookEndpoint = operation('createWebhookEndpoint');
 const listWebhookEndpoints = operation('listWebhookEndpoints');
 const deleteWebhookEndpoint = operation('deleteWebhookEndpoint');
+const listWebhookAttempts = operation('listWebhookAttempts');
+const sendTestWebhook = operation('sendTestWebhook');
+const rotateWebhookSecret = operation('rotateWebhookSecret');
 
 /** The HTTP status and parsed body of a proxy result. */
 function httpResult(outcome: Outcome): { statusCode: unknown; body: unknown; contentType: unknown } {
@@ -211,6 +214,24 @@ const cases: EventCase[] = [
   httpEvent(
     'delete-webhook-endpoint-unknown.json',
     deleteWebhookEndpoint,
+    404,
+    errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
+  ),
+  httpEvent(
+    'list-webhook-attempts-unknown.json',
+    listWebhookAttempts,
+    404,
+    errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
+  ),
+  httpEvent(
+    'send-test-webhook-unknown.json',
+    sendTestWebhook,
+    404,
+    errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
+  ),
+  httpEvent(
+    'rotate-webhook-secret-unknown.json',
+    rotateWebhookSecret,
     404,
     errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
   ),

@@ -70,6 +70,8 @@ const eventVariables: Record<string, Record<string, unknown>> = {
   },
   // The SSRF guard of a new endpoint, as the deliveries' (docs/contract.md "History and events").
   createWebhookEndpoint: { WEBHOOK_URL_POLICY: 'public-https' },
+  // The test event goes to the delivery queue directly (lib/api.ts `sendsDeliveries`).
+  sendTestWebhook: { WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'), AWS_ENDPOINT_URL_SQS: '' },
 };
 const environmentNames = Object.keys(environments) as EnvironmentName[];
 
@@ -171,6 +173,8 @@ const eventStatements: Record<string, Record<string, unknown>[]> = {
     allow(receiveActions, getAtt('WebhookSlowLaneQueue', 'Arn')),
     allow(sendActions, getAtt('WebhookSlowLaneQueue', 'Arn')),
   ],
+  // SendMessage alone on the fast lane (lib/api.ts `sendsDeliveries`).
+  sendTestWebhook: [allow(['sqs:SendMessage'], getAtt('WebhookDeliveryQueue', 'Arn'))],
 };
 
 describe.each(environmentNames)('%s stack', (name) => {

@@ -41,6 +41,7 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
     'webhookSubscriptions',
     'webhookEndpointOwners',
     'webhookFailures',
+    'webhookAttempts',
   ]);
   // Eight tables created one after the other at 300 ms each; a waiter's first 20 s delay would exceed this bound.
   expect(seconds).toBeLessThan(10);

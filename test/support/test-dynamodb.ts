@@ -21,6 +21,7 @@ export const testTableNames: Record<TableId, string> = {
   webhookSubscriptions: 'pet-store-webhook-subscriptions',
   webhookFailures: 'pet-store-webhook-failures',
   webhookEndpointOwners: 'pet-store-webhook-endpoint-owners',
+  webhookAttempts: 'pet-store-webhook-attempts',
 };
 
 /**

@@ -58,6 +58,7 @@ beforeAll(async () => {
   Object.assign(process.env, {
     WEBHOOK_SUBSCRIPTIONS_TABLE_NAME: testTableNames.webhookSubscriptions,
     WEBHOOK_FAILURES_TABLE_NAME: testTableNames.webhookFailures,
+    WEBHOOK_ATTEMPTS_TABLE_NAME: testTableNames.webhookAttempts,
     WEBHOOK_DELIVERY_QUEUE_URL: queue.url,
     WEBHOOK_SLOW_LANE_QUEUE_URL: slowLane.url,
     WEBHOOK_SLOW_LANE_QUEUE_ARN: slowLane.arn,
@@ -375,7 +376,7 @@ describe('fanOutWebhooks', () => {
     });
   });
 
-  test('reads the subscriptions without their signing secrets: a Scan projecting subscriptionId, events, state and owner', async () => {
+  test('reads the subscriptions without their signing secrets: a Scan projecting subscriptionId, events, state, owner and creation time', async () => {
     await subscribe('ws_inventory', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
     // The requests the fan-out's read sends, as they leave the client (recorded, not altered).
     const client = dynamoDbClient(db.endpoint, db.credentials);
@@ -391,12 +392,17 @@ describe('fanOutWebhooks', () => {
     try {
       const routes = await subscriptionRoutes(client, testTableNames.webhookSubscriptions).list();
       expect(routes).toStrictEqual([
-        { subscriptionId: 'ws_inventory', events: ['inventory.changed'], state: 'isolated' },
+        {
+          subscriptionId: 'ws_inventory',
+          events: ['inventory.changed'],
+          state: 'isolated',
+          createdAt: '2026-11-26T08:00:00.000Z',
+        },
       ]);
       expect(sent).toStrictEqual([
         {
           TableName: testTableNames.webhookSubscriptions,
-          ProjectionExpression: '#id, #events, #state, ownerKeyId',
+          ProjectionExpression: '#id, #events, #state, ownerKeyId, createdAt',
           ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
         },
       ]);
