@@ -31,9 +31,15 @@ import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
-const stagingTables: Record<Extract<ToolTableId, 'inventory' | 'apiKeys'>, string> = {
+const stagingTables: Record<
+  Extract<ToolTableId, 'inventory' | 'apiKeys' | 'webhookSubscriptions' | 'webhookEndpointOwners'>,
+  string
+> = {
   inventory: 'InventoryService-staging-InventoryTable-ABC123',
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
+  // `keys revoke` disables the webhook endpoints of a chain left without a live key.
+  webhookSubscriptions: 'InventoryService-staging-WebhookSubscriptionsTable-QRS456',
+  webhookEndpointOwners: 'InventoryService-staging-WebhookEndpointOwnersTable-TUV012',
 };
 
 let db: TestStore;
@@ -56,6 +62,8 @@ beforeAll(async () => {
         ApiUrl: 'https://abc123.execute-api.us-east-1.amazonaws.com/v1/',
         InventoryTableName: stagingTables.inventory,
         ApiKeysTableName: stagingTables.apiKeys,
+        WebhookSubscriptionsTableName: stagingTables.webhookSubscriptions,
+        WebhookEndpointOwnersTableName: stagingTables.webhookEndpointOwners,
         RestApiId: restApiId,
         UsagePlanId: defaultUsagePlanId,
       },
@@ -312,9 +320,7 @@ describe('the --env path resolves tables only from the stack', () => {
 
   test('no local store or extra table was created', async () => {
     expect(await readdir(workDir)).toStrictEqual([]);
-    expect((await tableNames(db.client)).sort()).toStrictEqual(
-      [stagingTables.apiKeys, stagingTables.inventory].sort(),
-    );
+    expect((await tableNames(db.client)).sort()).toStrictEqual(Object.values(stagingTables).sort());
   });
 });
 
