@@ -172,8 +172,11 @@ async function storedFeed(dataDir: string, petId: string): Promise<string[]> {
 }
 
 test('a consumer killed after appending a batch to the events feed: the replay appends none again', async () => {
-  // The consumer's only transactions are its appends to the feed: the first one after arming is the batch's.
-  const { dataDir, armed, crashing } = await crashingServer('after TransactWriteItems');
+  // The consumer's appends to the feed are its transactions on the events table (a PATCH's own transaction
+  // writes the inventory table): the first one after arming is the batch's.
+  const { dataDir, armed, crashing } = await crashingServer(
+    `after TransactWriteItems ${testTableNames.events}`,
+  );
   const petId = '701';
   expect(
     (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Feed", "status": "available"}`)).status,
