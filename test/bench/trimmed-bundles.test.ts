@@ -104,9 +104,13 @@ const tokenEvent = (key: string) =>
 beforeAll(async () => {
   db = await startTestStore({ tables: serviceTables });
   setFunctionEnvironment(db.endpoint, db.credentials);
-  functionEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => /^(AWS_|POWERTOOLS_)|_TABLE_NAME$/.test(name)),
-  ) as Record<string, string>;
+  functionEnv = {
+    ...(Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => /^(AWS_|POWERTOOLS_)|_TABLE_NAME$/.test(name)),
+    ) as Record<string, string>),
+    // updateInventory takes an Idempotency-Key: its records' table, as the stack binds it.
+    [tables.idempotency.env]: testTableNames.idempotency,
+  };
   const client = toDocumentClient(db.client);
   await inventoryStore(client, testTableNames.inventory).putMany(seeded);
   await keyStore(client, testTableNames.apiKeys).put({
@@ -274,9 +278,12 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
   const env = {
     [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
     [tables.webhookFailures.env]: testTableNames.webhookFailures,
+    [tables.webhookAttempts.env]: testTableNames.webhookAttempts,
     WEBHOOK_URL_POLICY: 'local',
     WEBHOOK_RETRY_DELAYS: '5',
-    // The slow lane, whose records these are (no message is moved or retried here: no SQS request).
+    // The slow lane, whose records these are (no message is moved or retried here: no SQS request), and the
+    // fast lane (the function deletes the fast lane's handled messages at once; none here).
+    WEBHOOK_DELIVERY_QUEUE_URL: 'http://127.0.0.1:9/000000000000/webhook-deliveries',
     WEBHOOK_SLOW_LANE_QUEUE_URL: 'http://127.0.0.1:9/000000000000/webhook-slow-lane',
     WEBHOOK_SLOW_LANE_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-slow-lane',
   };
