@@ -9,7 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { ListTablesCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import { indexLowStock } from '#lib/inventory/low-stock.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
 import { crowdedShard, int64Inventory, listBody, sortedByPetId } from '#test/support/inventory-fixtures.ts';
@@ -251,5 +253,73 @@ describe.skipIf(!javaPresent)('the HTTP API on DynamoDB Local', () => {
     expect((await api.tableItems()).find((item) => item.petId === '-10')?.quantity).toBe('22');
     await setQuantity(4);
     expect(await api.tableItems()).toEqual(before);
+  });
+
+  test('adjusts by a delta in one conditional write (409 below 0 and past 2147483647, nothing changed), sets and clears a reorder point, lists the low entries from the sparse index, and reads entries by id with BatchGetItem', async () => {
+    const before = await api.tableItems();
+    const sale = await api.patch('9', '{"adjustBy":-2,"reason":"sale"}');
+    expect([sale.status, sale.text, sale.headers.get('etag')]).toEqual([
+      200,
+      '{"petId":9,"quantity":7,"status":"available"}',
+      '"7-available"',
+    ]);
+    const short = await api.patch('9', '{"adjustBy":-8,"reason":"sale"}');
+    expect([short.status, JSON.parse(short.text)]).toEqual([
+      409,
+      {
+        code: 'insufficient_stock',
+        message: 'petId 9 has 7 in stock; adjustBy -8 would leave -1',
+        status: 409,
+      },
+    ]);
+    const over = await api.patch('9223372036854775807', '{"adjustBy":1,"reason":"arrival"}');
+    expect([over.status, JSON.parse(over.text)]).toEqual([
+      409,
+      {
+        code: 'quantity_out_of_range',
+        message:
+          'petId 9223372036854775807 has 2147483647 in stock; adjustBy 1 would make 2147483648, more than 2147483647',
+        status: 409,
+      },
+    ]);
+    const point = await api.patch('7', '{"reorderPoint":7}');
+    expect([point.status, point.text]).toEqual([
+      200,
+      '{"petId":7,"quantity":7,"status":"available","reorderPoint":7}',
+    ]);
+    // The sparse low-stock index, kept as the change records' consumer keeps it (lib/inventory/low-stock.ts).
+    const { TableNames = [] } = await api.dynamoDb.send(new ListTablesCommand({}));
+    const table = TableNames.find((name) => name.endsWith('inventory')) as string;
+    const documents = toDocumentClient(api.dynamoDb);
+    await indexLowStock(documents, table, [{ petId: '7', low: true, indexed: false }]);
+    const low = await api.request('GET', '/inventory?lowStock=true', {
+      headers: { Authorization: api.authorization },
+    });
+    expect([low.status, low.text]).toEqual([
+      200,
+      '[{"petId":7,"quantity":7,"status":"available","reorderPoint":7}]',
+    ]);
+    const byId = await api.request('GET', '/inventory?petIds=9,7,-9223372036854775808,12', {
+      headers: { Authorization: api.authorization },
+    });
+    expect([byId.status, byId.text]).toEqual([
+      200,
+      '[{"petId":-9223372036854775808,"quantity":0,"status":"available"},{"petId":7,"quantity":7,"status":"available","reorderPoint":7},{"petId":9,"quantity":7,"status":"available"}]',
+    ]);
+    const cleared = await api.patch('7', '{"reorderPoint":null}');
+    expect([cleared.status, cleared.text]).toEqual([200, '{"petId":7,"quantity":7,"status":"available"}']);
+    // Not low any more: the query's filter drops it before the consumer unmarks it.
+    const stale = await api.request('GET', '/inventory?lowStock=true', {
+      headers: { Authorization: api.authorization },
+    });
+    expect([stale.status, stale.text]).toEqual([200, '[]']);
+    await indexLowStock(documents, table, [{ petId: '7', low: false, indexed: true }]);
+    await api.patch('9', '{"adjustBy":2}');
+    await api.patch('7', '{"quantity":7}');
+    const after = await api.tableItems();
+    expect(after.map(({ petId, quantity, status }) => [petId, quantity, status])).toEqual(
+      before.map(({ petId, quantity, status }) => [petId, quantity, status]),
+    );
+    expect(after.find((item) => item.petId === '7')).not.toHaveProperty('reorderPoint');
   });
 });

@@ -148,6 +148,10 @@ const cases: EventCase[] = [
   httpEvent('list-inventory-ok.json', listInventory, 200, [
     { petId: 9001, quantity: 5, status: 'available' },
   ]),
+  // Entries by id: 9003 has none, so it is simply not there.
+  httpEvent('list-inventory-by-id.json', listInventory, 200, [
+    { petId: 9001, quantity: 5, status: 'available' },
+  ]),
   httpEvent(
     'get-inventory-item-ok.json',
     getInventoryItem,
