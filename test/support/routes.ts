@@ -10,9 +10,10 @@ export interface ProbeRequest {
   headers: Record<string, string>;
   body?: string;
   /**
-   * The status of the valid request's success: 200, 201 for a creation, and 404 for deleteWebhookEndpoint,
-   * whose probe names an endpoint no key holds (a 204 deletes it, and the probes are sent many times): the
-   * function answered it, past the authorizer and the scope check (its 204: test/http/webhook-endpoints.test.ts).
+   * The status of the valid request's success: 200, 201 for a creation, and 404 for the operations on one
+   * webhook endpoint, whose probe names an endpoint no key holds (a delete or a rotation would change it, and the
+   * probes are sent many times): the function answered it, past the authorizer and the scope check (their
+   * successes: test/http/webhook-endpoints.test.ts, test/events/webhook-attempts.test.ts).
    */
   success: number;
 }
@@ -32,7 +33,7 @@ const bodies: Readonly<Record<string, string>> = {
 /** The operations that create (a POST that is not a creation, batchUpdateInventory, answers 200). */
 const creations: readonly string[] = ['addPet', 'placeOrder', 'createWebhookEndpoint'];
 
-/** The endpoint the deleteWebhookEndpoint probe names: held by no key. */
+/** The endpoint the probes of the operations on one webhook endpoint name: held by no key. */
 export const probeEndpointId = 'ws_probeprobeprobep';
 
 /**
@@ -46,7 +47,11 @@ export function probeRequests(petId: string, orderId = '1'): ProbeRequest[] {
       .replace('{orderId}', orderId)
       .replace('{endpointId}', probeEndpointId);
     const template = bodies[operation.name]?.replace('PET_ID', petId);
-    const success = creations.includes(operation.name) ? 201 : operation.method === 'DELETE' ? 404 : 200;
+    const success = creations.includes(operation.name)
+      ? 201
+      : operation.path.includes('{endpointId}')
+        ? 404
+        : 200;
     if (template === undefined) return { operation, method: operation.method, path, headers: {}, success };
     const probe = {
       operation,
