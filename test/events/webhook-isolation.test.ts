@@ -8,7 +8,7 @@
  *
  * Each change is a PATCH of its own pet and quantity, so that each delivery names its change. First the healthy
  * subscriber alone (the control: on a machine loaded enough that its deliveries already take longer than the
- * contract's 5 s, the bound is its own slowest delivery plus a margin, so that what is measured is what the
+ * contract's 5 s, the bound is twice its own slowest delivery plus a margin, so that what is measured is what the
  * others add); then beside one hanging subscription of the webhook tool; then beside 20 endpoints of one API key
  * that hang, answer 500, or answer after 1.9 s (under the fast lane's 2 s cut), the healthy one an endpoint of
  * another key.
@@ -31,7 +31,12 @@ const seconds = 10;
 const scenarioSeconds = 5;
 /** The contract's bound from a write's answer to the healthy subscriber's delivery. */
 const boundMs = 5_000;
-/** What a loaded machine's bound adds to the slowest delivery without a noisy endpoint (ms). */
+/**
+ * A loaded machine's bound: twice the slowest delivery without a noisy endpoint, plus this (ms). On 2 shared
+ * cores the noisy endpoints' own deliveries (up to 200 a second, each held 1.9 s) slow every process, fair or
+ * not; first come first served took a healthy endpoint to a p50 of 12.7 s and a max of 33.9 s, growing with the
+ * run, far past this bound (docs/performance.md "Fairness by endpoint" has the measured table).
+ */
 const marginMs = 2_000;
 /** An answer that never comes within the 10 s of an attempt. */
 const hang: ReceiverAnswer = { stallMs: 600_000 };
@@ -144,7 +149,8 @@ function healthyAlone() {
     await subscribe(service, `${healthy.endpoint}/hooks`);
     const alone = await changesAndDelays(service, healthy, ...nextChanges(changesPerSecond * seconds));
     expect(alone.filter(({ delayMs }) => delayMs === Number.POSITIVE_INFINITY)).toStrictEqual([]);
-    return { healthy, bound: Math.max(boundMs, Math.max(...alone.map(({ delayMs }) => delayMs)) + marginMs) };
+    const slowest = Math.max(...alone.map(({ delayMs }) => delayMs));
+    return { healthy, bound: Math.max(boundMs, 2 * slowest + marginMs) };
   })();
   return control;
 }
