@@ -35,7 +35,7 @@ const boundMs = 5_000;
  * A loaded machine's bound: twice the slowest delivery without a noisy endpoint, plus this (ms). On 2 shared
  * cores the noisy endpoints' own deliveries (up to 200 a second, each held 1.9 s) slow every process, fair or
  * not; first come first served took a healthy endpoint to a p50 of 12.7 s and a max of 33.9 s, growing with the
- * run, far past this bound (docs/performance.md "Fairness by endpoint" has the measured table).
+ * run, far past this bound (docs/performance.md "Fairness by endpoint, 2026-12-07" has the measured table).
  */
 const marginMs = 2_000;
 /** An answer that never comes within the 10 s of an attempt. */

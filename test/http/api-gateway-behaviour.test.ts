@@ -78,6 +78,8 @@ beforeAll(async () => {
   const model = apiModel(template, {
     assemblyDir: assemblyDir(),
     tableName: (logicalId) => logicalId,
+    // The queues some functions name (sendTestWebhook's delivery queue): none of them is called here.
+    resourceValue: (logicalId) => `http://127.0.0.1:9/000000000000/${logicalId}`,
     overrides: { AWS_REGION: 'us-east-1' },
     sourceOf: (logicalId) => sources[logicalId],
   });
