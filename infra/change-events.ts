@@ -17,7 +17,7 @@ import { eventSource, eventsEnv } from '#lib/events/changes.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { defaultDisableAfterSeconds } from '#lib/webhooks/breaker.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
-import { maxDelaySeconds, maxVisibilityTimeoutSeconds } from '#lib/webhooks/retry-schedule.ts';
+import { retryScheduleProblem } from '#lib/webhooks/retry-schedule.ts';
 import type { ServiceAlarms } from './service-alarms.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
@@ -148,18 +148,8 @@ export class ChangeEvents extends Construct {
     this.recordChanges = recordChanges;
     const stack = Stack.of(this);
     const delays = settings.events.webhookRetryDelaysSeconds;
-    for (const delay of delays) {
-      if (!Number.isInteger(delay) || delay < 0 || delay > maxVisibilityTimeoutSeconds) {
-        throw new Error(
-          `webhook retry delay ${delay} is not a whole number of seconds from 0 to ${maxVisibilityTimeoutSeconds}`,
-        );
-      }
-    }
-    if ((delays[0] ?? 0) > maxDelaySeconds) {
-      throw new Error(
-        `the first webhook retry delay ${delays[0]} is over ${maxDelaySeconds} s, SQS's longest message delay`,
-      );
-    }
+    const problem = retryScheduleProblem(delays);
+    if (problem !== undefined) throw new Error(problem);
     const schedule = delays.reduce((sum, delay) => sum + delay, 0);
     if (schedule >= deliveryRetentionDays * 86_400) {
       throw new Error(

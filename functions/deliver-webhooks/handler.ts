@@ -2,8 +2,8 @@
  * deliverWebhooks: reads both delivery queues, the fast lane and the slow lane, through SQS event source mappings
  * with ReportBatchItemFailures (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html):
  * each message one signed POST. The fast lane's attempts are cut at 2 s and anything not delivered there moves
- * to the slow lane; a failed slow-lane attempt is made visible again after the retry schedule's delay
- * (ChangeMessageVisibility) and reported failed, or after the last delay kept in the failures table; every other
+ * to the slow lane; a failed slow-lane attempt is made visible again after the retry schedule's delay with its
+ * jitter, or as late as a 429's or 503's `Retry-After` asks (ChangeMessageVisibility), and reported failed, or after the last delay kept in the failures table; every other
  * message is deleted as soon as it is handled (the fair queues charge each endpoint its own time); each attempt
  * is recorded in the attempts table once its outcome is known (listWebhookAttempts); a
  * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
@@ -19,12 +19,11 @@ import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
 import { attemptRecorder } from '#lib/webhooks/attempt-log.ts';
-import { disableAfterSecondsFrom } from '#lib/webhooks/breaker.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { deleteHandled, slowLane } from '#lib/webhooks/delivery-queue.ts';
+import { deliveryScheduleFrom } from '#lib/webhooks/delivery-settings.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
-import { retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
 import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionReader } from '#lib/webhooks/subscriptions.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
@@ -46,8 +45,6 @@ function count(name: string) {
   metrics.addMetric(name, MetricUnit.Count, 1);
 }
 
-const retryDelays = retryDelaysFrom(process.env[eventsEnv.retryDelays]);
-const disableAfterSeconds = disableAfterSecondsFrom(process.env[eventsEnv.disableAfterSeconds]);
 /** Logs a delivery's trouble as a warning. */
 const log = (message: string, details: Record<string, unknown>) => logger.warn(message, details);
 
@@ -57,20 +54,15 @@ const deps: DeliveryDependencies = {
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
   slowLane: slowLane(sqs, laneUrls.slow),
   handled: (record, lane) => deleteHandled(sqs, laneUrls[lane], record.receiptHandle),
-  retryDelays,
-  disableAfterSeconds,
+  schedule: deliveryScheduleFrom(process.env),
+  random: Math.random,
   policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
   now: () => new Date(),
   onFailureKept: () => count(webhookMetrics.deliveriesFailed),
   onDisabled: () => count(webhookMetrics.endpointsDisabled),
   log,
   info: (message, details) => logger.info(message, details),
-  attempts: attemptRecorder(
-    dynamoDb,
-    requiredEnv(tables.webhookAttempts.env),
-    { retryDelays, disableAfterSeconds },
-    log,
-  ),
+  attempts: attemptRecorder(dynamoDb, requiredEnv(tables.webhookAttempts.env), log),
 };
 
 /**

@@ -15,7 +15,6 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttemptOutcome } from './delivery-attempt.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
-import type { Subscription } from './subscriptions.ts';
 
 /** Days an attempt is kept (its item's time to live). */
 export const attemptRetentionDays = 30;
@@ -41,42 +40,15 @@ export interface WebhookAttempt {
   nextAttemptAt: string | null;
 }
 
-/** What the delivery knows of one attempt when its outcome is known (lib/webhooks/delivery-lanes.ts). */
+/** What the delivery knows of one attempt once it has decided on it (lib/webhooks/delivery-lanes.ts). */
 export interface AttemptFacts {
   message: Pick<DeliveryMessage, 'subscriptionId' | 'eventId' | 'type'>;
-  /** The lane that made it: a fast-lane attempt cut by its timeout is made again at once in the slow lane. */
-  lane: 'fast' | 'slow';
   attempt: number;
   /** Epoch ms the attempt started. */
   started: number;
   outcome: AttemptOutcome;
-  /** Its subscription as the attempt read it: `failingSince`, the breaker's start, if failing. */
-  subscription: Pick<Subscription, 'failingSince'>;
-}
-
-/** The schedule the delivery follows: the retry delays in seconds and the breaker's period in seconds. */
-export interface AttemptSchedule {
-  retryDelays: readonly number[];
-  disableAfterSeconds: number;
-}
-
-/**
- * Seconds from the attempt's end until the next attempt of its event, as lib/webhooks/delivery-lanes.ts
- * schedules it, or undefined when none is due: delivered; the breaker trips (failing for its period); or the
- * schedule's last attempt failed (kept as a failure). A fast-lane attempt cut by its timeout: 0 (the slow lane).
- */
-export function nextAttemptDelay(
-  facts: AttemptFacts,
-  endedAt: Date,
-  schedule: AttemptSchedule,
-): number | undefined {
-  const { outcome } = facts;
-  const { failingSince } = facts.subscription;
-  if (outcome.delivered) return undefined;
-  if (facts.lane === 'fast' && outcome.timedOut) return 0;
-  const failingFor = failingSince === undefined ? 0 : endedAt.getTime() - Date.parse(failingSince);
-  if (failingSince !== undefined && failingFor >= schedule.disableAfterSeconds * 1000) return undefined;
-  return schedule.retryDelays[facts.attempt - 1];
+  /** When the next attempt of its event is due (lib/webhooks/delivery-decision.ts), or undefined when none is. */
+  nextAttemptAt?: Date;
 }
 
 /** An attempt's id at `at`: time-ordered, unique by its random tail. */
@@ -103,11 +75,10 @@ export function attemptError(outcome: AttemptOutcome): string | null {
   return 'connection_failed';
 }
 
-/** The {@link WebhookAttempt} of `facts`, ended at `endedAt`, under `schedule`. */
-export function attemptOf(facts: AttemptFacts, endedAt: Date, schedule: AttemptSchedule): WebhookAttempt {
+/** The {@link WebhookAttempt} of `facts`, ended at `endedAt`. */
+export function attemptOf(facts: AttemptFacts, endedAt: Date): WebhookAttempt {
   const { message, outcome } = facts;
   const startedAt = new Date(facts.started);
-  const nextInSeconds = nextAttemptDelay(facts, endedAt, schedule);
   return {
     id: newAttemptId(startedAt),
     eventId: message.eventId,
@@ -118,8 +89,7 @@ export function attemptOf(facts: AttemptFacts, endedAt: Date, schedule: AttemptS
     responseStatus: outcome.status ?? null,
     error: attemptError(outcome),
     outcome: outcome.delivered ? 'delivered' : 'failed',
-    nextAttemptAt:
-      nextInSeconds === undefined ? null : new Date(endedAt.getTime() + nextInSeconds * 1000).toISOString(),
+    nextAttemptAt: facts.nextAttemptAt?.toISOString() ?? null,
   };
 }
 
@@ -132,19 +102,15 @@ export interface AttemptRecorder {
   record(facts: AttemptFacts): Promise<void>;
 }
 
-/**
- * The delivery function's writer into `tableName` under `schedule` (the one the delivery follows); `log` gets a
- * write that failed.
- */
+/** The delivery function's writer into `tableName`; `log` gets a write that failed. */
 export function attemptRecorder(
   client: DynamoDBClient,
   tableName: string,
-  schedule: AttemptSchedule,
   log: (message: string, details: Record<string, unknown>) => void,
 ): AttemptRecorder {
   return {
     async record(facts) {
-      const { id, ...attempt } = attemptOf(facts, new Date(), schedule);
+      const { id, ...attempt } = attemptOf(facts, new Date());
       const expiresAt = Math.floor(facts.started / 1000) + attemptRetentionDays * 86_400;
       try {
         await client.send(

@@ -1,24 +1,22 @@
 /**
- * The breaker of failing subscriptions (docs/contract.md "History and events": a subscriber that has failed every
+ * The breaker of failing endpoints (docs/contract.md "History and events": a subscriber that has failed every
  * attempt for 5 days is disabled; Svix's rule, https://docs.svix.com/retries "Disabling failing endpoints").
+ * The delivery's decision asks {@link breakerTrips}; the disable itself is one conditional write
+ * (lib/webhooks/subscription-health.ts `disable`).
  * @module
  */
 
-/** Seconds of failed attempts only after which a subscription is disabled: 5 days. */
+/** Seconds of failed attempts only after which an endpoint is disabled: 5 days. */
 export const defaultDisableAfterSeconds = 5 * 86_400;
 
 /**
- * The breaker's period from `WEBHOOK_DISABLE_AFTER_SECONDS` (whole seconds, at least 1; shortened locally to
- * watch it trip), or the default when unset or empty.
- * @throws Error when it is not a whole number of seconds from 1: a deployment fault.
+ * Whether a failed attempt at `now` disables its endpoint: it has failed every attempt since `failingSince`
+ * (RFC 3339; undefined while its last attempt was delivered) for `disableAfterSeconds` or more.
  */
-export function disableAfterSecondsFrom(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return defaultDisableAfterSeconds;
-  const text = value.trim();
-  if (!/^[1-9][0-9]*$/.test(text)) {
-    throw new Error(
-      `WEBHOOK_DISABLE_AFTER_SECONDS must be whole seconds from 1, not ${JSON.stringify(value)}`,
-    );
-  }
-  return Number(text);
+export function breakerTrips(
+  failingSince: string | undefined,
+  now: Date,
+  disableAfterSeconds: number,
+): boolean {
+  return failingSince !== undefined && now.getTime() - Date.parse(failingSince) >= disableAfterSeconds * 1000;
 }

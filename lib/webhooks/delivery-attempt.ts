@@ -24,11 +24,11 @@ export const deliveryUserAgent = 'pet-store-webhooks/1';
 
 /**
  * How an attempt ended: delivered (a 2xx), or failed with the status (when one came) and why; `timedOut` when no
- * status came within the timeout.
+ * status came within the timeout; `retryAfter`, the answer's `Retry-After` header when it had one.
  */
 export type AttemptOutcome =
   | { delivered: true; status: number }
-  | { delivered: false; status?: number; error: string; timedOut?: true };
+  | { delivered: false; status?: number; error: string; timedOut?: true; retryAfter?: string };
 
 /** What an attempt needs besides the message: the subscription's URL and secret, the policy, the clock. */
 export interface AttemptTarget {
@@ -100,7 +100,15 @@ export function attemptDelivery(
       if (status >= 200 && status < 300) settle({ delivered: true, status });
       else if (status >= 300 && status < 400) {
         settle({ delivered: false, status, error: `HTTP ${status}: redirects are not followed` });
-      } else settle({ delivered: false, status, error: `HTTP ${status}` });
+      } else {
+        const retryAfter = response.headers['retry-after'];
+        settle({
+          delivered: false,
+          status,
+          error: `HTTP ${status}`,
+          ...(retryAfter !== undefined && { retryAfter }),
+        });
+      }
     });
     req.on('error', (error) => settle({ delivered: false, error: error.message }));
     req.end(body);

@@ -1,27 +1,34 @@
 /**
- * The delivery of one message of a delivery queue (docs/contract.md "History and events"; docs/architecture.md
- * "Events and webhooks"): the fast lane makes the first attempt of an enabled subscription's delivery, cut at
- * {@link fastLaneTimeoutMs}; anything else moves to the slow lane, which makes full attempts, retries after the
- * schedule's delays, keeps the last failure, and trips the breaker.
+ * The delivery of one message of a delivery queue, an interpreter of the decisions of
+ * lib/webhooks/delivery-decision.ts (docs/architecture.md "Webhook delivery: decide, then act"): the fast lane
+ * makes the first attempt of an enabled endpoint's delivery, cut at
+ * `fastLaneTimeoutMs` (lib/webhooks/delivery-attempt.ts); anything else moves
+ * to the slow lane, which makes full attempts, retries after the schedule's delays, keeps the last failure, and
+ * trips the breaker.
  * @module
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AttemptRecorder } from './attempt-log.ts';
+import { attemptDelivery } from './delivery-attempt.ts';
 import {
-  type AttemptOutcome,
-  attemptDelivery,
-  deliveryTimeoutMs,
-  fastLaneTimeoutMs,
-} from './delivery-attempt.ts';
+  admit,
+  attemptNumber,
+  type DeliveryAction,
+  decide,
+  type EndpointFailure,
+  type EndpointSuccess,
+  type Lane,
+  nextAttemptAt,
+} from './delivery-decision.ts';
 import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
 import type { SlowLane } from './delivery-queue.ts';
+import type { DeliverySchedule } from './delivery-settings.ts';
 import type { FailureStore } from './failures.ts';
 import type { SubscriptionHealth } from './subscription-health.ts';
 import { type SubscriptionStore, signingSecrets } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
-/** The queue a message came from: `fast` (first attempts of enabled subscriptions) or `slow`. */
-export type Lane = 'fast' | 'slow';
+export type { Lane } from './delivery-decision.ts';
 
 /** What the delivery works with. */
 export interface DeliveryDependencies {
@@ -36,16 +43,16 @@ export interface DeliveryDependencies {
    * fast lane and a slow lane").
    */
   handled(record: SQSRecord, lane: Lane): Promise<void>;
-  /** The delays in seconds before attempts 2, 3, ... (lib/webhooks/retry-schedule.ts). */
-  retryDelays: readonly number[];
-  /** The breaker's period in seconds (lib/webhooks/breaker.ts). */
-  disableAfterSeconds: number;
+  /** The retry delays and the breaker's period (lib/webhooks/delivery-settings.ts). */
+  schedule: DeliverySchedule;
+  /** A sample uniform in [0, 1) for a delay's jitter (`Math.random`). */
+  random(): number;
   policy: UrlPolicy;
-  /** The clock of failures and of the breaker. */
+  /** The clock of decisions, failures and the breaker. */
   now(): Date;
   /** Called once per delivery kept after its schedule's last attempt (the `WebhookDeliveriesFailed` metric). */
   onFailureKept(): void;
-  /** Called when this message's failure disabled its subscription (the `WebhookEndpointsDisabled` metric). */
+  /** Called when this message's failure disabled its endpoint (the `WebhookEndpointsDisabled` metric). */
   onDisabled(): void;
   /** Logs what happened to a message that was not delivered. */
   log(message: string, details: Record<string, unknown>): void;
@@ -55,17 +62,15 @@ export interface DeliveryDependencies {
   attempts?: AttemptRecorder;
 }
 
-/**
- * What became of one message: delivered or dropped (deleted), moved to the slow lane (deleted here), retried later
- * in the slow lane (reported failed), or kept as a failure (deleted).
- */
-export type MessageResult = 'delivered' | 'dropped' | 'moved' | 'retry' | 'kept';
+/** What became of one message: the kind of the action carried out. */
+export type MessageResult = DeliveryAction['kind'];
+
+/** The log lines' details of one attempt. */
+type AttemptDetails = Record<string, unknown>;
 
 /**
- * One message of `lane`: its subscription (gone: dropped); disabled: kept as a failure without an attempt; in the
- * fast lane and not enabled: moved to the slow lane without an attempt; else one attempt, and on failure either
- * the next try after the schedule's delay (attempt = priorAttempts + ApproximateReceiveCount in the slow lane, 1
- * in the fast lane), or a PutItem into the failures table, or the breaker.
+ * One message of `lane`: parsed (not a delivery: dropped), admitted, attempted, decided on, its attempt
+ * recorded with its next time, and the decision carried out.
  * @throws Error when a store or a queue fails (the message is then reported failed and seen again).
  */
 export async function deliverMessage(
@@ -81,96 +86,134 @@ export async function deliverMessage(
       messageId: record.messageId,
       error: String(error),
     });
-    return 'dropped';
+    return 'drop';
   }
-  const { priorAttempts = 0, ...delivery } = message;
-  const subscription = await deps.subscriptions.get(delivery.subscriptionId);
-  if (!subscription) return 'dropped';
-  const attempt = lane === 'fast' ? 1 : priorAttempts + Number(record.attributes.ApproximateReceiveCount);
-  const keep = (attempts: number, outcome: { status?: number; error: string }) =>
-    deps.failures.put({
-      ...delivery,
-      attempts,
-      ...(outcome.status !== undefined && { lastStatus: outcome.status }),
-      lastError: outcome.error,
-      failedAt: deps.now().toISOString(),
-    });
-  if (subscription.state === 'disabled') {
-    await keep(attempt - 1, { error: 'not attempted: the subscription is disabled' });
-    return 'kept';
-  }
-  if (lane === 'fast' && subscription.state !== 'enabled') {
-    await deps.slowLane.move(delivery, 0);
-    return 'moved';
-  }
+  const number = attemptNumber(lane, message, Number(record.attributes.ApproximateReceiveCount));
+  const attempt = { message, lane, number };
+  const endpoint = await deps.subscriptions.get(message.subscriptionId);
+  const admission = admit(endpoint, attempt, deps.now());
+  if (admission.kind !== 'attempt') return carryOut(admission, record, message, { attempt: number }, deps);
 
   const started = Date.now();
-  const outcome: AttemptOutcome = await attemptDelivery(delivery, {
-    url: subscription.url,
-    secret: signingSecrets(subscription, deps.now()),
+  const outcome = await attemptDelivery(message, {
+    url: admission.endpoint.url,
+    secret: signingSecrets(admission.endpoint, deps.now()),
     policy: deps.policy,
-    timeoutMs: lane === 'fast' ? fastLaneTimeoutMs : deliveryTimeoutMs,
+    timeoutMs: admission.timeoutMs,
   });
+  const durationMs = Date.now() - started;
+  const status = outcome.status !== undefined && { status: outcome.status };
   deps.info('webhook attempt', {
-    endpointId: delivery.subscriptionId,
-    eventId: delivery.eventId,
-    attempt,
-    ...(outcome.status !== undefined && { status: outcome.status }),
-    ms: Date.now() - started,
+    endpointId: message.subscriptionId,
+    eventId: message.eventId,
+    attempt: number,
+    ...status,
+    ms: durationMs,
   });
-  await deps.attempts?.record({ message: delivery, lane, attempt, outcome, started, subscription });
-  if (outcome.delivered) {
-    const quick = Date.now() - started < fastLaneTimeoutMs;
-    if (subscription.failingSince !== undefined || (subscription.state === 'isolated' && quick)) {
-      await deps.health.delivered(subscription.subscriptionId, quick);
-    }
-    return 'delivered';
-  }
+  const action = decide(admission.endpoint, { ...attempt, durationMs }, outcome, deps.now(), {
+    ...deps.schedule,
+    jitterSample: deps.random(),
+  });
+  await deps.attempts?.record({
+    message,
+    attempt: number,
+    outcome,
+    started,
+    nextAttemptAt: nextAttemptAt(action),
+  });
   const details = {
-    subscriptionId: delivery.subscriptionId,
-    eventId: delivery.eventId,
-    attempt,
-    ...(outcome.status !== undefined && { status: outcome.status }),
-    error: outcome.error,
+    subscriptionId: message.subscriptionId,
+    eventId: message.eventId,
+    attempt: number,
+    ...status,
+    ...(!outcome.delivered && { error: outcome.error }),
   };
-  if (lane === 'fast' && outcome.timedOut) {
-    // Cut, not failed: the slow lane makes this first attempt again with the full timeout.
-    await deps.health.isolate(subscription.subscriptionId);
-    await deps.slowLane.move(delivery, 0);
-    deps.log('webhook attempt cut, moved to the slow lane', details);
-    return 'moved';
-  }
-  // A failed attempt: the breaker, the next try, or the failures table.
-  const now = deps.now();
-  const { subscriptionId, failingSince } = subscription;
-  if (
-    failingSince !== undefined &&
-    now.getTime() - Date.parse(failingSince) >= deps.disableAfterSeconds * 1000
-  ) {
-    if (await deps.health.disable(subscriptionId, failingSince, now)) {
-      deps.onDisabled();
-      deps.log('webhook subscription disabled', { ...details, failingSince });
+  return carryOut(action, record, message, details, deps);
+}
+
+/**
+ * Carries out `action` for the message `record` (parsed: `message`): the endpoint's bookkeeping first, then the
+ * queue or the failures table; `details` go into its log lines.
+ */
+async function carryOut(
+  action: DeliveryAction,
+  record: SQSRecord,
+  message: DeliveryMessage,
+  details: AttemptDetails,
+  deps: DeliveryDependencies,
+): Promise<MessageResult> {
+  const endpointId = message.subscriptionId;
+  switch (action.kind) {
+    case 'drop':
+      break;
+    case 'delivered':
+      if (action.endpoint) await processEndpointSuccess(endpointId, action.endpoint, deps);
+      break;
+    case 'move':
+      if (action.endpoint) await processEndpointFailure(endpointId, action.endpoint, details, deps);
+      await deps.slowLane.move(action.message, action.delaySeconds);
+      if (action.why === 'cut') deps.log('webhook attempt cut, moved to the slow lane', details);
+      if (action.why === 'failed')
+        deps.log('webhook attempt failed, retried later', { ...details, nextAttemptAt: action.dueAt });
+      break;
+    case 'retry':
+      if (action.endpoint) await processEndpointFailure(endpointId, action.endpoint, details, deps);
+      deps.log('webhook attempt failed, retried later', { ...details, nextAttemptAt: action.dueAt });
+      await deps.slowLane.retryAfter(record.receiptHandle, action.delaySeconds);
+      break;
+    case 'keep': {
+      if (action.endpoint) await processEndpointFailure(endpointId, action.endpoint, details, deps);
+      const { attempts, status, error } = action;
+      const { subscriptionId, eventId, type, timestamp, data } = message;
+      await deps.failures.put({
+        subscriptionId,
+        eventId,
+        type,
+        timestamp,
+        data,
+        attempts,
+        ...(status !== undefined && { lastStatus: status }),
+        lastError: error,
+        failedAt: deps.now().toISOString(),
+      });
+      if (action.why === 'exhausted') {
+        deps.onFailureKept();
+        deps.log('webhook delivery failed for good, kept as a failure', details);
+      }
+      break;
     }
-    await keep(attempt, outcome);
-    return 'kept';
   }
-  if (failingSince === undefined || subscription.state !== 'isolated') {
-    await deps.health.isolate(subscriptionId, now);
+  return action.kind;
+}
+
+/**
+ * An endpoint's bookkeeping after a delivered attempt (Svix's `process_endpoint_success`): its failing period
+ * ends, and it is `enabled` again when the attempt was quick.
+ */
+async function processEndpointSuccess(
+  endpointId: string,
+  success: EndpointSuccess,
+  deps: DeliveryDependencies,
+) {
+  await deps.health.delivered(endpointId, success.enable);
+}
+
+/**
+ * An endpoint's bookkeeping after a failed or cut attempt (Svix's `process_endpoint_failure`): isolated, its
+ * failing period started, or disabled by the breaker (counted and logged when this call disabled it).
+ */
+async function processEndpointFailure(
+  endpointId: string,
+  failure: EndpointFailure,
+  details: AttemptDetails,
+  deps: DeliveryDependencies,
+) {
+  if (failure.change === 'isolated') return deps.health.isolate(endpointId);
+  if (failure.change === 'failing') return deps.health.isolate(endpointId, failure.at);
+  if (await deps.health.disable(endpointId, failure.failingSince, failure.at)) {
+    deps.onDisabled();
+    deps.log('webhook subscription disabled', { ...details, failingSince: failure.failingSince });
   }
-  if (attempt <= deps.retryDelays.length) {
-    const delay = deps.retryDelays[attempt - 1] as number;
-    deps.log('webhook attempt failed, retried later', details);
-    if (lane === 'slow') {
-      await deps.slowLane.retryAfter(record.receiptHandle, delay);
-      return 'retry';
-    }
-    await deps.slowLane.move({ ...delivery, priorAttempts: attempt }, delay);
-    return 'moved';
-  }
-  await keep(attempt, outcome);
-  deps.onFailureKept();
-  deps.log('webhook delivery failed for good, kept as a failure', details);
-  return 'kept';
 }
 
 /**

@@ -45,6 +45,11 @@ export interface DeliveryMessage {
    * first attempt, absent (0) otherwise (docs/architecture.md "Events and webhooks").
    */
   priorAttempts?: number;
+  /**
+   * When its next attempt is due (RFC 3339 UTC), for a delay longer than the queue can hide a message
+   * (lib/webhooks/delivery-decision.ts): received earlier, the message is sent on to wait; absent otherwise.
+   */
+  notBefore?: string;
 }
 
 /** The exact JSON text of a message's data: its record, or a test event's `{"endpointId"}`. */
@@ -57,8 +62,8 @@ export function deliveryDataJson(message: Pick<DeliveryMessage, 'type' | 'data'>
 
 /** The JSON body of a delivery message. */
 export function deliveryMessageBody(message: DeliveryMessage): string {
-  const { subscriptionId, eventId, type, timestamp, priorAttempts } = message;
-  const head = JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts });
+  const { subscriptionId, eventId, type, timestamp, priorAttempts, notBefore } = message;
+  const head = JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts, notBefore });
   return `${head.slice(0, -1)},"data":${deliveryDataJson(message)}}`;
 }
 
@@ -76,7 +81,9 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
     !([...eventTypes, testEventType] as readonly unknown[]).includes(value?.type) ||
     value?.data === undefined ||
     (value.priorAttempts !== undefined &&
-      !(Number.isInteger(value.priorAttempts) && value.priorAttempts >= 0))
+      !(Number.isInteger(value.priorAttempts) && value.priorAttempts >= 0)) ||
+    (value.notBefore !== undefined &&
+      !(typeof value.notBefore === 'string' && !Number.isNaN(Date.parse(value.notBefore))))
   ) {
     throw new Error('not a webhook delivery message');
   }

@@ -1,6 +1,6 @@
 /**
  * The delays between a webhook delivery's attempts (docs/contract.md "History and events": retried with
- * exponential backoff for at least 24 hours).
+ * exponential backoff for at least 24 hours; scheduled delays carry jitter of ±20%).
  * @module
  */
 
@@ -17,22 +17,33 @@ export const maxVisibilityTimeoutSeconds = 43_200;
 /** SQS's longest message delay, in seconds (`DelaySeconds`): a delivery moves to the slow lane with the first delay. */
 export const maxDelaySeconds = 900;
 
+/** The jitter of a scheduled delay: a share drawn uniformly from [-0.2, +0.2] of it (Svix's rule). */
+export const jitterRatio = 0.2;
+
 /**
- * The delays from `WEBHOOK_RETRY_DELAYS` (seconds, comma-separated: `5,300,1800`), or the default when unset
- * or empty; `n` delays mean `n + 1` attempts.
- * @throws Error when an item is not a whole number from 0 to 43200, or the first is over 900: a deployment fault.
+ * Why `delays` (seconds before attempts 2, 3, ...) cannot be a schedule, or undefined when they can: each a whole
+ * number from 0 to {@link maxVisibilityTimeoutSeconds}, the first at most {@link maxDelaySeconds}. The one check
+ * of a schedule, for the stack's settings (infra/change-events.ts) and the delivery's environment
+ * (lib/webhooks/delivery-settings.ts).
  */
-export function retryDelaysFrom(value: string | undefined): readonly number[] {
-  if (value === undefined || value.trim() === '') return defaultRetryDelays;
-  return value.split(',').map((item, index) => {
-    const text = item.trim();
-    const seconds = Number(text);
-    const limit = index === 0 ? maxDelaySeconds : maxVisibilityTimeoutSeconds;
-    if (!/^[0-9]+$/.test(text) || seconds > limit) {
-      throw new Error(
-        `WEBHOOK_RETRY_DELAYS must be whole seconds from 0 to ${maxVisibilityTimeoutSeconds} (the first to ${maxDelaySeconds}), comma-separated, not ${JSON.stringify(value)}`,
-      );
-    }
-    return seconds;
-  });
+export function retryScheduleProblem(delays: readonly number[]): string | undefined {
+  const wrong = delays.find(
+    (delay) => !Number.isInteger(delay) || delay < 0 || delay > maxVisibilityTimeoutSeconds,
+  );
+  if (wrong !== undefined) {
+    return `webhook retry delay ${wrong} is not a whole number of seconds from 0 to ${maxVisibilityTimeoutSeconds}`;
+  }
+  if ((delays[0] ?? 0) > maxDelaySeconds) {
+    return `the first webhook retry delay ${delays[0]} is over ${maxDelaySeconds} s, SQS's longest message delay`;
+  }
+  return undefined;
+}
+
+/**
+ * The scheduled delay `seconds` with its jitter: `seconds × (0.8 + 0.4 × sample)`, uniform in [0.8, 1.2] times
+ * `seconds` for a `sample` uniform in [0, 1) (`Math.random()`), rounded to whole seconds (SQS's unit).
+ * @example jitteredDelay(300, 0.5) // 300
+ */
+export function jitteredDelay(seconds: number, sample: number): number {
+  return Math.round(seconds * (1 - jitterRatio + 2 * jitterRatio * sample));
 }

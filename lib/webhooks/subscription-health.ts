@@ -55,6 +55,30 @@ async function update(
 /** Not `disabled` (`:d`). */
 const notDisabled = 'attribute_not_exists(#s) OR #s <> :d';
 
+/**
+ * The subscription `subscriptionId` `disabled` at `now` for `reason`, while `condition` holds (`values` holds the
+ * values it names besides `:d`, `disabled`).
+ * @returns false when the condition failed.
+ */
+function disableWhen(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  reason: DisabledReason,
+  now: Date,
+  condition: string,
+  values: Record<string, string> = {},
+) {
+  return update(
+    client,
+    tableName,
+    subscriptionId,
+    'SET #s = :d, disabledAt = :n, disabledReason = :r',
+    condition,
+    { ':d': 'disabled', ':n': now.toISOString(), ':r': reason, ...values },
+  );
+}
+
 /** The subscription health over `client` and the subscriptions table `tableName`. */
 export function subscriptionHealth(client: DynamoDBClient, tableName: string): SubscriptionHealth {
   return {
@@ -79,19 +103,9 @@ export function subscriptionHealth(client: DynamoDBClient, tableName: string): S
       );
     },
     disable: (id, failingSince, now) =>
-      update(
-        client,
-        tableName,
-        id,
-        'SET #s = :d, disabledAt = :n, disabledReason = :r',
-        `failingSince = :f AND (${notDisabled})`,
-        {
-          ':d': 'disabled',
-          ':n': now.toISOString(),
-          ':r': 'failing' satisfies DisabledReason,
-          ':f': failingSince,
-        },
-      ),
+      disableWhen(client, tableName, id, 'failing', now, `failingSince = :f AND (${notDisabled})`, {
+        ':f': failingSince,
+      }),
   };
 }
 
@@ -123,18 +137,7 @@ export function disableSubscription(
   subscriptionId: string,
   now: Date,
 ) {
-  return update(
-    client,
-    tableName,
-    subscriptionId,
-    'SET #s = :d, disabledAt = :n, disabledReason = :r',
-    'attribute_exists(subscriptionId)',
-    {
-      ':d': 'disabled',
-      ':n': now.toISOString(),
-      ':r': 'operator' satisfies DisabledReason,
-    },
-  );
+  return disableWhen(client, tableName, subscriptionId, 'operator', now, 'attribute_exists(subscriptionId)');
 }
 
 /**
@@ -151,12 +154,7 @@ export function disableForKey(
   reason: KeyRefusal,
   now: Date,
 ) {
-  return update(
-    client,
-    tableName,
-    subscriptionId,
-    'SET #s = :d, disabledAt = :n, disabledReason = :r',
-    `ownerKeyId = :o AND (${notDisabled})`,
-    { ':d': 'disabled', ':n': now.toISOString(), ':r': reason, ':o': owner },
-  );
+  return disableWhen(client, tableName, subscriptionId, reason, now, `ownerKeyId = :o AND (${notDisabled})`, {
+    ':o': owner,
+  });
 }

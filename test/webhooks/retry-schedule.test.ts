@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { defaultRetryDelays, retryDelaysFrom } from '#lib/webhooks/retry-schedule.ts';
+import { disableAfterSecondsFrom, retryDelaysFrom } from '#lib/webhooks/delivery-settings.ts';
+import { defaultRetryDelays } from '#lib/webhooks/retry-schedule.ts';
 
 describe('WEBHOOK_RETRY_DELAYS', () => {
   test('unset or empty: the Standard Webhooks schedule, 8 attempts over at least 24 hours', () => {
@@ -24,4 +25,21 @@ describe('WEBHOOK_RETRY_DELAYS', () => {
       );
     },
   );
+});
+
+describe('WEBHOOK_DISABLE_AFTER_SECONDS', () => {
+  test('unset or empty: 5 days', () => {
+    expect(disableAfterSecondsFrom(undefined)).toBe(432_000);
+    expect(disableAfterSecondsFrom(' ')).toBe(432_000);
+  });
+
+  test('whole seconds from 1', () => {
+    expect(disableAfterSecondsFrom(' 1 ')).toBe(1);
+  });
+
+  test.each(['0', '1.5', '-1', 'ten'])('%j is a deployment fault', (value) => {
+    expect(() => disableAfterSecondsFrom(value)).toThrow(
+      `WEBHOOK_DISABLE_AFTER_SECONDS must be whole seconds from 1, not ${JSON.stringify(value)}`,
+    );
+  });
 });
