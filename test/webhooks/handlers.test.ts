@@ -721,6 +721,48 @@ describe('deliverWebhooks, the slow lane', () => {
     await slowLane.remove([...retried, movedFirst]);
   });
 
+  test('a message waiting for its notBefore is sent on unattempted, hidden until then; its attempt then counts priorAttempts', async () => {
+    await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed'], {
+      state: { S: 'isolated' },
+    });
+    const notBefore = new Date(Date.now() + 2_500).toISOString();
+    const waiting = movedMessage('ws_failing', 2).replace(
+      '"priorAttempts":2',
+      `"priorAttempts":2,"notBefore":"${notBefore}"`,
+    );
+    const [message] = (await sendAndReceive(slowLane, [waiting])) as [Message];
+
+    expect(await deliver({ Records: [receivedRecord(message, slowLane)] })).toStrictEqual({
+      batchItemFailures: [],
+    });
+    expect(failing.requests).toHaveLength(0);
+    expect(await slowLane.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 1 });
+
+    // Sent on as it was, visible once its time has come; attempted then as attempt 3 (2 before, 1 receive).
+    const [sentOn] = await vi.waitFor(
+      async () => {
+        const received = await slowLane.receiveAll();
+        expect(received).toHaveLength(1);
+        return received;
+      },
+      { timeout: 15_000, interval: 250 },
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(notBefore));
+    expect(sentOn?.Body).toBe(waiting);
+    expect(await deliver({ Records: [receivedRecord(sentOn as Message, slowLane)] })).toStrictEqual({
+      batchItemFailures: [],
+    });
+    expect(failing.requests).toHaveLength(1);
+    expect(
+      (await scanTable(db.client, testTableNames.webhookFailures)).map((f) => [
+        f.eventId?.S,
+        f.attempts?.N,
+        f.lastError?.S,
+      ]),
+    ).toStrictEqual([[inventoryEventId, '3', 'HTTP 500']]);
+    await slowLane.remove([message, sentOn as Message]);
+  });
+
   test('after the last delay the delivery is kept in the failures table, and the message succeeds', async () => {
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed'], {
       state: { S: 'isolated' },
