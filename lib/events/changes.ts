@@ -131,9 +131,9 @@ export const eventsEnv = {
   slowLaneQueueUrl: 'WEBHOOK_SLOW_LANE_QUEUE_URL',
   /** The slow lane queue's ARN: the delivery function tells its records (`eventSourceARN`) from the fast lane's. */
   slowLaneQueueArn: 'WEBHOOK_SLOW_LANE_QUEUE_ARN',
-  /** Seconds of failed attempts only after which a subscription is disabled (lib/webhooks/breaker.ts). */
+  /** Seconds of failed attempts only after which a subscription is disabled (lib/webhooks/delivery-settings.ts). */
   disableAfterSeconds: 'WEBHOOK_DISABLE_AFTER_SECONDS',
-  /** The delays before each retry of a delivery, in seconds, comma-separated (lib/webhooks: the schedule). */
+  /** The delays before each retry of a delivery, in seconds, comma-separated (lib/webhooks/delivery-settings.ts). */
   retryDelays: 'WEBHOOK_RETRY_DELAYS',
   /** `public-https` deployed; `local` also allows `http://127.0.0.1` and `http://localhost` (the SSRF guard). */
   urlPolicy: 'WEBHOOK_URL_POLICY',

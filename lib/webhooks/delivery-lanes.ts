@@ -143,26 +143,26 @@ async function carryOut(
   deps: DeliveryDependencies,
 ): Promise<MessageResult> {
   const endpointId = message.subscriptionId;
+  if (action.kind === 'delivered' && action.endpoint) {
+    await processEndpointSuccess(endpointId, action.endpoint, deps);
+  } else if (action.kind !== 'delivered' && 'endpoint' in action && action.endpoint) {
+    await processEndpointFailure(endpointId, action.endpoint, details, deps);
+  }
   switch (action.kind) {
     case 'drop':
-      break;
     case 'delivered':
-      if (action.endpoint) await processEndpointSuccess(endpointId, action.endpoint, deps);
       break;
     case 'move':
-      if (action.endpoint) await processEndpointFailure(endpointId, action.endpoint, details, deps);
       await deps.slowLane.move(action.message, action.delaySeconds);
       if (action.why === 'cut') deps.log('webhook attempt cut, moved to the slow lane', details);
       if (action.why === 'failed')
         deps.log('webhook attempt failed, retried later', { ...details, nextAttemptAt: action.dueAt });
       break;
     case 'retry':
-      if (action.endpoint) await processEndpointFailure(endpointId, action.endpoint, details, deps);
       deps.log('webhook attempt failed, retried later', { ...details, nextAttemptAt: action.dueAt });
       await deps.slowLane.retryAfter(record.receiptHandle, action.delaySeconds);
       break;
     case 'keep': {
-      if (action.endpoint) await processEndpointFailure(endpointId, action.endpoint, details, deps);
       const { attempts, status, error } = action;
       const { subscriptionId, eventId, type, timestamp, data } = message;
       await deps.failures.put({
