@@ -3,6 +3,7 @@
  * every log. docs/architecture.md "The events feed", docs/contract.md "History and events".
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { exactNumbers } from './change-json.ts';
 import type { EventType } from './changes.ts';
 import { headKey, keyItem, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
 
@@ -182,9 +183,12 @@ export function positionsAfter(place: EventPlace): number[] {
 
 /** The JSON text of a page's events: `[{"id","type","timestamp","data"}...]`, each data its exact stored text. */
 export function feedJson(events: readonly FeedEvent[]): string {
-  const items = events.map(({ id, type, timestamp, data }) => {
-    const head = JSON.stringify({ id, type, timestamp });
-    return `${head.slice(0, -1)},"data":${data}}`;
-  });
-  return `[${items.join(',')}]`;
+  return JSON.stringify(
+    events.map(({ id, type, timestamp, data }) => ({
+      id,
+      type,
+      timestamp,
+      data: JSON.parse(data, exactNumbers),
+    })),
+  );
 }
