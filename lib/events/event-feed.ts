@@ -5,7 +5,7 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { exactNumbers } from './change-json.ts';
 import type { EventType } from './changes.ts';
-import { headKey, keyItem, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
+import { keyItem, lastPosition, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
 
 /** An event of the feed as stored: its id, type, timestamp and the exact JSON text of its data. */
 export interface FeedEvent {
@@ -35,12 +35,6 @@ interface LogReader {
   until: number;
   /** Whether the last Query may have left items behind (a full page or a LastEvaluatedKey). */
   more: boolean;
-}
-
-/** The feed's last position (the head item's `last`), 0 before the first append: a strongly consistent GetItem. */
-async function headOf(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
-  const Item = await keyItem(client, tableName, headKey);
-  return Item?.last === undefined ? 0 : Number(String(Item.last));
 }
 
 /**
@@ -126,7 +120,7 @@ export async function feedPage(
   const read = (reader: LogReader) => refill(client, tableName, reader, Math.min(limit, queryItems));
   // The head first: a GetItem is serializable with the appends' transactions, a Query only read-committed, so
   // positions up to the head read belong to appends that have completed, and any later one is above it.
-  const head = await headOf(client, tableName);
+  const head = (await lastPosition(client, tableName)) ?? 0;
   const start = async (reader: LogReader) => {
     reader.until = head;
     await read(reader);

@@ -79,3 +79,15 @@ export async function keyItem(
   );
   return Item;
 }
+
+/**
+ * The feed's last position (the head item's `last`, {@link headKey}), undefined before the first append: one
+ * strongly consistent GetItem.
+ */
+export async function lastPosition(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+): Promise<number | undefined> {
+  const Item = await keyItem(client, tableName, headKey);
+  return Item?.last === undefined ? undefined : Number(String(Item.last));
+}
