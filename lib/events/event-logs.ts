@@ -3,7 +3,7 @@
  * events are kept, and the keys of the feed's items. docs/architecture.md "The events feed".
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { fnv1a32 } from '../inventory/list-shard.ts';
+import { fnv1a32 } from '../fnv1a.ts';
 import { type ChangeEvent, type EventType, eventTypes } from './changes.ts';
 
 /** Logs per event type: each its own partition, so that appends and reads spread over 16 partition keys. */
