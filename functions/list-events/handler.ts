@@ -11,9 +11,9 @@ import { logCount } from '#lib/events/event-logs.ts';
 import { eventsCursor, parseAfter, parseEventType } from '#lib/events/event-query.ts';
 import { invalidRequest } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
+import { parseLimit } from '#lib/http/page-limit.ts';
 import { singleQueryValue } from '#lib/http/request-parameters.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
-import { parseLimit } from '#lib/orders/cursor.ts';
 import { tables } from '#lib/tables.ts';
 
 const eventsTable = requiredEnv(tables.events.env);

@@ -10,12 +10,12 @@ import { historyJson } from '#lib/events/change-json.ts';
 import { historyPage } from '#lib/events/history-store.ts';
 import { notFound } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
+import { parseLimit } from '#lib/http/page-limit.ts';
 import { ownValue } from '#lib/http/request-parameters.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { getEntry, projection } from '#lib/inventory/entry-store.ts';
 import { historyCursor, parseHistoryCursor } from '#lib/inventory/history-cursor.ts';
 import { parsePetId } from '#lib/inventory/pet-id.ts';
-import { parseLimit } from '#lib/orders/cursor.ts';
 import { tables } from '#lib/tables.ts';
 
 const inventoryTable = requiredEnv(tables.inventory.env);

@@ -19,12 +19,25 @@ function orderChangeValue(change: OrderChange) {
   };
 }
 
-/** The exact JSON text of an event's record: the bus's `detail`, a webhook's `data`. */
-export function changeJson(event: ChangeEvent): string {
-  if (event.type === 'inventory.changed') return JSON.stringify(inventoryChangeValue(event.data));
-  if (event.type === 'order.changed') return JSON.stringify(orderChangeValue(event.data));
+/** The JSON value of an event's record: its ids as exact JSON numbers (`JSON.rawJSON`), members in the contract's order. */
+export function changeValue(event: ChangeEvent): unknown {
+  if (event.type === 'inventory.changed') return inventoryChangeValue(event.data);
+  if (event.type === 'order.changed') return orderChangeValue(event.data);
   const { petId, quantity, reorderPoint, sequence } = event.data;
-  return JSON.stringify({ petId: JSON.rawJSON(petId), quantity, reorderPoint, sequence });
+  return { petId: JSON.rawJSON(petId), quantity, reorderPoint, sequence };
+}
+
+/** The exact JSON text of an event's record ({@link changeValue}): the bus's `detail`, the feed's stored `data`. */
+export function changeJson(event: ChangeEvent): string {
+  return JSON.stringify(changeValue(event));
+}
+
+/**
+ * A JSON.parse reviver that keeps every number as its source text (`JSON.rawJSON`), so that `JSON.stringify`
+ * writes a stored record (a {@link changeJson} text) back byte for byte, ids digit for digit.
+ */
+export function exactNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === 'number' && context?.source !== undefined ? JSON.rawJSON(context.source) : value;
 }
 
 /** The exact JSON text of a page of a pet's history (listInventoryHistory's body). */

@@ -17,6 +17,7 @@ import {
   headKey,
   headPosition,
   keyItem,
+  lastPosition,
   logKey,
   logOf,
   markerKey,
@@ -37,15 +38,6 @@ export const appendBudgetMs = 20_000;
 
 /** The longest pause, in milliseconds, before another attempt after the head was taken. */
 const maxPauseMs = 10;
-
-/** A position read back as the document clients read numbers (NumberValue) or as a number. */
-const positionNumber = (value: unknown) => Number(String(value));
-
-/** The feed's last position (its head item's `last`; undefined before the first append): strongly consistent. */
-async function lastPosition(client: DynamoDBDocumentClient, tableName: string) {
-  const Item = await keyItem(client, tableName, headKey);
-  return Item?.last === undefined ? undefined : positionNumber(Item.last);
-}
 
 /** The events of `events` whose id marker exists (appended by an earlier attempt): strongly consistent reads. */
 async function appendedIds(

@@ -3,8 +3,9 @@
  * every log. docs/architecture.md "The events feed", docs/contract.md "History and events".
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { exactNumbers } from './change-json.ts';
 import type { EventType } from './changes.ts';
-import { headKey, keyItem, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
+import { keyItem, lastPosition, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
 
 /** An event of the feed as stored: its id, type, timestamp and the exact JSON text of its data. */
 export interface FeedEvent {
@@ -34,12 +35,6 @@ interface LogReader {
   until: number;
   /** Whether the last Query may have left items behind (a full page or a LastEvaluatedKey). */
   more: boolean;
-}
-
-/** The feed's last position (the head item's `last`), 0 before the first append: a strongly consistent GetItem. */
-async function headOf(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
-  const Item = await keyItem(client, tableName, headKey);
-  return Item?.last === undefined ? 0 : Number(String(Item.last));
 }
 
 /**
@@ -125,7 +120,7 @@ export async function feedPage(
   const read = (reader: LogReader) => refill(client, tableName, reader, Math.min(limit, queryItems));
   // The head first: a GetItem is serializable with the appends' transactions, a Query only read-committed, so
   // positions up to the head read belong to appends that have completed, and any later one is above it.
-  const head = await headOf(client, tableName);
+  const head = (await lastPosition(client, tableName)) ?? 0;
   const start = async (reader: LogReader) => {
     reader.until = head;
     await read(reader);
@@ -182,9 +177,12 @@ export function positionsAfter(place: EventPlace): number[] {
 
 /** The JSON text of a page's events: `[{"id","type","timestamp","data"}...]`, each data its exact stored text. */
 export function feedJson(events: readonly FeedEvent[]): string {
-  const items = events.map(({ id, type, timestamp, data }) => {
-    const head = JSON.stringify({ id, type, timestamp });
-    return `${head.slice(0, -1)},"data":${data}}`;
-  });
-  return `[${items.join(',')}]`;
+  return JSON.stringify(
+    events.map(({ id, type, timestamp, data }) => ({
+      id,
+      type,
+      timestamp,
+      data: JSON.parse(data, exactNumbers),
+    })),
+  );
 }

@@ -3,7 +3,7 @@
  * events are kept, and the keys of the feed's items. docs/architecture.md "The events feed".
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { fnv1a32 } from '../inventory/list-shard.ts';
+import { fnv1a32 } from '../fnv1a.ts';
 import { type ChangeEvent, type EventType, eventTypes } from './changes.ts';
 
 /** Logs per event type: each its own partition, so that appends and reads spread over 16 partition keys. */
@@ -78,4 +78,16 @@ export async function keyItem(
     new GetCommand({ TableName: tableName, Key: { log: key, position: headPosition }, ConsistentRead: true }),
   );
   return Item;
+}
+
+/**
+ * The feed's last position (the head item's `last`, {@link headKey}), undefined before the first append: one
+ * strongly consistent GetItem.
+ */
+export async function lastPosition(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+): Promise<number | undefined> {
+  const Item = await keyItem(client, tableName, headKey);
+  return Item?.last === undefined ? undefined : Number(String(Item.last));
 }

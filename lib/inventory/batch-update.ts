@@ -25,7 +25,7 @@ import type { BatchChange } from './batch-changes.ts';
 import { entityTag, type IfMatch, meetsIfMatch } from './entity-tag.ts';
 import { batchGetEntries } from './entries-by-id.ts';
 import { projection } from './entry-store.ts';
-import { type InventoryItem, inventoryJson } from './inventory-item.ts';
+import { type InventoryItem, inventoryValue } from './inventory-item.ts';
 import { type LastChange, lastChangeUpdate } from './last-change.ts';
 import { listShardOf } from './list-shard.ts';
 import { fromStoredItem } from './stored-item.ts';
@@ -353,8 +353,5 @@ export function batchUpdate(
  * petId digit for digit) with its strong ETag as the member `etag`, the `ETag` header's value (quotes included).
  */
 export function batchItemsJson({ items }: BatchItems): string {
-  const members = items.map(
-    (item) => `${inventoryJson(item).slice(0, -1)},"etag":${JSON.stringify(entityTag(item))}}`,
-  );
-  return `{"items":[${members.join(',')}]}`;
+  return JSON.stringify({ items: items.map((item) => ({ ...inventoryValue(item), etag: entityTag(item) })) });
 }

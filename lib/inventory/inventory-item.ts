@@ -36,6 +36,19 @@ export function inventoryJson(items: InventoryItem | readonly InventoryItem[]): 
   return `${text}]`;
 }
 
+/**
+ * The JSON value of an InventoryItem, for answers that add members to it: petId an exact JSON number
+ * (`JSON.rawJSON`), members in the order {@link inventoryJson} writes (which writes the same text by template).
+ */
+export function inventoryValue({ petId, quantity, status, reorderPoint }: InventoryItem) {
+  return {
+    petId: JSON.rawJSON(petId),
+    quantity,
+    status,
+    ...(reorderPoint === undefined ? {} : { reorderPoint }),
+  };
+}
+
 /** One InventoryItem's JSON text, by template: a list renders hundreds of thousands of them. */
 function itemJson({ petId, quantity, status, reorderPoint }: InventoryItem): string {
   // petId is canonical decimal digits, quantity and reorderPoint integers: their text is their JSON; status is

@@ -1,12 +1,6 @@
 /** The list index shard of a petId (the index: lib/tables.ts): docs/architecture.md "Data layout". */
+import { fnv1a32 } from '../fnv1a.ts';
 import { listIndex } from '../tables.ts';
-
-/** FNV-1a (32 bit, unsigned) of `text`'s UTF-16 units: spreads consecutive or patterned ids evenly. */
-export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
-}
 
 /**
  * The shard of `petId` (canonical decimal int64): FNV-1a (32 bit) of its decimal text, modulo

@@ -3,7 +3,7 @@
  * events"). The fan-out sends it, the redrive of the webhook tool sends it again, the delivery reads it.
  * @module
  */
-import { changeJson, exactIds } from '../events/change-json.ts';
+import { changeValue, exactIds } from '../events/change-json.ts';
 import {
   type ChangeEvent,
   type EventType,
@@ -52,19 +52,24 @@ export interface DeliveryMessage {
   notBefore?: string;
 }
 
+/** The JSON value of a message's data: its record (ids exact: `JSON.rawJSON`), or a test event's `{"endpointId"}`. */
+function deliveryDataValue(message: Pick<DeliveryMessage, 'type' | 'data'>): unknown {
+  if (message.type === testEventType) {
+    return { endpointId: (message.data as TestEventData).endpointId };
+  }
+  return changeValue({ type: message.type, data: message.data } as ChangeEvent);
+}
+
 /** The exact JSON text of a message's data: its record, or a test event's `{"endpointId"}`. */
 export function deliveryDataJson(message: Pick<DeliveryMessage, 'type' | 'data'>): string {
-  if (message.type === testEventType) {
-    return JSON.stringify({ endpointId: (message.data as TestEventData).endpointId });
-  }
-  return changeJson({ type: message.type, data: message.data } as ChangeEvent);
+  return JSON.stringify(deliveryDataValue(message));
 }
 
 /** The JSON body of a delivery message. */
 export function deliveryMessageBody(message: DeliveryMessage): string {
   const { subscriptionId, eventId, type, timestamp, priorAttempts, notBefore } = message;
-  const head = JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts, notBefore });
-  return `${head.slice(0, -1)},"data":${deliveryDataJson(message)}}`;
+  const data = deliveryDataValue(message);
+  return JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts, notBefore, data });
 }
 
 /**
@@ -92,6 +97,9 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
 
 /** The request body POSTed to a subscriber: `{"type","timestamp","data"}` (Standard Webhooks payload). */
 export function webhookPayload(message: Pick<DeliveryMessage, 'type' | 'timestamp' | 'data'>): string {
-  const head = JSON.stringify({ type: message.type, timestamp: message.timestamp });
-  return `${head.slice(0, -1)},"data":${deliveryDataJson(message)}}`;
+  return JSON.stringify({
+    type: message.type,
+    timestamp: message.timestamp,
+    data: deliveryDataValue(message),
+  });
 }
