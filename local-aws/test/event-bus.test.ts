@@ -246,7 +246,8 @@ describe('PutEvents refusals', () => {
       EventBusName: 'pet-store-events',
       Source: 'pet-store',
       DetailType: 'inventory.changed',
-      Detail: '{"petId":"9005"}',
+      // A detail the rule matches: accepted, it would reach the function.
+      Detail: '{"petId":"9005","reason":"arrival"}',
     };
     /** What the bus answers `clients`' PutEvents of `entry`: the error it throws. */
     const refusalOf = (clients: typeof other) =>
@@ -268,7 +269,9 @@ describe('PutEvents refusals', () => {
       client.events.destroy();
       client.sqs.destroy();
     }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The marker: an event of the fixture's own clients, put after the refusals, reaches the function.
+    const marker = await putInventoryEvent({ petId: '9006', reason: 'arrival' });
+    await fixture.waitFor((l) => (l.event as { id?: string })?.id === marker.Entries?.[0]?.EventId);
     const seen = (await fixture.recorded()).filter(
       (l) => (l.event as { detail?: { petId?: string } } | undefined)?.detail?.petId === '9005',
     );

@@ -11,7 +11,7 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Template } from '../template/api-model.ts';
 import { type AwsFixture, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
@@ -134,8 +134,16 @@ describe('failures', () => {
     expect(second?.record.attributes.ApproximateReceiveCount).toBe('2');
     // Back after the queue's visibility timeout of 2 s, not before.
     expect((second?.at as number) - (first?.at as number)).toBeGreaterThanOrEqual(1950);
-    // The others ran once, in the same batch as the failed one's first receive, and were deleted.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The others ran once, in the same batch as the failed one's first receive, and were deleted. Once every
+    // message is deleted (none visible, none in flight), none runs again.
+    await vi.waitFor(
+      async () =>
+        expect(await queueCounts(queueUrl)).toEqual({
+          ApproximateNumberOfMessages: '0',
+          ApproximateNumberOfMessagesNotVisible: '0',
+        }),
+      { timeout: 10_000, interval: 50 },
+    );
     const lines = await fixture.recorded();
     for (const id of [ids.ok1, ids.ok2]) {
       const runs = lines.filter((l) => recordOf(l)?.messageId === id);

@@ -14,7 +14,7 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Template } from '../template/api-model.ts';
 import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
@@ -180,8 +180,14 @@ describe('send, receive, visibility', () => {
     await fixture.sqs.send(new SendMessageCommand({ QueueUrl: url.Plain, MessageBody: 'again' }));
     const [first] = await receive(url.Plain, { VisibilityTimeout: 1 });
     expect(await receive(url.Plain)).toEqual([]);
-    await sleep(1100);
-    const [second] = await receive(url.Plain);
+    const [second] = await vi.waitFor(
+      async () => {
+        const received = await receive(url.Plain);
+        expect(received).toHaveLength(1);
+        return received;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(second).toMatchObject({
       MessageId: first?.MessageId,
       Attributes: { ApproximateReceiveCount: '2' },

@@ -10,10 +10,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { dataFolderCredentials } from '../common/store-credentials.ts';
 import { retentionVariable, type StreamRecord } from '../dynamodb/change-stream.ts';
 import { LambdaFunction } from '../lambda/lambda-runtime.ts';
@@ -164,13 +163,19 @@ function spawnStore(variables: Record<string, string>) {
 }
 
 /** Waits until `check` holds (polled every 50 ms), for at most `ms`. */
-async function until(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(50);
-  }
+function until(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+  return vi.waitFor(async () => expect(await check(), 'the awaited state').toBe(true), {
+    timeout: ms,
+    interval: 50,
+  });
 }
+
+/**
+ * Waits until the mapping `logicalId` has checkpointed `sequence`: every batch up to it has been invoked and
+ * ended, and with no record after it, no invocation follows.
+ */
+const checkpointed = (db: Awaited<ReturnType<typeof store>>['db'], logicalId: string, sequence: string) =>
+  until(async () => (await db.changeStream.checkpoint(logicalId)) === sequence);
 
 test('the template mapping is read with its settings and Lambda defaults', () => {
   const [model] = streamMappingModels(
@@ -201,8 +206,7 @@ test('records reach the function in stream order, in batches of at most BatchSiz
   const sequences: string[] = [];
   for (let petId = 1; petId <= 7; petId += 1) sequences.push(await put(db, client, petId));
   const run = await mapping(db, { BatchSize: 3 });
-  await until(async () => (await run.invocations()).length >= 3);
-  await sleep(300);
+  await checkpointed(db, run.model.logicalId, sequences.at(-1) as string);
   expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
     sequences.slice(0, 3),
     sequences.slice(3, 6),
@@ -219,8 +223,7 @@ test('StartingPosition LATEST skips the records written before the mapping first
   // The mapping's first checkpoint, at the newest record, is saved as it starts.
   await until(async () => (await db.changeStream.checkpoint(run.model.logicalId)) !== undefined);
   const third = await put(db, client, 3);
-  await until(async () => (await run.invocations()).length >= 1);
-  await sleep(300);
+  await checkpointed(db, run.model.logicalId, third);
   expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([[third]]);
 });
 
@@ -228,8 +231,7 @@ test('MaximumBatchingWindowInSeconds gathers the records written within the wind
   const { db, client } = await store();
   const run = await mapping(db, { BatchSize: 10, MaximumBatchingWindowInSeconds: 3 });
   const sequences = [await put(db, client, 1), await put(db, client, 2), await put(db, client, 3)];
-  await until(async () => (await run.invocations()).length >= 1);
-  await sleep(300);
+  await checkpointed(db, run.model.logicalId, sequences[2] as string);
   expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([sequences]);
 });
 
@@ -449,8 +451,7 @@ test('stopping during an invocation lets it finish and checkpoints its batch: th
 
   const next = await put(db, client, 2);
   const second = await mapping(db, {}, { logFile });
-  await until(async () => (await second.invocations()).length === 2);
-  await sleep(300);
+  await checkpointed(db, second.model.logicalId, next);
   expect((await second.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
     [slow],
     [next],

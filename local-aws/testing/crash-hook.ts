@@ -17,7 +17,7 @@
 import { existsSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
+import { readAndReplay } from './replayed-request.ts';
 
 const [point, operation, tableName] = (process.env.CRASH_AT ?? '').split(' ');
 const armedFile = process.env.CRASH_ARMED ?? '';
@@ -67,20 +67,6 @@ if (actionModule && (point === 'before' || point === 'after')) {
 
 /** Write decisions (`updateIndexes` calls) of the transaction in progress; undefined outside one. */
 let decisions: number | undefined;
-
-/** The request's body, read whole, and a request that replays it to the store's own listener. */
-async function readAndReplay(request: IncomingMessage): Promise<[string, IncomingMessage]> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  const text = Buffer.concat(chunks).toString('utf8');
-  const replayed = Object.assign(Readable.from(chunks.length > 0 ? [Buffer.from(text)] : []), {
-    method: request.method,
-    url: request.url,
-    headers: request.headers,
-    socket: request.socket,
-  }) as unknown as IncomingMessage;
-  return [text, replayed];
-}
 
 if (operation === 'TransactWriteItems') {
   const emit = Server.prototype.emit as (this: Server, event: string, ...args: unknown[]) => boolean;

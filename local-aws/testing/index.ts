@@ -2,12 +2,13 @@
  * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack
  * served by it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started
  * for a suite (its tables the suite's own), a stand-in TOKEN authorizer
- * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, and the crash points of the
- * embedded DynamoDB (local-aws/README.md "Tests").
+ * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, the crash points of the embedded
+ * DynamoDB and the replay of a request's body that a preloaded hook of the store reads first (local-aws/README.md "Tests").
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
+export { readAndReplay } from './replayed-request.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
 export { createActiveTable, dynamoDbClient, startTestStore, type TestStore } from './test-store.ts';
 

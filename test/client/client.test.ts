@@ -4,11 +4,12 @@
  * 9007199254740992), every operation of openapi.yaml is callable with its generated types, and error
  * responses reject as typed `ApiError`s carrying the Error body.
  */
-import { ApiError, createPetStoreClient, type PetStoreClient } from '@pet-store/client';
+import { createPetStoreClient, type PetStoreClient } from '@pet-store/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { appendEvents } from '#lib/events/event-append.ts';
 import { localTableNames } from '#local/settings.ts';
+import { apiError } from '#test/support/api-error.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 
@@ -32,16 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
 });
-
-/** The rejection of `promise`, which must be an ApiError. */
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 describe('listInventory (GET /inventory)', () => {
   it('returns every entry with petId as an exact bigint', async () => {

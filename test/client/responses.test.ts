@@ -5,12 +5,13 @@
  * `for await` through listOrders, listInventory and listEvents (that one to the first page shorter than its
  * `limit`, keeping the last page's `Link` to continue from).
  */
-import { ApiError, createPetStoreClient, type PetStoreClient } from '@pet-store/client';
+import { createPetStoreClient, type PetStoreClient } from '@pet-store/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import type { InventoryChange } from '#lib/events/changes.ts';
 import { appendEvents } from '#lib/events/event-append.ts';
 import { localTableNames } from '#local/settings.ts';
+import { apiError } from '#test/support/api-error.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
@@ -25,16 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
 });
-
-/** The rejection of `promise`, which must be an ApiError. */
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 describe('pages (for await over Link rel="next")', () => {
   it('reads 250 orders of listOrders in pages of 100: every order once, in the order of one page of 1000', async () => {

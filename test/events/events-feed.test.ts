@@ -94,12 +94,8 @@ async function readToEnd(path: string, limit: number) {
   }
 }
 
-/** Waits until `ready()` holds (for at most `ms`), then asserts it. */
-async function until(ready: () => Promise<boolean> | boolean, what: string, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (!(await ready()) && Date.now() < deadline) await setTimeout(50);
-  expect(await ready(), what).toBe(true);
-}
+/** How `expect.poll` waits here for what the event path writes: polled every 50 ms, for at most 15 s. */
+const polled = { timeout: 15_000, interval: 50 };
 
 /** The deliveries the receiver got, by `webhook-id`: each one's body (retries carry the same). */
 function deliveries(): Map<string, string> {
@@ -141,14 +137,14 @@ describe('listEvents', () => {
     const petId = '9223372036854775807';
     const count = async (n: number) => (await wholeFeed()).length >= n;
     await call('POST', '/pets', `{"id": ${petId}, "name": "Feed", "status": "available"}`);
-    await until(() => count(1), 'the created event');
+    await expect.poll(() => count(1), { ...polled, message: 'the created event' }).toBe(true);
     await call('PATCH', `/inventory/${petId}`, '{"quantity": 12, "reason": "arrival"}');
-    await until(() => count(2), 'the arrival event');
+    await expect.poll(() => count(2), { ...polled, message: 'the arrival event' }).toBe(true);
     const order = await call('POST', '/store/orders', `{"petId": ${petId}, "quantity": 2}`);
-    await until(() => count(4), 'the order and its stock events');
+    await expect.poll(() => count(4), { ...polled, message: 'the order and its stock events' }).toBe(true);
     await call('PATCH', `/store/orders/${order.id}`, '{"status": "approved"}');
-    await until(() => count(5), 'the approval event');
-    await until(() => deliveries().size === 5, 'five deliveries');
+    await expect.poll(() => count(5), { ...polled, message: 'the approval event' }).toBe(true);
+    await expect.poll(() => deliveries().size, { ...polled, message: 'five deliveries' }).toBe(5);
 
     const whole = await page('/events');
     const ids = whole.events.map((event) => event.id);
@@ -279,7 +275,13 @@ describe('an events reader catching up after downtime', { timeout: 120_000 }, ()
     const ours = (id: string) =>
       pets.some((petId) => id.startsWith(`inventory.${petId}.`)) ||
       orders.some((order) => id.startsWith(`order.${order.id}.`));
-    await until(() => [...deliveries().keys()].filter(ours).length === expected, 'every delivery', 30_000);
+    await expect
+      .poll(() => [...deliveries().keys()].filter(ours).length, {
+        ...polled,
+        timeout: 30_000,
+        message: 'every delivery',
+      })
+      .toBe(expected);
 
     const caught = await readToEnd(before.next.replace('limit=50', 'limit=7'), 7);
     const ids = caught.events.map((event) => event.id);
@@ -358,7 +360,9 @@ describe('a reader paging while 20 writers write', { timeout: manyConnectionsTim
     await Promise.all(writers);
     writing = false;
     await reader;
-    await until(async () => (await history()).length >= expectedRecords, 'every history record');
+    await expect
+      .poll(async () => (await history()).length, { ...polled, message: 'every history record' })
+      .toBeGreaterThanOrEqual(expectedRecords);
 
     const ids = seen.map((event) => event.id);
     expect(new Set(ids).size).toBe(ids.length);

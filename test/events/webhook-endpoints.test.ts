@@ -6,7 +6,6 @@
  * disabled by the breaker and enabled again by creating its URL again, then receives with its first secret.
  * Retries after 1 s, the breaker after 1 s of failures (WEBHOOK_RETRY_DELAYS, WEBHOOK_DISABLE_AFTER_SECONDS).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
@@ -67,14 +66,8 @@ async function createEndpoint(url: string, events?: string[]) {
   return JSON.parse(response.text) as { id: string; secret: string };
 }
 
-/** Waits until `check()` holds; fails with `what` after `ms`. */
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not in time: ${what}`);
-    await sleep(100);
-  }
-}
+/** How `expect.poll` waits here for a delivery or the breaker: polled every 100 ms, for at most 30 s. */
+const polled = { timeout: 30_000, interval: 100 };
 
 /** The webhook-ids `receiver` got a request for. */
 const idsOf = (receiver: WebhookReceiver) =>
@@ -106,11 +99,18 @@ test('a client creates its own endpoints and receives signed deliveries of its e
   const orderId = /^\{"id":(\d+),/.exec(order.text)?.[1] as string;
   const inventoryIds = [1, 2, 3].map((sequence) => `inventory.${petId}.${sequence}`);
 
-  await eventually(
-    () => [...inventoryIds, `order.${orderId}.placed`].every((id) => idsOf(everything).has(id)),
-    'every event at the endpoint of every type',
-  );
-  await eventually(() => inventoryIds.every((id) => idsOf(inventoryOnly).has(id)), 'the inventory events');
+  await expect
+    .poll(() => [...inventoryIds, `order.${orderId}.placed`].every((id) => idsOf(everything).has(id)), {
+      ...polled,
+      message: 'every event at the endpoint of every type',
+    })
+    .toBe(true);
+  await expect
+    .poll(() => inventoryIds.every((id) => idsOf(inventoryOnly).has(id)), {
+      ...polled,
+      message: 'the inventory events',
+    })
+    .toBe(true);
   for (const request of everything.requests) verified(request, allEndpoint.secret);
   // The inventory endpoint got inventory events only, each signed with its own secret (not the other's).
   expect(inventoryOnly.requests.map((request) => verified(request, inventoryEndpoint.secret))).toStrictEqual(
@@ -122,10 +122,28 @@ test('a client creates its own endpoints and receives signed deliveries of its e
   const deleted = await call('DELETE', `/webhook-endpoints/${inventoryEndpoint.id}`);
   expect([deleted.status, deleted.text]).toStrictEqual([204, '']);
   const before = inventoryOnly.requests.length;
+  // The marker: an endpoint created after the delete at another path of the same receiver. The fan-out that
+  // sends it the change after the delete decides for the deleted endpoint too, and its delivery takes the
+  // same lane to the same receiver.
+  const marker = await createEndpoint(`${inventoryOnly.endpoint}/marker`, ['inventory.changed']);
   expect((await call('PATCH', `/inventory/${petId}`, '{"quantity": 9}')).status).toBe(200);
-  await eventually(() => idsOf(everything).has(`inventory.${petId}.4`), 'the change after the delete');
-  await sleep(1000);
-  expect(inventoryOnly.requests).toHaveLength(before);
+  await expect
+    .poll(() => idsOf(everything).has(`inventory.${petId}.4`), {
+      ...polled,
+      message: 'the change after the delete',
+    })
+    .toBe(true);
+  await expect
+    .poll(() => inventoryOnly.requests.length, { ...polled, message: "the marker's delivery" })
+    .toBeGreaterThan(before);
+  expect(inventoryOnly.requests.slice(before).map((request) => request.path)).toStrictEqual(['/marker']);
+  expect(verified(inventoryOnly.requests[before] as ReceivedRequest, marker.secret)).toBe(
+    'inventory.changed',
+  );
+  expect(inventoryOnly.requests[before]?.headers['webhook-id']).toBe(`inventory.${petId}.4`);
+  expect(inventoryOnly.requests.filter((request) => request.path === '/hooks')).toHaveLength(before);
+  const markerDeleted = await call('DELETE', `/webhook-endpoints/${marker.id}`);
+  expect(markerDeleted.status, markerDeleted.text).toBe(204);
 }, 120_000);
 
 test('an endpoint failing every attempt is disabled by the breaker; creating its URL again enables it, and it receives, signed with its first secret', async () => {
@@ -134,12 +152,17 @@ test('an endpoint failing every attempt is disabled by the breaker; creating its
   const endpoint = await createEndpoint(url, ['inventory.changed']);
   expect((await call('PATCH', `/inventory/${petId}`, '{"quantity": 10}')).status).toBe(200);
 
-  await eventually(async () => {
-    const list = JSON.parse((await call('GET', '/webhook-endpoints')).text) as {
-      items: { id: string; state: string }[];
-    };
-    return list.items.some((item) => item.id === endpoint.id && item.state === 'disabled');
-  }, 'the breaker disabled the endpoint');
+  await expect
+    .poll(
+      async () => {
+        const list = JSON.parse((await call('GET', '/webhook-endpoints')).text) as {
+          items: { id: string; state: string }[];
+        };
+        return list.items.some((item) => item.id === endpoint.id && item.state === 'disabled');
+      },
+      { ...polled, message: 'the breaker disabled the endpoint' },
+    )
+    .toBe(true);
   const listed = JSON.parse((await call('GET', '/webhook-endpoints')).text).items.find(
     (item: { id: string }) => item.id === endpoint.id,
   );
@@ -168,10 +191,15 @@ test('an endpoint failing every attempt is disabled by the breaker; creating its
     createdAt: listed.createdAt,
   });
   expect((await call('PATCH', `/inventory/${petId}`, '{"quantity": 11}')).status).toBe(200);
-  await eventually(
-    () => failing.requests.some((request) => request.headers['webhook-id'] === `inventory.${petId}.6`),
-    'the delivery after the re-enable',
-  );
+  await expect
+    .poll(
+      () => failing.requests.some((request) => request.headers['webhook-id'] === `inventory.${petId}.6`),
+      {
+        ...polled,
+        message: 'the delivery after the re-enable',
+      },
+    )
+    .toBe(true);
   const delivered = failing.requests.find(
     (request) => request.headers['webhook-id'] === `inventory.${petId}.6`,
   );

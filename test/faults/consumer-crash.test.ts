@@ -10,10 +10,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout } from 'node:timers/promises';
 import { connectLocalDynamoDb } from '@pet-store/local-aws';
 import { crashHookUrl, dynamoDbClient, temporaryDir } from '@pet-store/local-aws/testing';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
@@ -52,19 +51,40 @@ async function storedHistory(dataDir: string, petId: string): Promise<Map<number
   }
 }
 
-/** The history listInventoryHistory answers, once it holds `count` records (for at most 20 s). */
-async function historyOf(server: ServerProcess, petId: string, count: number) {
-  for (let tries = 0; ; tries++) {
-    const { status, text } = await call(server, 'GET', `/inventory/${petId}/history?limit=1000`);
-    expect(status, text).toBe(200);
-    const changes = JSON.parse(text) as {
-      sequence: number;
-      reason: string;
-      quantity: { from: number | null; to: number };
-    }[];
-    if (changes.length >= count || tries > 200) return changes;
-    await setTimeout(100);
-  }
+/** How long the suite waits for what the event path writes after a write's answer or a restart. */
+const eventPathMs = 20_000;
+
+/** The history listInventoryHistory answers, once it holds `count` records (fails after {@link eventPathMs}). */
+function historyOf(server: ServerProcess, petId: string, count: number) {
+  return vi.waitFor(
+    async () => {
+      const { status, text } = await call(server, 'GET', `/inventory/${petId}/history?limit=1000`);
+      expect(status, text).toBe(200);
+      const changes = JSON.parse(text) as {
+        sequence: number;
+        reason: string;
+        quantity: { from: number | null; to: number };
+      }[];
+      expect(changes.length, text).toBeGreaterThanOrEqual(count);
+      return changes;
+    },
+    { timeout: eventPathMs, interval: 100 },
+  );
+}
+
+/** The ids of `petId`'s events that listEvents answers, once it lists `count` (fails after {@link eventPathMs}). */
+function listedEvents(server: ServerProcess, petId: string, count: number): Promise<string[]> {
+  return vi.waitFor(
+    async () => {
+      const { text } = await call(server, 'GET', '/events?type=inventory.changed&limit=1000');
+      const listed = (JSON.parse(text) as { id: string }[])
+        .map((event) => event.id)
+        .filter((id) => id.startsWith(`inventory.${petId}.`));
+      expect(listed.length, text).toBeGreaterThanOrEqual(count);
+      return listed;
+    },
+    { timeout: eventPathMs, interval: 100 },
+  );
 }
 
 /**
@@ -94,9 +114,10 @@ async function patchUntilKilled(server: ServerProcess, petId: string, count: num
     if (status === 200) answered.push(quantity);
   }
   // The batch reaches the consumer and the hook kills the process: it stops answering.
-  for (let tries = 0; tries < 300 && (await call(server, 'GET', '/inventory')).status !== 0; tries++) {
-    await setTimeout(100);
-  }
+  await vi.waitFor(async () => expect((await call(server, 'GET', '/inventory')).status).toBe(0), {
+    timeout: 30_000,
+    interval: 100,
+  });
   expect((await server.stop('SIGTERM', 20_000)).signal).toBe('SIGKILL');
   return answered;
 }
@@ -150,9 +171,16 @@ test('a consumer killed after the first record of a batch: the replay writes eve
     ...committed.slice(0, -1),
   ]);
   expect(changes[0]?.quantity.to).toBe(quantity);
-  // Nothing more arrives: the replay wrote no record twice.
-  await setTimeout(2000);
-  expect(await historyOf(server, petId, 0)).toHaveLength(changes.length);
+  // The replay wrote no record twice: a marker change's record comes after any record of the replay (records
+  // follow commit order per pet), and the history is then the changes above and the marker's.
+  const marker = quantity + 100;
+  expect((await call(server, 'PATCH', `/inventory/${petId}`, `{"quantity": ${marker}}`)).status).toBe(200);
+  const withMarker = await historyOf(server, petId, changes.length + 1);
+  expect(withMarker[0]).toMatchObject({
+    sequence: changes.length + 1,
+    quantity: { from: quantity, to: marker },
+  });
+  expect(withMarker.slice(1)).toStrictEqual(changes);
 });
 
 /** The events feed's items of `petId` in the store of `dataDir` (no server running): their ids, by position. */
@@ -182,11 +210,7 @@ test('a consumer killed after appending a batch to the events feed: the replay a
     (await call(crashing, 'POST', '/pets', `{"id": ${petId}, "name": "Feed", "status": "available"}`)).status,
   ).toBe(201);
   expect(await historyOf(crashing, petId, 1)).toHaveLength(1);
-  for (let tries = 0; tries < 200; tries++) {
-    const { text } = await call(crashing, 'GET', '/events?type=inventory.changed&limit=1000');
-    if (text.includes(`"inventory.${petId}.1"`)) break;
-    await setTimeout(100);
-  }
+  expect(await listedEvents(crashing, petId, 1)).toStrictEqual([`inventory.${petId}.1`]);
   await writeFile(armed, '');
 
   const answered = await patchUntilKilled(crashing, petId, 5);
@@ -199,17 +223,11 @@ test('a consumer killed after appending a batch to the events feed: the replay a
   const server = await startServer(dataDir);
   const changes = 1 + (await committedQuantity(server, petId, answered));
   await historyOf(server, petId, changes);
-  let listed: string[] = [];
-  for (let tries = 0; tries < 200 && listed.length < changes; tries++) {
-    const { text } = await call(server, 'GET', '/events?type=inventory.changed&limit=1000');
-    listed = (JSON.parse(text) as { id: string }[])
-      .map((event) => event.id)
-      .filter((id) => id.startsWith(`inventory.${petId}.`));
-    if (listed.length < changes) await setTimeout(100);
-  }
-  expect(listed).toStrictEqual(ids(changes));
-  // Nothing more arrives: the replay appended no event twice.
-  await setTimeout(2000);
+  expect(await listedEvents(server, petId, changes)).toStrictEqual(ids(changes));
+  // The replay appended no event twice: a marker change's event is appended after any event of the replay (the
+  // feed follows commit order per pet), and the feed then holds the changes above and the marker's.
+  expect((await call(server, 'PATCH', `/inventory/${petId}`, '{"quantity": 1000}')).status).toBe(200);
+  expect(await listedEvents(server, petId, changes + 1)).toStrictEqual(ids(changes + 1));
   await server.stop('SIGTERM', 20_000);
-  expect(await storedFeed(dataDir, petId)).toStrictEqual(ids(changes));
+  expect(await storedFeed(dataDir, petId)).toStrictEqual(ids(changes + 1));
 });

@@ -8,7 +8,6 @@
  * the next sequence and shows the break, and the webhook tool's `lost` lists the batch with the pet. Writes that
  * fail a few times then heal lose nothing and double nothing.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import {
   type InvokeOutcome,
@@ -137,14 +136,8 @@ async function historyOf(petId: string) {
     .sort((a, b) => Number(a.sequence?.N) - Number(b.sequence?.N));
 }
 
-/** Waits until `check` holds (polled every 100 ms), for at most `ms`. */
-async function until(check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(100);
-  }
-}
+/** How `expect.poll` waits here for what the stream mapping does: polled every 100 ms, for at most 60 s. */
+const polled = { timeout: 60_000, interval: 100 };
 
 /** The events the bus received: each id with the distinct details it was published with. */
 function contentsById(): Map<string, Set<string>> {
@@ -160,18 +153,18 @@ function contentsById(): Map<string, Set<string>> {
 test('a change whose history writes fail until its record expires is given up to the failure queue, never published; the next change takes the next sequence, shows the break, and the tool lists the loss', async () => {
   await addPet('60');
   await update('60', 1);
-  await until(async () => (await historyOf('60')).length === 2);
+  await expect.poll(async () => (await historyOf('60')).length, polled).toBe(2);
 
   // Every history write fails from now on: the change to 7 is retried until the stream no longer keeps it.
   proxy.fault = (operation) => (operation === 'PutItem' ? 'error' : 'pass');
   await update('60', 7);
   const lostSequence = (await db.changeStream?.latest(testTableNames.inventory)) as string;
-  await until(async () => (await queue.counts()).visible === 1);
+  await expect.poll(async () => (await queue.counts()).visible, polled).toBe(1);
   proxy.restore();
   await update('60', 3);
-  await until(async () => (await historyOf('60')).length === 3);
+  await expect.poll(async () => (await historyOf('60')).length, polled).toBe(3);
   // The history record is written before its event is published: wait for the publish too.
-  await until(() => contentsById().has('inventory.60.3'));
+  await expect.poll(() => contentsById().has('inventory.60.3'), polled).toBe(true);
 
   // The next record follows the last written one and shows the break: from 7 (the entry before it), not 1.
   const history = await historyOf('60');
@@ -210,7 +203,7 @@ test('history writes that fail a few times then heal lose nothing and double not
   proxy.fault = (operation) => (operation === 'PutItem' && failures++ < 3 ? 'error' : 'pass');
   await update('61', 5);
   await update('61', 6);
-  await until(async () => (await historyOf('61')).length === 3);
+  await expect.poll(async () => (await historyOf('61')).length, polled).toBe(3);
   proxy.restore();
 
   const history = await historyOf('61');
@@ -221,7 +214,7 @@ test('history writes that fail a few times then heal lose nothing and double not
     ['2', { N: '0' }, { N: '5' }],
     ['3', { N: '5' }, { N: '6' }],
   ]);
-  await until(() => contentsById().has('inventory.61.3'));
+  await expect.poll(() => contentsById().has('inventory.61.3'), polled).toBe(true);
   expect([...contentsById().values()].every((details) => details.size === 1)).toBe(true);
   // Nothing given up: the failure queue holds only the first test's loss.
   expect((await queue.counts()).visible).toBe(1);

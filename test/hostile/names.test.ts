@@ -5,8 +5,7 @@
  * is exactly the one without it; an unknown query parameter is 400 `invalid_request` naming it, like any other
  * unknown one, and changes no table.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import type { TableId } from '#lib/tables.ts';
 import { expectContractError, observe } from '#test/support/contract-oracle.ts';
 import { modelledSuite } from '#test/support/inventory-model.ts';
@@ -86,14 +85,15 @@ const tableState = () => Promise.all(checkedTables.map((table) => suite.api.tabl
  * events": within 5 seconds); throws when they are not there within twice that.
  */
 async function historySettled(route: Route): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const stored = (await suite.api.tableItems()).find((item) => item.petId === '7')?.quantity;
-    const [newest] = JSON.parse((await send(route)).text) as { quantity: { to: number } }[];
-    if (stored !== undefined && String(newest?.quantity.to) === stored) return;
-    if (Date.now() > deadline) throw new Error(`pet 7's history has no record of quantity ${stored}`);
-    await sleep(50);
-  }
+  await vi.waitFor(
+    async () => {
+      const stored = (await suite.api.tableItems()).find((item) => item.petId === '7')?.quantity;
+      const [newest] = JSON.parse((await send(route)).text) as { quantity: { to: number } }[];
+      expect(stored, "pet 7's stored quantity").toBeDefined();
+      expect(String(newest?.quantity.to), `pet 7's history has no record of quantity ${stored}`).toBe(stored);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 describe.each(routes)('$operation ($method $path)', (route) => {

@@ -3,7 +3,7 @@
  * updateInventory adds to the stock in one conditional write, refuses a result out of 0..2147483647 with 409
  * and changes nothing, and moves the stock exactly once per request under concurrency and keyed repeats.
  */
-import { beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { expectError, expectRefused } from '#test/support/http-assertions.ts';
 import { rawClient, sendJson } from '#test/support/raw-http.ts';
@@ -35,21 +35,23 @@ const recordsWithinMs = 20_000;
  */
 async function changesOf(petId: string): Promise<string[]> {
   expect((await patch(petId, '{"quantity": 999, "reason": "return"}')).status).toBe(200);
-  const deadline = Date.now() + recordsWithinMs;
-  for (;;) {
-    const response = await api.request('GET', `/inventory/${petId}/history?limit=1000`, {
-      headers: { Authorization: api.authorization },
-    });
-    expect(response.status).toBe(200);
-    const records = (
-      JSON.parse(response.text) as { reason: string; quantity: { from: number | null; to: number } }[]
-    )
-      .map(({ reason, quantity }) => `${reason} ${quantity.from}>${quantity.to}`)
-      .reverse();
-    if (records.at(-1) === 'return 0>999') return records.slice(0, -1);
-    expect(Date.now(), `records of ${petId}: ${JSON.stringify(records)}`).toBeLessThan(deadline);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const records = await vi.waitFor(
+    async () => {
+      const response = await api.request('GET', `/inventory/${petId}/history?limit=1000`, {
+        headers: { Authorization: api.authorization },
+      });
+      expect(response.status).toBe(200);
+      const records = (
+        JSON.parse(response.text) as { reason: string; quantity: { from: number | null; to: number } }[]
+      )
+        .map(({ reason, quantity }) => `${reason} ${quantity.from}>${quantity.to}`)
+        .reverse();
+      expect(records.at(-1), `records of ${petId}: ${JSON.stringify(records)}`).toBe('return 0>999');
+      return records;
+    },
+    { timeout: recordsWithinMs, interval: 100 },
+  );
+  return records.slice(0, -1);
 }
 
 /** The stored entries of the fixture's pets, 7 and 8 (the rush's pet 30 stays in the table). */

@@ -10,11 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { apiModel, createApiServer, createEngine, type Engine, type Template } from '@pet-store/local-aws';
 import { behaviourAuthorizerModule, bytesReadBy, upload } from '@pet-store/local-aws/testing';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';
 import { serviceErrorBody } from '#local/error-body.ts';
@@ -46,16 +45,24 @@ let baseUrl: string;
 let client: RawClient;
 let workDir: string;
 let callsFile: string;
+/** The actions of the item function's invocations, one a line, as each starts. */
+let startsFile: string;
 let serverBytesRead: () => number;
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'behaviour-'));
   callsFile = join(workDir, 'authorizer-calls');
   await writeFile(callsFile, '');
+  startsFile = join(workDir, 'item-starts');
+  await writeFile(startsFile, '');
   const template = structuredClone((await servedStagingStack()).template) as Template;
   const properties = (logicalId: string) =>
     template.Resources[logicalId]?.Properties as Record<string, unknown>;
   properties(itemFunction).Timeout = 2;
+  const itemEnvironment = properties(itemFunction).Environment as { Variables?: Record<string, string> };
+  properties(itemFunction).Environment = {
+    Variables: { ...itemEnvironment?.Variables, BEHAVIOUR_STARTS: startsFile },
+  };
   properties(orderFunction).Timeout = 60;
   for (const [logicalId, delayMs, timeout] of [
     [slowInit.withinLimit, 3_000, 2],
@@ -265,7 +272,13 @@ describe('sizes and time limits', () => {
       // request waits for one of them.
       expect((await send('GET', '/v1/inventory/echo', [allow])).status).toBe(200);
       const failing = Array.from({ length: 4 }, () => send('GET', `/v1/inventory/${action}`, [allow]));
-      await sleep(500);
+      await vi.waitFor(
+        async () => {
+          const started = (await readFile(startsFile, 'utf8')).split('\n').filter((line) => line === action);
+          expect(started).toHaveLength(4);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       const next = await send('GET', '/v1/inventory/echo', [allow]);
       expect(next.status, next.text).toBe(200);
       expect(JSON.parse(next.text).pathParameters).toEqual({ petId: 'echo' });

@@ -8,7 +8,7 @@
  * (local-aws/behaviour.md R5); a key without `inventory:write` is 403. Every response is checked against
  * openapi.yaml.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { badPetIdMessage, declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { changeTimeWithin, timed } from '#test/support/raw-tables.ts';
@@ -25,16 +25,17 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 
 /** The body of `GET /inventory/{petId}/history?limit=1000` once it holds `count` records (30 s at most). */
 async function historyOf(petId: string, count: number): Promise<unknown[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const response = await declaredRequest(api, 'GET', `/inventory/${petId}/history?limit=1000`);
-    const records = JSON.parse(response.text) as unknown[];
-    if (records.length >= count || Date.now() > deadline) {
-      expect(records, `records of ${petId}`).toHaveLength(count);
+  const records = await vi.waitFor(
+    async () => {
+      const response = await declaredRequest(api, 'GET', `/inventory/${petId}/history?limit=1000`);
+      const records = JSON.parse(response.text) as unknown[];
+      expect(records.length, `records of ${petId}`).toBeGreaterThanOrEqual(count);
       return records;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    },
+    { timeout: 30_000, interval: 50 },
+  );
+  expect(records, `records of ${petId}`).toHaveLength(count);
+  return records;
 }
 
 describe('a shipment of 100 changes', () => {

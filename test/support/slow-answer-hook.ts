@@ -18,7 +18,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
 import { isMainThread } from 'node:worker_threads';
 import { requestTimeoutMs } from '../../lib/clients/dynamodb-client.ts';
 
@@ -73,20 +72,6 @@ function armedFor(operation: string): boolean {
   return armedFile !== '' && existsSync(armedFile) && readFileSync(armedFile, 'utf8').startsWith(operation);
 }
 
-/** The request's body, read whole, and a request that replays it to the store's own listener. */
-async function readAndReplay(request: IncomingMessage): Promise<[string, IncomingMessage]> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  const text = Buffer.concat(chunks).toString('utf8');
-  const replayed = Object.assign(Readable.from(chunks.length > 0 ? [Buffer.from(text)] : []), {
-    method: request.method,
-    url: request.url,
-    headers: request.headers,
-    socket: request.socket,
-  }) as unknown as IncomingMessage;
-  return [text, replayed];
-}
-
 /**
  * Holds `response` (a committed transaction's answer) for {@link delayMs}; with a window open, notes the
  * commit and holds the retries of the call `call`.
@@ -111,7 +96,9 @@ function holdAnswer(response: ServerResponse, call: string): void {
   }) as typeof end;
 }
 
-if (isMainThread)
+if (isMainThread) {
+  // The kit's entry loads the store (dynalite) with it: imported once its write actions above are replaced.
+  const { readAndReplay } = await import('@pet-store/local-aws/testing');
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
     if (event !== 'request') return emit.call(this, event, ...args);
     const [request, response] = args as [IncomingMessage, ServerResponse];
@@ -139,3 +126,4 @@ if (isMainThread)
     });
     return true;
   } as typeof Server.prototype.emit;
+}

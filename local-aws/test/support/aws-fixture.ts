@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { expect, vi } from 'vitest';
 import { newStoreCredentials, type StoreCredentials } from '../../common/store-credentials.ts';
 import type { StreamLevelDb } from '../../dynamodb/change-stream.ts';
 import { type LocalAws, prepareLocalAws } from '../../local-aws.ts';
@@ -110,15 +110,18 @@ export async function startAwsFixture(
     sqs,
     events,
     recorded,
-    async waitFor(filter, count = 1, ms = 10_000) {
-      const end = Date.now() + ms;
-      for (;;) {
-        const lines = (await recorded()).filter(filter);
-        if (lines.length >= count) return lines;
-        if (Date.now() > end)
-          throw new Error(`waited ${ms} ms for ${count} lines, saw ${JSON.stringify(lines)}`);
-        await sleep(50);
-      }
+    waitFor(filter, count = 1, ms = 10_000) {
+      return vi.waitFor(
+        async () => {
+          const lines = (await recorded()).filter(filter);
+          expect(
+            lines.length,
+            `waited ${ms} ms for ${count} lines, saw ${JSON.stringify(lines)}`,
+          ).toBeGreaterThanOrEqual(count);
+          return lines;
+        },
+        { timeout: ms, interval: 50 },
+      );
     },
     async close() {
       sqs.destroy();

@@ -1,9 +1,16 @@
 /** A stand-in function whose `{petId}` picks what it does (local-aws/behaviour.md). */
+import { appendFile } from 'node:fs/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
-/** The Lambda handler (`index.handler`). @throws Error for `throw`; crashes its runtime for `crash` */
+/**
+ * The Lambda handler (`index.handler`); with `BEHAVIOUR_STARTS` set, it first appends its action and a newline
+ * to that file, so a test sees which invocations are running. @throws Error for `throw`; crashes its runtime
+ * for `crash`
+ */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const action = event.pathParameters?.petId ?? event.pathParameters?.orderId;
+  const starts = process.env.BEHAVIOUR_STARTS;
+  if (starts) await appendFile(starts, `${action}\n`);
   if (action === 'throw') throw new Error('boom');
   if (action === 'huge') return { statusCode: 200, body: 'x'.repeat(6_300_000) };
   if (action === 'slow') await new Promise((resolve) => setTimeout(resolve, 40_000));
