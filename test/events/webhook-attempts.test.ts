@@ -3,7 +3,9 @@
  * (docs/contract.md "History and events": what an endpoint's owner sees and steers): listWebhookAttempts lists
  * each attempt, newest first, a failed one at once with its status and next time, in pages; another key's
  * endpoint is 404; sendTestWebhook's signed `webhook.test` event, listed in the attempts, never in the events
- * list; rotateWebhookSecret's overlap of two signatures, then the new one alone. Retries after 1 s (WEBHOOK_RETRY_DELAYS).
+ * list; rotateWebhookSecret's overlap of two signatures, then the new one alone; retries honour the receiver
+ * (an answer 503 with `Retry-After`, seconds or an HTTP date, delays the next attempt to at least that time, and
+ * the attempt log's `nextAttemptAt` shows it). Retries after 1 s otherwise (WEBHOOK_RETRY_DELAYS).
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Webhook } from 'standardwebhooks';
@@ -319,4 +321,68 @@ test('an endpoint created after a change does not receive it; it receives the ne
     receiver.requests.filter((request) => request.path === '/late').map((r) => r.headers['webhook-id']);
   await expect.poll(idsAtLate, { timeout: 30_000 }).toContain(`inventory.${latePet}.2`);
   expect(idsAtLate()).not.toContain(`inventory.${latePet}.1`);
+}, 120_000);
+
+/** An endpoint of the receiver at `path` (its id), sent a test event. */
+async function endpointSentTestEvent(path: string): Promise<string> {
+  const created = await call(
+    'POST',
+    '/webhook-endpoints',
+    JSON.stringify({ url: `${receiver.endpoint}${path}`, events: ['order.changed'] }),
+  );
+  expect(created.status, created.text).toBe(201);
+  const endpointId = JSON.parse(created.text).id as string;
+  const sent = await call('POST', `/webhook-endpoints/${endpointId}/test`);
+  expect(sent.status, sent.text).toBe(202);
+  return endpointId;
+}
+
+/** The epoch ms at which the receiver got each request at `path`, in order. */
+const arrivals = (path: string) =>
+  receiver.requests.filter((request) => request.path === path).map((request) => request.receivedAt);
+
+test("503 with Retry-After: 3: the next attempt comes no earlier than 3 s later (not the schedule's 1 s), and the attempt log shows that time", async () => {
+  receiver.answer = { status: 503, headers: { 'retry-after': '3' } };
+  const endpointId = await endpointSentTestEvent('/retry-after-seconds');
+
+  await expect
+    .poll(() => arrivals('/retry-after-seconds').length, { timeout: 60_000 })
+    .toBeGreaterThanOrEqual(2);
+  receiver.answer = { status: 204 };
+  const [first, second] = arrivals('/retry-after-seconds') as [number, number];
+  expect(second - first).toBeGreaterThanOrEqual(3_000);
+
+  // The failed first attempt is listed with its next time at least 3 s after it; the retry came no earlier.
+  await expect
+    .poll(async () => (await attemptsOf(endpointId)).items.length, { timeout: 30_000 })
+    .toBeGreaterThanOrEqual(2);
+  const [firstAttempt, secondAttempt] = (await attemptsOf(endpointId)).items.slice(-2).reverse() as [
+    Attempt,
+    Attempt,
+  ];
+  expect(firstAttempt).toMatchObject({ attempt: 1, responseStatus: 503, outcome: 'failed' });
+  const nextAttemptAt = Date.parse(firstAttempt.nextAttemptAt as string);
+  expect(nextAttemptAt - Date.parse(firstAttempt.attemptedAt)).toBeGreaterThanOrEqual(3_000);
+  expect(Date.parse(secondAttempt.attemptedAt)).toBeGreaterThanOrEqual(nextAttemptAt);
+}, 120_000);
+
+test('503 with Retry-After as an HTTP date: the next attempt comes no earlier than that date, and the attempt log shows it', async () => {
+  const date = new Date(Date.now() + 6_000).toUTCString();
+  receiver.answer = { status: 503, headers: { 'retry-after': date } };
+  const endpointId = await endpointSentTestEvent('/retry-after-date');
+
+  await expect
+    .poll(() => arrivals('/retry-after-date').length, { timeout: 60_000 })
+    .toBeGreaterThanOrEqual(2);
+  receiver.answer = { status: 204 };
+  const [first, second] = arrivals('/retry-after-date') as [number, number];
+  expect(Date.parse(date) - first, 'the date lies well after the first attempt').toBeGreaterThan(2_000);
+  expect(second).toBeGreaterThanOrEqual(Date.parse(date));
+
+  // The failed first attempt's next time is the date, up to the second SQS counts in.
+  const [firstAttempt] = (await attemptsOf(endpointId)).items.slice(-1) as [Attempt];
+  expect(firstAttempt).toMatchObject({ attempt: 1, responseStatus: 503, outcome: 'failed' });
+  const nextAttemptAt = Date.parse(firstAttempt.nextAttemptAt as string);
+  expect(nextAttemptAt).toBeGreaterThanOrEqual(Date.parse(date));
+  expect(nextAttemptAt).toBeLessThan(Date.parse(date) + 1_000);
 }, 120_000);
