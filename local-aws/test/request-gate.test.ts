@@ -43,16 +43,16 @@ function exchange(port: number, text: string): Promise<string> {
   });
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(5);
-}
+/** Waits until the server has handed the test `count` responses (polled every 5 ms, for at most 5 s). */
+const handed = (responses: ServerResponse[], count: number) =>
+  expect.poll(() => responses.length, { timeout: 5_000, interval: 5 }).toBe(count);
 
 const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
 test('a request pipelined behind one in flight is answered, and only the last answer closes', async () => {
   const { gate, responses, port } = await serve();
   const received = exchange(port, get('/first') + get('/second'));
-  await until(() => responses.length === 2);
+  await handed(responses, 2);
   const drained = gate.drain(5_000);
   for (const [index, response] of responses.entries()) response.end(`answer ${index}`);
   await drained;
@@ -66,7 +66,7 @@ test('a request pipelined behind one in flight is answered, and only the last an
 test('a response already streaming when the drain starts closes its connection once sent', async () => {
   const { gate, responses, port } = await serve();
   const received = exchange(port, get('/stream'));
-  await until(() => responses.length === 1);
+  await handed(responses, 1);
   const response = responses[0] as ServerResponse;
   response.writeHead(200, { 'Content-Type': 'text/plain' }).write('part 1, ');
   const drained = gate.drain(5_000);
@@ -79,6 +79,7 @@ test('a response already streaming when the drain starts closes its connection o
 
 test('a request arriving behind an answer already sent with Connection: close is not run', async () => {
   const { gate, responses, port } = await serve();
+  let secondWritten = false;
   const received = new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(get('/first')));
     let text = '';
@@ -87,16 +88,19 @@ test('a request arriving behind an answer already sent with Connection: close is
       // The answer's head is out: now a second request follows on the same connection.
       if (text.includes('\r\n\r\n') && !text.includes('second sent')) {
         text += 'second sent';
-        socket.write(get('/second'));
+        socket.write(get('/second'), () => {
+          secondWritten = true;
+        });
       }
     });
     socket.on('end', () => resolve(text)).on('error', reject);
   });
-  await until(() => responses.length === 1);
+  await handed(responses, 1);
   const drained = gate.drain(5_000);
   const first = responses[0] as ServerResponse;
   first.writeHead(200, { 'Content-Type': 'text/plain' }).write('part 1, ');
-  await sleep(200);
+  // The second request is on its way before the first answer ends.
+  await expect.poll(() => secondWritten, { timeout: 5_000, interval: 5 }).toBe(true);
   first.end('part 2');
   await drained;
   const text = await received;

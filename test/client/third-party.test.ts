@@ -10,7 +10,7 @@
  * response text byte for byte, so no id lost a digit.
  */
 import createClient from 'openapi-fetch';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startTestApi, type TestApi } from '#test/support/test-api.ts';
 import type { paths } from './third-party-schema.ts';
 
@@ -52,16 +52,22 @@ function integersOf(text: string, member: string): string[] {
   return [...text.matchAll(new RegExp(`"${member}":(-?\\d+)`, 'g'))].map(([, digits]) => digits as string);
 }
 
-/** Polls listInventoryHistory of `petId` until it holds `count` records (the change records are asynchronous). */
-async function historyOf(petId: number, count: number) {
-  for (let attempt = 0; ; attempt++) {
-    const records = await parsed(
-      client.GET('/inventory/{petId}/history', { params: { path: { petId } } }),
-      200,
-    );
-    if (records.length >= count || attempt === 100) return records;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/**
+ * Polls listInventoryHistory of `petId` until it holds `count` records (the change records are asynchronous),
+ * every 100 ms for at most 10 s.
+ */
+function historyOf(petId: number, count: number) {
+  return vi.waitFor(
+    async () => {
+      const records = await parsed(
+        client.GET('/inventory/{petId}/history', { params: { path: { petId } } }),
+        200,
+      );
+      expect(records.length).toBeGreaterThanOrEqual(count);
+      return records;
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 }
 
 describe('a day in the shop with openapi-typescript + openapi-fetch at their defaults', () => {

@@ -7,12 +7,11 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { endpointFile, localAwsEndpoint } from '@pet-store/local-aws';
 import { temporaryDir } from '@pet-store/local-aws/testing';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { ServedStack } from '#local/assembly.ts';
 import { type LocalService, startLocalService } from '#local/service.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -111,15 +110,16 @@ test("a client configured by the environment puts an event; the rule's function 
   );
   events.destroy();
   expect(answer.FailedEntryCount).toBe(0);
-  let lines: { event: { id: string }; env: Record<string, string> }[] = [];
-  for (let i = 0; i < 200 && lines.length === 0; i++) {
-    await sleep(50);
-    if (existsSync(recordFile))
-      lines = (await readFile(recordFile, 'utf8'))
+  const lines = await vi.waitFor(
+    async () => {
+      expect(existsSync(recordFile), 'the function has run').toBe(true);
+      return (await readFile(recordFile, 'utf8'))
         .trim()
         .split('\n')
-        .map((l) => JSON.parse(l));
-  }
+        .map((l) => JSON.parse(l)) as { event: { id: string }; env: Record<string, string> }[];
+    },
+    { timeout: 10_000, interval: 50 },
+  );
   expect(lines.map((line) => line.event.id)).toEqual([answer.Entries?.[0]?.EventId]);
   expect(lines[0]?.env).toEqual({
     QUEUE_URL: `${service.awsEndpoint}/000000000000/test-queue`,

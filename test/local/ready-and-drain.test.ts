@@ -13,7 +13,7 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samApiKey } from '#local/sam-fixtures.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';
@@ -236,8 +236,10 @@ describe.concurrent('a data folder first used by npm run sam:dynamodb', () => {
       childEnv({}),
       projectRoot,
     );
-    const deadline = Date.now() + 30_000;
-    while (!/SAM event fixtures seeded/.test(sam.output.stdout) && Date.now() < deadline) await sleep(20);
+    await vi.waitFor(() => expect(sam.output.stdout).toMatch(/SAM event fixtures seeded/), {
+      timeout: 30_000,
+      interval: 20,
+    });
     sam.child.kill('SIGTERM');
     expect((await sam.exited).code, sam.output.stderr).toBe(0);
 

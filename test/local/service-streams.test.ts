@@ -8,7 +8,6 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { inMemory, startDynamoDb } from '@pet-store/local-aws';
@@ -18,7 +17,7 @@ import {
   streamFunctionModule,
   temporaryDir,
 } from '@pet-store/local-aws/testing';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
@@ -91,13 +90,14 @@ test("the served stack's stream mapping gets the seed, then each write, with the
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Invocation);
-  const until = async (check: (all: Invocation[]) => boolean) => {
-    const deadline = Date.now() + 15_000;
-    while (!check(await invocations())) {
-      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(await invocations())}`);
-      await sleep(100);
-    }
-  };
+  const until = (check: (all: Invocation[]) => boolean) =>
+    vi.waitFor(
+      async () => {
+        const all = await invocations();
+        expect(check(all), JSON.stringify(all)).toBe(true);
+      },
+      { timeout: 15_000, interval: 100 },
+    );
 
   // The first start's seed: every entry one INSERT, in one batch.
   await until((all) => all.length >= 1);

@@ -9,7 +9,7 @@ import { cp, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promis
 import { join, relative } from 'node:path';
 import { watchFunctionModules } from '@pet-store/local-aws';
 import { temporaryDir } from '@pet-store/local-aws/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -17,12 +17,11 @@ import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
 cleanUpAfterAll();
 
 /** Polls `condition` every 50 ms until it holds. @throws after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  return vi.waitFor(() => expect(condition(), 'condition met in time').toBe(true), {
+    timeout: timeoutMs,
+    interval: 50,
+  });
 }
 
 /** Saves `file` as editors do: writes a temporary file beside it, then renames it over the file. */
@@ -48,8 +47,11 @@ describe('the watch of function modules', () => {
         else await renameSave(module, text);
         await until(() => changed.length === save);
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(changed).toEqual([module, module, module, module]);
+      // The marker: a later save of another module, reported after anything the saves above caused.
+      const marker = join(dir, 'marker.ts');
+      await writeFile(marker, 'export const handler = async () => 5;\n');
+      await until(() => changed.includes(marker));
+      expect(changed).toEqual([module, module, module, module, marker]);
     } finally {
       await stop();
     }

@@ -6,7 +6,6 @@
  * are received and given as the SQS event records Lambda's event source mapping builds
  * (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -16,6 +15,7 @@ import {
 import { prepareLocalAws, type StoreCredentials } from '@pet-store/local-aws';
 import { temporaryDir } from '@pet-store/local-aws/testing';
 import type { SQSRecord } from 'aws-lambda';
+import { expect, vi } from 'vitest';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';
 import { awsClients } from './aws-clients.ts';
@@ -87,22 +87,26 @@ export async function startChangeEventsQueue(credentials: StoreCredentials): Pro
   /** Receives `count` messages (oldest first) and deletes them. */
   const take = async (count: number): Promise<SQSRecord[]> => {
     const taken: Message[] = [];
-    const end = Date.now() + 5_000;
-    while (taken.length < count) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: url,
-          MaxNumberOfMessages: 10,
-          MessageSystemAttributeNames: ['All'],
-        }),
-      );
-      taken.push(...Messages);
-      if (Messages.length === 0) {
-        if (Date.now() > end)
-          throw new Error(`the change-events queue held ${taken.length} of ${count} messages`);
-        await sleep(20);
-      }
-    }
+    await vi.waitFor(
+      async () => {
+        while (taken.length < count) {
+          const { Messages = [] } = await sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: url,
+              MaxNumberOfMessages: 10,
+              MessageSystemAttributeNames: ['All'],
+            }),
+          );
+          if (Messages.length === 0) break;
+          taken.push(...Messages);
+        }
+        expect(
+          taken.length,
+          `the change-events queue held ${taken.length} of ${count} messages`,
+        ).toBeGreaterThanOrEqual(count);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
     for (let start = 0; start < taken.length; start += 10) {
       await sqs.send(
         new DeleteMessageBatchCommand({

@@ -575,6 +575,20 @@ async function receiveAgain(m: Message): Promise<Message> {
 }
 
 /** Message id and receive count of received messages, sorted by id. */
+/**
+ * The slow lane's messages once one is back (received now; a retry delay of the schedule's first step, 1 s,
+ * has passed), polled every 100 ms for at most 10 s.
+ */
+const backInQueue = () =>
+  vi.waitFor(
+    async () => {
+      const messages = await slowLane.receiveAll();
+      expect(messages.length, 'a message back in the slow lane').toBeGreaterThan(0);
+      return messages;
+    },
+    { timeout: 10_000, interval: 100 },
+  );
+
 const idsAndCounts = (messages: readonly Message[]) =>
   messages
     .map((m) => [m.MessageId, m.Attributes?.ApproximateReceiveCount])
@@ -622,8 +636,7 @@ describe('deliverWebhooks, the fast lane', () => {
     expect(failing.requests).toHaveLength(1);
     // The failed one waits in the slow lane for the first delay (1 s), its first attempt counted.
     expect(await slowLane.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 1 });
-    await sleep(1_300);
-    const [moved, ...others] = await slowLane.receiveAll();
+    const [moved, ...others] = await backInQueue();
     expect(others).toStrictEqual([]);
     expect(moved?.Body).toBe(movedMessage('ws_failing', 1));
     await slowLane.remove([moved as Message]);
@@ -714,8 +727,7 @@ describe('deliverWebhooks, the slow lane', () => {
       1_000,
     );
     expect(await slowLane.receiveAll()).toStrictEqual([]);
-    await sleep(1_300);
-    const retried = await slowLane.receiveAll();
+    const retried = await backInQueue();
     expect(idsAndCounts(retried)).toStrictEqual([[failing1.MessageId, '2']]);
     expect(await slowLane.counts()).toStrictEqual({ visible: 0, notVisible: 2, delayed: 0 });
     await slowLane.remove([...retried, movedFirst]);
@@ -946,8 +958,7 @@ describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () =>
       state: { S: 'isolated' },
       failingSince: { S: failingSince },
     });
-    await sleep(1_300);
-    const retried = await slowLane.receiveAll();
+    const retried = await backInQueue();
     expect(idsAndCounts(retried)).toStrictEqual([[message.MessageId, '2']]);
     await slowLane.remove(retried);
   });
