@@ -178,10 +178,10 @@ beforeAll(async () => {
     ],
   );
   // Its database unreachable (a port nothing listens on); its dates the stack's.
-  getPetById = await withEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' }, async () => {
-    const handler = (await import('#functions/get-pet-by-id/handler.ts')).handler;
-    return handler;
-  });
+  getPetById = await withEnvironment(
+    unreachableStore,
+    async () => (await import('#functions/get-pet-by-id/handler.ts')).handler,
+  );
 });
 afterAll(() => vi.useRealTimers());
 
@@ -252,6 +252,21 @@ async function ownEndpoint(path: string): Promise<string> {
     body: { url: `http://127.0.0.1:4000/${path}` },
   });
   return (created.body as { id: string }).id;
+}
+
+/** The DynamoDB endpoint getPetById's client gets at its import and while it runs: a port nothing listens on. */
+const unreachableStore = { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' };
+
+/** getPetById in process for pet 7, with `variables` set while it runs. */
+function getPetByIdIn(variables: Record<string, string>): Promise<Answer> {
+  return withEnvironment(variables, () =>
+    invoke(getPetById, {
+      method: 'GET',
+      resource: '/pets/{petId}',
+      path: '/pets/7',
+      pathParameters: { petId: '7' },
+    }),
+  );
 }
 
 /** The status and body the synthesized staging stack's gateway response of `type` answers. */
@@ -465,12 +480,7 @@ const proofs: Record<string, Proof> = {
       vi.useFakeTimers({ toFake: ['Date'] });
       vi.setSystemTime(new Date('2027-07-01T00:00:00Z'));
       try {
-        return await invoke(getPetById, {
-          method: 'GET',
-          resource: '/pets/{petId}',
-          path: '/pets/7',
-          pathParameters: { petId: '7' },
-        });
+        return await getPetByIdIn(unreachableStore);
       } finally {
         vi.useRealTimers();
       }
@@ -478,15 +488,7 @@ const proofs: Record<string, Proof> = {
   },
   'getPetById 500 internal': { produce: () => gatewayResponses('DEFAULT_5XX', 'INTEGRATION_FAILURE') },
   'getPetById 503 database': {
-    produce: () =>
-      withEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' }, () =>
-        invoke(getPetById, {
-          method: 'GET',
-          resource: '/pets/{petId}',
-          path: '/pets/7',
-          pathParameters: { petId: '7' },
-        }),
-      ),
+    produce: () => getPetByIdIn(unreachableStore),
   },
 
   'placeOrder request one': {
@@ -773,15 +775,7 @@ const proofs: Record<string, Proof> = {
   'TooManyRequests throttled': { produce: () => gatewayResponses('THROTTLED', 'QUOTA_EXCEEDED') },
   'InternalError internal': { produce: () => gatewayResponses('DEFAULT_5XX', 'INTEGRATION_FAILURE') },
   'ServiceUnavailable database': {
-    produce: () =>
-      withEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' }, () =>
-        invoke(getPetById, {
-          method: 'GET',
-          resource: '/pets/{petId}',
-          path: '/pets/7',
-          pathParameters: { petId: '7' },
-        }),
-      ),
+    produce: () => getPetByIdIn(unreachableStore),
   },
   'ServiceUnavailable gateway': {
     produce: () => gatewayResponses('AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'),
