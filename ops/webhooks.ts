@@ -1,10 +1,17 @@
 /** The webhook tool, `npm run webhooks -- <command> [--env staging|production]`: docs/operating.md "Webhooks". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
+import { pageLimits, parseLimit } from '#lib/orders/cursor.ts';
+import {
+  attemptPage,
+  attemptRetentionDays,
+  retryingAttempts,
+  type WebhookAttempt,
+} from '#lib/webhooks/attempt-log.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { removeSubscription } from '#lib/webhooks/endpoints.ts';
 import { type EndpointEventType, endpointEventTypes } from '#lib/webhooks/event-access.ts';
-import { failureStore } from '#lib/webhooks/failures.ts';
+import { failureStore, type WebhookFailure } from '#lib/webhooks/failures.ts';
 import { disableSubscription, enableSubscription } from '#lib/webhooks/subscription-health.ts';
 import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
@@ -17,6 +24,15 @@ const failuresOf = (target: Target) => failureStore(target.raw, target.tables.we
 /** The SSRF policy URLs are checked with: deployed `public-https`; locally `local` (WEBHOOK_URL_POLICY overrides). */
 function policyOf(env: EnvironmentName | undefined): UrlPolicy {
   return env ? 'public-https' : urlPolicyFrom(process.env.WEBHOOK_URL_POLICY || 'local');
+}
+
+/** `--limit` values: listWebhookAttempts' `limit` rule (lib/orders/cursor.ts). */
+function limitOption(value: string): number {
+  try {
+    return parseLimit(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 /** `--events` values: a comma-separated list of event types. */
@@ -156,26 +172,128 @@ program
     console.log(`Removed subscription ${id}.`);
   });
 
+/**
+ * A row of `failures`: a delivery still being retried (its last attempt, the time of its next: `failedAt` null)
+ * or one whose retries are spent, kept until `redrive` (`nextAttemptAt` null).
+ */
+interface FailureRow {
+  subscription: string;
+  eventId: string;
+  type: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string;
+  nextAttemptAt: string | null;
+  failedAt: string | null;
+}
+
+/** The row of a delivery kept as a failure. */
+function keptRow(failure: WebhookFailure): FailureRow {
+  return {
+    subscription: failure.subscriptionId,
+    eventId: failure.eventId,
+    type: failure.type,
+    attempts: failure.attempts,
+    lastStatus: failure.lastStatus ?? null,
+    lastError: failure.lastError,
+    nextAttemptAt: null,
+    failedAt: failure.failedAt,
+  };
+}
+
+/** The row of a delivery of `subscription` still being retried, from its last (failed) attempt. */
+function retryingRow(subscription: string, attempt: WebhookAttempt): FailureRow {
+  return {
+    subscription,
+    eventId: attempt.eventId,
+    type: attempt.eventType,
+    attempts: attempt.attempt,
+    lastStatus: attempt.responseStatus,
+    // A failed attempt without a short reason is one the endpoint answered: its status, as a kept failure says it.
+    lastError: attempt.error ?? `HTTP ${attempt.responseStatus}`,
+    nextAttemptAt: attempt.nextAttemptAt,
+    failedAt: null,
+  };
+}
+
 program
   .command('failures')
-  .description('list the deliveries that failed on every attempt: subscription, event, attempts, last error')
+  .description(
+    'list the deliveries that failed: those still being retried, with the time of their next attempt, then those that failed on every attempt (kept for redrive): subscription, event, attempts, last status and error',
+  )
   .option('--json', 'print a JSON array (one object per failure) instead of a table')
   .addOption(environmentOption())
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
-    const failures = await withTarget(options.env, (target) => failuresOf(target).list());
-    const rows = failures.map((failure) => ({
-      subscription: failure.subscriptionId,
-      eventId: failure.eventId,
-      type: failure.type,
-      attempts: failure.attempts,
-      lastStatus: failure.lastStatus ?? null,
-      lastError: failure.lastError,
-      failedAt: failure.failedAt,
-    }));
+    const rows = await withTarget(options.env, async (target) => {
+      const kept = await failuresOf(target).list();
+      const keptIds = new Set(kept.map((failure) => `${failure.subscriptionId} ${failure.eventId}`));
+      const subscriptions = (await subscriptionsOf(target).list()).sort((a, b) =>
+        a.subscriptionId.localeCompare(b.subscriptionId),
+      );
+      const now = new Date();
+      const retrying: FailureRow[] = [];
+      for (const { subscriptionId } of subscriptions) {
+        for (const attempt of await retryingAttempts(
+          target.raw,
+          target.tables.webhookAttempts,
+          subscriptionId,
+          now,
+        )) {
+          // Kept already (its subscription was disabled before the next attempt): shown once, as kept.
+          if (!keptIds.has(`${subscriptionId} ${attempt.eventId}`))
+            retrying.push(retryingRow(subscriptionId, attempt));
+        }
+      }
+      return [...retrying, ...kept.map(keptRow)];
+    });
     printRows(rows, options.json, 'No failed deliveries.', (row) => ({
       ...row,
       lastStatus: row.lastStatus ?? '-',
+      nextAttemptAt: row.nextAttemptAt ?? '-',
+      failedAt: row.failedAt ?? '-',
     }));
+  });
+
+program
+  .command('attempts')
+  .description(
+    `list a subscription's delivery attempts of the last ${attemptRetentionDays} days, newest first (as listWebhookAttempts shows them): attempt, event, time, duration, status, error, outcome and when the next is due`,
+  )
+  .argument('<id>', 'the subscription id (as webhooks list shows it)')
+  .addOption(
+    new Option('--limit <n>', `the newest n attempts, 1 to ${pageLimits.max}`)
+      .argParser(limitOption)
+      .default(pageLimits.default),
+  )
+  .option('--json', 'print a JSON array (one object per attempt, with its id) instead of a table')
+  .addOption(environmentOption())
+  .action(async (id: string, options: { limit: number; json?: boolean; env?: EnvironmentName }) => {
+    const attempts = await withTarget(options.env, async (target) => {
+      const page = await attemptPage(target.raw, target.tables.webhookAttempts, id, {
+        limit: options.limit,
+        now: new Date(),
+      });
+      // No attempt and no such subscription: a mistyped id, not a quiet endpoint.
+      if (page.items.length === 0 && !(await subscriptionsOf(target).get(id)))
+        throw new Error(`no subscription ${id}`);
+      return page.items;
+    });
+    printRows(
+      attempts,
+      options.json,
+      `No attempts of ${id} in the last ${attemptRetentionDays} days.`,
+      (attempt) => ({
+        attempt: attempt.attempt,
+        eventId: attempt.eventId,
+        eventType: attempt.eventType,
+        attemptedAt: attempt.attemptedAt,
+        durationMs: attempt.durationMs,
+        responseStatus: attempt.responseStatus ?? '-',
+        error: attempt.error ?? '-',
+        outcome: attempt.outcome,
+        nextAttemptAt: attempt.nextAttemptAt ?? '-',
+      }),
+    );
   });
 
 program

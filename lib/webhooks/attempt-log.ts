@@ -10,6 +10,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
   PutItemCommand,
+  paginateQuery,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
@@ -51,9 +52,14 @@ export interface AttemptFacts {
   nextAttemptAt?: Date;
 }
 
+/** The start of every attempt id made at `epochMs` or later, in the attempt ids' order. */
+function attemptIdsFrom(epochMs: number): string {
+  return `wa_${String(epochMs).padStart(13, '0')}`;
+}
+
 /** An attempt's id at `at`: time-ordered, unique by its random tail. */
 export function newAttemptId(at: Date): string {
-  return `wa_${String(at.getTime()).padStart(13, '0')}${randomBytes(6).toString('hex')}`;
+  return `${attemptIdsFrom(at.getTime())}${randomBytes(6).toString('hex')}`;
 }
 
 /**
@@ -191,6 +197,49 @@ export async function attemptPage(
   const more = items.length > options.limit;
   const shown = items.slice(0, options.limit);
   return more ? { items: shown, next: shown.at(-1)?.id as string } : { items: shown };
+}
+
+/**
+ * Seconds back from now in which a delivery still being retried has its last attempt: a next attempt is due at
+ * most 24 hours after its attempt (the schedule's delays are at most SQS's 12-hour visibility timeout,
+ * lib/webhooks/retry-schedule.ts; a receiver's `Retry-After` at most 24 hours, docs/contract.md "History and
+ * events"), and as long again covers a next attempt that is overdue.
+ */
+export const retryLookbackSeconds = 2 * 86_400;
+
+/**
+ * The deliveries of `endpointId` still being retried at `now` (the operator's `webhooks failures`): of each
+ * event attempted in the last {@link retryLookbackSeconds}, its newest attempt when that one failed with a next
+ * time; newest first. One Query of the endpoint's attempts since then (all pages).
+ */
+export async function retryingAttempts(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+  now: Date,
+): Promise<WebhookAttempt[]> {
+  const pages = paginateQuery(
+    { client },
+    {
+      TableName: tableName,
+      KeyConditionExpression: 'endpointId = :e AND attemptId >= :since',
+      ExpressionAttributeValues: marshall({
+        ':e': endpointId,
+        ':since': attemptIdsFrom(now.getTime() - retryLookbackSeconds * 1000),
+      }),
+      ScanIndexForward: false,
+    },
+  );
+  const newest = new Map<string, WebhookAttempt>();
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const attempt = fromStored(unmarshall(item));
+      if (!newest.has(attempt.eventId)) newest.set(attempt.eventId, attempt);
+    }
+  }
+  return [...newest.values()].filter(
+    (attempt) => attempt.outcome === 'failed' && attempt.nextAttemptAt !== null,
+  );
 }
 
 /** The attempt ids listWebhookAttempts' cursor carries (as {@link newAttemptId} makes them). */

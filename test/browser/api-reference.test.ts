@@ -129,13 +129,80 @@ async function schemaText(operation: Locator): Promise<string> {
   return (await schema.textContent()) ?? '';
 }
 
+/**
+ * The README's requests against the demo store, in its order (Quick start: inventory, a shipment, pets, orders,
+ * a day in the shop, history, an endpoint, events), each answered as the README says; an order's id from its
+ * `Location`, a conditional update's `If-Match` from the entry's `ETag`, as a reader takes them.
+ */
+async function readmeSteps(): Promise<void> {
+  const json = { 'Content-Type': 'application/json' };
+  const send = async (
+    method: string,
+    path: string,
+    status: number | number[],
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await api.request(method, path, {
+      headers: { Authorization: api.authorization, ...(body === undefined ? {} : json), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect([status].flat(), `${method} ${path}: ${response.text}`).toContain(response.status);
+    return response;
+  };
+  await send('GET', '/inventory', 200);
+  await send('GET', '/inventory?limit=5&status=available', 200);
+  const largest = await send('GET', '/inventory/9223372036854775807', 200);
+  const etag = largest.headers.get('etag') ?? '';
+  await send('PATCH', '/inventory/9223372036854775807', 200, { quantity: 12 }, { 'If-Match': etag });
+  await send('PATCH', '/inventory/3', 200, { reorderPoint: 5 });
+  await send('PATCH', '/inventory/3', 200, { adjustBy: -1, reason: 'sale' });
+  await send('PATCH', '/inventory/3', 200, { adjustBy: 5, reason: 'arrival' });
+  const shipment = {
+    changes: [
+      { petId: 3, quantity: 30, reason: 'arrival' },
+      { petId: 9, status: 'pending' },
+    ],
+  };
+  await send('POST', '/inventory/batch', 200, shipment, { 'Idempotency-Key': 'shipment-1' });
+  await send('POST', '/pets', 201, { name: 'Rex', status: 'pending' });
+  await send('GET', '/pets/3', 200);
+  const first = await send(
+    'POST',
+    '/store/orders',
+    201,
+    { petId: 3, quantity: 2 },
+    { 'Idempotency-Key': 'first-order' },
+  );
+  await send('GET', '/store/orders', 200);
+  await send('GET', (first.headers.get('location') ?? '').replace(/^\/v1/, ''), 200);
+  await send('PATCH', '/inventory/3', 200, { quantity: 30, reason: 'arrival' });
+  await send('PATCH', '/inventory/6', 200, { status: 'pending' });
+  await send('PATCH', '/inventory/6', 200, { status: 'sold' });
+  const order = (await send('POST', '/store/orders', 201, { petId: 3, quantity: 2 })).headers.get('location');
+  await send('PATCH', (order ?? '').replace(/^\/v1/, ''), 200, { status: 'approved' });
+  await send('PATCH', (order ?? '').replace(/^\/v1/, ''), 200, { status: 'delivered' });
+  const other = (await send('POST', '/store/orders', 201, { petId: 3, quantity: 5 })).headers.get('location');
+  await send('PATCH', (other ?? '').replace(/^\/v1/, ''), 200, { status: 'cancelled' });
+  await send('GET', '/inventory/3', 200);
+  await send('GET', '/inventory/3/history?limit=5', 200);
+  // 201, or 200 when the key holds the URL already (an earlier test executed the page's example).
+  await send('POST', '/webhook-endpoints', [201, 200], {
+    url: 'http://127.0.0.1:4000/hooks',
+    events: ['inventory.changed'],
+  });
+  await send('GET', '/webhook-endpoints', 200);
+  await send('GET', '/events?limit=50', 200);
+}
+
 let browser: Chromium;
 let api: TestApi;
 /** Every URL the pages requested. */
 const requested: string[] = [];
 
 beforeAll(async () => {
-  [browser, api] = await Promise.all([startChromium(), startTestApi({ seed: true })]);
+  // The event path runs, as under `npm start`: the events list holds what the README's steps changed.
+  [browser, api] = await Promise.all([startChromium(), startTestApi({ seed: true, events: true })]);
   browser.context.on('request', (request) => requested.push(request.url()));
 });
 afterAll(async () => {
@@ -247,12 +314,14 @@ describe('the API reference page', () => {
     }
   }, 240_000); // every operation in turn through the browser: more than the default 30 s on a loaded machine
 
-  it("after the README's PATCHes, the batch example executed twice answers 200 both times (no stale ifMatch, no pre-filled Idempotency-Key); the events list answers 200", async () => {
-    // The README's steps: pet 6, which the batch example names, changes (its ETag with it).
-    for (const body of ['{"status": "pending"}', '{"status": "sold"}']) {
-      expect((await api.patch('6', body)).status).toBe(200);
-    }
+  it("after the README's steps, the batch example executed twice answers 200 both times (no pre-filled Idempotency-Key, so none repeated; no stale ifMatch); the events list answers 200", async () => {
+    await readmeSteps();
     const { page, pageErrors } = await openPage(`${new URL(api.baseUrl).origin}/docs`);
+    /** The headers of each batch request the page sent. */
+    const sent: Record<string, string>[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/v1/inventory/batch') sent.push(request.headers());
+    });
     try {
       await authorize(page, api.apiKey);
       const batch = page.locator('[id$="-batchUpdateInventory"]');
@@ -270,11 +339,39 @@ describe('the API reference page', () => {
         await expect.poll(() => status.count()).toBe(0);
       }
       expect(statuses).toEqual(['1: 200', '2: 200']);
+      // Neither try carried a key (a repeated one would answer the first try's body, or 422) nor an If-Match.
+      expect(
+        sent.map((headers) => [headers['idempotency-key'] ?? 'none', headers['if-match'] ?? 'none']),
+      ).toEqual([
+        ['none', 'none'],
+        ['none', 'none'],
+      ]);
       const item = await api.request('GET', '/inventory/6', {
         headers: { Authorization: api.authorization },
       });
       expect(JSON.parse(item.text)).toMatchObject({ petId: 6, status: 'pending' });
-      expect(await executeWithDefaults(page.locator('[id$="-listEvents"]'))).toBe('200');
+      // Once the README's orders are in the events list, the page's list answers with events.
+      await expect
+        .poll(
+          async () => {
+            const listed = await api.request('GET', '/events?type=order.changed', {
+              headers: { Authorization: api.authorization },
+            });
+            return (JSON.parse(listed.text) as unknown[]).length;
+          },
+          { timeout: 30_000 },
+        )
+        .toBeGreaterThan(0);
+      const events = page.locator('[id$="-listEvents"]');
+      expect(await executeWithDefaults(events)).toBe('200');
+      const body = await events
+        .locator('.live-responses-table tbody .response .response-col_description pre')
+        .first()
+        .textContent();
+      const shown = JSON.parse(body ?? '') as Record<string, unknown>[];
+      expect(shown.length).toBeGreaterThan(0);
+      for (const event of shown)
+        expect(Object.keys(event).sort()).toEqual(['data', 'id', 'timestamp', 'type']);
       expect(pageErrors).toEqual([]);
     } finally {
       await page.close();

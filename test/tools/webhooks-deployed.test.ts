@@ -4,6 +4,7 @@
  * named as a deployed stack names them (dynalite) and sends to the queue URL of the output (a real local queue
  * of local-api named as the stack names it, test/support/local-queue.ts, read back with ReceiveMessage).
  */
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
@@ -22,6 +23,7 @@ const stagingTables = {
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
   webhookSubscriptions: 'InventoryService-staging-WebhookSubscriptionsTable-S1',
   webhookFailures: 'InventoryService-staging-WebhookFailuresTable-F1',
+  webhookAttempts: 'InventoryService-staging-WebhookAttemptsTable-A1',
 };
 
 let db: TestStore;
@@ -45,6 +47,7 @@ beforeAll(async () => {
         ApiKeysTableName: stagingTables.apiKeys,
         WebhookSubscriptionsTableName: stagingTables.webhookSubscriptions,
         WebhookFailuresTableName: stagingTables.webhookFailures,
+        WebhookAttemptsTableName: stagingTables.webhookAttempts,
         WebhookDeliveryQueueUrl: queueUrl(),
       },
     },
@@ -124,6 +127,48 @@ describe('webhooks --env staging', () => {
     ]);
     await queue.remove(received);
     expect(await scanTable(db.client, stagingTables.webhookFailures)).toStrictEqual([]);
+  });
+
+  test("attempts and failures read the stack's attempts table: a failed attempt with its next time, at once", async () => {
+    const [subscription] = await scanTable(db.client, stagingTables.webhookSubscriptions);
+    const endpointId = subscription?.subscriptionId?.S ?? '';
+    const attemptedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    const attempt = {
+      id: `wa_${attemptedAt.getTime()}00000000000a`,
+      eventId: 'order.1795685400123000001.approved',
+      eventType: 'order.changed',
+      attempt: 1,
+      attemptedAt: attemptedAt.toISOString(),
+      durationMs: 10_000,
+      responseStatus: null,
+      error: 'timeout',
+      outcome: 'failed',
+      nextAttemptAt: new Date(attemptedAt.getTime() + 15_000).toISOString(),
+    };
+    const { id, ...stored } = attempt;
+    const expiresAt = Math.floor(attemptedAt.getTime() / 1000) + 30 * 86_400;
+    await putItem(
+      db.client,
+      stagingTables.webhookAttempts,
+      marshall({ endpointId, attemptId: id, ...stored, expiresAt }),
+    );
+
+    const listed = await webhooks('attempts', endpointId, '--json', '--env', 'staging');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toStrictEqual([attempt]);
+    const failures = await webhooks('failures', '--json', '--env', 'staging');
+    expect(JSON.parse(failures.stdout)).toStrictEqual([
+      {
+        subscription: endpointId,
+        eventId: 'order.1795685400123000001.approved',
+        type: 'order.changed',
+        attempts: 1,
+        lastStatus: null,
+        lastError: 'timeout',
+        nextAttemptAt: attempt.nextAttemptAt,
+        failedAt: null,
+      },
+    ]);
   });
 
   test('a stack deployed before webhooks: the tool names the missing output', async () => {

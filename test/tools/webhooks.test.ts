@@ -6,8 +6,12 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { attemptRecorder, type WebhookAttempt } from '#lib/webhooks/attempt-log.ts';
+import { defaultDisableAfterSeconds } from '#lib/webhooks/breaker.ts';
+import { defaultRetryDelays } from '#lib/webhooks/retry-schedule.ts';
 import { localDeliveryQueueName } from '#ops/target.ts';
 import { type ChildResult, childEnv, exited, runNode, scripts } from '#test/support/child-process.ts';
 import { type LocalQueueFixture, startLocalQueue } from '#test/support/local-queue.ts';
@@ -51,6 +55,7 @@ beforeEach(async () => {
   await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
   await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
   await clearTable(testTableNames.webhookEndpointOwners, ['ownerKeyId']);
+  await clearTable(testTableNames.webhookAttempts, ['endpointId', 'attemptId']);
 });
 afterEach(async () => {
   // Each test takes what it sent out of the queue; a message left visible is deleted (so that the next test
@@ -65,13 +70,13 @@ const subscriptions = () => scanTable(db.client, testTableNames.webhookSubscript
 const failures = () => scanTable(db.client, testTableNames.webhookFailures);
 
 describe('webhooks --help', () => {
-  test('exits 0 and describes add, list, remove, enable, disable, failures and redrive', async () => {
+  test('exits 0 and describes add, list, remove, enable, disable, failures, attempts and redrive', async () => {
     const result = await webhooks('--help');
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: webhooks \[options\] \[command\]$/m);
     expect(result.stdout).toMatch(
-      /^ {2}add \[options\] <url> +subscribe a URL to events and print its signing secret$/m,
+      /^ {2}add \[options\] <url> +subscribe a URL to events and print its signing$/m,
     );
     expect(result.stdout).toMatch(/^ {2}list \[options\] +list subscriptions: id, url, events, creation,/m);
     expect(result.stdout).toMatch(
@@ -80,7 +85,10 @@ describe('webhooks --help', () => {
     expect(result.stdout).toMatch(/^ {2}disable \[options\] <id> +disable a subscription/m);
     expect(result.stdout).toMatch(/^ {2}remove \[options\] <id> +remove a subscription/m);
     expect(result.stdout).toMatch(
-      /^ {2}failures \[options\] +list the deliveries that failed on every attempt/m,
+      /^ {2}failures \[options\] +list the deliveries that failed: those still being$/m,
+    );
+    expect(result.stdout).toMatch(
+      /^ {2}attempts \[options\] <id> +list a subscription's delivery attempts of the last$/m,
     );
     expect(result.stdout).toMatch(/^ {2}redrive \[options\] <id> +send a subscription's failed deliveries/m);
   });
@@ -354,6 +362,7 @@ describe('webhooks failures', () => {
         attempts: 8,
         lastStatus: 503,
         lastError: 'HTTP 503',
+        nextAttemptAt: null,
         failedAt: '2026-11-26T14:00:00.000Z',
       },
       {
@@ -363,6 +372,7 @@ describe('webhooks failures', () => {
         attempts: 8,
         lastStatus: null,
         lastError: 'no response within 10 s',
+        nextAttemptAt: null,
         failedAt: '2026-11-26T14:00:00.000Z',
       },
     ]);
@@ -378,6 +388,221 @@ describe('webhooks failures', () => {
 
   test('none: says so', async () => {
     expect((await webhooks('failures')).stdout).toBe('No failed deliveries.\n');
+  });
+});
+
+/** Stores `attempt` of the endpoint `endpointId` as the delivery records it (lib/webhooks/attempt-log.ts). */
+async function storeAttempt(endpointId: string, { id, ...attempt }: WebhookAttempt) {
+  const expiresAt = Math.floor(Date.parse(attempt.attemptedAt) / 1000) + 30 * 86_400;
+  await putItem(
+    db.client,
+    testTableNames.webhookAttempts,
+    marshall({ endpointId, attemptId: id, ...attempt, expiresAt }),
+  );
+}
+
+/** An attempt's id at `epochMs`, as the delivery makes them: `wa_`, 13 digits of ms, 12 hex characters. */
+const attemptId = (epochMs: number, tail: string) => `wa_${String(epochMs).padStart(13, '0')}${tail}`;
+
+describe('webhooks attempts (docs/operating.md "Webhooks")', () => {
+  test("lists a subscription's attempts newest first, as listWebhookAttempts shows them: a failed one with its next time, a delivered one", async () => {
+    await subscribe('ws_a');
+    // An hour ago, to the second: the event 42.1 delivered at once; a minute later 42.2 answered 503.
+    const start = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const delivered: WebhookAttempt = {
+      id: attemptId(start, '0123456789ab'),
+      eventId: 'inventory.42.1',
+      eventType: 'inventory.changed',
+      attempt: 1,
+      attemptedAt: iso(start),
+      durationMs: 31,
+      responseStatus: 204,
+      error: null,
+      outcome: 'delivered',
+      nextAttemptAt: null,
+    };
+    const failed: WebhookAttempt = {
+      id: attemptId(start + 60_000, 'cdef01234567'),
+      eventId: 'inventory.42.2',
+      eventType: 'inventory.changed',
+      attempt: 1,
+      attemptedAt: iso(start + 60_000),
+      durationMs: 1250,
+      responseStatus: 503,
+      error: null,
+      outcome: 'failed',
+      nextAttemptAt: iso(start + 61_250 + 5_000),
+    };
+    await storeAttempt('ws_a', delivered);
+    await storeAttempt('ws_a', failed);
+    // Another endpoint's attempt is not listed.
+    await storeAttempt('ws_b', { ...failed, id: attemptId(start + 90_000, '000000000000') });
+
+    const [listed, table] = await Promise.all([
+      webhooks('attempts', 'ws_a', '--json'),
+      webhooks('attempts', 'ws_a'),
+    ]);
+
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toStrictEqual([failed, delivered]);
+    expect(table).toStrictEqual(
+      exited(
+        0,
+        [
+          '┌─────────┬─────────┬──────────────────┬─────────────────────┬────────────────────────────┬────────────┬────────────────┬───────┬─────────────┬────────────────────────────┐',
+          '│ (index) │ attempt │ eventId          │ eventType           │ attemptedAt                │ durationMs │ responseStatus │ error │ outcome     │ nextAttemptAt              │',
+          '├─────────┼─────────┼──────────────────┼─────────────────────┼────────────────────────────┼────────────┼────────────────┼───────┼─────────────┼────────────────────────────┤',
+          `│ 0       │ 1       │ 'inventory.42.2' │ 'inventory.changed' │ '${failed.attemptedAt}' │ 1250       │ 503            │ '-'   │ 'failed'    │ '${failed.nextAttemptAt}' │`,
+          `│ 1       │ 1       │ 'inventory.42.1' │ 'inventory.changed' │ '${delivered.attemptedAt}' │ 31         │ 204            │ '-'   │ 'delivered' │ '-'                        │`,
+          '└─────────┴─────────┴──────────────────┴─────────────────────┴────────────────────────────┴────────────┴────────────────┴───────┴─────────────┴────────────────────────────┘',
+          '',
+        ].join('\n'),
+      ),
+    );
+    expect((await webhooks('attempts', 'ws_a', '--limit', '1', '--json')).stdout).toBe(
+      `${JSON.stringify([failed], null, 2)}\n`,
+    );
+  });
+
+  test('a subscription without attempts says so; an unknown id and a bad --limit exit 1 and say so', async () => {
+    await subscribe('ws_quiet');
+
+    expect(await webhooks('attempts', 'ws_quiet')).toStrictEqual(
+      exited(0, 'No attempts of ws_quiet in the last 30 days.\n'),
+    );
+    expect(await webhooks('attempts', 'ws_nope')).toStrictEqual(
+      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+    );
+    expect(await webhooks('attempts', 'ws_quiet', '--limit', '0')).toStrictEqual(
+      exited(
+        1,
+        '',
+        "error: option '--limit <n>' argument '0' is invalid. limit must be an integer from 1 to 1000\n",
+      ),
+    );
+  });
+});
+
+describe('webhooks failures: the deliveries still being retried', () => {
+  test("a failing endpoint is listed right after its first failed attempt, with its next attempt's time; then the kept failures", async () => {
+    await subscribe('ws_fail');
+    await fail('ws_kept', 1, 500);
+    // The delivery's own writer, as deliverWebhooks calls it once its first attempt got a 500.
+    const recorder = attemptRecorder(
+      db.client,
+      testTableNames.webhookAttempts,
+      { retryDelays: defaultRetryDelays, disableAfterSeconds: defaultDisableAfterSeconds },
+      (message) => {
+        throw new Error(message);
+      },
+    );
+    const started = Date.now();
+    await recorder.record({
+      message: { subscriptionId: 'ws_fail', eventId: 'inventory.42.3', type: 'inventory.changed' },
+      lane: 'fast',
+      attempt: 1,
+      started,
+      outcome: { delivered: false, status: 500, error: 'HTTP 500' },
+      subscription: {},
+    });
+    const recorded = Date.now();
+
+    const result = await webhooks('failures', '--json');
+
+    expect(result.code, result.stderr).toBe(0);
+    const [retrying, ...kept] = JSON.parse(result.stdout) as Record<string, unknown>[];
+    expect(retrying).toStrictEqual({
+      subscription: 'ws_fail',
+      eventId: 'inventory.42.3',
+      type: 'inventory.changed',
+      attempts: 1,
+      lastStatus: 500,
+      lastError: 'HTTP 500',
+      nextAttemptAt: expect.any(String),
+      failedAt: null,
+    });
+    // The schedule's first delay (5 s) after the attempt's end.
+    const next = Date.parse(retrying?.nextAttemptAt as string);
+    expect(next).toBeGreaterThanOrEqual(started + 5_000);
+    expect(next).toBeLessThanOrEqual(recorded + 5_000);
+    expect(kept).toStrictEqual([
+      {
+        subscription: 'ws_kept',
+        eventId: 'inventory.42.1',
+        type: 'inventory.changed',
+        attempts: 8,
+        lastStatus: 500,
+        lastError: 'HTTP 500',
+        nextAttemptAt: null,
+        failedAt: '2026-11-26T14:00:00.000Z',
+      },
+    ]);
+    const table = await webhooks('failures');
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `│ 0 +│ 'ws_fail' +│ 'inventory\\.42\\.3' │ 'inventory\\.changed' │ 1 +│ 500 +│ 'HTTP 500' +│ '${retrying?.nextAttemptAt}' │ '-' +│`,
+      ),
+    );
+  });
+
+  test("only an event whose newest attempt failed with a next time: not one delivered on retry, nor one whose retries are spent, nor another's", async () => {
+    await subscribe('ws_a');
+    const start = Date.now() - 600_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const attempt = (
+      at: number,
+      eventId: string,
+      n: number,
+      outcome: 'delivered' | 'failed',
+      next?: number,
+    ) =>
+      storeAttempt('ws_a', {
+        id: attemptId(at, `${n}`.padStart(12, '0')),
+        eventId,
+        eventType: 'inventory.changed',
+        attempt: n,
+        attemptedAt: iso(at),
+        durationMs: 10,
+        responseStatus: outcome === 'delivered' ? 200 : null,
+        error: outcome === 'delivered' ? null : 'connection_refused',
+        outcome,
+        nextAttemptAt: next === undefined ? null : iso(next),
+      });
+    // 42.1 failed, then delivered on its retry; 42.2 failed twice, its third attempt due; 42.3 failed for good.
+    await attempt(start, 'inventory.42.1', 1, 'failed', start + 5_000);
+    await attempt(start + 5_000, 'inventory.42.1', 2, 'delivered');
+    await attempt(start + 1_000, 'inventory.42.2', 1, 'failed', start + 6_000);
+    await attempt(start + 6_000, 'inventory.42.2', 2, 'failed', start + 306_000);
+    await attempt(start + 2_000, 'inventory.42.3', 8, 'failed');
+    // A subscription that is gone: the attempts of a removed endpoint are not retried.
+    await storeAttempt('ws_gone', {
+      id: attemptId(start, 'ffffffffffff'),
+      eventId: 'inventory.42.4',
+      eventType: 'inventory.changed',
+      attempt: 1,
+      attemptedAt: iso(start),
+      durationMs: 10,
+      responseStatus: null,
+      error: 'timeout',
+      outcome: 'failed',
+      nextAttemptAt: iso(start + 5_000),
+    });
+
+    const result = await webhooks('failures', '--json');
+
+    expect(JSON.parse(result.stdout)).toStrictEqual([
+      {
+        subscription: 'ws_a',
+        eventId: 'inventory.42.2',
+        type: 'inventory.changed',
+        attempts: 2,
+        lastStatus: null,
+        lastError: 'connection_refused',
+        nextAttemptAt: iso(start + 306_000),
+        failedAt: null,
+      },
+    ]);
   });
 });
 
