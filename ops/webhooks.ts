@@ -1,7 +1,7 @@
 /** The webhook tool, `npm run webhooks -- <command> [--env staging|production]`: docs/operating.md "Webhooks". */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EnvironmentName } from '#infra/settings.ts';
-import { pageLimits, parseLimit } from '#lib/orders/cursor.ts';
+import { pageLimits, parseLimit } from '#lib/http/page-limit.ts';
 import {
   attemptPage,
   attemptRetentionDays,
