@@ -224,9 +224,12 @@ export const operations: readonly Operation[] = [
     // GetItem reads the key's endpoint ids, BatchGetItem their URLs (without secrets); one TransactWriteItems
     // adds the id and the URL's hash to the owner's item (UpdateItem: one endpoint per key and URL) and puts the
     // subscription (PutItem), authorized by its items' actions; UpdateItem on a subscription re-enables the key's endpoint for the same URL (lib/webhooks/endpoints.ts).
+    // apiKeys GetItem: the caller's key again, revoked or expired within the authorizer's cache period (401:
+    // lib/webhooks/live-caller.ts).
     access: {
       webhookSubscriptions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       webhookEndpointOwners: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      apiKeys: ['dynamodb:GetItem'],
     },
     scope: 'webhooks:manage',
     queryParameters: [],
@@ -271,7 +274,8 @@ export const operations: readonly Operation[] = [
     path: '/webhook-endpoints/{endpointId}/test',
     entry: 'functions/send-test-webhook/handler.ts',
     // GetItem: the endpoint's owner (404 for another key's); the test event goes to the delivery queue directly.
-    access: { webhookSubscriptions: ['dynamodb:GetItem'] },
+    // apiKeys GetItem: the caller's key again (401 once revoked or expired: lib/webhooks/live-caller.ts).
+    access: { webhookSubscriptions: ['dynamodb:GetItem'], apiKeys: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
     sendsDeliveries: true,
@@ -282,7 +286,8 @@ export const operations: readonly Operation[] = [
     path: '/webhook-endpoints/{endpointId}/rotate-secret',
     entry: 'functions/rotate-webhook-secret/handler.ts',
     // UpdateItem: the new secret and the previous one with its expiry, only if the key owns the endpoint.
-    access: { webhookSubscriptions: ['dynamodb:UpdateItem'] },
+    // apiKeys GetItem: the caller's key again (401 once revoked or expired: lib/webhooks/live-caller.ts).
+    access: { webhookSubscriptions: ['dynamodb:UpdateItem'], apiKeys: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
   },

@@ -17,21 +17,26 @@ import { createdEndpointJson, endpointValue, parseNewEndpoint } from '#lib/webho
 import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
 import { endpointStore, maxEndpointsPerKey } from '#lib/webhooks/endpoints.ts';
 import { endpointEventTypesFor } from '#lib/webhooks/event-access.ts';
+import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 
-const store = endpointStore(createDynamoDbClient(), {
+const client = createDynamoDbClient();
+const store = endpointStore(client, {
   subscriptions: requiredEnv(tables.webhookSubscriptions.env),
   owners: requiredEnv(tables.webhookEndpointOwners.env),
 });
+const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
 const policy = urlPolicyFrom(process.env[eventsEnv.urlPolicy]);
 
 /**
  * The Lambda handler: 201 with the new endpoint and its secret; 200 with the key's endpoint for that URL; 403
- * when the key may not read an event type the endpoint would deliver (lib/webhooks/event-access.ts).
+ * when the key may not read an event type the endpoint would deliver (lib/webhooks/event-access.ts); 401 when
+ * the key is revoked or expired, though the authorizer's answer is still cached (lib/webhooks/live-caller.ts).
  */
 export const handler = httpFunction(operationNamed('createWebhookEndpoint'))
   .use(jsonBody({ example: '{"url": "https://example.com/hooks"}' }))
   .handler(async (event) => {
+    await requireLiveCaller(event);
     const body = parseNewEndpoint(event.body);
     const events = endpointEventTypesFor(body.events, grantedScopes(event.requestContext.authorizer?.scope));
     const { url } = body;

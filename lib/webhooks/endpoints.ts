@@ -355,7 +355,8 @@ export async function removeSubscription(
 /**
  * The key tool's `revoke` once no key of the chain `owner` is live: every endpoint `owner` holds, not yet
  * disabled, `disabled` at `now` with `reason` (lib/webhooks/subscription-health.ts `disableForKey`).
- * @returns the ids of the endpoints it disabled.
+ * @returns the ids of the endpoints now disabled with `reason`: by this call, or already by the fan-out, whose
+ *   check of the keys may see the revocation first (docs/architecture.md "Webhook endpoints of API keys").
  */
 export async function disableOwnedEndpoints(
   client: DynamoDBClient,
@@ -366,7 +367,28 @@ export async function disableOwnedEndpoints(
 ): Promise<string[]> {
   const ids = await ownedIds(client, names, owner);
   const disabled = await Promise.all(
-    ids.map((id) => disableForKey(client, names.subscriptions, id, owner, reason, now)),
+    ids.map(
+      async (id) =>
+        (await disableForKey(client, names.subscriptions, id, owner, reason, now)) ||
+        (await disabledReasonOf(client, names.subscriptions, id)) === reason,
+    ),
   );
   return ids.filter((_, index) => disabled[index]);
+}
+
+/** The `disabledReason` of the subscription `subscriptionId` (strongly consistent), if any. */
+async function disabledReasonOf(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+): Promise<string | undefined> {
+  const { Item } = await client.send(
+    new GetItemCommand({
+      TableName: tableName,
+      Key: marshall({ subscriptionId }),
+      ConsistentRead: true,
+      ProjectionExpression: 'disabledReason',
+    }),
+  );
+  return Item && (unmarshall(Item).disabledReason as string | undefined);
 }

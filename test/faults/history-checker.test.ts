@@ -13,19 +13,17 @@
  * with the reason printed, as test/fidelity/aws-dynamodb-local.test.ts does.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  ListStreamsCommand,
-  type StreamRecord,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { lambdaContext, type StoreCredentials } from '@pet-store/local-aws';
 import { startTestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
-import { type DynamoDbLocal, hasJava, startDynamoDbLocal } from '#test/support/dynamodb-local.ts';
+import {
+  type DynamoDbLocal,
+  hasJava,
+  startDynamoDbLocal,
+  streamRecords,
+} from '#test/support/dynamodb-local.ts';
 import { updateInventoryEvent } from '#test/support/handler-suite.ts';
 import type { ProxyHandler } from '#test/support/lambda-events.ts';
 import { inventoryRecord, putItems, scanTable } from '#test/support/raw-tables.ts';
@@ -96,29 +94,6 @@ function writesByPet(records: readonly ImageRecord[]): Map<string, Write[]> {
   return writes;
 }
 
-/** Every record of `table`'s stream on DynamoDB Local, read through the DynamoDB Streams API, in commit order. */
-async function localStreamRecords(streams: DynamoDBStreamsClient, table: string): Promise<StreamRecord[]> {
-  const { Streams = [] } = await streams.send(new ListStreamsCommand({ TableName: table }));
-  const records: StreamRecord[] = [];
-  for (const { StreamArn } of Streams) {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
-    for (const { ShardId } of StreamDescription?.Shards ?? []) {
-      let iterator = (
-        await streams.send(
-          new GetShardIteratorCommand({ StreamArn, ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-        )
-      ).ShardIterator;
-      while (iterator) {
-        const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        if (!page.Records?.length) break;
-        records.push(...page.Records.map((record) => record.dynamodb ?? {}));
-        iterator = page.NextShardIterator;
-      }
-    }
-  }
-  return records.sort((a, b) => (BigInt(a.SequenceNumber ?? 0) < BigInt(b.SequenceNumber ?? 0) ? -1 : 1));
-}
-
 /** The embedded store with the service's tables; its writes from its change stream. */
 async function embeddedStore(): Promise<Store> {
   const db = await startTestStore({ tables: serviceTables });
@@ -146,7 +121,10 @@ async function dynamoDbLocalStore(): Promise<Store> {
     endpoint: local.endpoint,
     credentials,
     client,
-    writesOf: async () => writesByPet(await localStreamRecords(streams, testTableNames.inventory)),
+    writesOf: async () =>
+      writesByPet(
+        (await streamRecords(streams, testTableNames.inventory)).map((record) => record.dynamodb ?? {}),
+      ),
     close: async () => {
       client.destroy();
       streams.destroy();

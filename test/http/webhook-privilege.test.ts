@@ -4,16 +4,20 @@
  * `webhooks:manage`, creating an endpoint of each event type and of none named; 201 with the types it reads or
  * 403 with the exact body naming the missing scope, and nothing stored on a 403. Keys stored before scopes
  * existed hold every scope. One endpoint per key and URL: concurrent creates of one URL leave one endpoint.
- * Every response is checked against openapi.yaml. The deliveries are proven in test/events/webhook-privilege.test.ts.
+ * A key revoked (with the key tool) or expired while the authorizer's Allow is still cached can neither create
+ * an endpoint nor test or re-key one: 401 at once, nothing written. Every response is checked against openapi.yaml. The deliveries are proven in test/events/webhook-privilege.test.ts.
  */
 import { describe, expect, test } from 'vitest';
 import { type Scope, scopes } from '#lib/api.ts';
-import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
+import { apiKeyDigest, generateApiKey, keyIdOf } from '#lib/auth/api-key.ts';
+import { unauthorizedMessage } from '#lib/http/errors.ts';
+import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { declaredRequest, expectError } from '#test/support/http-assertions.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { testApiSuite, unthrottled } from '#test/support/test-api.ts';
 
-const api = testApiSuite();
+// On disk: the key tool finds the store by DATA_DIR.
+const api = testApiSuite({ onDisk: true });
 
 /** The event types each scope lets a key read (docs/contract.md "History and events"). */
 const reads: Record<Scope, string[]> = {
@@ -179,4 +183,62 @@ test('ten concurrent creates of one URL by one key: one endpoint, one 201 and ni
   }
   const stored = (await subscriptions()).filter((item) => item.url === url);
   expect(stored.map((item) => item.subscriptionId)).toStrictEqual([created.id]);
+});
+
+describe('a key revoked or expired while the authorizer still holds its Allow', () => {
+  /** The endpoint operations that check the key again, on endpoint `id`, `url` a new one. */
+  const checked = (id: string, url: string): [string, string, object | undefined][] => [
+    ['POST', '/webhook-endpoints', { url }],
+    ['POST', `/webhook-endpoints/${id}/test`, undefined],
+    ['POST', `/webhook-endpoints/${id}/rotate-secret`, undefined],
+  ];
+
+  /** `method path` with `key` and `body`, checked against openapi.yaml. */
+  const send = (key: string, method: string, path: string, body?: object) =>
+    declaredRequest(api, method, path, {
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headers: { Authorization: `Bearer ${key}` },
+    });
+
+  /** The webhook tables' items, as stored. */
+  const webhookTables = async () => [
+    await subscriptions(),
+    await api.tableItems('webhookEndpointOwners'),
+    await api.tableItems('webhookAttempts'),
+  ];
+
+  test('keys revoke: createWebhookEndpoint, sendTestWebhook and rotateWebhookSecret answer 401 at once; nothing written', async () => {
+    const key = await storeNewKey(api.keys, 'revoked-soon', unthrottled, [
+      'inventory:read',
+      'webhooks:manage',
+    ]);
+    // The first request: from here on the authorizer's Allow for this key is cached.
+    const first = await create(key, { url: freshUrl() });
+    expect(first.status, first.text).toBe(201);
+    const { id } = JSON.parse(first.text) as { id: string };
+    const revoked = await runNode(scripts.keys, ['revoke', keyIdOf(apiKeyDigest(key))], {
+      env: childEnv({ DATA_DIR: api.dataDir }),
+    });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const before = await webhookTables();
+    // The Allow is still cached: an operation that does not check the key again is let through.
+    expect((await send(key, 'GET', '/webhook-endpoints')).status).toBe(200);
+    for (const [method, path, body] of checked(id, freshUrl())) {
+      expectError(await send(key, method, path, body), 401, 'unauthorized', unauthorizedMessage);
+    }
+    expect(await webhookTables()).toStrictEqual(before);
+  });
+
+  test('an expired key: createWebhookEndpoint, sendTestWebhook and rotateWebhookSecret answer 401 at once; nothing written', async () => {
+    const key = await storeNewKey(api.keys, 'expires-soon', unthrottled, ['orders:read', 'webhooks:manage']);
+    const first = await create(key, { url: freshUrl() });
+    expect(first.status, first.text).toBe(201);
+    const { id } = JSON.parse(first.text) as { id: string };
+    await api.keys.expireBy(apiKeyDigest(key), new Date(Date.now() - 1000));
+    const before = await webhookTables();
+    for (const [method, path, body] of checked(id, freshUrl())) {
+      expectError(await send(key, method, path, body), 401, 'unauthorized', unauthorizedMessage);
+    }
+    expect(await webhookTables()).toStrictEqual(before);
+  });
 });

@@ -24,17 +24,40 @@ export interface FaultProxy {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
   /**
-   * Decides each request from its operation (`X-Amz-Target` without its prefix, e.g. `BatchWriteItem`) and the
-   * number of BatchWriteItem requests in {@link operations} (this one included). Default: always `pass`.
+   * Decides each request from its operation (`X-Amz-Target` without its prefix, e.g. `BatchWriteItem`), the
+   * number of BatchWriteItem requests in {@link operations} (this one included) and the tables its body names.
+   * Default: always `pass`.
    */
-  fault: (operation: string, batchWrites: number) => Fault;
+  fault: (operation: string, batchWrites: number, tables: readonly string[]) => Fault;
   /** The operations received, in order; a test may empty it to count afresh. */
   operations: string[];
   /** Every request from now on fails with an internal error. */
   fail(): void;
   /** Requests are forwarded again. */
   restore(): void;
+  /**
+   * Opens a window for another writer on the next `late` answer: once the store has answered that write (it is
+   * committed) {@link RetryWindow.committed} is true, and the SDK's retries of that call (the requests with its
+   * `amz-sdk-invocation-id`, which the SDK keeps for every attempt of one call) wait until the window closes.
+   */
+  openWindow(): RetryWindow;
   close(): Promise<void>;
+}
+
+/** A window between a late write's commit and its retry (see {@link FaultProxy.openWindow}). */
+export interface RetryWindow {
+  /** True once the late write is committed. */
+  committed(): boolean;
+  /** Lets the held retries through. */
+  close(): void;
+}
+
+/** The proxy's open window: the call it holds (once a late answer took it) and what it waits on. */
+interface OpenWindow {
+  call?: string;
+  committed: boolean;
+  closed: Promise<void>;
+  close(): void;
 }
 
 async function bodyOf(request: IncomingMessage): Promise<Buffer> {
@@ -48,9 +71,27 @@ const internalError = JSON.stringify({
   message: 'fault',
 });
 
-/** Reads `answer` at once and sends it on `outgoing` {@link lateAnswerMs} later, if its caller still waits. */
-async function holdAnswer(answer: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+/** The tables a request body names: `TableName` anywhere in it, and the keys of a batch's `RequestItems`. */
+function tablesOf(body: string): string[] {
+  const named = [...body.matchAll(/"TableName":"([^"]+)"/g)].map((match) => match[1] as string);
+  try {
+    return [...named, ...Object.keys((JSON.parse(body) as { RequestItems?: object }).RequestItems ?? {})];
+  } catch {
+    return named;
+  }
+}
+
+/**
+ * Reads `answer` at once (then `window`, if any, is committed) and sends it on `outgoing` {@link lateAnswerMs}
+ * later, if its caller still waits.
+ */
+async function holdAnswer(
+  answer: IncomingMessage,
+  outgoing: ServerResponse,
+  window?: OpenWindow,
+): Promise<void> {
   const body = await bodyOf(answer);
+  if (window) window.committed = true;
   await sleep(lateAnswerMs);
   if (outgoing.destroyed) return;
   outgoing.writeHead(answer.statusCode ?? 500, answer.headers).end(body);
@@ -79,18 +120,42 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     restore() {
       proxy.fault = () => 'pass';
     },
+    openWindow() {
+      let close = () => {};
+      const closed = new Promise<void>((resolve) => {
+        close = resolve;
+      });
+      const opened: OpenWindow = {
+        committed: false,
+        closed,
+        close: () => {
+          if (window === opened) window = undefined;
+          close();
+        },
+      };
+      window = opened;
+      return { committed: () => opened.committed, close: opened.close };
+    },
     close: async () => {},
   };
-  const server = createServer((incoming, outgoing) => {
+  let window: OpenWindow | undefined;
+  const server = createServer(async (incoming, outgoing) => {
+    const call = String(incoming.headers['amz-sdk-invocation-id'] ?? '');
+    const body = await bodyOf(incoming);
+    // A retry of the call whose window is open goes on once the window closes.
+    if (window?.call !== undefined && window.call === call) await window.closed;
     const operation = String(incoming.headers['x-amz-target'] ?? '').replace(/^DynamoDB_20120810\./, '');
     proxy.operations.push(operation);
-    const fault = proxy.fault(operation, proxy.operations.filter((o) => o === 'BatchWriteItem').length);
+    const fault = proxy.fault(
+      operation,
+      proxy.operations.filter((o) => o === 'BatchWriteItem').length,
+      tablesOf(body.toString('utf8')),
+    );
     if (fault === 'down') {
       incoming.socket.destroy();
       return;
     }
     if (fault === 'error') {
-      incoming.resume();
       outgoing
         .writeHead(500, {
           'Content-Type': 'application/x-amz-json-1.0',
@@ -100,53 +165,52 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     if (fault === 'conflict' && operation === 'TransactWriteItems') {
-      void bodyOf(incoming).then((body) => {
-        const { TransactItems } = JSON.parse(body.toString('utf8')) as { TransactItems: unknown[] };
-        const reasons = TransactItems.map((_, index) => ({
-          Code: index === 0 ? 'TransactionConflict' : 'None',
-        }));
-        const answer = JSON.stringify({
-          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-          message:
-            'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
-          CancellationReasons: reasons,
-        });
-        outgoing
-          .writeHead(400, {
-            'Content-Type': 'application/x-amz-json-1.0',
-            'x-amzn-ErrorType': 'TransactionCanceledException',
-            'Content-Length': Buffer.byteLength(answer),
-          })
-          .end(answer);
+      const { TransactItems } = JSON.parse(body.toString('utf8')) as { TransactItems: unknown[] };
+      const reasons = TransactItems.map((_, index) => ({
+        Code: index === 0 ? 'TransactionConflict' : 'None',
+      }));
+      const answer = JSON.stringify({
+        __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+        message:
+          'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+        CancellationReasons: reasons,
       });
+      outgoing
+        .writeHead(400, {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'x-amzn-ErrorType': 'TransactionCanceledException',
+          'Content-Length': Buffer.byteLength(answer),
+        })
+        .end(answer);
       return;
     }
     if (fault === 'unprocessed' && operation === 'BatchWriteItem') {
-      void bodyOf(incoming).then((body) => {
-        const { RequestItems } = JSON.parse(body.toString('utf8')) as { RequestItems: unknown };
-        const answer = JSON.stringify({ UnprocessedItems: RequestItems });
-        outgoing
-          .writeHead(200, {
-            'Content-Type': 'application/x-amz-json-1.0',
-            'Content-Length': Buffer.byteLength(answer),
-          })
-          .end(answer);
-      });
+      const { RequestItems } = JSON.parse(body.toString('utf8')) as { RequestItems: unknown };
+      const answer = JSON.stringify({ UnprocessedItems: RequestItems });
+      outgoing
+        .writeHead(200, {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'Content-Length': Buffer.byteLength(answer),
+        })
+        .end(answer);
       return;
     }
+    // The window of a late answer holds the retries of its call.
+    const held = fault === 'late' && call !== '' && window?.call === undefined ? window : undefined;
+    if (held) held.call = call;
     const forwarded = httpRequest(
       new URL(incoming.url ?? '/', target),
       { method: incoming.method, headers: incoming.headers },
       (answer) => {
         // The request was applied; its caller never hears of it (the connection stays open until it leaves).
         if (fault === 'unanswered') return void answer.resume();
-        if (fault === 'late') return void holdAnswer(answer, outgoing);
+        if (fault === 'late') return void holdAnswer(answer, outgoing, held);
         outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
         answer.pipe(outgoing);
       },
     );
     forwarded.on('error', () => outgoing.destroy());
-    incoming.pipe(forwarded);
+    forwarded.end(body);
   });
   ({ endpoint: proxy.endpoint, close: proxy.close } = await listenOnFreePort(server));
   return proxy;

@@ -4,6 +4,14 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  ListStreamsCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
 import { freePort } from './free-port.ts';
 
 /** The folder holding `DynamoDBLocal.jar` and `DynamoDBLocal_lib/`, or undefined when the package is absent. */
@@ -91,4 +99,31 @@ export async function startDynamoDbLocal(timeoutMs = 60_000): Promise<DynamoDbLo
       await exited;
     },
   };
+}
+
+/**
+ * Every record of `table`'s stream on DynamoDB Local (one per committed write, with its `eventName` and images),
+ * read from the start of each shard through the DynamoDB Streams API, in commit order.
+ */
+export async function streamRecords(streams: DynamoDBStreamsClient, table: string): Promise<StreamRecord[]> {
+  const { Streams = [] } = await streams.send(new ListStreamsCommand({ TableName: table }));
+  const records: StreamRecord[] = [];
+  for (const { StreamArn } of Streams) {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
+    for (const { ShardId } of StreamDescription?.Shards ?? []) {
+      let iterator = (
+        await streams.send(
+          new GetShardIteratorCommand({ StreamArn, ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        )
+      ).ShardIterator;
+      while (iterator) {
+        const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        if (!page.Records?.length) break;
+        records.push(...page.Records);
+        iterator = page.NextShardIterator;
+      }
+    }
+  }
+  const sequence = (record: StreamRecord) => BigInt(record.dynamodb?.SequenceNumber ?? 0);
+  return records.sort((a, b) => (sequence(a) < sequence(b) ? -1 : 1));
 }

@@ -1,3 +1,4 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { localEnvironment } from '#local/settings.ts';
@@ -431,6 +432,31 @@ describe('keys revoke and a key\'s webhook endpoints (docs/contract.md "History 
     expect(await keys('revoke', rotatedId)).toMatchObject({
       code: 0,
       stdout: `Revoked 1 key(s): ${rotatedId}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\nDisabled 1 webhook endpoint(s) of the revoked key(s): ${endpoint}.\n`,
+    });
+    expect(await stateOf(endpoint)).toStrictEqual({ state: 'disabled', disabledReason: 'key_revoked' });
+  });
+
+  test('an endpoint the fan-out disabled first (it saw the revocation before the tool got to it) is still named', async () => {
+    const key = await createKey('raced');
+    const keyId = sha256Hex(key).slice(0, 12);
+    const endpoint = await endpointOf(key, 'http://127.0.0.1:9/raced-hooks');
+    // The fan-out's disable, as its check of the revoked key writes it (lib/webhooks/subscription-health.ts).
+    await api.dynamoDb.send(
+      new UpdateItemCommand({
+        TableName: testTableNames.webhookSubscriptions,
+        Key: { subscriptionId: { S: endpoint } },
+        UpdateExpression: 'SET #s = :d, disabledAt = :n, disabledReason = :r',
+        ExpressionAttributeNames: { '#s': 'state' },
+        ExpressionAttributeValues: {
+          ':d': { S: 'disabled' },
+          ':n': { S: new Date().toISOString() },
+          ':r': { S: 'key_revoked' },
+        },
+      }),
+    );
+    expect(await keys('revoke', keyId)).toMatchObject({
+      code: 0,
+      stdout: `Revoked 1 key(s): ${keyId}; API Gateway may keep accepting it for up to 300 s (authorizer cache).\nDisabled 1 webhook endpoint(s) of the revoked key(s): ${endpoint}.\n`,
     });
     expect(await stateOf(endpoint)).toStrictEqual({ state: 'disabled', disabledReason: 'key_revoked' });
   });
