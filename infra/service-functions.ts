@@ -18,7 +18,7 @@ import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import { deployedAwsEndpoint } from './change-events.ts';
-import { settingsOf } from './function-settings.ts';
+import { functionSettings, settingsOf } from './function-settings.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { EnvironmentSettings } from './settings.ts';
 
@@ -67,11 +67,15 @@ export class ServiceFunctions extends Construct {
   /** The function of each definition of lib/api.ts (`operations`, `authorizer` and `eventFunctions`). */
   readonly functions: ReadonlyMap<FunctionDefinition, ServiceFunction>;
 
+  /** @throws Error when infra/function-settings.ts has settings for a name no function of lib/api.ts has */
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
     super(scope, id);
     const { settings, logRemovalPolicy } = props;
+    const definitions = [...operations, authorizer, ...eventDefinitions];
+    const unknown = Object.keys(functionSettings).filter((name) => !definitions.some((d) => d.name === name));
+    if (unknown.length > 0) throw new Error(`settings for no function of lib/api.ts: ${unknown.join(', ')}`);
     const functions = new Map<FunctionDefinition, ServiceFunction>();
-    for (const definition of [...operations, authorizer, ...eventDefinitions]) {
+    for (const definition of definitions) {
       const own = settingsOf(definition);
       const fn = new ServiceFunction(scope, functionLogicalId(definition), {
         entry: definition.entry,
