@@ -162,11 +162,14 @@ async function withPublicDns<T>(work: () => Promise<T>): Promise<T> {
 /** The key id the in-process functions' callers have (restProxyEvent's authorizer context). */
 const inProcessKeyId = '0123456789ab';
 
+/** The bearer key the in-process functions' callers send: stored and active, as the live-caller check reads it. */
+let inProcessKey: string;
 let createEndpoint: ProxyHandler;
 let listEndpoints: ProxyHandler;
 let getPetById: ProxyHandler;
 
 beforeAll(async () => {
+  inProcessKey = await keyWith('webhooks:manage');
   // The URL policy the stack sets; the tables of the local service (its variables are this process's).
   [createEndpoint, listEndpoints] = await withEnvironment(
     { [eventsEnv.urlPolicy]: 'public-https' },
@@ -199,7 +202,10 @@ async function invoke(
     method: request.method,
     resource: request.resource,
     path: request.path,
-    headers: request.body === undefined ? {} : json,
+    headers: {
+      Authorization: `Bearer ${inProcessKey}`,
+      ...(request.body === undefined ? {} : json),
+    },
     body: request.body === undefined ? null : exactJson(request.body),
     ...(request.pathParameters ? { pathParameters: request.pathParameters } : {}),
   });
