@@ -10,7 +10,6 @@
  * timeout), so that the deliveries in flight at a SIGKILL come back within the test; failed deliveries are
  * retried after 1 s (`WEBHOOK_RETRY_DELAYS`).
  */
-import { setTimeout } from 'node:timers/promises';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { dataFolderCredentials, localAwsEndpoint, type Template } from '@pet-store/local-aws';
 import { temporaryDir } from '@pet-store/local-aws/testing';
@@ -222,14 +221,15 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', stops: number) {
     server = await startServer(dataDir);
   }
 
-  const missing = () => deliveryOutcome(server, accepted, subscribers);
-  const deadline = Date.now() + (2 * visibilityTimeoutSeconds + 120) * 1000;
-  let outcome = await missing();
-  while (Date.now() < deadline && (!outcome || outcome.some((subscriber) => subscriber.missing.length > 0))) {
-    await setTimeout(500);
-    outcome = await missing();
-  }
-  expect(outcome, 'the history holds every accepted change').toBeDefined();
+  const outcome = await vi.waitFor(
+    async () => {
+      const outcome = await deliveryOutcome(server, accepted, subscribers);
+      expect(outcome, 'the history holds every accepted change').toBeDefined();
+      expect(outcome?.map((subscriber) => subscriber.missing)).toStrictEqual(subscribers.map(() => []));
+      return outcome;
+    },
+    { timeout: (2 * visibilityTimeoutSeconds + 120) * 1000, interval: 500 },
+  );
   const failures = JSON.parse((await webhooks(dataDir, 'failures', '--json')).stdout) as unknown[];
   const deadLetters = await unreadQueues(dataDir);
   return { subscribers: outcome as NonNullable<typeof outcome>, failures, deadLetters };
