@@ -206,7 +206,8 @@ export class InventoryStack extends Stack {
       },
     });
 
-    // The operations that send deliveries themselves (sendTestWebhook): SendMessage on the fast lane alone.
+    // The operations that send deliveries themselves (sendTestWebhook, redeliverWebhook): SendMessage on the fast
+    // lane alone.
     for (const operation of operations.filter((candidate) => candidate.sendsDeliveries)) {
       const fn = functionOf(operation);
       fn.addToRolePolicy(

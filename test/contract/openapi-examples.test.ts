@@ -141,6 +141,13 @@ const requests: Record<string, ExampleRequest | (() => Promise<ExampleRequest>)>
     url: 'http://127.0.0.1:4000/hooks',
     events: ['pet.deleted'],
   }),
+  'InvalidRedelivery/badEventId': post('/webhook-endpoints/ws_q3JtW0m9cVx1ZsA4/redeliveries', {
+    eventId: 'test_3q2-7wAAAAAAAAAA',
+  }),
+  'InvalidRedelivery/unknownMember': post('/webhook-endpoints/ws_q3JtW0m9cVx1ZsA4/redeliveries', {
+    eventId: 'inventory.7.1',
+    endpointId: 'ws_q3JtW0m9cVx1ZsA4',
+  }),
   'batchUpdateInventory/duplicate': post('/inventory/batch', {
     changes: [
       { petId: 9, quantity: 1 },
