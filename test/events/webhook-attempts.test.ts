@@ -6,10 +6,11 @@
  * list; rotateWebhookSecret's overlap of two signatures, then the new one alone; redeliverWebhook's same
  * `webhook-id` and body, its 404s and 400s. Retries after 1 s (WEBHOOK_RETRY_DELAYS).
  */
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
+import { logKey } from '#lib/events/event-logs.ts';
 import { localTableNames } from '#local/settings.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { validateResponse, validateWebhookBody } from '#test/support/openapi-validator.ts';
@@ -322,7 +323,7 @@ test('an endpoint created after a change does not receive it; it receives the ne
   expect(idsAtLate()).not.toContain(`inventory.${latePet}.1`);
 }, 120_000);
 
-test('redeliverWebhook: 202; the endpoint receives the event again, same webhook-id and body byte for byte, signed with its current secrets, listed in its attempts; 404 for another key, an event it never got, an unknown id; 400 for bad bodies; nothing changes on a refusal', async () => {
+test('redeliverWebhook: 202; the endpoint receives the event again, same webhook-id and body byte for byte, signed with its current secrets, listed in its attempts; 404 for another key, an event it never got, an unknown id, an event past 30 days; 400 for bad bodies; nothing changes on a refusal', async () => {
   receiver.answer = { status: 204 };
   // A change committed before the endpoint exists: in the events list, never sent to the endpoint.
   const earlierPetId = '7532043913479288512';
@@ -478,4 +479,35 @@ test('redeliverWebhook: 202; the endpoint receives the event again, same webhook
       expect.objectContaining({ eventId, eventType: 'inventory.changed', attempt: 1, outcome: 'delivered' }),
       expect.objectContaining({ eventId, eventType: 'inventory.changed', attempt: 1, outcome: 'delivered' }),
     ]);
+
+  // Past 30 days: the event moved to a position of 30 days and a second back (as if appended then), its id
+  // marker with it.
+  const eventsTable = localTableNames().events;
+  const markerKey = { log: { S: `id#${eventId}` }, position: { N: '0' } };
+  const marker = (await api.dynamoDb.send(new GetItemCommand({ TableName: eventsTable, Key: markerKey })))
+    .Item;
+  const place = { log: logKey(Number(marker?.eventLog?.N)), position: String(marker?.eventPosition?.N) };
+  const stored = (
+    await api.dynamoDb.send(
+      new GetItemCommand({
+        TableName: eventsTable,
+        Key: { log: { S: place.log }, position: { N: place.position } },
+      }),
+    )
+  ).Item;
+  expect(stored?.id).toStrictEqual({ S: eventId });
+  const oldPosition = String((Date.now() - 30 * 86_400_000 - 1000) * 1000);
+  await api.dynamoDb.send(
+    new PutItemCommand({ TableName: eventsTable, Item: { ...stored, position: { N: oldPosition } } }),
+  );
+  await api.dynamoDb.send(
+    new UpdateItemCommand({
+      TableName: eventsTable,
+      Key: markerKey,
+      UpdateExpression: 'SET eventPosition = :old',
+      ExpressionAttributeValues: { ':old': { N: oldPosition } },
+    }),
+  );
+  const expired = await call('POST', path, JSON.stringify({ eventId }));
+  expect([expired.status, JSON.parse(expired.text)]).toStrictEqual(neverSent(eventId));
 }, 120_000);
