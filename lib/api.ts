@@ -64,7 +64,8 @@ export interface Operation extends FunctionDefinition {
    */
   deprecated?: true;
   /**
-   * Present when it sends delivery messages to the webhook delivery queue, the fast lane (one SendMessage each):
+   * Present when it sends delivery messages to the webhook delivery queue, the fast lane (one SendMessage each;
+   * sendTestWebhook, redeliverWebhook):
    * the stack grants `sqs:SendMessage` on that queue alone and passes its URL (infra/inventory-stack.ts).
    */
   sendsDeliveries?: true;
@@ -276,6 +277,18 @@ export const operations: readonly Operation[] = [
     // GetItem: the endpoint's owner (404 for another key's); the test event goes to the delivery queue directly.
     // apiKeys GetItem: the caller's key again (401 once revoked or expired: lib/webhooks/live-caller.ts).
     access: { webhookSubscriptions: ['dynamodb:GetItem'], apiKeys: ['dynamodb:GetItem'] },
+    scope: 'webhooks:manage',
+    queryParameters: [],
+    sendsDeliveries: true,
+  },
+  {
+    name: 'redeliverWebhook',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/redeliveries',
+    entry: 'functions/redeliver-webhook/handler.ts',
+    // GetItem: the endpoint's owner, event types and creation (404 for another key's); on the events feed, the
+    // event's id marker and its item (lib/events/event-feed.ts `eventById`); the delivery goes to the delivery queue.
+    access: { webhookSubscriptions: ['dynamodb:GetItem'], events: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
     sendsDeliveries: true,

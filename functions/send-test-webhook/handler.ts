@@ -13,10 +13,11 @@ import { callerOwnerKeyId } from '#lib/http/caller.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { tables } from '#lib/tables.ts';
+import { sendDelivery } from '#lib/webhooks/delivery-queue.ts';
 import { parseEndpointId } from '#lib/webhooks/endpoint-json.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
-import { sendDelivery, testDelivery } from '#lib/webhooks/test-event.ts';
+import { testDelivery } from '#lib/webhooks/test-event.ts';
 
 const client = createDynamoDbClient();
 const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);

@@ -2,7 +2,12 @@
  * Reads the events feed (listEvents): a page of events merged from the logs, oldest first, after a position of
  * every log. docs/architecture.md "The events feed", docs/contract.md "History and events".
  */
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { exactNumbers } from './change-json.ts';
 import type { EventType } from './changes.ts';
 import { keyItem, lastPosition, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
@@ -14,6 +19,16 @@ export interface FeedEvent {
   timestamp: string;
   /** The change record's exact JSON text (lib/events/change-json.ts `changeJson`). */
   data: string;
+}
+
+/** The {@link FeedEvent} of a stored event item. */
+function feedEventOf(item: Record<string, unknown>): FeedEvent {
+  return {
+    id: item.id as string,
+    type: item.type as EventType,
+    timestamp: item.timestamp as string,
+    data: item.data as string,
+  };
 }
 
 /** One page: its events, oldest first, and the position of every log after them (the next page's start). */
@@ -70,12 +85,7 @@ async function refill(client: DynamoDBDocumentClient, tableName: string, reader:
   );
   const items = (page.Items ?? []).map((item) => ({
     position: Number(String(item.position)),
-    event: {
-      id: item.id as string,
-      type: item.type as EventType,
-      timestamp: item.timestamp as string,
-      data: item.data as string,
-    },
+    event: feedEventOf(item),
   }));
   reader.items = items;
   reader.more = page.LastEvaluatedKey !== undefined || items.length === limit;
@@ -162,6 +172,29 @@ export async function placeOf(
   if (!Item) return undefined;
   const place = { log: Number(String(Item.eventLog)), position: Number(String(Item.eventPosition)) };
   return place.position >= oldestKept(nowMs) ? place : undefined;
+}
+
+/**
+ * The event `eventId` as the feed keeps it, or undefined when there is none kept at `nowMs` (never appended, or
+ * past 30 days): its id marker's place ({@link placeOf}), then the event's item there, each one strongly
+ * consistent GetItem (redeliverWebhook: docs/architecture.md "Redelivery").
+ */
+export async function eventById(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  eventId: string,
+  nowMs: number = Date.now(),
+): Promise<FeedEvent | undefined> {
+  const place = await placeOf(client, tableName, eventId, nowMs);
+  if (!place) return undefined;
+  const { Item } = await client.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: { log: logKey(place.log), position: place.position },
+      ConsistentRead: true,
+    }),
+  );
+  return Item && feedEventOf(Item);
 }
 
 /**

@@ -53,8 +53,15 @@ function cursorPositions(text: string): number[] | undefined {
 const isSequence = (text: string | undefined) =>
   text !== undefined && /^[1-9][0-9]{0,15}$/.test(text) && Number.isSafeInteger(Number(text));
 
-/** Whether `id` is an event id the service can write (lib/events/changes.ts `changeEventId`). */
-function isEventId(id: string): boolean {
+/** Longest event id accepted, in characters (the longest the service writes, a low-stock id, has 68). */
+const maxEventIdLength = 80;
+
+/**
+ * Whether `id` is an event id the service can write (lib/events/changes.ts `changeEventId`): listEvents' `after`,
+ * redeliverWebhook's `eventId`.
+ */
+export function isEventId(id: string): boolean {
+  if (id.length > maxEventIdLength) return false;
   const [type, key, last, point, ...rest] = id.split('.');
   if (rest.length > 0 || key === undefined || last === undefined || toPetId(key) !== key) return false;
   if (type === 'inventory_low_stock') {
@@ -84,7 +91,7 @@ const afterRule =
 export function parseAfter(text: string | undefined): After | undefined {
   if (text === undefined) return undefined;
   if (text.includes('.')) {
-    if (text.length <= 80 && isEventId(text)) return { eventId: text };
+    if (isEventId(text)) return { eventId: text };
     throw invalidRequest(afterRule);
   }
   const positions = cursorPositions(text);

@@ -38,6 +38,25 @@ export interface SlowLane extends Pick<DeliveryQueue, 'retryAfter'> {
 }
 
 /**
+ * Sends `message` to the queue at `queueUrl` (the fast lane) in its subscription's message group: one
+ * SendMessage, for the operations that send a delivery themselves (sendTestWebhook, redeliverWebhook: lib/api.ts
+ * `sendsDeliveries`).
+ */
+export async function sendDelivery(
+  sqs: SQSClient,
+  queueUrl: string,
+  message: DeliveryMessage,
+): Promise<void> {
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: deliveryMessageBody(message),
+      MessageGroupId: message.subscriptionId,
+    }),
+  );
+}
+
+/**
  * The slow lane at `queueUrl` for the delivery function alone: one SendMessage per move, so that its bundle
  * carries no SendMessageBatch (docs/architecture.md "Bundles").
  */

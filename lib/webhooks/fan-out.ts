@@ -23,7 +23,10 @@ export interface DeliveryLanes {
  * whole seconds for a low-stock event, whose time has no milliseconds. A subscription stored without `createdAt`
  * takes every event.
  */
-export function createdBefore(subscription: SubscriptionRoute, event: ChangeEvent): boolean {
+export function createdBefore(
+  subscription: Pick<SubscriptionRoute, 'createdAt'>,
+  event: ChangeEvent,
+): boolean {
   const { createdAt } = subscription;
   if (createdAt === undefined) return true;
   const since = event.type === 'inventory.low_stock' ? wholeSeconds(createdAt) : createdAt;

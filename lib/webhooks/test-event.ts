@@ -5,8 +5,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type DeliveryMessage, deliveryMessageBody, testEventType } from './delivery-message.ts';
+import { type DeliveryMessage, testEventType } from './delivery-message.ts';
 
 /** The delivery of a new test event to `endpointId` at `now`: its id `test_` + base64url of 12 random bytes. */
 export function testDelivery(endpointId: string, now: Date): DeliveryMessage {
@@ -17,13 +16,4 @@ export function testDelivery(endpointId: string, now: Date): DeliveryMessage {
     timestamp: now.toISOString(),
     data: { endpointId },
   };
-}
-
-/** Sends `message` to the delivery queue at `queueUrl`: one SendMessage. */
-export async function sendDelivery(
-  sqs: SQSClient,
-  queueUrl: string,
-  message: DeliveryMessage,
-): Promise<void> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: deliveryMessageBody(message) }));
 }

@@ -280,7 +280,7 @@ describe('the API reference page', () => {
     await page.close();
   });
 
-  it('sends no pre-filled value that fails: every operation executed with its defaults on the demo store answers 2xx, the two on one order and the four on one webhook endpoint 404 (the example order and endpoint are not there)', async () => {
+  it('sends no pre-filled value that fails: every operation executed with its defaults on the demo store answers 2xx, the two on one order and the five on one webhook endpoint 404 (the example order and endpoint are not there)', async () => {
     const page = await browser.context.newPage();
     try {
       await page.goto(`${new URL(api.baseUrl).origin}/docs`);
@@ -305,6 +305,7 @@ describe('the API reference page', () => {
         ['deleteWebhookEndpoint', '404'],
         ['getOrderById', '404'],
         ['listWebhookAttempts', '404'],
+        ['redeliverWebhook', '404'],
         ['rotateWebhookSecret', '404'],
         ['sendTestWebhook', '404'],
         ['updateOrder', '404'],

@@ -111,6 +111,7 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
           'deleteWebhookEndpoint',
           'listWebhookAttempts',
           'sendTestWebhook',
+          'redeliverWebhook',
           'rotateWebhookSecret',
         ].map((name) => [name, 'experimental']),
       ),
@@ -152,7 +153,10 @@ describe('openapi.yaml and the operation table (lib/api.ts)', () => {
       const responses = declared.get(key)?.responses as Node;
       // A POST creates (201), except the batch, which changes existing entries (200), and the endpoint actions,
       // which accept a delivery (202) or answer a new secret (200); a DELETE answers 204.
-      const accepted = ['POST /webhook-endpoints/{endpointId}/test'];
+      const accepted = [
+        'POST /webhook-endpoints/{endpointId}/test',
+        'POST /webhook-endpoints/{endpointId}/redeliveries',
+      ];
       const success = accepted.includes(key)
         ? '202'
         : key.startsWith('POST ') &&

@@ -3,14 +3,16 @@
  * (docs/contract.md "History and events": what an endpoint's owner sees and steers): listWebhookAttempts lists
  * each attempt, newest first, a failed one at once with its status and next time, in pages; another key's
  * endpoint is 404; sendTestWebhook's signed `webhook.test` event, listed in the attempts, never in the events
- * list; rotateWebhookSecret's overlap of two signatures, then the new one alone; retries honour the receiver
- * (an answer 503 with `Retry-After`, seconds or an HTTP date, delays the next attempt to at least that time, and
- * the attempt log's `nextAttemptAt` shows it). Retries after 1 s otherwise (WEBHOOK_RETRY_DELAYS).
+ * list; rotateWebhookSecret's overlap of two signatures, then the new one alone; redeliverWebhook's same
+ * `webhook-id` and body, its 404s and 400s; retries honour the receiver (an answer 503 with `Retry-After`,
+ * seconds or an HTTP date, delays the next attempt to at least that time, and the attempt log's `nextAttemptAt`
+ * shows it). Retries after 1 s otherwise (WEBHOOK_RETRY_DELAYS).
  */
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
+import { logKey } from '#lib/events/event-logs.ts';
 import { localTableNames } from '#local/settings.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { validateResponse, validateWebhookBody } from '#test/support/openapi-validator.ts';
@@ -385,4 +387,193 @@ test('503 with Retry-After as an HTTP date: the next attempt comes no earlier th
   const nextAttemptAt = Date.parse(firstAttempt.nextAttemptAt as string);
   expect(nextAttemptAt).toBeGreaterThanOrEqual(Date.parse(date));
   expect(nextAttemptAt).toBeLessThan(Date.parse(date) + 1_000);
+}, 120_000);
+
+test('redeliverWebhook: 202; the endpoint receives the event again, same webhook-id and body byte for byte, signed with its current secrets, listed in its attempts; 404 for another key, an event it never got, an unknown id, an event past 30 days; 400 for bad bodies; nothing changes on a refusal', async () => {
+  receiver.answer = { status: 204 };
+  // A change committed before the endpoint exists: in the events list, never sent to the endpoint.
+  const earlierPetId = '7532043913479288512';
+  const earlier = await call(
+    'POST',
+    '/pets',
+    `{"id": ${earlierPetId}, "name": "Early", "status": "available"}`,
+  );
+  expect(earlier.status, earlier.text).toBe(201);
+  const earlierEventId = `inventory.${earlierPetId}.1`;
+  await expect
+    .poll(
+      async () =>
+        (await call('GET', `/events?type=inventory.changed&limit=1000`)).text.includes(earlierEventId),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+
+  const created = await call(
+    'POST',
+    '/webhook-endpoints',
+    JSON.stringify({ url: `${receiver.endpoint}/redelivered`, events: ['inventory.changed'] }),
+  );
+  expect(created.status, created.text).toBe(201);
+  const { id: endpointId, secret: oldSecret } = JSON.parse(created.text) as { id: string; secret: string };
+  const redeliveredPetId = '7532043913479288513';
+  const added = await call(
+    'POST',
+    '/pets',
+    `{"id": ${redeliveredPetId}, "name": "Again", "status": "available"}`,
+  );
+  expect(added.status, added.text).toBe(201);
+  const eventId = `inventory.${redeliveredPetId}.1`;
+  const receivedOf = () =>
+    receiver.requests.filter(
+      (request) => request.path === '/redelivered' && request.headers['webhook-id'] === eventId,
+    );
+  await expect.poll(() => receivedOf().length, { timeout: 30_000 }).toBeGreaterThan(0);
+  const [first] = receivedOf() as [ReceivedRequest];
+  await expect
+    .poll(async () => (await attemptsOf(endpointId)).items.map((attempt) => attempt.outcome), {
+      timeout: 30_000,
+    })
+    .toStrictEqual(['delivered']);
+
+  // Refused requests: exact Error bodies, and the tables unchanged.
+  const path = `/webhook-endpoints/${endpointId}/redeliveries`;
+  const tablesNow = async () =>
+    Promise.all([api.tableItems('webhookAttempts'), api.tableItems('webhookSubscriptions')]);
+  const before = await tablesNow();
+  const refusal = (status: number, code: string, message: string) => [status, { code, message, status }];
+  const noEndpoint = refusal(404, 'not_found', `this API key holds no webhook endpoint ${endpointId}`);
+  const neverSent = (id: string) =>
+    refusal(404, 'not_found', `webhook endpoint ${endpointId} was sent no event ${id} in the last 30 days`);
+  const badEventId = refusal(
+    400,
+    'invalid_request',
+    'eventId must be the id of an event of the events list: inventory.<petId>.<sequence>, order.<orderId>.<status> or inventory_low_stock.<petId>.<sequence>.<reorderPoint> (a test event is not redelivered: send another)',
+  );
+  const rows: [string, string | undefined, string, unknown[]][] = [
+    ["another key's endpoint", JSON.stringify({ eventId }), other, noEndpoint],
+    [
+      'an event the endpoint never got',
+      JSON.stringify({ eventId: earlierEventId }),
+      client,
+      neverSent(earlierEventId),
+    ],
+    [
+      'a well-formed unknown id',
+      '{"eventId": "inventory.1.999999"}',
+      client,
+      neverSent('inventory.1.999999'),
+    ],
+    [
+      'an unknown member',
+      JSON.stringify({ eventId, endpointId }),
+      client,
+      refusal(400, 'invalid_request', 'a redelivery may only contain eventId; not allowed: "endpointId"'),
+    ],
+    ['no eventId', '{}', client, badEventId],
+    ['an eventId that is not an event id', '{"eventId": "inventory.abc.1"}', client, badEventId],
+    ['a number', `{"eventId": 1}`, client, badEventId],
+    ['a test event id', '{"eventId": "test_3q2-7wAAAAAAAAAA"}', client, badEventId],
+    [
+      'not an object',
+      `["${eventId}"]`,
+      client,
+      refusal(
+        400,
+        'invalid_request',
+        'request body must be a JSON object such as {"eventId": "inventory.7532043913479288511.1"}',
+      ),
+    ],
+    [
+      'malformed JSON',
+      '{"eventId": ',
+      client,
+      refusal(400, 'invalid_request', 'request body must be valid JSON'),
+    ],
+    [
+      'no body',
+      undefined,
+      client,
+      refusal(
+        400,
+        'invalid_request',
+        'request body is required: a JSON object such as {"eventId": "inventory.7532043913479288511.1"}',
+      ),
+    ],
+  ];
+  for (const [name, body, authorization, expected] of rows) {
+    const response = await call('POST', path, body, authorization);
+    expect([response.status, JSON.parse(response.text)], name).toStrictEqual(expected);
+    expect(response.headers.get('content-type'), name).toBe('application/json');
+  }
+  expect(await tablesNow()).toStrictEqual(before);
+
+  // Signed with the endpoint's current secrets: after a rotation, the new and the old one (the overlap).
+  const rotated = await call('POST', `/webhook-endpoints/${endpointId}/rotate-secret`);
+  expect(rotated.status, rotated.text).toBe(200);
+  const { secret: newSecret } = JSON.parse(rotated.text) as { secret: string };
+
+  const redelivered = await call('POST', path, JSON.stringify({ eventId }));
+  expect([redelivered.status, redelivered.text]).toStrictEqual([202, JSON.stringify({ eventId })]);
+  expect(
+    validateResponse({
+      method: 'POST',
+      path,
+      status: redelivered.status,
+      headers: redelivered.headers,
+      body: redelivered.text,
+    }),
+  ).toStrictEqual([]);
+
+  await expect.poll(() => receivedOf().length, { timeout: 30_000 }).toBeGreaterThan(1);
+  const again = receivedOf()[1] as ReceivedRequest;
+  expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
+  expect(again.body).toBe(first.body);
+  expect(validateWebhookBody('inventory.changed', again.body)).toStrictEqual([]);
+  for (const secret of [oldSecret, newSecret]) {
+    expect(new Webhook(secret).verify(again.body, again.headers as Record<string, string>)).toStrictEqual(
+      JSON.parse(first.body),
+    );
+  }
+  // The body is the events list's event without its id.
+  const listed = await call('GET', `/events?type=inventory.changed&after=${earlierEventId}&limit=1000`);
+  expect(listed.text).toContain(`{"id":"${eventId}",${first.body.slice(1)}`);
+
+  // Listed in the attempts: the redelivery first, then the first delivery, and nothing else.
+  await expect
+    .poll(async () => (await attemptsOf(endpointId)).items, { timeout: 30_000 })
+    .toStrictEqual([
+      expect.objectContaining({ eventId, eventType: 'inventory.changed', attempt: 1, outcome: 'delivered' }),
+      expect.objectContaining({ eventId, eventType: 'inventory.changed', attempt: 1, outcome: 'delivered' }),
+    ]);
+
+  // Past 30 days: the event moved to a position of 30 days and a second back (as if appended then), its id
+  // marker with it.
+  const eventsTable = localTableNames().events;
+  const markerKey = { log: { S: `id#${eventId}` }, position: { N: '0' } };
+  const marker = (await api.dynamoDb.send(new GetItemCommand({ TableName: eventsTable, Key: markerKey })))
+    .Item;
+  const place = { log: logKey(Number(marker?.eventLog?.N)), position: String(marker?.eventPosition?.N) };
+  const stored = (
+    await api.dynamoDb.send(
+      new GetItemCommand({
+        TableName: eventsTable,
+        Key: { log: { S: place.log }, position: { N: place.position } },
+      }),
+    )
+  ).Item;
+  expect(stored?.id).toStrictEqual({ S: eventId });
+  const oldPosition = String((Date.now() - 30 * 86_400_000 - 1000) * 1000);
+  await api.dynamoDb.send(
+    new PutItemCommand({ TableName: eventsTable, Item: { ...stored, position: { N: oldPosition } } }),
+  );
+  await api.dynamoDb.send(
+    new UpdateItemCommand({
+      TableName: eventsTable,
+      Key: markerKey,
+      UpdateExpression: 'SET eventPosition = :old',
+      ExpressionAttributeValues: { ':old': { N: oldPosition } },
+    }),
+  );
+  const expired = await call('POST', path, JSON.stringify({ eventId }));
+  expect([expired.status, JSON.parse(expired.text)]).toStrictEqual(neverSent(eventId));
 }, 120_000);

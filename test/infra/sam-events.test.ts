@@ -78,6 +78,7 @@ const listWebhookEndpoints = operation('listWebhookEndpoints');
 const deleteWebhookEndpoint = operation('deleteWebhookEndpoint');
 const listWebhookAttempts = operation('listWebhookAttempts');
 const sendTestWebhook = operation('sendTestWebhook');
+const redeliverWebhook = operation('redeliverWebhook');
 const rotateWebhookSecret = operation('rotateWebhookSecret');
 
 /** The HTTP status and parsed body of a proxy result. */
@@ -230,6 +231,12 @@ const cases: EventCase[] = [
   httpEvent(
     'send-test-webhook-unknown.json',
     sendTestWebhook,
+    404,
+    errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
+  ),
+  httpEvent(
+    'redeliver-webhook-unknown.json',
+    redeliverWebhook,
     404,
     errorBody(404, 'not_found', 'this API key holds no webhook endpoint ws_AAAAAAAAAAAAAAAA'),
   ),

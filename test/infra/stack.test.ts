@@ -72,6 +72,8 @@ const eventVariables: Record<string, Record<string, unknown>> = {
   createWebhookEndpoint: { WEBHOOK_URL_POLICY: 'public-https' },
   // The test event goes to the delivery queue directly (lib/api.ts `sendsDeliveries`).
   sendTestWebhook: { WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'), AWS_ENDPOINT_URL_SQS: '' },
+  // The redelivery goes to the delivery queue directly, as the test event.
+  redeliverWebhook: { WEBHOOK_DELIVERY_QUEUE_URL: ref('WebhookDeliveryQueue'), AWS_ENDPOINT_URL_SQS: '' },
 };
 const environmentNames = Object.keys(environments) as EnvironmentName[];
 
@@ -175,6 +177,7 @@ const eventStatements: Record<string, Record<string, unknown>[]> = {
   ],
   // SendMessage alone on the fast lane (lib/api.ts `sendsDeliveries`).
   sendTestWebhook: [allow(['sqs:SendMessage'], getAtt('WebhookDeliveryQueue', 'Arn'))],
+  redeliverWebhook: [allow(['sqs:SendMessage'], getAtt('WebhookDeliveryQueue', 'Arn'))],
 };
 
 describe.each(environmentNames)('%s stack', (name) => {

@@ -28,6 +28,8 @@ const bodies: Readonly<Record<string, string>> = {
   updateOrder: '{"status": "placed"}',
   // A new URL at each read of the probe's body (see probeRequests): a URL the key holds already answers 200.
   createWebhookEndpoint: '{"url": "http://127.0.0.1:9/probe-N"}',
+  // A well-formed event id: the probe's endpoint is held by no key (404, see probeEndpointId).
+  redeliverWebhook: '{"eventId": "inventory.PET_ID.1"}',
 };
 
 /** The operations that create (a POST that is not a creation, batchUpdateInventory, answers 200). */
