@@ -164,6 +164,27 @@ const proofs: Record<string, { produce: () => Promise<Answer>; status: number; s
     status: 200,
     shapeOnly: ['timestamp', 'endpointId'],
   },
+  'redeliverWebhook request inventory': {
+    // The README's first pet, its creation's event delivered to the endpoint, then sent again (the example).
+    produce: async () => {
+      const created = await send('POST', '/pets', { id: 7532043913479288511n, name: 'Rex' });
+      expect(created.status).toBe(201);
+      await delivered((id) => id === 'inventory.7532043913479288511.1');
+      return send('POST', `/webhook-endpoints/${endpointId}/redeliveries`, {
+        eventId: 'inventory.7532043913479288511.1',
+      });
+    },
+    status: 202,
+    shapeOnly: [],
+  },
+  'redeliverWebhook 202 sent': {
+    produce: () =>
+      send('POST', `/webhook-endpoints/${endpointId}/redeliveries`, {
+        eventId: 'inventory.7532043913479288511.1',
+      }),
+    status: 202,
+    shapeOnly: [],
+  },
 };
 
 describe('the examples of openapi.yaml that the event path produces', () => {

@@ -258,12 +258,12 @@ async function ownEndpoint(path: string): Promise<string> {
   return (created.body as { id: string }).id;
 }
 
-/** The DynamoDB endpoint getPetById's client gets at its import and while it runs: a port nothing listens on. */
 /** An attempt's next time after its end, in ms: the delay its delivery's decision chose. */
 function nextAfterEnd(attempt: WebhookAttempt): number {
   return Date.parse(attempt.nextAttemptAt as string) - Date.parse(attempt.attemptedAt) - attempt.durationMs;
 }
 
+/** The DynamoDB endpoint getPetById's client gets at its import and while it runs: a port nothing listens on. */
 const unreachableStore = { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' };
 
 /** getPetById in process for pet 7, with `variables` set while it runs. */
@@ -684,6 +684,35 @@ const proofs: Record<string, Proof> = {
   'rotateWebhookSecret 200 rotated': {
     produce: async () => send('POST', `/webhook-endpoints/${await ownEndpoint('rotate')}/rotate-secret`),
     shapeOnly: ['id', 'secret'],
+  },
+  'InvalidRedelivery badEventId': {
+    produce: post('/webhook-endpoints/ws_q3JtW0m9cVx1ZsA4/redeliveries', {
+      eventId: 'test_3q2-7wAAAAAAAAAA',
+    }),
+  },
+  'InvalidRedelivery unknownMember': {
+    produce: post('/webhook-endpoints/ws_q3JtW0m9cVx1ZsA4/redeliveries', {
+      eventId: 'inventory.7.1',
+      endpointId: 'ws_q3JtW0m9cVx1ZsA4',
+    }),
+  },
+  'RedeliveryNotFound noEndpoint': {
+    produce: post('/webhook-endpoints/ws_q3JtW0m9cVx1ZsA4/redeliveries', {
+      eventId: 'inventory.7532043913479288511.1',
+    }),
+  },
+  'RedeliveryNotFound notSent': {
+    produce: async () => {
+      const endpointId = await ownEndpoint('redeliver');
+      const answer = await send('POST', `/webhook-endpoints/${endpointId}/redeliveries`, {
+        body: { eventId: 'inventory.7532043913479288511.1' },
+      });
+      // The endpoint's id is this run's own: the example's in its place, the rest of the message exact.
+      return {
+        ...answer,
+        body: JSON.parse(JSON.stringify(answer.body).replaceAll(endpointId, 'ws_q3JtW0m9cVx1ZsA4')),
+      };
+    },
   },
   'WebhookEndpointNotFound noEndpoint': {
     produce: () => send('DELETE', '/webhook-endpoints/ws_q3JtW0m9cVx1ZsA4'),

@@ -143,4 +143,6 @@ export const eventPathExamples: readonly string[] = [
   'inventoryLowStock request sold',
   'orderChanged request placed',
   'webhookTest request test',
+  'redeliverWebhook request inventory',
+  'redeliverWebhook 202 sent',
 ];
