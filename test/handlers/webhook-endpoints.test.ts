@@ -6,9 +6,11 @@
  * tried again, five times in all, then answered 503 with nothing written.
  */
 
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { lambdaContext } from '@pet-store/local-aws';
 import type { TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { type RawItem, scanTable } from '#test/support/raw-tables.ts';
@@ -19,9 +21,17 @@ let proxy: FaultProxy;
 let create: ProxyHandler;
 let list: ProxyHandler;
 let remove: ProxyHandler;
+/** The bearer key of every request: stored and active, as createWebhookEndpoint's live-caller check reads it. */
+const callerKey = generateApiKey();
 
 beforeAll(async () => {
   ({ db, proxy } = await proxiedTestDynamoDb());
+  await db.client.send(
+    new PutItemCommand({
+      TableName: testTableNames.apiKeys,
+      Item: { keyDigest: { S: apiKeyDigest(callerKey) }, createdAt: { S: new Date().toISOString() } },
+    }),
+  );
   process.env.WEBHOOK_SUBSCRIPTIONS_TABLE_NAME = testTableNames.webhookSubscriptions;
   process.env.WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME = testTableNames.webhookEndpointOwners;
   process.env.WEBHOOK_URL_POLICY = 'local';
@@ -53,7 +63,7 @@ const createEvent = (url: string) =>
     method: 'POST',
     resource: '/webhook-endpoints',
     path: '/webhook-endpoints',
-    headers: { 'Content-Type': 'application/json' },
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${callerKey}` },
     body: JSON.stringify({ url }),
   });
 const listEvent = () =>
