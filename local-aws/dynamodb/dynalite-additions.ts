@@ -1,7 +1,7 @@
 /**
  * Everything this package adds to dynalite, in one place (its other two pieces: `dynalite.d.ts`, the types of
- * the parts of dynalite used here, and patches/dynalite+4.0.0.patch, applied by patch-package on install,
- * which releases LevelDB iterators with `close()`). dynalite gains: `TransactWriteItems`, with its
+ * the parts of dynalite used here, and patches/dynalite+4.0.0.patch, applied by this package's `postinstall`
+ * (patch-dynalite.ts), which releases LevelDB iterators with `close()`). dynalite gains: `TransactWriteItems`, with its
  * `ClientRequestToken` ({@link TransactionTokens}); `ALL_OLD` on refusals; every write one atomic LevelDB batch
  * (docs/architecture.md "The embedded DynamoDB"); and table streams (CreateTable and UpdateTable
  * `StreamSpecification`) whose records are written in that batch (change-stream.ts).
