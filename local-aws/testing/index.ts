@@ -3,10 +3,26 @@
  * served by it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started
  * for a suite (its tables the suite's own), a stand-in TOKEN authorizer
  * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, and the crash points of the
- * embedded DynamoDB (local-aws/README.md "Tests").
+ * embedded DynamoDB (README.md "Tests"); and the parts a suite drives alone, without `startLocalAws`'s
+ * whole: the API's engine and server on a model of the template, the buses and queues with their endpoint,
+ * a stream mapping, the store's fresh credentials, the endpoint file, the streaming prelude's pieces.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+export { createEngine, type Engine } from '../apigateway/gateway.ts';
+export { createApiServer } from '../apigateway/http-server.ts';
+export { endpointFile } from '../common/endpoint-file.ts';
+export { newStoreCredentials } from '../common/store-credentials.ts';
+export { retentionVariable } from '../dynamodb/change-stream.ts';
+export type { InvokeOutcome } from '../lambda/lambda-runtime.ts';
+export { integrationContentType, isStreamingHandler, splitPrelude } from '../lambda/response-streaming.ts';
+export { type LocalAws, prepareLocalAws } from '../local-aws.ts';
+export {
+  type RunningStreamMapping,
+  startStreamMapping,
+  streamMappingModels,
+} from '../mappings/stream-mapping.ts';
+export { apiModel } from '../template/api-model.ts';
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';
 export { createActiveTable, dynamoDbClient, startTestStore, type TestStore } from './test-store.ts';

@@ -10,18 +10,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { inMemory, type LocalDynamoDb, type StreamFailureRecord, startDynamoDb } from '@pet-store/local-aws';
 import {
+  dynamoDbClient,
   type InvokeOutcome,
-  inMemory,
-  type LocalDynamoDb,
   type RunningStreamMapping,
   retentionVariable,
-  type StreamFailureRecord,
-  startDynamoDb,
   startStreamMapping,
   streamMappingModels,
-} from '@pet-store/local-aws';
-import { dynamoDbClient } from '@pet-store/local-aws/testing';
+} from '@pet-store/local-aws/testing';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';

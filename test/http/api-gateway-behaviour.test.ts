@@ -12,8 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { apiModel, createApiServer, createEngine, type Engine, type Template } from '@pet-store/local-aws';
-import { behaviourAuthorizerModule, bytesReadBy, upload } from '@pet-store/local-aws/testing';
+import type { Template } from '@pet-store/local-aws';
+import {
+  apiModel,
+  behaviourAuthorizerModule,
+  bytesReadBy,
+  createApiServer,
+  createEngine,
+  type Engine,
+  upload,
+} from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';

@@ -13,8 +13,8 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { prepareLocalAws, type StoreCredentials } from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import type { StoreCredentials } from '@pet-store/local-aws';
+import { prepareLocalAws, temporaryDir } from '@pet-store/local-aws/testing';
 import type { SQSRecord } from 'aws-lambda';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';

@@ -10,13 +10,13 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import type { StoreCredentials } from '@pet-store/local-aws';
 import {
   type LocalAws,
   newStoreCredentials,
   prepareLocalAws,
-  type StoreCredentials,
-} from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+  temporaryDir,
+} from '@pet-store/local-aws/testing';
 import { awsClients } from './aws-clients.ts';
 
 /** A running local queue. */
