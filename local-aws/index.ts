@@ -17,7 +17,13 @@ export {
   dataFolderCredentials,
   type StoreCredentials,
 } from './common/store-credentials.ts';
-export { connectLocalDynamoDb, inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
+export {
+  connectLocalDynamoDb,
+  DataFolderInUseError,
+  inMemory,
+  type LocalDynamoDb,
+  startDynamoDb,
+} from './dynamodb/dynamodb.ts';
 export { watchFunctionModules } from './lambda/function-modules.ts';
 export { lambdaContext } from './lambda/lambda-context.ts';
 export { installStreamingRuntime, type ResponseStream } from './lambda/response-streaming.ts';

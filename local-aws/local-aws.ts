@@ -1,6 +1,6 @@
 /**
  * @module The template's event buses, rules, queues and queue mappings run locally behind one AWS endpoint
- * (docs/local-api.md "Events and queues"): what local/service.ts starts beside the API.
+ * (README.md "Events and queues"): what serve.ts starts beside the API.
  */
 
 import { type AwsEndpoint, startAwsEndpoint } from './aws-endpoint.ts';

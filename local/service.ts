@@ -1,7 +1,7 @@
 /** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { inMemory, startLocalAws } from '@pet-store/local-aws';
+import { DataFolderInUseError, inMemory, startLocalAws } from '@pet-store/local-aws';
 import type { ThrottleSettings } from '#infra/settings.ts';
 import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
 import { createKey } from '#lib/admin/keys.ts';
@@ -192,6 +192,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.events === false ? { events: false } : {}),
     onAccess: logAccess,
     step,
+  }).catch((error: unknown) => {
+    // The local AWS names the folder and its server; `npm start` says what the developer may have left running.
+    throw error instanceof DataFolderInUseError
+      ? new Error(
+          `the data folder ${error.dataDir} is in use by the DynamoDB at ${error.endpoint} (is npm start already running?): stop it or set another DATA_DIR`,
+        )
+      : error;
   });
   const restoreEnvironment = setEnvironment(served.variables, served.dynamoDb !== undefined);
   const db = served.dynamoDb;

@@ -1,7 +1,7 @@
 /**
  * The embedded DynamoDB's change stream: one DynamoDB Streams record per committed item change of a table
  * with `StreamSpecification.StreamEnabled`, kept in the store's own LevelDB and written in the same batch as
- * the change (docs/local-api.md "The change stream"; local-aws/behaviour.md D1-D5).
+ * the change (README.md "The change stream"; behaviour.md D1-D5).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -59,7 +59,7 @@ export const retentionVariable = 'LOCAL_STREAM_RETENTION_SECONDS';
 
 /**
  * The retention of a new local stream in ms: `LOCAL_STREAM_RETENTION_SECONDS` when set, else {@link retentionMs}
- * (docs/local-api.md "Settings").
+ * (README.md "Data folder").
  * @throws Error when the variable is not a positive whole number of seconds
  */
 export function streamRetentionMs(): number {
@@ -243,7 +243,7 @@ export class ChangeStream {
    * Up to `limit` records of table `tableName` after sequence number `after` (undefined: from the oldest kept),
    * oldest first. Removes first (at most once a minute) the table's records older than the retention up to
    * `after`: a record the reader has not passed yet stays until it reads it, so that its mapping gives it up
-   * to the on-failure destination rather than never seeing it (docs/local-api.md "The change stream").
+   * to the on-failure destination rather than never seeing it (README.md "The change stream").
    */
   async read(tableName: string, after: string | undefined, limit: number): Promise<StreamRecord[]> {
     if (after) await this.trim(tableName, after);

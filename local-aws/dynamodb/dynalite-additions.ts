@@ -3,7 +3,7 @@
  * the parts of dynalite used here, and patches/dynalite+4.0.0.patch, applied by this package's `postinstall`
  * (patch-dynalite.ts), which releases LevelDB iterators with `close()`). dynalite gains: `TransactWriteItems`, with its
  * `ClientRequestToken` ({@link TransactionTokens}); `ALL_OLD` on refusals; every write one atomic LevelDB batch
- * (docs/architecture.md "The embedded DynamoDB"); and table streams (CreateTable and UpdateTable
+ * (README.md "The embedded DynamoDB"); and table streams (CreateTable and UpdateTable
  * `StreamSpecification`) whose records are written in that batch (change-stream.ts).
  */
 import { createHash } from 'node:crypto';
@@ -627,7 +627,7 @@ export function changeStreamOf(server: Server): ChangeStream {
 /**
  * A dynalite server (`options` as dynalite's) whose every write is one atomic LevelDB batch and which serves
  * `TransactWriteItems`: a transaction's actions are decided in order by dynalite's own single-item actions on a
- * staging store, then written in one batch (docs/architecture.md "The embedded DynamoDB": why a batch rather
+ * staging store, then written in one batch (README.md "The embedded DynamoDB": why a batch rather
  * than a journal). Other requests reach dynalite unchanged. Readers never see half a transaction.
  */
 export function embeddedDynalite(options: DynaliteOptions): Server {
@@ -713,7 +713,7 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
 }
 
 // `ClientRequestToken` of the embedded store's `TransactWriteItems`, as DynamoDB documents it
-// (local-aws/behaviour.md "DynamoDB transactions", row X1; API reference, TransactWriteItems,
+// (behaviour.md "DynamoDB transactions", row X1; API reference, TransactWriteItems,
 // ClientRequestToken): a repeat of a committed transaction with the same token and the same request within 10
 // minutes of its completion succeeds and writes nothing again; the same token with another request is
 // `IdempotentParameterMismatchException`; a repeat while the first still runs is

@@ -1,7 +1,7 @@
 /**
  * @module The local queues' messages kept in the embedded store's own LevelDB, beside its tables and its change
- * stream, so that a stop or a crash of `npm start` loses no accepted message (docs/local-api.md "Events and
- * queues"; local-aws/behaviour.md Q9).
+ * stream, so that a stop or a crash of the serving process loses no accepted message (README.md "Events and
+ * queues"; behaviour.md Q9).
  * @see https://github.com/google/leveldb/blob/main/include/leveldb/options.h (WriteOptions::sync)
  */
 import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';

@@ -1,5 +1,5 @@
 /**
- * Fixture templates, handler modules and SDK clients for the local buses and queues (local-aws/local-aws.ts):
+ * Fixture templates, handler modules and SDK clients for the local buses and queues (local-aws.ts):
  * each handler appends what it receives to a file, one JSON line per event or record, which a test reads.
  */
 import { existsSync } from 'node:fs';
@@ -77,7 +77,7 @@ export function awsClients(endpoint: string, credentials: StoreCredentials) {
 /**
  * Starts the local buses and queues of `template(recordFile)`; every function runs the recording handler.
  * Lambda's asynchronous retries wait `asyncRetryDelaysMs` (default 200 ms, 200 ms). With `levelDb` the queues
- * keep their messages there (an embedded store's, local-aws/dynamodb/dynamodb.ts), else in memory.
+ * keep their messages there (an embedded store's, dynamodb/dynamodb.ts), else in memory.
  */
 export async function startAwsFixture(
   template: (recordFile: string) => Template,
