@@ -4,8 +4,8 @@
  */
 
 import { type AwsEndpoint, startAwsEndpoint } from './aws-endpoint.ts';
+import type { LevelStore } from './common/level-store.ts';
 import type { StoreCredentials } from './common/store-credentials.ts';
-import type { StreamLevelDb } from './dynamodb/change-stream.ts';
 import { EventBuses } from './eventbridge/event-bus.ts';
 import { type EventsModel, eventsModel } from './eventbridge/events-model.ts';
 import { LambdaFunction } from './lambda/lambda-runtime.ts';
@@ -61,7 +61,7 @@ export interface LocalAwsOptions {
    * The database where the queues keep their messages across restarts (the embedded store's:
    * sqs/queue-journal.ts); without one they live in memory only.
    */
-  levelDb?: StreamLevelDb;
+  levelDb?: LevelStore;
   region?: string;
   /** Delays before Lambda's asynchronous retries (default event-bus.ts `asyncRetryDelaysMs`). */
   asyncRetryDelaysMs?: number[];

@@ -4,12 +4,10 @@
  * the change (README.md "The change stream"; behaviour.md D1-D5).
  */
 import { randomUUID } from 'node:crypto';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 
 /** An item as dynalite stores it: DynamoDB attribute values by name. */
 export type AttributeMap = Record<string, unknown>;
-
-/** One operation of a LevelDB batch on the store's main database. */
-export type LevelOperation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
 /** A stream record as Lambda delivers it to a function (`DynamoDBStreamEvent` `Records[]` of aws-lambda's types). */
 export interface StreamRecord {
@@ -82,23 +80,6 @@ const keys = {
   end: (tableName: string) => `stream~${tableName}~:`,
   checkpoint: (id: string) => `stream-checkpoint~${id}`,
 };
-
-/** The LevelDB methods of dynalite's main database used here (abstract-level, JSON values). */
-export interface StreamLevelDb {
-  get(key: string): Promise<unknown>;
-  put(key: string, value: unknown): Promise<void>;
-  batch(operations: LevelOperation[]): Promise<void>;
-  iterator(options: {
-    gt?: string;
-    gte?: string;
-    lt?: string;
-    lte?: string;
-    limit?: number;
-    reverse?: boolean;
-  }): {
-    all(): Promise<[string, unknown][]>;
-  };
-}
 
 /** True when the table streams changes (`StreamSpecification.StreamEnabled`). */
 export function streams(table: StreamTable): boolean {
@@ -183,7 +164,7 @@ function streamRecord(change: ItemChange, sequence: string, now: number, region:
  * a reader that has seen sequence n never later finds a smaller one appear.
  */
 export class ChangeStream {
-  private readonly db: StreamLevelDb;
+  private readonly db: LevelStore;
   private readonly region: string;
   private last: bigint | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -193,7 +174,7 @@ export class ChangeStream {
   readonly retentionMs: number;
 
   /** `db`: the store's main LevelDB; `region`: of the records; `clock`: epoch ms (default `Date.now`). */
-  constructor(db: StreamLevelDb, region: string, clock: () => number = Date.now) {
+  constructor(db: LevelStore, region: string, clock: () => number = Date.now) {
     this.db = db;
     this.region = region;
     this.clock = clock;

@@ -12,12 +12,11 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import dynalite, { type DynaliteOptions } from 'dynalite';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 import {
   type AttributeMap,
   ChangeStream,
   type ItemChange,
-  type LevelOperation,
-  type StreamLevelDb,
   type StreamTable,
   streamLabel,
 } from './change-stream.ts';
@@ -37,7 +36,7 @@ type Table = StreamTable;
 
 /** dynalite's store (`dynalite/db/index.js` `create`): its LevelDB, sub-stores and tables. */
 interface Store {
-  db: { batch(operations: LevelOperation[], callback: Callback): void } & StreamLevelDb;
+  db: { batch(operations: LevelOperation[], callback: Callback): void } & LevelStore;
   /** The table descriptions, by table name. */
   tableDb: { put(key: string, value: Json, callback: Callback): void };
   getItemDb(tableName: string): SubStore;
@@ -605,13 +604,13 @@ function keepStreamArns(store: Store): void {
 const serverStreams = new WeakMap<Server, ChangeStream>();
 
 /** The main LevelDB of a server made by {@link embeddedDynalite}. */
-const serverDbs = new WeakMap<Server, StreamLevelDb>();
+const serverDbs = new WeakMap<Server, LevelStore>();
 
 /**
  * The main LevelDB of `server`, made by {@link embeddedDynalite}: for what the local AWS keeps beside the tables
  * under its own key prefix (queue-journal.ts). @throws for another server
  */
-export function levelDbOf(server: Server): StreamLevelDb {
+export function levelDbOf(server: Server): LevelStore {
   const db = serverDbs.get(server);
   if (!db) throw new Error('not an embedded DynamoDB server');
   return db;
@@ -768,13 +767,13 @@ function dynamoError(type: string, message: string): TokenAnswer {
 
 /** The tokens of one store: its committed ones in its LevelDB, the running ones in memory. */
 export class TransactionTokens {
-  private readonly db: StreamLevelDb;
+  private readonly db: LevelStore;
   private readonly clock: () => number;
   /** Token -> digest of the transactions running now. */
   private readonly running = new Map<string, string>();
   private trimmedAt = 0;
 
-  constructor(db: StreamLevelDb, clock: () => number = Date.now) {
+  constructor(db: LevelStore, clock: () => number = Date.now) {
     this.db = db;
     this.clock = clock;
   }

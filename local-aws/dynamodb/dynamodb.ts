@@ -3,13 +3,14 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { advertisedEndpoint, advertiseEndpoint, withdrawEndpoint } from '../common/endpoint-file.ts';
+import type { LevelStore } from '../common/level-store.ts';
 import {
   dataFolderCredentials,
   newStoreCredentials,
   requireSignature,
   type StoreCredentials,
 } from '../common/store-credentials.ts';
-import type { ChangeStream, StreamLevelDb } from './change-stream.ts';
+import type { ChangeStream } from './change-stream.ts';
 import { changeStreamOf, embeddedDynalite, levelDbOf } from './dynalite-additions.ts';
 
 /** The data folder (`dataDir`) that keeps nothing: the store lives in memory and dies with the process. */
@@ -31,7 +32,7 @@ export interface LocalDynamoDb {
    * messages (sqs/queue-journal.ts), when this process serves the store; undefined for a store another
    * process serves.
    */
-  levelDb?: StreamLevelDb;
+  levelDb?: LevelStore;
   /** Stops serving and flushes the store to disk; removes the endpoint file. */
   close(): Promise<void>;
 }

@@ -15,7 +15,8 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
-import { ChangeStream, type StreamLevelDb, type StreamRecord } from '../dynamodb/change-stream.ts';
+import type { LevelStore } from '../common/level-store.ts';
+import { ChangeStream, type StreamRecord } from '../dynamodb/change-stream.ts';
 import { inMemory, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { createActiveTable, dynamoDbClient } from '../testing/test-store.ts';
 import { createTestTables, testTables } from './support/fixture-tables.ts';
@@ -291,7 +292,7 @@ test('records older than 24 hours are trimmed once the reader has passed them; y
   const { MemoryLevel } = await import('memory-level');
   const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
   let now = Date.parse('2026-01-01T00:00:00.000Z');
-  const clocked = new ChangeStream(level as unknown as StreamLevelDb, 'us-east-1', () => now);
+  const clocked = new ChangeStream(level as unknown as LevelStore, 'us-east-1', () => now);
   const table = {
     TableName: 'widgets',
     KeySchema: [{ AttributeName: 'itemId' }],

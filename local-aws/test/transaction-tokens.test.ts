@@ -13,7 +13,7 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 import { TransactionTokens, tokenWindowMs } from '../dynamodb/dynalite-additions.ts';
 import { startTestStore, type TestStore } from '../testing/test-store.ts';
 import { createTestTables, testTables } from './support/fixture-tables.ts';
@@ -105,12 +105,12 @@ test('a token names its transaction for 10 minutes after the commit, then a repe
   const { MemoryLevel } = await import('memory-level');
   const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
   let now = Date.parse('2026-11-27T12:00:00Z');
-  const tokens = new TransactionTokens(level as unknown as StreamLevelDb, () => now);
+  const tokens = new TransactionTokens(level as unknown as LevelStore, () => now);
   const request = { ClientRequestToken: 'token-d', TransactItems: [{ Put: { TableName: 't' } }] };
   let runs = 0;
   const run = async (record: LevelOperation[]) => {
     runs++;
-    await (level as unknown as StreamLevelDb).batch(record);
+    await (level as unknown as LevelStore).batch(record);
     return { status: 200, body: {} };
   };
 

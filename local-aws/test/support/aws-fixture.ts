@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { LevelStore } from '../../common/level-store.ts';
 import { newStoreCredentials, type StoreCredentials } from '../../common/store-credentials.ts';
-import type { StreamLevelDb } from '../../dynamodb/change-stream.ts';
 import { type LocalAws, prepareLocalAws } from '../../local-aws.ts';
 import type { Template } from '../../template/api-model.ts';
 import { temporaryDir } from '../../testing/temporary-dirs.ts';
@@ -81,7 +81,7 @@ export function awsClients(endpoint: string, credentials: StoreCredentials) {
  */
 export async function startAwsFixture(
   template: (recordFile: string) => Template,
-  options: { asyncRetryDelaysMs?: number[]; levelDb?: StreamLevelDb } = {},
+  options: { asyncRetryDelaysMs?: number[]; levelDb?: LevelStore } = {},
 ): Promise<AwsFixture> {
   const dir = await temporaryDir('local-aws-');
   const module = join(dir, 'index.mjs');
