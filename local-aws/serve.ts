@@ -117,6 +117,8 @@ const answerMarginMs = 1000;
  *   locally.
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { startLocalAws } from '@pet-store/local-aws';
  *
  * const served = await startLocalAws({
@@ -126,6 +128,7 @@ const answerMarginMs = 1000;
  *   dataDir: ':memory:',
  *   port: 0,
  *   host: '127.0.0.1',
+ *   environment: () => ({ AWS_REGION: 'us-east-1' }), // the functions' SDK clients need a region
  * });
  * const { AWS_ENDPOINT_URL_DYNAMODB, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY } = served.variables;
  * const dynamoDb = new DynamoDBClient({
