@@ -15,9 +15,8 @@ import { createApiServer } from './apigateway/http-server.ts';
 import { requestGate } from './apigateway/request-gate.ts';
 import { credentialVariables } from './common/store-credentials.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
-
+import { type EventsAndQueues, prepareEventsAndQueues } from './events-and-queues.ts';
 import { LambdaFunction } from './lambda/lambda-runtime.ts';
-import { type LocalAws, prepareLocalAws } from './local-aws.ts';
 import {
   ensureCheckpoint,
   type RunningStreamMapping,
@@ -150,7 +149,7 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
   const dynamoDbEndpoint = db?.endpoint ?? (options.dynamoDbEndpoint as string);
   // The endpoint accepts what the caller and the functions sign with: the store's credentials, or the process's.
   const credentials = db?.credentials ?? (await new DynamoDBClient({}).config.credentials());
-  const aws: LocalAws = await prepareLocalAws({
+  const aws: EventsAndQueues = await prepareEventsAndQueues({
     template: options.template,
     credentials,
     ...(db && options.dataDir !== inMemory ? { dataDir: options.dataDir } : {}),

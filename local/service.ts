@@ -83,7 +83,7 @@ export interface LocalService {
   awsEndpoint: string;
   /**
    * Sends `body` to the template's queue with this logical id, name or ARN; resolves with the message id
-   * (an on-failure destination's record, for instance: local-aws.ts).
+   * (an on-failure destination's record, for instance: local-aws/events-and-queues.ts).
    * @throws Error when the template has no such queue
    */
   sendToQueue(queue: string, body: string): Promise<string>;

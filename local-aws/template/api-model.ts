@@ -112,7 +112,7 @@ export interface ModelOptions {
   sourceOf?: (logicalId: string) => string | undefined;
   /**
    * The local value of another resource's `Ref` (attribute undefined) or `Fn::GetAtt` (a queue's URL, a bus's
-   * name: local-aws.ts); undefined when it has none.
+   * name: events-and-queues.ts); undefined when it has none.
    */
   resourceValue?: (logicalId: string, attribute?: string) => string | undefined;
 }

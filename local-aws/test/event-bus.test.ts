@@ -7,7 +7,7 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newStoreCredentials } from '../common/store-credentials.ts';
-import { prepareLocalAws } from '../local-aws.ts';
+import { prepareEventsAndQueues } from '../events-and-queues.ts';
 import type { Template } from '../template/api-model.ts';
 import { upload } from '../testing/raw-upload.ts';
 import { type AwsFixture, awsClients, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
@@ -312,6 +312,8 @@ describe('rules the local bus cannot serve are refused at load', () => {
         Rule: { Type: 'AWS::Events::Rule', Properties: { EventPattern: pattern, Targets: [] } },
       },
     };
-    await expect(prepareLocalAws({ template, credentials: newStoreCredentials() })).rejects.toThrow(message);
+    await expect(prepareEventsAndQueues({ template, credentials: newStoreCredentials() })).rejects.toThrow(
+      message,
+    );
   });
 });

@@ -14,9 +14,9 @@ export { createApiServer } from '../apigateway/http-server.ts';
 export { endpointFile } from '../common/endpoint-file.ts';
 export { newStoreCredentials } from '../common/store-credentials.ts';
 export { retentionVariable } from '../dynamodb/change-stream.ts';
+export { type EventsAndQueues, prepareEventsAndQueues } from '../events-and-queues.ts';
 export type { InvokeOutcome } from '../lambda/lambda-runtime.ts';
 export { integrationContentType, isStreamingHandler, splitPrelude } from '../lambda/response-streaming.ts';
-export { type LocalAws, prepareLocalAws } from '../local-aws.ts';
 export {
   type RunningStreamMapping,
   startStreamMapping,

@@ -1,5 +1,5 @@
 /**
- * The change-events queue as fanOutWebhooks reads it: a real local bus (local-aws/local-aws.ts) whose rule
+ * The change-events queue as fanOutWebhooks reads it: a real local bus (local-aws/events-and-queues.ts) whose rule
  * `{"source": ["pet-store"]}` targets a real local queue. Change records are published with the service's own
  * publisher (lib/events/bus.ts `publishChanges`, Detail = the record's exact JSON); the messages the bus put on
  * the queue (body = the event envelope as JSON text, its `detail` the Detail text as sent: local-aws/eventbridge/event-bus.ts)
@@ -14,7 +14,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { StoreCredentials } from '@pet-store/local-aws';
-import { prepareLocalAws, temporaryDir } from '@pet-store/local-aws/testing';
+import { prepareEventsAndQueues, temporaryDir } from '@pet-store/local-aws/testing';
 import type { SQSRecord } from 'aws-lambda';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';
@@ -61,7 +61,7 @@ export function sqsRecordOf(m: Message, arn: string): SQSRecord {
 
 /** Starts the local bus `pet-store-events`, its rule and the queue `change-events`, accepting `credentials`. */
 export async function startChangeEventsQueue(credentials: StoreCredentials): Promise<ChangeEventsQueue> {
-  const aws = await prepareLocalAws({
+  const aws = await prepareEventsAndQueues({
     template: {
       Resources: {
         Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: changeEventsBusName } },

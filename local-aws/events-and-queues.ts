@@ -18,7 +18,7 @@ import { type FunctionModel, functionModel, type ModelOptions, type Template } f
 export const localAccount = '000000000000';
 
 /** Local buses and queues, their endpoint and the functions their rules and mappings invoke. */
-export interface LocalAws {
+export interface EventsAndQueues {
   /** `http://host:port` of the endpoint. */
   endpoint: string;
   /** What every function gets so its SDK clients reach the endpoint: `AWS_ENDPOINT_URL_EVENTBRIDGE`, `_SQS`. */
@@ -51,7 +51,7 @@ export interface LocalAws {
 }
 
 /** How to start the local buses and queues. */
-export interface LocalAwsOptions {
+export interface EventsAndQueuesOptions {
   template: Template;
   /** The only credentials the endpoint accepts (the embedded store's, or the process's). */
   credentials: StoreCredentials;
@@ -69,11 +69,11 @@ export interface LocalAwsOptions {
 
 /**
  * Reads the template's buses, rules, queues and queue mappings (refusing what is not served locally), loads
- * the messages the journal keeps, and starts the endpoint; requests are answered once {@link LocalAws.start}
+ * the messages the journal keeps, and starts the endpoint; requests are answered once {@link EventsAndQueues.start}
  * runs.
  * @throws Error naming a resource not served locally, or when the endpoint cannot listen
  */
-export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
+export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): Promise<EventsAndQueues> {
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const model: EventsModel = eventsModel(options.template);
   const server: AwsEndpoint = await startAwsEndpoint({
