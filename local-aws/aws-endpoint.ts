@@ -1,6 +1,6 @@
 /**
  * @module The local AWS endpoint: one HTTP server answering EventBridge `PutEvents` (JSON 1.1) and the SQS
- * operations the service uses (JSON 1.0), signed with the local credentials (local-aws/behaviour.md V1, Q1).
+ * operations of the SDK v3 SQS client (JSON 1.0), signed with the local credentials (behaviour.md V1, Q1).
  * @see https://smithy.io/2.0/aws/protocols/aws-json-1_0-protocol.html
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/Welcome.html
  */
@@ -35,7 +35,7 @@ export interface AwsEndpoint {
 }
 
 /**
- * The local AWS endpoint a running `npm start` on `dataDir` advertises, for the operator tools (set it as
+ * The local AWS endpoint a running local AWS on `dataDir` advertises, for the operator tools (set it as
  * `AWS_ENDPOINT_URL_SQS` / `AWS_ENDPOINT_URL_EVENTBRIDGE`, signing with `<dataDir>/credentials`); undefined
  * when none answers.
  */
@@ -296,7 +296,7 @@ export async function startAwsEndpoint(options: {
       sendFailure(response, contentType, browserRefusal);
       return;
     }
-    // Credentials before the body (docs/local-api.md "Request bodies before credentials"), then a bounded read.
+    // Credentials before the body (README.md "Request bodies before credentials"), then a bounded read.
     const early = credentialRefusal(request, credentials);
     if (early) return sendFailure(response, contentType, signatureFailure(early));
     const release = await slots.acquire();

@@ -1,40 +1,32 @@
 /**
- * @module The public entry of `@pet-store/local-aws`: serve a synthesized template on one machine
- * ({@link startLocalAws}), and the parts a composer or its tests use on their own: the embedded DynamoDB and
- * its change stream, the API engine, Lambda's context and runtime, the event source mappings on a stream.
- * It exports only what the service or its tests use; the package's own suites (local-aws/test/) import its
- * modules by path. Nothing else of the package is public (local-aws/README.md).
+ * @module The public face of `@pet-store/local-aws`: {@link startLocalAws} serves a synthesized template on one
+ * machine and returns the variables a caller sets to reach it (README.md "What it serves"). Beside it, with
+ * their types, the parts a composer uses on their own: the embedded DynamoDB alone and its credentials (to
+ * serve only a store, or to reach one a data folder holds), the endpoint of a running local AWS, Lambda's
+ * context and streaming runtime (to call a handler outside a template), a function's model and the watch of the
+ * functions' modules. What only tests need is the `./testing` export (testing/index.ts); nothing else of the
+ * package is public.
  */
 
-export { type AccessLogContext, createEngine, type Engine } from './apigateway/gateway.ts';
-export { createApiServer } from './apigateway/http-server.ts';
+export type { AccessLogContext } from './apigateway/gateway.ts';
+export type { ErrorBodyRenderer } from './apigateway/gateway-response-render.ts';
 export { localAwsEndpoint } from './aws-endpoint.ts';
-export { endpointFile } from './common/endpoint-file.ts';
 export {
   credentialsFile,
   credentialVariables,
   dataFolderCredentials,
-  newStoreCredentials,
   type StoreCredentials,
 } from './common/store-credentials.ts';
-export { retentionVariable } from './dynamodb/change-stream.ts';
-export { connectLocalDynamoDb, inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
+export {
+  connectLocalDynamoDb,
+  DataFolderInUseError,
+  inMemory,
+  type LocalDynamoDb,
+  startDynamoDb,
+} from './dynamodb/dynamodb.ts';
 export { watchFunctionModules } from './lambda/function-modules.ts';
 export { lambdaContext } from './lambda/lambda-context.ts';
-export type { InvokeOutcome } from './lambda/lambda-runtime.ts';
-export {
-  installStreamingRuntime,
-  integrationContentType,
-  isStreamingHandler,
-  type ResponseStream,
-  splitPrelude,
-} from './lambda/response-streaming.ts';
-export { type LocalAws, prepareLocalAws } from './local-aws.ts';
-export {
-  type RunningStreamMapping,
-  type StreamFailureRecord,
-  startStreamMapping,
-  streamMappingModels,
-} from './mappings/stream-mapping.ts';
-export { startLocalAws } from './serve.ts';
-export { apiModel, functionModel, type Template } from './template/api-model.ts';
+export { installStreamingRuntime, type ResponseStream } from './lambda/response-streaming.ts';
+export type { StreamFailureRecord } from './mappings/stream-mapping.ts';
+export { type ServedTemplate, type ServeOptions, startLocalAws } from './serve.ts';
+export { functionModel, type Template } from './template/api-model.ts';

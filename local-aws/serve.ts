@@ -1,8 +1,10 @@
 /**
- * @module A synthesized template served on one machine: the embedded DynamoDB (or one at
- * `AWS_ENDPOINT_URL_DYNAMODB`), the API's engine behind a request gate, the buses, queues and their mappings,
- * and the mappings on the tables' streams (local-aws/README.md). The composer fills the tables and keys
- * between {@link startLocalAws} and {@link ServedTemplate.open}.
+ * @module A synthesized template served on one machine: the embedded DynamoDB (or one the caller names), the
+ * API's engine behind a request gate, the buses, queues and their mappings, and the mappings on the tables'
+ * streams (README.md). The composer fills the tables between {@link startLocalAws} and
+ * {@link ServedTemplate.open}. It writes no process environment: it returns the variables a caller sets
+ * ({@link ServedTemplate.variables}), and its functions get them in their own, so that one process can serve
+ * several templates side by side.
  */
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +15,8 @@ import { createApiServer } from './apigateway/http-server.ts';
 import { requestGate } from './apigateway/request-gate.ts';
 import { credentialVariables } from './common/store-credentials.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
-
+import { type EventsAndQueues, prepareEventsAndQueues } from './events-and-queues.ts';
 import { LambdaFunction } from './lambda/lambda-runtime.ts';
-import { type LocalAws, prepareLocalAws } from './local-aws.ts';
 import {
   ensureCheckpoint,
   type RunningStreamMapping,
@@ -34,14 +35,20 @@ export interface ServeOptions {
   functionSource?: (logicalId: string) => string | undefined;
   /** The local name of a table of the template, by logical id. @throws for a table it does not serve */
   tableName: (logicalId: string) => string;
-  /** Data folder of the embedded DynamoDB, or `:memory:`. Ignored when `AWS_ENDPOINT_URL_DYNAMODB` is set. */
+  /** Data folder of the embedded DynamoDB, or `:memory:`. Ignored with {@link ServeOptions.dynamoDbEndpoint}. */
   dataDir: string;
+  /**
+   * The endpoint of a DynamoDB served elsewhere, to use instead of starting the embedded one: this process's
+   * credentials sign for it, and its tables' streams are not run.
+   */
+  dynamoDbEndpoint?: string;
   /** HTTP port of the API (0: any free port). */
   port: number;
   host: string;
   /**
-   * Variables every function gets over the template's `Environment.Variables`; called once the embedded
-   * store's credentials are in this process's environment (to pass the process's own, for instance).
+   * Variables every function gets over the template's `Environment.Variables` (the process's own region, for
+   * instance); the served {@link ServedTemplate.variables} go over these, and with the embedded store a
+   * session token is left out (its credentials have none).
    */
   environment?: () => Record<string, string>;
   /** Wraps the API's request listener (to serve other paths beside `/<stage>`, for instance). */
@@ -69,10 +76,17 @@ const silently = <T>(_name: string, work: () => Promise<T>): Promise<T> => work(
 export interface ServedTemplate {
   /** `http://host:port/<stage>`. */
   baseUrl: string;
-  /** The embedded DynamoDB this process serves; undefined with `AWS_ENDPOINT_URL_DYNAMODB` set. */
+  /** The embedded DynamoDB this process serves; undefined with {@link ServeOptions.dynamoDbEndpoint}. */
   dynamoDb?: LocalDynamoDb;
   /** `http://127.0.0.1:port` of the local EventBridge and SQS endpoint (also in `<dataDir>/aws-endpoint`). */
   awsEndpoint: string;
+  /**
+   * What the caller's own AWS SDK clients need to reach this template, and what its functions get:
+   * `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_EVENTBRIDGE`, `AWS_ENDPOINT_URL_SQS` and, with the embedded
+   * store, its credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, long-term: a caller that sets them
+   * unsets `AWS_SESSION_TOKEN`). Nothing is set in this process's environment.
+   */
+  variables: Record<string, string>;
   /** Answers the requests waiting at the gate and the next ones; starts the event path (unless disabled). */
   open(): void;
   /**
@@ -85,7 +99,7 @@ export interface ServedTemplate {
   /**
    * Stops accepting connections and closes the idle ones, answers the requests in flight (for at most API
    * Gateway's 29 s integration timeout) with `Connection: close`, stops the mappings and closes the functions,
-   * the endpoint and the embedded DynamoDB; unsets the variables {@link startLocalAws} set.
+   * the endpoint and the embedded DynamoDB.
    */
   close(): Promise<void>;
 }
@@ -94,26 +108,48 @@ export interface ServedTemplate {
 const answerMarginMs = 1000;
 
 /**
- * Starts serving `options.template`. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB` (and the embedded store's
- * credentials), `AWS_ENDPOINT_URL_EVENTBRIDGE` and `AWS_ENDPOINT_URL_SQS`: one served template per process.
- * The API listens at once (a taken port fails before anything is created); the stream mappings' starting
- * checkpoints exist before it returns, so that the composer's first writes reach them.
+ * Starts serving `options.template`, and returns the variables a caller sets to reach it (it sets none in
+ * this process: two templates can be served side by side). The API listens at once (a taken port fails before
+ * anything is created); the stream mappings' starting checkpoints exist before it returns, so that the
+ * composer's first writes reach them.
  * @throws when the ports are taken, DynamoDB cannot be reached, or the template has a resource not served
  *   locally.
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { startLocalAws } from '@pet-store/local-aws';
+ *
+ * const served = await startLocalAws({
+ *   template: JSON.parse(readFileSync('cdk.out/Stack.template.json', 'utf8')),
+ *   assemblyDir: 'cdk.out',
+ *   tableName: (logicalId) => logicalId,
+ *   dataDir: ':memory:',
+ *   port: 0,
+ *   host: '127.0.0.1',
+ *   environment: () => ({ AWS_REGION: 'us-east-1' }), // the functions' SDK clients need a region
+ * });
+ * const { AWS_ENDPOINT_URL_DYNAMODB, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY } = served.variables;
+ * const dynamoDb = new DynamoDBClient({
+ *   endpoint: AWS_ENDPOINT_URL_DYNAMODB,
+ *   credentials: { accessKeyId: AWS_ACCESS_KEY_ID, secretAccessKey: AWS_SECRET_ACCESS_KEY },
+ * });
+ * // ... create the template's tables with it, then answer the requests:
+ * served.open();
+ * await fetch(`${served.baseUrl}/items`);
+ * await served.close();
+ * ```
  */
 export async function startLocalAws(options: ServeOptions): Promise<ServedTemplate> {
   const step = options.step ?? silently;
   let db: LocalDynamoDb | undefined;
-  if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) {
+  if (options.dynamoDbEndpoint === undefined) {
     db = await step('starting DynamoDB', () => startDynamoDb({ dataDir: options.dataDir }));
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
-    // The functions and this process sign with the only credentials the store accepts.
-    Object.assign(process.env, credentialVariables(db.credentials));
-    delete process.env.AWS_SESSION_TOKEN;
   }
-  // The endpoint accepts what this process and the functions sign with: the store's credentials, or the shell's.
-  const credentials = await new DynamoDBClient({}).config.credentials();
-  const aws: LocalAws = await prepareLocalAws({
+  const dynamoDbEndpoint = db?.endpoint ?? (options.dynamoDbEndpoint as string);
+  // The endpoint accepts what the caller and the functions sign with: the store's credentials, or the process's.
+  const credentials = db?.credentials ?? (await new DynamoDBClient({}).config.credentials());
+  const aws: EventsAndQueues = await prepareEventsAndQueues({
     template: options.template,
     credentials,
     ...(db && options.dataDir !== inMemory ? { dataDir: options.dataDir } : {}),
@@ -122,15 +158,21 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
     await db?.close();
     throw error;
   });
-  Object.assign(process.env, aws.variables);
+  const variables: Record<string, string> = {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoDbEndpoint,
+    ...(db ? credentialVariables(db.credentials) : {}),
+    ...aws.variables,
+  };
+  const { AWS_SESSION_TOKEN: sessionToken, ...withoutToken } = options.environment?.() ?? {};
 
   const modelOptions: ModelOptions = {
     assemblyDir: options.assemblyDir,
     tableName: options.tableName,
+    // The functions sign with the only credentials the embedded store accepts, which carry no session token.
     overrides: {
-      ...options.environment?.(),
-      AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB as string,
-      ...aws.variables,
+      ...withoutToken,
+      ...(db || sessionToken === undefined ? {} : { AWS_SESSION_TOKEN: sessionToken }),
+      ...variables,
     },
     resourceValue: aws.resourceValue,
     ...(options.functionSource ? { sourceOf: options.functionSource } : {}),
@@ -177,6 +219,7 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
     baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
     ...(db ? { dynamoDb: db } : {}),
     awsEndpoint: aws.endpoint,
+    variables,
     open() {
       gate.open();
       if (options.events === false) return;
@@ -210,10 +253,7 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
       await closeMappingFunctions();
       await engine.close();
       await aws.close();
-      for (const name of Object.keys(aws.variables)) delete process.env[name];
       await db?.close();
-      // The endpoint of a closed embedded store must not send a later service in this process to it.
-      if (db) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
     },
   };
 }
@@ -221,7 +261,7 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
 /**
  * Starts each stream mapping of the template on the embedded store's change stream; `onFailure` takes the
  * failure records of discarded records (`destination`: the logical id of the on-failure destination). A store
- * served by another process (`AWS_ENDPOINT_URL_DYNAMODB` set) has no change stream here: the mappings are not
+ * served elsewhere ({@link ServeOptions.dynamoDbEndpoint}) has no change stream here: the mappings are not
  * run, and a line says so.
  */
 function startMappings(
@@ -234,7 +274,7 @@ function startMappings(
   const stream = db?.changeStream;
   if (!stream) {
     process.stderr.write(
-      `Stream mappings not run (${models.map((m) => m.logicalId).join(', ')}): the DynamoDB at AWS_ENDPOINT_URL_DYNAMODB has no local change stream\n`,
+      `Stream mappings not run (${models.map((m) => m.logicalId).join(', ')}): the DynamoDB served elsewhere has no local change stream\n`,
     );
     return [];
   }

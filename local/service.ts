@@ -1,7 +1,7 @@
 /** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { inMemory, startLocalAws } from '@pet-store/local-aws';
+import { DataFolderInUseError, inMemory, startLocalAws } from '@pet-store/local-aws';
 import type { ThrottleSettings } from '#infra/settings.ts';
 import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
 import { createKey } from '#lib/admin/keys.ts';
@@ -83,7 +83,7 @@ export interface LocalService {
   awsEndpoint: string;
   /**
    * Sends `body` to the template's queue with this logical id, name or ARN; resolves with the message id
-   * (an on-failure destination's record, for instance: local-aws.ts).
+   * (an on-failure destination's record, for instance: local-aws/events-and-queues.ts).
    * @throws Error when the template has no such queue
    */
   sendToQueue(queue: string, body: string): Promise<string>;
@@ -149,8 +149,8 @@ const hostVariables = [
 
 /**
  * Starts the local service. Sets the process's `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_EVENTBRIDGE`,
- * `AWS_ENDPOINT_URL_SQS`, credential and table-name variables (the operator tools and tests read them): one
- * local service per process. The template's buses, rules, queues and queue mappings run beside the API
+ * `AWS_ENDPOINT_URL_SQS`, credential and table-name variables (the operator tools and tests read them; the
+ * served stack's are put back as they were on close): one local service per process. The template's buses, rules, queues and queue mappings run beside the API
  * (docs/local-api.md "Events and queues"), and so do its mappings on the tables' streams, on the embedded
  * store's change stream (docs/local-api.md "The change stream").
  * @throws when the ports are taken, DynamoDB cannot be reached, or the template has a bus, rule or queue not
@@ -175,6 +175,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.stack.sources ? { functionSource: sourceOf } : {}),
     tableName: localTableName(names),
     dataDir: options.dataDir,
+    ...(process.env.AWS_ENDPOINT_URL_DYNAMODB
+      ? { dynamoDbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }
+      : {}),
     port: options.port,
     host: options.host,
     environment: () => ({
@@ -189,7 +192,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(options.events === false ? { events: false } : {}),
     onAccess: logAccess,
     step,
+  }).catch((error: unknown) => {
+    // The local AWS names the folder and its server; `npm start` says what the developer may have left running.
+    throw error instanceof DataFolderInUseError
+      ? new Error(
+          `the data folder ${error.dataDir} is in use by the DynamoDB at ${error.endpoint} (is npm start already running?): stop it or set another DATA_DIR`,
+        )
+      : error;
   });
+  const restoreEnvironment = setEnvironment(served.variables, served.dynamoDb !== undefined);
   const db = served.dynamoDb;
   const client = toDocumentClient(new DynamoDBClient({}));
   const created = await step('creating the tables', async () => {
@@ -232,7 +243,29 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     awsEndpoint: served.awsEndpoint,
     sendToQueue: (queue, body) => served.sendToQueue(queue, body),
     recycle: () => served.recycle(),
-    close: () => served.close(),
+    close: async () => {
+      await served.close();
+      restoreEnvironment();
+    },
+  };
+}
+
+/**
+ * Sets the served stack's variables in this process's environment (the operator tools, the seeding and the
+ * tests read them) and, with the embedded store's long-term credentials (`withoutSessionToken`), unsets
+ * `AWS_SESSION_TOKEN`.
+ * @returns a function that puts back each variable as it was.
+ */
+function setEnvironment(variables: Record<string, string>, withoutSessionToken: boolean): () => void {
+  const names = [...Object.keys(variables), ...(withoutSessionToken ? ['AWS_SESSION_TOKEN'] : [])];
+  const before = new Map(names.map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  if (withoutSessionToken) delete process.env.AWS_SESSION_TOKEN;
+  return () => {
+    for (const [name, value] of before) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   };
 }
 

@@ -1,4 +1,4 @@
-/** A TOKEN authorizer as API Gateway REST runs it: local-aws/behaviour.md A1-A10. */
+/** A TOKEN authorizer as API Gateway REST runs it: behaviour.md A1-A10. */
 import { LRUCache, type Perf } from 'lru-cache';
 import { type LambdaFunction, TooLateToStart } from '../lambda/lambda-runtime.ts';
 import type { AuthorizerModel } from '../template/api-model.ts';
@@ -79,7 +79,7 @@ function covers(statement: Statement, methodArn: string): boolean {
 
 /**
  * Most tokens whose result the cache holds at once; past it the least recently used is evicted
- * (local-aws/behaviour.md A10: the bound and its reasoning).
+ * (behaviour.md A10: the bound and its reasoning).
  */
 export const authorizerCacheEntries = 1_000;
 
@@ -124,7 +124,7 @@ export function authorizerStep(authorizer: AuthorizerModel, fn: LambdaFunction, 
 
   /**
    * Decides one request from its raw header lines (`IncomingMessage.rawHeaders`: the identity header's last
-   * value, as the event's `headers` holds it; local-aws/behaviour.md E5) and its method ARN.
+   * value, as the event's `headers` holds it; behaviour.md E5) and its method ARN.
    */
   return async (rawHeaders: readonly string[], methodArn: string): Promise<AuthorizerOutcome> => {
     const token = lastHeaderValue(rawHeaders, authorizer.identityHeader);

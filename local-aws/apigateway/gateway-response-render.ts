@@ -1,6 +1,6 @@
 /**
  * API Gateway's own responses rendered from the template, their Velocity templates by velocityjs as
- * mock-integration.ts renders a MOCK integration's: local-aws/behaviour.md G1-G3, G5.
+ * mock-integration.ts renders a MOCK integration's: behaviour.md G1-G3, G5.
  */
 import { render } from 'velocityjs';
 import type { GatewayResponseModel } from '../template/api-model.ts';
@@ -28,7 +28,7 @@ const kinds = {
   INTEGRATION_TIMEOUT: [504, 'Endpoint request timed out', 'InternalServerErrorException'],
   /**
    * A Lambda function error (thrown, timed out, malformed or oversized result): 502 by default, rendered with
-   * the INTEGRATION_FAILURE gateway response (local-aws/behaviour.md S4).
+   * the INTEGRATION_FAILURE gateway response (behaviour.md S4).
    */
   LAMBDA_ERROR: [502, 'Internal server error', 'InternalServerErrorException'],
 } as const satisfies Record<string, readonly [number, string | null, string]>;
@@ -46,7 +46,7 @@ type GatewayResponseType =
 /**
  * The body of an error that no gateway response covers, answered by the local server itself (a request Node's
  * parser refuses: 400; a function that could not start before a shutdown's deadline: 503), as a JSON value.
- * The composer gives the service's Error body; the default is API Gateway's own `{"message": ...}`.
+ * The composer gives its own error body; the default is API Gateway's own `{"message": ...}`.
  */
 export type ErrorBodyRenderer = (status: 400 | 503, message: string) => unknown;
 

@@ -1,4 +1,4 @@
-/** The local API engine, API Gateway REST's order over a template (local-aws/behaviour.md). */
+/** The local API engine, API Gateway REST's order over a template (behaviour.md). */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -36,8 +36,8 @@ export interface Engine {
   /**
    * Starts a shutdown's drain that cuts at `deadline` (epoch ms): from now on a function (an integration's or
    * an authorizer's) runs only if its Timeout ends by then; a request whose function could not is answered 503
-   * `service_unavailable` without running, by the gateway (an integration) or as AUTHORIZER_FAILURE (an
-   * authorizer): docs/contract.md "Bounded cost, clean shutdown".
+   * (the composer's error body) without running, by the gateway (an integration) or as AUTHORIZER_FAILURE (an
+   * authorizer): README.md "Memory and shutdown".
    */
   endBy(deadline: number): void;
   /** Terminates every function's execution environments. */
@@ -102,7 +102,7 @@ function headerBytes(request: IncomingMessage): number {
 
 /**
  * The throttle of one allowed request: the key's own (`rateLimit` / `burstLimit` in the authorizer's context,
- * as the keys table holds it) or the usage plan's (docs/contract.md "Authentication and authorization").
+ * as the keys table holds it) or the usage plan's (behaviour.md S10).
  */
 function keyThrottle(authorizer: Record<string, string | number>, plan: ThrottleModel): ThrottleModel {
   const rateLimit = Number(authorizer.rateLimit);
@@ -199,7 +199,7 @@ export function createEngine(
 
   /**
    * Answers the gateway response of `kind`; `headers` replace the template's of the same name (the local usage
-   * plan's exact `Retry-After` over the stack's static one: local-aws/behaviour.md S10).
+   * plan's exact `Retry-After` over the stack's static one: behaviour.md S10).
    */
   function send(
     response: ServerResponse,

@@ -1,4 +1,4 @@
-/** The local API's HTTP server; Node's refusals get the Error body: local-aws/behaviour.md G2. */
+/** The local API's HTTP server; Node's refusals get the Error body: behaviour.md G2. */
 import { randomUUID } from 'node:crypto';
 import {
   createServer,

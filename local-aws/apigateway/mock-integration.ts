@@ -1,4 +1,4 @@
-/** A MOCK integration's response as API Gateway renders it: local-aws/behaviour.md G4. */
+/** A MOCK integration's response as API Gateway renders it: behaviour.md G4. */
 import { render } from 'velocityjs';
 import type { IntegrationModel } from '../template/api-model.ts';
 

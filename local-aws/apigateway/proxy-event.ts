@@ -1,11 +1,11 @@
-/** The proxy event (payload 1.0) API Gateway builds from a request: local-aws/behaviour.md E1-E4. */
+/** The proxy event (payload 1.0) API Gateway builds from a request: behaviour.md E1-E4. */
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /**
  * `headers` (last value wins) and `multiValueHeaders` (every value), names in the client's own case. Both maps
- * have no prototype: a name such as `__proto__` or `constructor` is a member like any other (docs/contract.md
- * "Bounded cost, clean shutdown"), as in the JSON event Lambda hands a function.
+ * have no prototype: a name such as `__proto__` or `constructor` is a member like any other (README.md
+ * "Memory and shutdown"), as in the JSON event Lambda hands a function.
  */
 export interface EventHeaders {
   headers: Record<string, string>;
@@ -68,7 +68,7 @@ export interface RoutedRequest {
   path: string;
   /** The raw query string (after `?`), if any. */
   query: string | undefined;
-  /** The method's resource path, e.g. `/inventory/{petId}`. */
+  /** The method's resource path, e.g. `/items/{itemId}`. */
   resource: string;
   /** Path parameters as received (percent-encoded), or null when the resource has none. */
   pathParameters: Record<string, string> | null;

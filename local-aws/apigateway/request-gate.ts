@@ -1,6 +1,6 @@
 /**
- * The local server's readiness and drain: docs/local-api.md "First start and stopping" (a first start; Ctrl-C);
- * docs/contract.md "Bounded cost, clean shutdown".
+ * The local server's readiness and drain: README.md "Memory and shutdown" (a first start; a shutdown);
+ * behaviour.md L1.
  */
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

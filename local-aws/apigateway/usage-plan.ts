@@ -1,4 +1,4 @@
-/** The local usage plan: a token bucket per key (local-aws/behaviour.md S10). */
+/** The local usage plan: a token bucket per key (behaviour.md S10). */
 import type { ThrottleModel as Throttle } from '../template/api-model.ts';
 
 interface Bucket {
@@ -18,7 +18,7 @@ export interface UsagePlan {
   take(usageIdentifier: string, throttle: Throttle, now?: number): boolean;
   /**
    * Whole seconds from `now` (milliseconds) until the bucket of `usageIdentifier` holds a token again, at least
-   * 1: the `Retry-After` of a throttled request (docs/contract.md "Authentication and authorization").
+   * 1: the `Retry-After` of a throttled request (behaviour.md S10).
    */
   retryAfterSeconds(usageIdentifier: string, now?: number): number;
 }

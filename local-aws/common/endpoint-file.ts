@@ -1,6 +1,6 @@
 /**
  * @module The endpoint files of a data folder: a running local process writes its `http://host:port` there for
- * the tools and the next start to find (docs/local-api.md "Settings"); one file per process kind.
+ * the tools and the next start to find (README.md "Data folder"); one file per process kind.
  */
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';

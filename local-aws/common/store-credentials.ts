@@ -1,6 +1,6 @@
 /**
  * The embedded DynamoDB's own credentials and its check of every request's SigV4 signature against them
- * (docs/contract.md "Bounded cost, clean shutdown"; docs/architecture.md "The embedded DynamoDB").
+ * (README.md "The embedded DynamoDB").
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -70,7 +70,7 @@ export interface Refusal {
 
 /**
  * DynamoDB's refusals of a request it cannot authenticate (HTTP 400; the messages are DynamoDB's own:
- * docs/architecture.md "The embedded DynamoDB").
+ * README.md "The embedded DynamoDB").
  */
 const refusals = {
   missing: {

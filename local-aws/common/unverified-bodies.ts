@@ -1,5 +1,5 @@
 /**
- * A bound on request bodies read before their sender is authenticated: docs/local-api.md "Request bodies
+ * A bound on request bodies read before their sender is authenticated: README.md "Request bodies
  * before credentials". A body that cannot be judged without reading it (a SigV4 signature covers the body) waits
  * for one of a few slots, its socket unread meanwhile, so anonymous senders cannot make the server buffer
  * more than `slots` bodies at once.

@@ -1,15 +1,13 @@
 /**
  * The embedded DynamoDB's change stream: one DynamoDB Streams record per committed item change of a table
  * with `StreamSpecification.StreamEnabled`, kept in the store's own LevelDB and written in the same batch as
- * the change (docs/local-api.md "The change stream"; local-aws/behaviour.md D1-D5).
+ * the change (README.md "The change stream"; behaviour.md D1-D5).
  */
 import { randomUUID } from 'node:crypto';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 
 /** An item as dynalite stores it: DynamoDB attribute values by name. */
 export type AttributeMap = Record<string, unknown>;
-
-/** One operation of a LevelDB batch on the store's main database. */
-export type LevelOperation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
 /** A stream record as Lambda delivers it to a function (`DynamoDBStreamEvent` `Records[]` of aws-lambda's types). */
 export interface StreamRecord {
@@ -59,7 +57,7 @@ export const retentionVariable = 'LOCAL_STREAM_RETENTION_SECONDS';
 
 /**
  * The retention of a new local stream in ms: `LOCAL_STREAM_RETENTION_SECONDS` when set, else {@link retentionMs}
- * (docs/local-api.md "Settings").
+ * (README.md "Data folder").
  * @throws Error when the variable is not a positive whole number of seconds
  */
 export function streamRetentionMs(): number {
@@ -82,23 +80,6 @@ const keys = {
   end: (tableName: string) => `stream~${tableName}~:`,
   checkpoint: (id: string) => `stream-checkpoint~${id}`,
 };
-
-/** The LevelDB methods of dynalite's main database used here (abstract-level, JSON values). */
-export interface StreamLevelDb {
-  get(key: string): Promise<unknown>;
-  put(key: string, value: unknown): Promise<void>;
-  batch(operations: LevelOperation[]): Promise<void>;
-  iterator(options: {
-    gt?: string;
-    gte?: string;
-    lt?: string;
-    lte?: string;
-    limit?: number;
-    reverse?: boolean;
-  }): {
-    all(): Promise<[string, unknown][]>;
-  };
-}
 
 /** True when the table streams changes (`StreamSpecification.StreamEnabled`). */
 export function streams(table: StreamTable): boolean {
@@ -183,7 +164,7 @@ function streamRecord(change: ItemChange, sequence: string, now: number, region:
  * a reader that has seen sequence n never later finds a smaller one appear.
  */
 export class ChangeStream {
-  private readonly db: StreamLevelDb;
+  private readonly db: LevelStore;
   private readonly region: string;
   private last: bigint | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -193,7 +174,7 @@ export class ChangeStream {
   readonly retentionMs: number;
 
   /** `db`: the store's main LevelDB; `region`: of the records; `clock`: epoch ms (default `Date.now`). */
-  constructor(db: StreamLevelDb, region: string, clock: () => number = Date.now) {
+  constructor(db: LevelStore, region: string, clock: () => number = Date.now) {
     this.db = db;
     this.region = region;
     this.clock = clock;
@@ -243,7 +224,7 @@ export class ChangeStream {
    * Up to `limit` records of table `tableName` after sequence number `after` (undefined: from the oldest kept),
    * oldest first. Removes first (at most once a minute) the table's records older than the retention up to
    * `after`: a record the reader has not passed yet stays until it reads it, so that its mapping gives it up
-   * to the on-failure destination rather than never seeing it (docs/local-api.md "The change stream").
+   * to the on-failure destination rather than never seeing it (README.md "The change stream").
    */
   async read(tableName: string, after: string | undefined, limit: number): Promise<StreamRecord[]> {
     if (after) await this.trim(tableName, after);

@@ -1,9 +1,9 @@
 /**
  * Everything this package adds to dynalite, in one place (its other two pieces: `dynalite.d.ts`, the types of
- * the parts of dynalite used here, and patches/dynalite+4.0.0.patch, applied by patch-package on install,
- * which releases LevelDB iterators with `close()`). dynalite gains: `TransactWriteItems`, with its
+ * the parts of dynalite used here, and patches/dynalite+4.0.0.patch, applied by this package's `postinstall`
+ * (patch-dynalite.ts), which releases LevelDB iterators with `close()`). dynalite gains: `TransactWriteItems`, with its
  * `ClientRequestToken` ({@link TransactionTokens}); `ALL_OLD` on refusals; every write one atomic LevelDB batch
- * (docs/architecture.md "The embedded DynamoDB"); and table streams (CreateTable and UpdateTable
+ * (README.md "The embedded DynamoDB"); and table streams (CreateTable and UpdateTable
  * `StreamSpecification`) whose records are written in that batch (change-stream.ts).
  */
 import { createHash } from 'node:crypto';
@@ -12,12 +12,11 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import dynalite, { type DynaliteOptions } from 'dynalite';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 import {
   type AttributeMap,
   ChangeStream,
   type ItemChange,
-  type LevelOperation,
-  type StreamLevelDb,
   type StreamTable,
   streamLabel,
 } from './change-stream.ts';
@@ -37,7 +36,7 @@ type Table = StreamTable;
 
 /** dynalite's store (`dynalite/db/index.js` `create`): its LevelDB, sub-stores and tables. */
 interface Store {
-  db: { batch(operations: LevelOperation[], callback: Callback): void } & StreamLevelDb;
+  db: { batch(operations: LevelOperation[], callback: Callback): void } & LevelStore;
   /** The table descriptions, by table name. */
   tableDb: { put(key: string, value: Json, callback: Callback): void };
   getItemDb(tableName: string): SubStore;
@@ -605,13 +604,13 @@ function keepStreamArns(store: Store): void {
 const serverStreams = new WeakMap<Server, ChangeStream>();
 
 /** The main LevelDB of a server made by {@link embeddedDynalite}. */
-const serverDbs = new WeakMap<Server, StreamLevelDb>();
+const serverDbs = new WeakMap<Server, LevelStore>();
 
 /**
  * The main LevelDB of `server`, made by {@link embeddedDynalite}: for what the local AWS keeps beside the tables
  * under its own key prefix (queue-journal.ts). @throws for another server
  */
-export function levelDbOf(server: Server): StreamLevelDb {
+export function levelDbOf(server: Server): LevelStore {
   const db = serverDbs.get(server);
   if (!db) throw new Error('not an embedded DynamoDB server');
   return db;
@@ -627,7 +626,7 @@ export function changeStreamOf(server: Server): ChangeStream {
 /**
  * A dynalite server (`options` as dynalite's) whose every write is one atomic LevelDB batch and which serves
  * `TransactWriteItems`: a transaction's actions are decided in order by dynalite's own single-item actions on a
- * staging store, then written in one batch (docs/architecture.md "The embedded DynamoDB": why a batch rather
+ * staging store, then written in one batch (README.md "The embedded DynamoDB": why a batch rather
  * than a journal). Other requests reach dynalite unchanged. Readers never see half a transaction.
  */
 export function embeddedDynalite(options: DynaliteOptions): Server {
@@ -713,7 +712,7 @@ export function embeddedDynalite(options: DynaliteOptions): Server {
 }
 
 // `ClientRequestToken` of the embedded store's `TransactWriteItems`, as DynamoDB documents it
-// (local-aws/behaviour.md "DynamoDB transactions", row X1; API reference, TransactWriteItems,
+// (behaviour.md "DynamoDB transactions", row X1; API reference, TransactWriteItems,
 // ClientRequestToken): a repeat of a committed transaction with the same token and the same request within 10
 // minutes of its completion succeeds and writes nothing again; the same token with another request is
 // `IdempotentParameterMismatchException`; a repeat while the first still runs is
@@ -768,13 +767,13 @@ function dynamoError(type: string, message: string): TokenAnswer {
 
 /** The tokens of one store: its committed ones in its LevelDB, the running ones in memory. */
 export class TransactionTokens {
-  private readonly db: StreamLevelDb;
+  private readonly db: LevelStore;
   private readonly clock: () => number;
   /** Token -> digest of the transactions running now. */
   private readonly running = new Map<string, string>();
   private trimmedAt = 0;
 
-  constructor(db: StreamLevelDb, clock: () => number = Date.now) {
+  constructor(db: LevelStore, clock: () => number = Date.now) {
     this.db = db;
     this.clock = clock;
   }

@@ -3,16 +3,17 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { advertisedEndpoint, advertiseEndpoint, withdrawEndpoint } from '../common/endpoint-file.ts';
+import type { LevelStore } from '../common/level-store.ts';
 import {
   dataFolderCredentials,
   newStoreCredentials,
   requireSignature,
   type StoreCredentials,
 } from '../common/store-credentials.ts';
-import type { ChangeStream, StreamLevelDb } from './change-stream.ts';
+import type { ChangeStream } from './change-stream.ts';
 import { changeStreamOf, embeddedDynalite, levelDbOf } from './dynalite-additions.ts';
 
-/** `DATA_DIR` value that keeps nothing: the store lives in memory and dies with the process. */
+/** The data folder (`dataDir`) that keeps nothing: the store lives in memory and dies with the process. */
 export const inMemory = ':memory:';
 
 /** A running embedded DynamoDB. */
@@ -31,7 +32,7 @@ export interface LocalDynamoDb {
    * messages (sqs/queue-journal.ts), when this process serves the store; undefined for a store another
    * process serves.
    */
-  levelDb?: StreamLevelDb;
+  levelDb?: LevelStore;
   /** Stops serving and flushes the store to disk; removes the endpoint file. */
   close(): Promise<void>;
 }
@@ -71,8 +72,8 @@ const browserRefusal = JSON.stringify({
 
 /**
  * Puts a guard in front of dynalite's request handler (its server's one `request` listener): a request with
- * an `Origin` header or an OPTIONS preflight is 403 without any `Access-Control-*` header (docs/local-api.md
- * "The data folder").
+ * an `Origin` header or an OPTIONS preflight is 403 without any `Access-Control-*` header (README.md
+ * "The embedded DynamoDB").
  */
 export function refuseBrowsers(server: Server): void {
   const handlers = server.listeners('request') as RequestListener[];
@@ -92,12 +93,30 @@ export function refuseBrowsers(server: Server): void {
   });
 }
 
+/** {@link startDynamoDb}'s refusal of a data folder another process serves (its LevelDB is locked). */
+export class DataFolderInUseError extends Error {
+  /** The data folder asked for. */
+  readonly dataDir: string;
+  /** The URL of the DynamoDB that serves it (its `endpoint` file). */
+  readonly endpoint: string;
+
+  constructor(dataDir: string, endpoint: string) {
+    super(
+      `the data folder ${dataDir} is in use by the DynamoDB at ${endpoint}: stop it or use another data folder`,
+    );
+    this.name = 'DataFolderInUseError';
+    this.dataDir = dataDir;
+    this.endpoint = endpoint;
+  }
+}
+
 /**
  * Starts dynalite on `host:port` (port 0: any free port), storing under `<dataDir>/dynamodb`, or in memory
  * when `dataDir` is {@link inMemory}. It accepts only requests signed with the store's own credentials: those
  * of `<dataDir>/credentials` (generated on a first start), or fresh ones for a store in memory.
- * @throws when the port is taken, the folder cannot be created, or another process serves the folder (its
- *   LevelDB is locked; starting anyway would also overwrite that process's endpoint file).
+ * @throws DataFolderInUseError when another process serves the folder (its LevelDB is locked; starting anyway
+ *   would also overwrite that process's endpoint file); Error when the port is taken or the folder cannot be
+ *   created.
  */
 export async function startDynamoDb(options: {
   dataDir: string;
@@ -107,11 +126,7 @@ export async function startDynamoDb(options: {
   const { dataDir, port = 0, host = '127.0.0.1' } = options;
   const persistent = dataDir !== inMemory;
   const running = persistent ? await advertisedEndpoint(dataDir, 'endpoint') : undefined;
-  if (running) {
-    throw new Error(
-      `the data folder ${dataDir} is in use by the DynamoDB at ${running} (is npm start already running?): stop it or set another DATA_DIR`,
-    );
-  }
+  if (running) throw new DataFolderInUseError(dataDir, running);
   if (persistent) await makePrivate(dataDir);
   const credentials = persistent ? await dataFolderCredentials(dataDir) : newStoreCredentials();
   const server = embeddedDynalite({

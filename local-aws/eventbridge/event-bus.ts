@@ -1,6 +1,6 @@
 /**
  * @module The local EventBridge buses: PutEvents builds each entry's event envelope, matches it against the
- * rules of its bus and delivers it to their targets (local-aws/behaviour.md V1-V6).
+ * rules of its bus and delivers it to their targets (behaviour.md V1-V6).
  * @see https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html
  * @see https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html
  */
@@ -100,7 +100,7 @@ function entryDetail(
 
 /**
  * The JSON text of `event` as an SQS target receives it, its `detail` the entry's Detail text as sent, so that
- * numbers reach the queue digit for digit (an int64 id past 2^53 too: local-aws/behaviour.md V5).
+ * numbers reach the queue digit for digit (an int64 id past 2^53 too: behaviour.md V5).
  */
 function eventJson(event: EventEnvelope, detailText: string): string {
   const { detail: _, ...envelope } = event;
@@ -125,7 +125,7 @@ export class EventBuses {
   /**
    * PutEvents: one result per entry, in order; each accepted entry is matched against the rules of its bus.
    * It answers once the entries' messages to SQS targets are stored in their queues (an accepted event is not
-   * lost when the process stops: local-aws/behaviour.md Q9); Lambda targets are invoked after this answer
+   * lost when the process stops: behaviour.md Q9); Lambda targets are invoked after this answer
    * (they never delay the caller).
    * @throws EventBridgeError ValidationException (no entries, more than 10), ResourceNotFoundException (no such
    *   bus); a queue's journal error (nothing is acknowledged: the caller retries)

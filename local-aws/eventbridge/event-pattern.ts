@@ -1,6 +1,6 @@
 /**
  * @module EventBridge event patterns, the subset the local bus serves: exact values, `prefix`, `anything-but`
- * and `exists` (docs/local-api.md "Events and queues"; local-aws/behaviour.md V3).
+ * and `exists` (README.md "Events and queues"; behaviour.md V3).
  * @see https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-event-patterns.html
  * @see https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-pattern-operators.html
  */

@@ -1,6 +1,6 @@
 /**
  * @module The event buses, rules, queues and queue event source mappings of a template, read as
- * CloudFormation defines them (docs/local-api.md "Events and queues"; local-aws/behaviour.md V1-V6, Q1-Q8, M1-M6).
+ * CloudFormation defines them (README.md "Events and queues"; behaviour.md V1-V6, Q1-Q8, M1-M6).
  */
 
 import type { QueueSettings } from '../sqs/queues.ts';

@@ -1,6 +1,6 @@
 /**
- * Local Lambda functions, a pool of worker threads each: docs/local-api.md "Functions as Lambda runs them";
- * local-aws/behaviour.md S2-S7, S12.
+ * Local Lambda functions, a pool of worker threads each: README.md "Functions";
+ * behaviour.md S2-S7, S12.
  */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -22,7 +22,7 @@ export const poolSize = 4;
 /**
  * Each worker's young generation, in MB. Every execution environment shares this one process, and V8's own
  * default lets each grow its young generation to several times this before it settles, which the resident
- * memory of `npm start` shows as growth over its first thousands of requests (test/local/memory.test.ts); the
+ * memory of a long-running process shows as growth over its first thousands of requests; the
  * old generation stays capped by the function's MemorySize.
  */
 const youngGenerationMb = 8;
@@ -31,13 +31,13 @@ const youngGenerationMb = 8;
  * Lambda's limit on an on-demand execution environment's Init phase (runtime start and the function's static
  * code), in milliseconds: 10 s, apart from the function's Timeout. Past it, Lambda starts the Init phase again
  * at the first invocation, then bounded by the function's Timeout ("Init phase" of the Lambda developer guide's
- * "Understanding the Lambda execution environment lifecycle"; local-aws/behaviour.md S13).
+ * "Understanding the Lambda execution environment lifecycle"; behaviour.md S13).
  */
 export const initLimitMs = 10_000;
 
 /**
  * Bytes of a streamed response a worker may have posted and not yet seen taken: past it the handler's writes
- * wait, so a function produces no faster than the client reads (docs/architecture.md "Local API memory").
+ * wait, so a function produces no faster than the client reads (README.md "Memory and shutdown").
  */
 export const streamWindowBytes = 64 * 1024;
 
@@ -68,7 +68,7 @@ interface Pending {
  * One execution environment: a worker running one invocation at a time. Its Init phase (the worker importing
  * the function's module) is bounded by {@link initLimitMs}, apart from the Timeout; an invocation's Timeout runs
  * from when the module is ready. An Init phase past the limit is started again in a fresh worker, this time
- * within the waiting invocation's Timeout (a "suppressed init", local-aws/behaviour.md S13).
+ * within the waiting invocation's Timeout (a "suppressed init", behaviour.md S13).
  */
 class Environment {
   worker: Worker;
@@ -213,7 +213,7 @@ class Environment {
   /**
    * Takes this environment out of service before its invocation is settled, so that a timed-out or crashed
    * environment is never handed to another invocation: the next one gets a fresh environment (a cold start), as
-   * Lambda does after `Sandbox.Timedout` or a runtime exit (local-aws/behaviour.md S12).
+   * Lambda does after `Sandbox.Timedout` or a runtime exit (behaviour.md S12).
    */
   private retire(): void {
     if (this.dead) return;
@@ -388,7 +388,7 @@ export class LambdaFunction {
   /**
    * From now on an invocation starts only if its Timeout ends by `deadline` (epoch ms); one that could not is
    * never run and its `invoke` throws {@link TooLateToStart}. So no invocation is running at `deadline`, when a
-   * shutdown cuts the connections still open (docs/contract.md "Bounded cost, clean shutdown").
+   * shutdown cuts the connections still open (README.md "Memory and shutdown").
    */
   endBy(deadline: number): void {
     this.deadline = Math.min(this.deadline, deadline);

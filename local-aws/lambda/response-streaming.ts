@@ -1,6 +1,6 @@
 /**
  * Lambda response streaming as the Node.js runtime provides it (the `awslambda` globals), and the prelude API
- * Gateway reads off a streamed response (STREAM mode): local-aws/behaviour.md S2.
+ * Gateway reads off a streamed response (STREAM mode): behaviour.md S2.
  */
 import type { Writable } from 'node:stream';
 

@@ -2,7 +2,7 @@
  * @module The one poll loop of Lambda's event source mappings, whatever the source (a table's stream, a
  * queue): gather a batch (batch size, batching window, the payload limit), invoke the function, read its
  * answer (function error, partial batch response), then, as the source needs, settle what succeeded, retry or
- * bisect what failed, and discard what is past its retries or its age (local-aws/behaviour.md D6-D14, M1-M6).
+ * bisect what failed, and discard what is past its retries or its age (behaviour.md D6-D14, M1-M6).
  * A source is a small adapter ({@link PollSource}): streams.ts, queues.ts.
  * @see https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventsourcemapping.html
  */

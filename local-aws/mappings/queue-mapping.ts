@@ -1,7 +1,7 @@
 /**
  * @module The local SQS event source mapping: the queue's adapter of the shared poller (poller.ts), which
  * long-polls the queue, invokes the function with SQS events shaped as Lambda's, deletes what succeeded and
- * leaves the rest to reappear after their visibility timeout (local-aws/behaviour.md M1-M6).
+ * leaves the rest to reappear after their visibility timeout (behaviour.md M1-M6).
  * @see https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
  * @see https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
  */

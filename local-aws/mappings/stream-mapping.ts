@@ -1,8 +1,8 @@
 /**
  * Lambda's event source mappings on DynamoDB streams, run locally on the embedded store's change stream as the
  * served template declares them: the stream's adapter of the shared poller (poller.ts), which reads in order
- * from a checkpoint and moves it past what is done or discarded (docs/local-api.md "The change stream";
- * local-aws/behaviour.md D6-D14).
+ * from a checkpoint and moves it past what is done or discarded (README.md "The change stream";
+ * behaviour.md D6-D14).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -181,7 +181,7 @@ export function startStreamMapping(
   const functionArn = `arn:aws:lambda:us-east-1:000000000000:function:${model.functionId}`;
   const retryDelay = (tries: number) => Math.min(retryBaseMs * 2 ** (tries - 1), 30_000);
   // A record is given up at MaximumRecordAgeInSeconds, and in any case when the stream no longer keeps it
-  // (-1: "retried until the record expires", local-aws/behaviour.md D9, D12).
+  // (-1: "retried until the record expires", behaviour.md D9, D12).
   const retentionSeconds = stream.retentionMs / 1000;
   const maximumAgeSeconds =
     model.maximumRecordAgeSeconds >= 0

@@ -1,10 +1,10 @@
 /**
  * @module The local queues' messages kept in the embedded store's own LevelDB, beside its tables and its change
- * stream, so that a stop or a crash of `npm start` loses no accepted message (docs/local-api.md "Events and
- * queues"; local-aws/behaviour.md Q9).
+ * stream, so that a stop or a crash of the serving process loses no accepted message (README.md "Events and
+ * queues"; behaviour.md Q9).
  * @see https://github.com/google/leveldb/blob/main/include/leveldb/options.h (WriteOptions::sync)
  */
-import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 import type { QueueMessage } from './queues.ts';
 
 /** LevelDB keys of the queues (beside dynalite's `table~`, `item-…~` and the stream's `stream~` prefixes). */
@@ -35,13 +35,13 @@ interface Waiter {
  * nothing written, a crash of the machine may lose the last writes of both alike.
  */
 export class QueueJournal {
-  private readonly db: StreamLevelDb;
+  private readonly db: LevelStore;
   private pending: LevelOperation[] = [];
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | undefined;
 
   /** `db`: the embedded store's main LevelDB (JSON values). */
-  constructor(db: StreamLevelDb) {
+  constructor(db: LevelStore) {
     this.db = db;
   }
 

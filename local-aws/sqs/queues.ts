@@ -1,7 +1,7 @@
 /**
  * @module Local SQS standard queues: visibility timeout, delays, receive counts, retention, redrive to a
  * dead-letter queue and fair receives by message group, held in memory and, given a journal, written through
- * to the embedded store before each answer (docs/local-api.md "Events and queues"; local-aws/behaviour.md
+ * to the embedded store before each answer (README.md "Events and queues"; behaviour.md
  * Q1-Q10).
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html
  * @see https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html

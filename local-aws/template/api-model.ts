@@ -1,4 +1,4 @@
-/** The API the local engine serves, read from a synthesized template only: local-aws/behaviour.md. */
+/** The API the local engine serves, read from a synthesized template only: behaviour.md. */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 
@@ -54,7 +54,7 @@ export type IntegrationModel =
 export interface MethodModel {
   /** `GET`, `PATCH`, ... or `ANY`. */
   httpMethod: string;
-  /** The resource path, e.g. `/inventory/{petId}` (`/` for the root). */
+  /** The resource path, e.g. `/items/{itemId}` (`/` for the root). */
   resourcePath: string;
   /** The authorizer's logical id when `AuthorizationType` is `CUSTOM`, else undefined (served without one). */
   authorizerId?: string;
@@ -106,13 +106,13 @@ export interface ModelOptions {
   /** Variables set on every function over the template's (the local DynamoDB endpoint, for instance). */
   overrides: Record<string, string>;
   /**
-   * The module to run for a function instead of its bundle (plain `npm start` serves the TypeScript sources);
+   * The module to run for a function instead of its bundle (a dev server serving TypeScript sources, for instance);
    * undefined: the bundle of the asset metadata.
    */
   sourceOf?: (logicalId: string) => string | undefined;
   /**
    * The local value of another resource's `Ref` (attribute undefined) or `Fn::GetAtt` (a queue's URL, a bus's
-   * name: local-aws/local-aws.ts); undefined when it has none.
+   * name: events-and-queues.ts); undefined when it has none.
    */
   resourceValue?: (logicalId: string, attribute?: string) => string | undefined;
 }

@@ -1,7 +1,7 @@
 /**
- * The local authorizer cache is bounded (local-aws/behaviour.md A9, A10; docs/contract.md "Bounded cost,
- * clean shutdown"): past its bound the least recently used token is evicted, and a token's result expires after
- * the TTL. A stand-in authorizer (local-aws/testing/functions/behaviour-authorizer.ts) runs in the local Lambda
+ * The local authorizer cache is bounded (behaviour.md A9, A10; README.md "Memory and
+ * shutdown"): past its bound the least recently used token is evicted, and a token's result expires after
+ * the TTL. A stand-in authorizer (testing/functions/behaviour-authorizer.ts) runs in the local Lambda
  * runtime and records every token it is invoked with; the cache's clock is injected.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { LambdaFunction } from '../lambda/lambda-runtime.ts';
 import { removeTemporaryDirs, temporaryDir } from '../testing/temporary-dirs.ts';
 
 const ttlSeconds = 300;
-const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/v1/GET/inventory';
+const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:local/v1/GET/items';
 let fn: LambdaFunction;
 let callsFile: string;
 

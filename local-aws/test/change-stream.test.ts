@@ -1,5 +1,5 @@
 /**
- * The embedded store's change stream (docs/local-api.md "The change stream"; local-aws/behaviour.md D1-D5):
+ * The embedded store's change stream (README.md "The change stream"; behaviour.md D1-D5):
  * every committed write of each kind to a table with a stream yields one record shaped as Lambda delivers it,
  * with exact old and new images, in commit order; a write that changes nothing, a refused write and a write to
  * a table without a stream yield none; the table's description shows its stream (from CreateTable, or turned
@@ -15,7 +15,8 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { expect, test } from 'vitest';
-import { ChangeStream, type StreamLevelDb, type StreamRecord } from '../dynamodb/change-stream.ts';
+import type { LevelStore } from '../common/level-store.ts';
+import { ChangeStream, type StreamRecord } from '../dynamodb/change-stream.ts';
 import { inMemory, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { createActiveTable, dynamoDbClient } from '../testing/test-store.ts';
 import { createTestTables, testTables } from './support/fixture-tables.ts';
@@ -30,7 +31,7 @@ cleanUpAfterAll(async () => {
 });
 const stream = db.changeStream;
 if (!stream) throw new Error('the embedded store has no change stream');
-const inventory = testTables.items;
+const itemsTable = testTables.items;
 const orders = testTables.orders;
 
 /** The table's records after `after` (a sequence number; undefined: all). */
@@ -73,14 +74,14 @@ async function expected(
 const newest = async (table: string) => (await stream.latest(table)) ?? '';
 
 test('DescribeTable shows the stream of a table created with one, and none for the others', async () => {
-  const { Table } = await client.send(new DescribeTableCommand({ TableName: inventory }));
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: itemsTable }));
   expect(Table?.StreamSpecification).toStrictEqual({
     StreamEnabled: true,
     StreamViewType: 'NEW_AND_OLD_IMAGES',
   });
   expect(Table?.LatestStreamLabel).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
   expect(Table?.LatestStreamArn).toBe(
-    `arn:aws:dynamodb:us-east-1:000000000000:table/${inventory}/stream/${Table?.LatestStreamLabel}`,
+    `arn:aws:dynamodb:us-east-1:000000000000:table/${itemsTable}/stream/${Table?.LatestStreamLabel}`,
   );
   const keys = await client.send(new DescribeTableCommand({ TableName: testTables.plain }));
   expect(keys.Table?.StreamSpecification).toBeUndefined();
@@ -88,26 +89,26 @@ test('DescribeTable shows the stream of a table created with one, and none for t
 });
 
 test('PutItem, UpdateItem and DeleteItem each yield one record with the exact images', async () => {
-  const start = await newest(inventory);
-  const key = { petId: { N: '101' } };
+  const start = await newest(itemsTable);
+  const key = { itemId: { N: '101' } };
   const created = { ...key, quantity: { N: '5' }, status: { S: 'available' }, listShard: { N: '5' } };
-  await client.send(new PutItemCommand({ TableName: inventory, Item: created }));
+  await client.send(new PutItemCommand({ TableName: itemsTable, Item: created }));
   await client.send(
     new UpdateItemCommand({
-      TableName: inventory,
+      TableName: itemsTable,
       Key: key,
       UpdateExpression: 'SET quantity = :q, reason = :r',
       ExpressionAttributeValues: { ':q': { N: '3' }, ':r': { S: 'adjustment' } },
     }),
   );
   const updated = { ...created, quantity: { N: '3' }, reason: { S: 'adjustment' } };
-  await client.send(new DeleteItemCommand({ TableName: inventory, Key: key }));
+  await client.send(new DeleteItemCommand({ TableName: itemsTable, Key: key }));
 
-  const records = await recordsOf(inventory, start);
+  const records = await recordsOf(itemsTable, start);
   expect(records).toStrictEqual([
-    await expected(inventory, 'INSERT', key, undefined, created),
-    await expected(inventory, 'MODIFY', key, created, updated),
-    await expected(inventory, 'REMOVE', key, updated, undefined),
+    await expected(itemsTable, 'INSERT', key, undefined, created),
+    await expected(itemsTable, 'MODIFY', key, created, updated),
+    await expected(itemsTable, 'REMOVE', key, updated, undefined),
   ]);
   const sequences = records.map((record) => BigInt(record.dynamodb.SequenceNumber));
   expect(sequences).toStrictEqual([...sequences].sort((a, b) => (a < b ? -1 : 1)));
@@ -121,20 +122,20 @@ test('PutItem, UpdateItem and DeleteItem each yield one record with the exact im
 });
 
 test('a write that changes nothing, a refused write and a delete of nothing yield no record', async () => {
-  const item = { petId: { N: '102' }, quantity: { N: '1' }, status: { S: 'available' } };
-  await client.send(new PutItemCommand({ TableName: inventory, Item: item }));
-  const start = await newest(inventory);
+  const item = { itemId: { N: '102' }, quantity: { N: '1' }, status: { S: 'available' } };
+  await client.send(new PutItemCommand({ TableName: itemsTable, Item: item }));
+  const start = await newest(itemsTable);
 
   await client.send(
     new PutItemCommand({
-      TableName: inventory,
-      Item: { status: item.status, quantity: item.quantity, petId: item.petId },
+      TableName: itemsTable,
+      Item: { status: item.status, quantity: item.quantity, itemId: item.itemId },
     }),
   );
   await client.send(
     new UpdateItemCommand({
-      TableName: inventory,
-      Key: { petId: item.petId },
+      TableName: itemsTable,
+      Key: { itemId: item.itemId },
       UpdateExpression: 'SET quantity = :q',
       ExpressionAttributeValues: { ':q': { N: '1' } },
     }),
@@ -142,19 +143,19 @@ test('a write that changes nothing, a refused write and a delete of nothing yiel
   await expect(
     client.send(
       new PutItemCommand({
-        TableName: inventory,
+        TableName: itemsTable,
         Item: { ...item, quantity: { N: '9' } },
-        ConditionExpression: 'attribute_not_exists(petId)',
+        ConditionExpression: 'attribute_not_exists(itemId)',
       }),
     ),
   ).rejects.toThrow('The conditional request failed');
-  await client.send(new DeleteItemCommand({ TableName: inventory, Key: { petId: { N: '999' } } }));
+  await client.send(new DeleteItemCommand({ TableName: itemsTable, Key: { itemId: { N: '999' } } }));
 
-  expect(await recordsOf(inventory, start)).toStrictEqual([]);
+  expect(await recordsOf(itemsTable, start)).toStrictEqual([]);
 });
 
 test('a table without a stream gets no record', async () => {
-  const before = [await newest(inventory), await newest(orders)];
+  const before = [await newest(itemsTable), await newest(orders)];
   await client.send(
     new PutItemCommand({
       TableName: testTables.plain,
@@ -162,43 +163,48 @@ test('a table without a stream gets no record', async () => {
     }),
   );
   expect(await recordsOf(testTables.plain)).toStrictEqual([]);
-  expect([await newest(inventory), await newest(orders)]).toStrictEqual(before);
+  expect([await newest(itemsTable), await newest(orders)]).toStrictEqual(before);
 });
 
 test('BatchWriteItem yields one record per item written', async () => {
-  const start = await newest(inventory);
-  const one = { petId: { N: '201' }, quantity: { N: '1' }, status: { S: 'available' } };
-  const two = { petId: { N: '202' }, quantity: { N: '2' }, status: { S: 'pending' } };
+  const start = await newest(itemsTable);
+  const one = { itemId: { N: '201' }, quantity: { N: '1' }, status: { S: 'available' } };
+  const two = { itemId: { N: '202' }, quantity: { N: '2' }, status: { S: 'pending' } };
   await client.send(
     new BatchWriteItemCommand({
-      RequestItems: { [inventory]: [{ PutRequest: { Item: one } }, { PutRequest: { Item: two } }] },
+      RequestItems: { [itemsTable]: [{ PutRequest: { Item: one } }, { PutRequest: { Item: two } }] },
     }),
   );
-  const records = await recordsOf(inventory, start);
+  const records = await recordsOf(itemsTable, start);
   const byPet = Object.fromEntries(
-    records.map((record) => [(record.dynamodb.Keys.petId as { N: string }).N, record]),
+    records.map((record) => [(record.dynamodb.Keys.itemId as { N: string }).N, record]),
   );
   expect(records).toHaveLength(2);
   expect(byPet['201']).toStrictEqual(
-    await expected(inventory, 'INSERT', { petId: one.petId }, undefined, one),
+    await expected(itemsTable, 'INSERT', { itemId: one.itemId }, undefined, one),
   );
   expect(byPet['202']).toStrictEqual(
-    await expected(inventory, 'INSERT', { petId: two.petId }, undefined, two),
+    await expected(itemsTable, 'INSERT', { itemId: two.itemId }, undefined, two),
   );
 });
 
 test('TransactWriteItems yields one record per item changed, on each table, and none when cancelled', async () => {
-  const pet = { petId: { N: '301' }, quantity: { N: '4' }, status: { S: 'available' } };
-  await client.send(new PutItemCommand({ TableName: inventory, Item: pet }));
-  const starts = [await newest(inventory), await newest(orders)] as const;
-  const order = { orderId: { N: '7001' }, petId: pet.petId, quantity: { N: '1' }, status: { S: 'placed' } };
+  const widget = { itemId: { N: '301' }, quantity: { N: '4' }, status: { S: 'available' } };
+  await client.send(new PutItemCommand({ TableName: itemsTable, Item: widget }));
+  const starts = [await newest(itemsTable), await newest(orders)] as const;
+  const order = {
+    orderId: { N: '7001' },
+    itemId: widget.itemId,
+    quantity: { N: '1' },
+    status: { S: 'placed' },
+  };
   await client.send(
     new TransactWriteItemsCommand({
       TransactItems: [
         {
           Update: {
-            TableName: inventory,
-            Key: { petId: pet.petId },
+            TableName: itemsTable,
+            Key: { itemId: widget.itemId },
             UpdateExpression: 'SET quantity = quantity - :one',
             ExpressionAttributeValues: { ':one': { N: '1' } },
           },
@@ -207,10 +213,13 @@ test('TransactWriteItems yields one record per item changed, on each table, and 
       ],
     }),
   );
-  const inventoryRecords = await recordsOf(inventory, starts[0]);
+  const itemRecords = await recordsOf(itemsTable, starts[0]);
   const orderRecords = await recordsOf(orders, starts[1]);
-  expect(inventoryRecords).toStrictEqual([
-    await expected(inventory, 'MODIFY', { petId: pet.petId }, pet, { ...pet, quantity: { N: '3' } }),
+  expect(itemRecords).toStrictEqual([
+    await expected(itemsTable, 'MODIFY', { itemId: widget.itemId }, widget, {
+      ...widget,
+      quantity: { N: '3' },
+    }),
   ]);
   expect(orderRecords).toStrictEqual([
     await expected(orders, 'INSERT', { orderId: order.orderId }, undefined, order),
@@ -218,7 +227,7 @@ test('TransactWriteItems yields one record per item changed, on each table, and 
   // One transaction, one commit: its records are consecutive.
   expect(
     BigInt(orderRecords[0]?.dynamodb.SequenceNumber as string) -
-      BigInt(inventoryRecords[0]?.dynamodb.SequenceNumber as string),
+      BigInt(itemRecords[0]?.dynamodb.SequenceNumber as string),
   ).toBe(1n);
 
   await expect(
@@ -227,8 +236,8 @@ test('TransactWriteItems yields one record per item changed, on each table, and 
         TransactItems: [
           {
             Update: {
-              TableName: inventory,
-              Key: { petId: pet.petId },
+              TableName: itemsTable,
+              Key: { itemId: widget.itemId },
               UpdateExpression: 'SET quantity = :q',
               ExpressionAttributeValues: { ':q': { N: '0' } },
             },
@@ -244,24 +253,24 @@ test('TransactWriteItems yields one record per item changed, on each table, and 
       }),
     ),
   ).rejects.toThrow('Transaction cancelled');
-  expect(await recordsOf(inventory, inventoryRecords[0]?.dynamodb.SequenceNumber)).toStrictEqual([]);
+  expect(await recordsOf(itemsTable, itemRecords[0]?.dynamodb.SequenceNumber)).toStrictEqual([]);
   expect(await recordsOf(orders, orderRecords[0]?.dynamodb.SequenceNumber)).toStrictEqual([]);
 });
 
 test('concurrent writes to one item are recorded in commit order, each image the one before the next', async () => {
-  const key = { petId: { N: '401' } };
+  const key = { itemId: { N: '401' } };
   await client.send(
     new PutItemCommand({
-      TableName: inventory,
+      TableName: itemsTable,
       Item: { ...key, quantity: { N: '0' }, status: { S: 'available' } },
     }),
   );
-  const start = await newest(inventory);
+  const start = await newest(itemsTable);
   await Promise.all(
     Array.from({ length: 20 }, () =>
       client.send(
         new UpdateItemCommand({
-          TableName: inventory,
+          TableName: itemsTable,
           Key: key,
           UpdateExpression: 'ADD quantity :one',
           ExpressionAttributeValues: { ':one': { N: '1' } },
@@ -269,7 +278,7 @@ test('concurrent writes to one item are recorded in commit order, each image the
       ),
     ),
   );
-  const records = await recordsOf(inventory, start);
+  const records = await recordsOf(itemsTable, start);
   expect(
     records.map((record) => (record.dynamodb.NewImage?.quantity as { N: string } | undefined)?.N),
   ).toStrictEqual(Array.from({ length: 20 }, (_, at) => String(at + 1)));
@@ -283,15 +292,15 @@ test('records older than 24 hours are trimmed once the reader has passed them; y
   const { MemoryLevel } = await import('memory-level');
   const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
   let now = Date.parse('2026-01-01T00:00:00.000Z');
-  const clocked = new ChangeStream(level as unknown as StreamLevelDb, 'us-east-1', () => now);
+  const clocked = new ChangeStream(level as unknown as LevelStore, 'us-east-1', () => now);
   const table = {
-    TableName: 'pets',
-    KeySchema: [{ AttributeName: 'petId' }],
+    TableName: 'widgets',
+    KeySchema: [{ AttributeName: 'itemId' }],
     StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
-    LatestStreamArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/pets/stream/2026-01-01T00:00:00.000',
+    LatestStreamArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/widgets/stream/2026-01-01T00:00:00.000',
   };
-  const write = (petId: string) =>
-    clocked.commit([], [{ table, oldImage: null, newImage: { petId: { N: petId } } }]);
+  const write = (itemId: string) =>
+    clocked.commit([], [{ table, oldImage: null, newImage: { itemId: { N: itemId } } }]);
   const keysOf = (records: StreamRecord[]) => records.map((record) => record.dynamodb.Keys);
   await write('1');
   await write('2');
@@ -300,28 +309,32 @@ test('records older than 24 hours are trimmed once the reader has passed them; y
   now += 24 * 60 * 60 * 1000 - 60 * 60 * 1000 + 1000;
 
   // Not read yet: kept for the reader's mapping, which gives expired records up to its on-failure destination.
-  const unread = await clocked.read('pets', undefined, 10);
-  expect(keysOf(unread)).toStrictEqual([{ petId: { N: '1' } }, { petId: { N: '2' } }, { petId: { N: '3' } }]);
-  // Read past the first: it is trimmed, the second (expired, not passed) and the third (younger) are kept.
-  expect(keysOf(await clocked.read('pets', unread[0]?.dynamodb.SequenceNumber, 10))).toStrictEqual([
-    { petId: { N: '2' } },
-    { petId: { N: '3' } },
+  const unread = await clocked.read('widgets', undefined, 10);
+  expect(keysOf(unread)).toStrictEqual([
+    { itemId: { N: '1' } },
+    { itemId: { N: '2' } },
+    { itemId: { N: '3' } },
   ]);
-  const kept = await clocked.read('pets', undefined, 10);
-  expect(keysOf(kept)).toStrictEqual([{ petId: { N: '2' } }, { petId: { N: '3' } }]);
+  // Read past the first: it is trimmed, the second (expired, not passed) and the third (younger) are kept.
+  expect(keysOf(await clocked.read('widgets', unread[0]?.dynamodb.SequenceNumber, 10))).toStrictEqual([
+    { itemId: { N: '2' } },
+    { itemId: { N: '3' } },
+  ]);
+  const kept = await clocked.read('widgets', undefined, 10);
+  expect(keysOf(kept)).toStrictEqual([{ itemId: { N: '2' } }, { itemId: { N: '3' } }]);
   expect(kept[1]?.dynamodb.SequenceNumber).toBe('000000000000000000003');
   await level.close();
 });
 
 test('UpdateTable turns on the stream of a table created without one: records start with the next write', async () => {
-  const TableName = 'pets-before-streams';
+  const TableName = 'widgets-before-streams';
   await createActiveTable(client, {
     TableName,
     BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [{ AttributeName: 'petId', AttributeType: 'N' }],
-    KeySchema: [{ AttributeName: 'petId', KeyType: 'HASH' }],
+    AttributeDefinitions: [{ AttributeName: 'itemId', AttributeType: 'N' }],
+    KeySchema: [{ AttributeName: 'itemId', KeyType: 'HASH' }],
   });
-  const before = { petId: { N: '1' }, quantity: { N: '1' } };
+  const before = { itemId: { N: '1' }, quantity: { N: '1' } };
   await client.send(new PutItemCommand({ TableName, Item: before }));
   expect(await recordsOf(TableName)).toStrictEqual([]);
 
@@ -340,10 +353,10 @@ test('UpdateTable turns on the stream of a table created without one: records st
   );
   expect(await streamArn(TableName)).toBe(TableDescription?.LatestStreamArn);
 
-  const after = { petId: { N: '1' }, quantity: { N: '2' } };
+  const after = { itemId: { N: '1' }, quantity: { N: '2' } };
   await client.send(new PutItemCommand({ TableName, Item: after }));
   expect(await recordsOf(TableName)).toStrictEqual([
-    await expected(TableName, 'MODIFY', { petId: before.petId }, before, after),
+    await expected(TableName, 'MODIFY', { itemId: before.itemId }, before, after),
   ]);
   await expect(
     client.send(

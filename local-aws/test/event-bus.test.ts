@@ -1,5 +1,5 @@
 /**
- * The local EventBridge bus (local-aws/behaviour.md V1-V6): PutEvents through @aws-sdk/client-eventbridge, a
+ * The local EventBridge bus (behaviour.md V1-V6): PutEvents through @aws-sdk/client-eventbridge, a
  * rule's pattern, a Lambda target invoked asynchronously with the exact event envelope and retried twice, an
  * SQS target, and the endpoint's signature check.
  */
@@ -7,7 +7,7 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newStoreCredentials } from '../common/store-credentials.ts';
-import { prepareLocalAws } from '../local-aws.ts';
+import { prepareEventsAndQueues } from '../events-and-queues.ts';
 import type { Template } from '../template/api-model.ts';
 import { upload } from '../testing/raw-upload.ts';
 import { type AwsFixture, awsClients, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
@@ -16,13 +16,13 @@ import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 cleanUpAfterAll();
 
 /**
- * A bus `pet-store-events`, a rule on it for pet-store inventory changes to a function (through an alias) and
+ * A bus `example-events`, a rule on it for `example.shop` stock changes to a function (through an alias) and
  * a queue, and a rule for `no-retry` events to a function whose EventInvokeConfig allows no retry.
  */
 function busTemplate(recordFile: string): Template {
   return {
     Resources: {
-      Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'pet-store-events' } },
+      Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'example-events' } },
       Target: recordingFunction(recordFile),
       TargetAlias: {
         Type: 'AWS::Lambda::Alias',
@@ -47,9 +47,9 @@ function busTemplate(recordFile: string): Template {
         Properties: {
           EventBusName: { Ref: 'Bus' },
           EventPattern: {
-            source: ['pet-store'],
-            'detail-type': ['inventory.changed'],
-            detail: { reason: [{ 'anything-but': 'import' }], petId: [{ prefix: '9' }] },
+            source: ['example.shop'],
+            'detail-type': ['stock.changed'],
+            detail: { reason: [{ 'anything-but': 'import' }], itemId: [{ prefix: '9' }] },
           },
           State: 'ENABLED',
           Targets: [
@@ -70,15 +70,15 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-/** Puts one inventory event on the fixture's bus; the PutEvents answer. */
-function putInventoryEvent(detail: Record<string, unknown>, source = 'pet-store') {
+/** Puts one stock event on the fixture's bus; the PutEvents answer. */
+function putStockEvent(detail: Record<string, unknown>, source = 'example.shop') {
   return fixture.events.send(
     new PutEventsCommand({
       Entries: [
         {
-          EventBusName: 'pet-store-events',
+          EventBusName: 'example-events',
           Source: source,
-          DetailType: 'inventory.changed',
+          DetailType: 'stock.changed',
           Detail: JSON.stringify(detail),
         },
       ],
@@ -88,8 +88,8 @@ function putInventoryEvent(detail: Record<string, unknown>, source = 'pet-store'
 
 describe('PutEvents to a rule with a Lambda target', () => {
   test('the function receives the exact EventBridge envelope, with the event id PutEvents answered', async () => {
-    const detail = { petId: '9001', sequence: 1, reason: 'arrival' };
-    const answer = await putInventoryEvent(detail);
+    const detail = { itemId: '9001', sequence: 1, reason: 'arrival' };
+    const answer = await putStockEvent(detail);
     expect(answer.FailedEntryCount).toBe(0);
     const eventId = answer.Entries?.[0]?.EventId as string;
     expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
@@ -98,8 +98,8 @@ describe('PutEvents to a rule with a Lambda target', () => {
     expect(event).toEqual({
       version: '0',
       id: eventId,
-      'detail-type': 'inventory.changed',
-      source: 'pet-store',
+      'detail-type': 'stock.changed',
+      source: 'example.shop',
       account: '000000000000',
       time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
       region: 'us-east-1',
@@ -110,8 +110,8 @@ describe('PutEvents to a rule with a Lambda target', () => {
   });
 
   test('an SQS target of the same rule gets the event as JSON', async () => {
-    const detail = { petId: '9002', sequence: 1, reason: 'created' };
-    const answer = await putInventoryEvent(detail);
+    const detail = { itemId: '9002', sequence: 1, reason: 'created' };
+    const answer = await putStockEvent(detail);
     const eventId = answer.Entries?.[0]?.EventId;
     const queueUrl = fixture.aws.resourceValue('Copies') as string;
     const received = await fixture.sqs.send(
@@ -121,8 +121,8 @@ describe('PutEvents to a rule with a Lambda target', () => {
     expect(bodies).toContainEqual(
       expect.objectContaining({
         id: eventId,
-        source: 'pet-store',
-        'detail-type': 'inventory.changed',
+        source: 'example.shop',
+        'detail-type': 'stock.changed',
         detail,
       }),
     );
@@ -130,14 +130,14 @@ describe('PutEvents to a rule with a Lambda target', () => {
 
   test("an SQS target's body carries the detail's numbers digit for digit, an int64 past 2^53 too", async () => {
     const detailText =
-      '{"petId":"9003","reason":"arrival","orderId":-9223372036854775808,"sequence":9007199254740993}';
+      '{"itemId":"9003","reason":"arrival","orderId":-9223372036854775808,"sequence":9007199254740993}';
     const answer = await fixture.events.send(
       new PutEventsCommand({
         Entries: [
           {
-            EventBusName: 'pet-store-events',
-            Source: 'pet-store',
-            DetailType: 'inventory.changed',
+            EventBusName: 'example-events',
+            Source: 'example.shop',
+            DetailType: 'stock.changed',
             Detail: detailText,
           },
         ],
@@ -158,18 +158,18 @@ describe('PutEvents to a rule with a Lambda target', () => {
   });
 
   test('events the pattern does not match are not delivered (other source, anything-but, prefix)', async () => {
-    const marker = { petId: '9003', reason: 'arrival', sequence: 7 };
+    const marker = { itemId: '9003', reason: 'arrival', sequence: 7 };
     const misses = [
-      putInventoryEvent({ ...marker, sequence: 4 }, 'someone-else'),
-      putInventoryEvent({ ...marker, sequence: 5, reason: 'import' }),
-      putInventoryEvent({ ...marker, sequence: 6, petId: '1003' }),
+      putStockEvent({ ...marker, sequence: 4 }, 'someone-else'),
+      putStockEvent({ ...marker, sequence: 5, reason: 'import' }),
+      putStockEvent({ ...marker, sequence: 6, itemId: '1003' }),
     ];
     for (const miss of await Promise.all(misses)) expect(miss.FailedEntryCount).toBe(0);
     // A matching event put after them: once it arrived, the earlier ones would have too.
-    const hit = await putInventoryEvent(marker);
+    const hit = await putStockEvent(marker);
     await fixture.waitFor((l) => (l.event as { id?: string })?.id === hit.Entries?.[0]?.EventId);
     const seen = (await fixture.recorded()).flatMap((l) => {
-      const detail = (l.event as { detail?: { petId?: string; sequence?: number } } | undefined)?.detail;
+      const detail = (l.event as { detail?: { itemId?: string; sequence?: number } } | undefined)?.detail;
       return detail?.sequence && detail.sequence >= 4 && detail.sequence <= 7 ? [detail.sequence] : [];
     });
     expect(seen).toEqual([7]);
@@ -177,7 +177,7 @@ describe('PutEvents to a rule with a Lambda target', () => {
 
   test('PutEvents answers before the function has run, and a failing function is retried twice (3 attempts)', async () => {
     const started = Date.now();
-    const answer = await putInventoryEvent({ petId: '9004', reason: 'arrival', fail: true });
+    const answer = await putStockEvent({ itemId: '9004', reason: 'arrival', fail: true });
     const eventId = answer.Entries?.[0]?.EventId;
     const attempts = await fixture.waitFor((l) => (l.event as { id?: string })?.id === eventId, 3);
     expect(attempts[0]?.at).toBeGreaterThanOrEqual(started);
@@ -193,7 +193,7 @@ test('an EventInvokeConfig with MaximumRetryAttempts 0: a failing function runs 
   const answer = await fixture.events.send(
     new PutEventsCommand({
       Entries: [
-        { EventBusName: 'pet-store-events', Source: 'test', DetailType: 'no-retry', Detail: '{"fail":true}' },
+        { EventBusName: 'example-events', Source: 'test', DetailType: 'no-retry', Detail: '{"fail":true}' },
       ],
     }),
   );
@@ -209,8 +209,8 @@ describe('PutEvents refusals', () => {
     const answer = await fixture.events.send(
       new PutEventsCommand({
         Entries: [
-          { EventBusName: 'pet-store-events', Source: 'pet-store', DetailType: 'x', Detail: '[1]' },
-          { EventBusName: 'pet-store-events', Source: 'pet-store', DetailType: 'x', Detail: '{}' },
+          { EventBusName: 'example-events', Source: 'example.shop', DetailType: 'x', Detail: '[1]' },
+          { EventBusName: 'example-events', Source: 'example.shop', DetailType: 'x', Detail: '{}' },
         ],
       }),
     );
@@ -226,7 +226,7 @@ describe('PutEvents refusals', () => {
     const error = await fixture.events
       .send(
         new PutEventsCommand({
-          Entries: [{ EventBusName: 'nope', Source: 'pet-store', DetailType: 'x', Detail: '{}' }],
+          Entries: [{ EventBusName: 'nope', Source: 'example.shop', DetailType: 'x', Detail: '{}' }],
         }),
       )
       .catch((caught: Error) => caught);
@@ -243,11 +243,11 @@ describe('PutEvents refusals', () => {
       secretAccessKey: 'not-the-secret',
     });
     const entry = {
-      EventBusName: 'pet-store-events',
-      Source: 'pet-store',
-      DetailType: 'inventory.changed',
+      EventBusName: 'example-events',
+      Source: 'example.shop',
+      DetailType: 'stock.changed',
       // A detail the rule matches: accepted, it would reach the function.
-      Detail: '{"petId":"9005","reason":"arrival"}',
+      Detail: '{"itemId":"9005","reason":"arrival"}',
     };
     /** What the bus answers `clients`' PutEvents of `entry`: the error it throws. */
     const refusalOf = (clients: typeof other) =>
@@ -270,15 +270,15 @@ describe('PutEvents refusals', () => {
       client.sqs.destroy();
     }
     // The marker: an event of the fixture's own clients, put after the refusals, reaches the function.
-    const marker = await putInventoryEvent({ petId: '9006', reason: 'arrival' });
+    const marker = await putStockEvent({ itemId: '9006', reason: 'arrival' });
     await fixture.waitFor((l) => (l.event as { id?: string })?.id === marker.Entries?.[0]?.EventId);
     const seen = (await fixture.recorded()).filter(
-      (l) => (l.event as { detail?: { petId?: string } } | undefined)?.detail?.petId === '9005',
+      (l) => (l.event as { detail?: { itemId?: string } } | undefined)?.detail?.itemId === '9005',
     );
     expect(seen).toEqual([]);
   });
 
-  test('30 unsigned 15 MB bodies are refused from their headers (403), none read to its end (docs/local-api.md "Request bodies before credentials")', async () => {
+  test('30 unsigned 15 MB bodies are refused from their headers (403), none read to its end (README.md "Request bodies before credentials")', async () => {
     const port = new URL(fixture.aws.endpoint).port;
     const bodyBytes = 15 * 1024 * 1024;
     const head = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Amz-Target: AWSEvents.PutEvents\r\nContent-Length: ${bodyBytes}\r\n`;
@@ -315,6 +315,8 @@ describe('rules the local bus cannot serve are refused at load', () => {
         Rule: { Type: 'AWS::Events::Rule', Properties: { EventPattern: pattern, Targets: [] } },
       },
     };
-    await expect(prepareLocalAws({ template, credentials: newStoreCredentials() })).rejects.toThrow(message);
+    await expect(prepareEventsAndQueues({ template, credentials: newStoreCredentials() })).rejects.toThrow(
+      message,
+    );
   });
 });

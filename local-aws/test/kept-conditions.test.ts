@@ -54,9 +54,9 @@ test('a kept condition is decided on each item, in transactions and PutItems ali
 test('a condition that does not parse is refused each time, kept or not', async () => {
   const bad = {
     TableName: items,
-    Item: { petId: { N: '5' } },
+    Item: { itemId: { N: '5' } },
     ConditionExpression: 'attribute_not_exists(#id',
-    ExpressionAttributeNames: { '#id': 'petId' },
+    ExpressionAttributeNames: { '#id': 'itemId' },
   };
   for (let attempt = 0; attempt < 2; attempt++) {
     await expect(db.client.send(new PutItemCommand(bad))).rejects.toThrow(/Invalid ConditionExpression/);

@@ -1,5 +1,5 @@
 /**
- * The embedded DynamoDB's data folder is private to its user (docs/contract.md "Operator tooling";
+ * The embedded DynamoDB's data folder is private to its user (README.md "The embedded DynamoDB";
  * dynamodb/dynamodb.ts): the folder and everything in it are 0700 / 0600, also when an older version left it
  * world-readable, and a folder served by a running process is refused rather than opened twice; and its port
  * refuses web pages (no permissive CORS: dynalite alone answers any origin with `Access-Control-Allow-Origin:
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { describe, expect, test } from 'vitest';
-import { startDynamoDb } from '../dynamodb/dynamodb.ts';
+import { DataFolderInUseError, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
 import { dynamoDbClient, startTestStore } from '../testing/test-store.ts';
 import { createTestTables, testTables } from './support/fixture-tables.ts';
@@ -86,9 +86,13 @@ describe('the data folder', () => {
     const first = await startDynamoDb({ dataDir });
     cleanups.push(() => first.close());
 
-    await expect(startDynamoDb({ dataDir })).rejects.toThrow(
-      `the data folder ${dataDir} is in use by the DynamoDB at ${first.endpoint} (is npm start already running?): stop it or set another DATA_DIR`,
-    );
+    const refusal = await startDynamoDb({ dataDir }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(DataFolderInUseError);
+    expect(refusal).toMatchObject({
+      dataDir,
+      endpoint: first.endpoint,
+      message: `the data folder ${dataDir} is in use by the DynamoDB at ${first.endpoint}: stop it or use another data folder`,
+    });
     expect(await readFile(join(dataDir, 'endpoint'), 'utf8')).toBe(`${first.endpoint}\n`);
   });
 });

@@ -1,9 +1,9 @@
 /**
- * The local queues across a restart of their store (local-aws/behaviour.md Q9): messages kept in the embedded
+ * The local queues across a restart of their store (behaviour.md Q9): messages kept in the embedded
  * store's LevelDB come back with what SQS keeps of them. A queued message, a delayed one, a message in flight
  * (its receive count, receipt handle and visibility timeout), a deleted one and a message moved to the
  * dead-letter queue, each as it was when the first service let go of the store without delivering anything
- * more. The SIGKILL of a whole `npm start` is test/faults/delivery-durability.test.ts.
+ * more.
  */
 import {
   ChangeMessageVisibilityCommand,

@@ -1,5 +1,5 @@
 /**
- * The local SQS event source mapping (local-aws/behaviour.md M1-M6): the function gets SQS events shaped as
+ * The local SQS event source mapping (behaviour.md M1-M6): the function gets SQS events shaped as
  * Lambda's; with ReportBatchItemFailures only the failed message comes back, after its visibility timeout,
  * while the others are deleted; a function error returns the whole batch; a message failing maxReceiveCount
  * times lands in the dead-letter queue; a slow message does not hold the others.

@@ -1,5 +1,5 @@
 /**
- * The drain of the local server's request gate, on raw connections (docs/contract.md "Bounded cost, clean
+ * The drain of the local server's request gate, on raw connections (README.md "Memory and
  * shutdown"): once the drain starts, each connection closes after its last answer, a request pipelined
  * behind one in flight is answered before the connection closes, and a request behind an answer already sent
  * as the connection's last never runs.

@@ -1,6 +1,6 @@
 /**
- * A streamed response is produced at the client's pace (docs/architecture.md "Local API memory"): a local
- * function's writes wait while the bytes it posted are not taken, so `npm start` holds a bounded part of a
+ * A streamed response is produced at the client's pace (README.md "Memory and shutdown"): a local
+ * function's writes wait while the bytes it posted are not taken, so the serving process holds a bounded part of a
  * body however large it is and however slowly it is read.
  */
 import { once } from 'node:events';

@@ -1,5 +1,5 @@
 /**
- * The local SQS queues through @aws-sdk/client-sqs (local-aws/behaviour.md Q1-Q8): send and receive with
+ * The local SQS queues through @aws-sdk/client-sqs (behaviour.md Q1-Q8): send and receive with
  * MD5s and attributes, visibility timeout, ChangeMessageVisibility, per-message delay, receive counts,
  * redrive to the dead-letter queue, long polling, batches, and SQS's errors.
  */

@@ -1,9 +1,9 @@
 /**
- * The embedded DynamoDB accepts only requests signed with its store's own credentials (docs/local-api.md;
+ * The embedded DynamoDB accepts only requests signed with its store's own credentials (README.md "The embedded DynamoDB";
  * common/store-credentials.ts): kept 0600 in the data folder from the first start on, fresh for a store in
  * memory; an unsigned request, one signed with other credentials and one whose signature does not match are
  * refused in DynamoDB's error format and change nothing; and a body is read before its signature is checked only
- * within a bound (common/unverified-bodies.ts; docs/local-api.md "Request bodies before credentials").
+ * within a bound (common/unverified-bodies.ts; README.md "Request bodies before credentials").
  */
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -127,7 +127,7 @@ describe('the credentials', () => {
   });
 });
 
-describe('bodies before the signature (docs/local-api.md "Request bodies before credentials")', () => {
+describe('bodies before the signature (README.md "Request bodies before credentials")', () => {
   /** A server answering 200 with the length of each body that passes the check, and its count of bytes read. */
   async function guardedServer() {
     const credentials = newStoreCredentials();

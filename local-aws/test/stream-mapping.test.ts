@@ -1,5 +1,5 @@
 /**
- * The local event source mapping on a table's stream (docs/local-api.md "The change stream"; behaviour.md
+ * The local event source mapping on a table's stream (README.md "The change stream"; behaviour.md
  * D6-D14), read from a fixture template and run on the embedded store's fixture table `items` (support/fixture-tables.ts)
  * with a real worker-thread function (testing/functions/stream-function.ts): batches in stream order, the batching
  * window, retries and bisection of a throwing function, ReportBatchItemFailures, the on-failure record, record
@@ -123,17 +123,17 @@ async function mapping(
   return { model, failures, invocations, stop, logFile };
 }
 
-/** Writes item `petId` with `action` (read by the fixture function); returns its stream record's sequence number. */
+/** Writes item `itemId` with `action` (read by the fixture function); returns its stream record's sequence number. */
 async function put(
   db: Pick<TestStore, 'changeStream'>,
   client: ReturnType<typeof dynamoDbClient>,
-  petId: number,
+  itemId: number,
   action = 'ok',
 ) {
   await client.send(
     new PutItemCommand({
       TableName: items,
-      Item: { petId: { N: String(petId) }, quantity: { N: '1' }, action: { S: action } },
+      Item: { itemId: { N: String(itemId) }, quantity: { N: '1' }, action: { S: action } },
     }),
   );
   return (await db.changeStream.latest(items)) as string;
@@ -204,7 +204,7 @@ test('the template mapping is read with its settings and Lambda defaults', () =>
 test('records reach the function in stream order, in batches of at most BatchSize, exactly as the stream holds them', async () => {
   const { db, client } = await store();
   const sequences: string[] = [];
-  for (let petId = 1; petId <= 7; petId += 1) sequences.push(await put(db, client, petId));
+  for (let itemId = 1; itemId <= 7; itemId += 1) sequences.push(await put(db, client, itemId));
   const run = await mapping(db, { BatchSize: 3 });
   await checkpointed(db, run.model.logicalId, sequences.at(-1) as string);
   expect((await run.invocations()).map((invocation) => invocation.sequences)).toStrictEqual([
@@ -415,7 +415,7 @@ test.each([
     const dataDir = join(dir, 'data');
     const armedFile = join(dir, 'armed');
     const { child, output, exited } = spawnStore({
-      DATA_DIR: dataDir,
+      STORE_DIR: dataDir,
       NODE_OPTIONS: `--import=${crashHookUrl}`,
       CRASH_AT: `${point} PutItem ${items}`,
       CRASH_ARMED: armedFile,
@@ -424,13 +424,13 @@ test.each([
     const endpoint = /^ready (\S+)/m.exec(output.stdout)?.[1] as string;
     const crashing = dynamoDbClient(endpoint, await dataFolderCredentials(dataDir));
     await writeFile(armedFile, '');
-    const item = { petId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
+    const item = { itemId: { N: '77' }, quantity: { N: '5' }, status: { S: 'available' } };
     await expect(crashing.send(new PutItemCommand({ TableName: items, Item: item }))).rejects.toThrow();
     crashing.destroy();
     expect((await exited).signal).toBe('SIGKILL');
 
     const { db, client } = await store(dataDir);
-    const stored = await client.send(new GetItemCommand({ TableName: items, Key: { petId: item.petId } }));
+    const stored = await client.send(new GetItemCommand({ TableName: items, Key: { itemId: item.itemId } }));
     expect(stored.Item).toStrictEqual(committed ? item : undefined);
     const records = (await db.changeStream.read(items, undefined, 100)) as StreamRecord[];
     expect(records.map((record) => [record.eventName, record.dynamodb.NewImage])).toStrictEqual(

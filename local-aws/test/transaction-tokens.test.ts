@@ -1,6 +1,6 @@
 /**
  * The embedded store honours `ClientRequestToken` on TransactWriteItems as DynamoDB documents it
- * (local-aws/behaviour.md "DynamoDB transactions", row X1): the same token and request again succeeds and
+ * (behaviour.md "DynamoDB transactions", row X1): the same token and request again succeeds and
  * writes nothing again, also after a restart; the same token with another request is
  * `IdempotentParameterMismatchException` and writes nothing; a transaction that was cancelled recorded no
  * token, so its repeat is decided afresh; after 10 minutes a repeat is a new request.
@@ -13,34 +13,34 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { LevelOperation, StreamLevelDb } from '../dynamodb/change-stream.ts';
+import type { LevelOperation, LevelStore } from '../common/level-store.ts';
 import { TransactionTokens, tokenWindowMs } from '../dynamodb/dynalite-additions.ts';
 import { startTestStore, type TestStore } from '../testing/test-store.ts';
 import { createTestTables, testTables } from './support/fixture-tables.ts';
 
-const { items: inventory, orders } = testTables;
+const { items: itemsTable, orders } = testTables;
 let db: TestStore;
 
 beforeAll(async () => {
   db = await startTestStore({ restartable: true, tables: createTestTables });
   await db.client.send(
     new PutItemCommand({
-      TableName: inventory,
-      Item: { petId: { N: '77' }, quantity: { N: '10' }, status: { S: 'available' } },
+      TableName: itemsTable,
+      Item: { itemId: { N: '77' }, quantity: { N: '10' }, status: { S: 'available' } },
     }),
   );
 });
 afterAll(() => db?.close());
 
-/** A transaction taking `quantity` from pet 77's stock (no condition: each application takes it again). */
+/** A transaction taking `quantity` from item 77's stock (no condition: each application takes it again). */
 function takeStock(token: string, quantity: number, orderId = '1') {
   return new TransactWriteItemsCommand({
     ClientRequestToken: token,
     TransactItems: [
       {
         Update: {
-          TableName: inventory,
-          Key: { petId: { N: '77' } },
+          TableName: itemsTable,
+          Key: { itemId: { N: '77' } },
           UpdateExpression: 'SET quantity = quantity - :q',
           ConditionExpression: 'quantity >= :q',
           ExpressionAttributeValues: { ':q': { N: String(quantity) } },
@@ -53,7 +53,7 @@ function takeStock(token: string, quantity: number, orderId = '1') {
 
 async function stock(): Promise<string | undefined> {
   const { Item } = await db.client.send(
-    new GetItemCommand({ TableName: inventory, Key: { petId: { N: '77' } }, ConsistentRead: true }),
+    new GetItemCommand({ TableName: itemsTable, Key: { itemId: { N: '77' } }, ConsistentRead: true }),
   );
   return Item?.quantity?.N;
 }
@@ -92,8 +92,8 @@ test('a cancelled transaction records no token: its repeat is decided again', as
   await expect(db.client.send(takeStock('token-c', 50))).rejects.toBeInstanceOf(TransactionCanceledException);
   await db.client.send(
     new PutItemCommand({
-      TableName: inventory,
-      Item: { petId: { N: '77' }, quantity: { N: '60' }, status: { S: 'available' } },
+      TableName: itemsTable,
+      Item: { itemId: { N: '77' }, quantity: { N: '60' }, status: { S: 'available' } },
     }),
   );
   expect((await db.client.send(takeStock('token-c', 50))).$metadata.httpStatusCode).toBe(200);
@@ -105,12 +105,12 @@ test('a token names its transaction for 10 minutes after the commit, then a repe
   const { MemoryLevel } = await import('memory-level');
   const level = new MemoryLevel<string, unknown>({ valueEncoding: 'json' });
   let now = Date.parse('2026-11-27T12:00:00Z');
-  const tokens = new TransactionTokens(level as unknown as StreamLevelDb, () => now);
+  const tokens = new TransactionTokens(level as unknown as LevelStore, () => now);
   const request = { ClientRequestToken: 'token-d', TransactItems: [{ Put: { TableName: 't' } }] };
   let runs = 0;
   const run = async (record: LevelOperation[]) => {
     runs++;
-    await (level as unknown as StreamLevelDb).batch(record);
+    await (level as unknown as LevelStore).batch(record);
     return { status: 200, body: {} };
   };
 

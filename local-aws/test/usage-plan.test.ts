@@ -1,6 +1,6 @@
 /**
- * The local API's usage plan (local-aws/apigateway/usage-plan.ts): a token bucket per usage identifier, as API Gateway
- * throttles each API key of a usage plan (docs/contract.md "Authentication and authorization"). Times are
+ * The local API's usage plan (apigateway/usage-plan.ts): a token bucket per usage identifier, as API Gateway
+ * throttles each API key of a usage plan (behaviour.md S10). Times are
  * given explicitly, so no test waits.
  */
 import { describe, expect, test } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Test-only crash points of the embedded DynamoDB, preloaded with `node --import` into a process that serves
- * it (`npm start`, a tool on its own store, a suite's store process): docs/architecture.md "Crash points". The
+ * it (a server, a tool on its own store, a suite's store process): README.md "The embedded DynamoDB". The
  * testing kit names it (`crashHookUrl`); production code has no hook.
  *
  * `CRASH_AT` = `<point> <Operation> [<TableName>]` picks the point; the hook is armed while the file named by
@@ -12,7 +12,7 @@
  *   written its index entries and not its item (dynalite alone writes them one by one).
  * Single-item writes and `BatchWriteItem` are matched in dynalite's actions (their table is known there), a
  * transaction where it reaches the store's HTTP server (its body read when `CRASH_AT` names a table, so that
- * the service's background transactions on other tables pass).
+ * the transactions of its other clients on other tables pass).
  */
 import { existsSync } from 'node:fs';
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';

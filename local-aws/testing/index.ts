@@ -1,12 +1,29 @@
 /**
  * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack
  * served by it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started
- * for a suite (its tables the suite's own), a stand-in TOKEN authorizer
- * whose token picks its outcome, a stand-in consumer of a DynamoDB stream, the crash points of the embedded
- * DynamoDB and the replay of a request's body that a preloaded hook of the store reads first (local-aws/README.md "Tests").
+ * for a suite (its tables the suite's own), a stand-in TOKEN authorizer whose token picks its outcome, a
+ * stand-in consumer of a DynamoDB stream, the crash points of the embedded DynamoDB and the replay of a
+ * request's body that a preloaded hook of the store reads first (README.md "Tests"); and the parts a suite
+ * drives alone, without `startLocalAws`'s whole: the API's engine and server on a model of the template, the
+ * buses and queues with their endpoint, a stream mapping, the store's fresh credentials, the endpoint file,
+ * the streaming prelude's pieces.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+export { createEngine, type Engine } from '../apigateway/gateway.ts';
+export { createApiServer } from '../apigateway/http-server.ts';
+export { endpointFile } from '../common/endpoint-file.ts';
+export { newStoreCredentials } from '../common/store-credentials.ts';
+export { retentionVariable } from '../dynamodb/change-stream.ts';
+export { type EventsAndQueues, prepareEventsAndQueues } from '../events-and-queues.ts';
+export type { InvokeOutcome } from '../lambda/lambda-runtime.ts';
+export { integrationContentType, isStreamingHandler, splitPrelude } from '../lambda/response-streaming.ts';
+export {
+  type RunningStreamMapping,
+  startStreamMapping,
+  streamMappingModels,
+} from '../mappings/stream-mapping.ts';
+export { apiModel } from '../template/api-model.ts';
 export { bytesReadBy, holdUpload, type UploadOutcome, upload } from './raw-upload.ts';
 export { readAndReplay } from './replayed-request.ts';
 export { removeTemporaryDirs, temporaryDir } from './temporary-dirs.ts';

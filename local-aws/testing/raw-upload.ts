@@ -1,6 +1,6 @@
 /**
  * A client that uploads a large body the way a careful HTTP client does: in chunks, waiting whenever the
- * server reads nothing, and stopping at the server's answer (docs/local-api.md "Request bodies before
+ * server reads nothing, and stopping at the server's answer (README.md "Request bodies before
  * credentials").
  */
 import { once } from 'node:events';

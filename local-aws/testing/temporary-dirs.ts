@@ -1,4 +1,4 @@
-/** Temporary folders, removed together after a file's tests (docs/testing.md "Test support"). */
+/** Temporary folders, removed together after a file's tests (README.md "Tests"). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,8 +1,8 @@
 /**
- * The embedded DynamoDB of a suite (local-aws/dynamodb/dynamodb.ts), with a raw client on it: in memory, on a
+ * The embedded DynamoDB of a suite (dynamodb/dynamodb.ts), with a raw client on it: in memory, on a
  * data folder, or restartable on a fixed port, so that a test can stop it and start it again under what uses it.
  * The one way to start a store in either package's tests; the tables are the suite's own: `tables` creates them
- * (the service's `serviceTables`, the package's fixture tables; docs/testing.md "Test support").
+ * (a suite's own, as the package's fixture tables; README.md "Tests").
  */
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';

@@ -1,7 +1,8 @@
 /**
  * Every pointer into a Markdown page resolves: wherever a file of the repository (code comment, doc, workflow,
  * stack description) names a page followed by a quoted heading, that page exists and has that heading, exactly.
- * The README is named as `README`; a bare page name (`contract.md`) is looked up beside the naming file first.
+ * The README is named as `README`; a bare page name (`contract.md`) is the nearest page of that name, beside the
+ * naming file or in a folder above it up to the root.
  * Several headings may follow one page name, joined by commas or `and`. A heading ending in a parenthetical note
  * (`Pets (experimental, ...)`) may be named without it.
  */
@@ -30,11 +31,18 @@ function joined(text: string): string {
   return text.replace(/[ \t]*\n[ \t]*(?:\*(?!\/)|\/\/|#(?!#))?[ \t]*/g, ' ');
 }
 
-/** The page a pointer in `from` names, as a path from the project root (undefined when there is none). */
+/**
+ * The page a pointer in `from` names, as a path from the project root (undefined when there is none): a bare
+ * name is the nearest such page, beside `from` or in a folder above it (a package's own `README.md`).
+ */
 function page(from: string, name: string): string | undefined {
   if (name === 'README') return 'README.md';
-  const candidates = name.includes('/') ? [name] : [join(dirname(from), name), name];
-  return candidates.find((candidate) => existsSync(join(projectRoot, candidate)));
+  if (name.includes('/')) return existsSync(join(projectRoot, name)) ? name : undefined;
+  for (let folder = dirname(from); ; folder = dirname(folder)) {
+    const candidate = join(folder, name);
+    if (existsSync(join(projectRoot, candidate))) return candidate;
+    if (folder === '.') return undefined;
+  }
 }
 
 /** Every pointer of the repository: where it is, the page it names and the heading. */

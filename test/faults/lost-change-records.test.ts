@@ -9,18 +9,15 @@
  * fail a few times then heal lose nothing and double nothing.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { inMemory, type LocalDynamoDb, type StreamFailureRecord, startDynamoDb } from '@pet-store/local-aws';
 import {
+  dynamoDbClient,
   type InvokeOutcome,
-  inMemory,
-  type LocalDynamoDb,
   type RunningStreamMapping,
   retentionVariable,
-  type StreamFailureRecord,
-  startDynamoDb,
   startStreamMapping,
   streamMappingModels,
-} from '@pet-store/local-aws';
-import { dynamoDbClient } from '@pet-store/local-aws/testing';
+} from '@pet-store/local-aws/testing';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';

@@ -11,8 +11,16 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiModel, createApiServer, createEngine, type Engine, type Template } from '@pet-store/local-aws';
-import { behaviourAuthorizerModule, bytesReadBy, upload } from '@pet-store/local-aws/testing';
+import type { Template } from '@pet-store/local-aws';
+import {
+  apiModel,
+  behaviourAuthorizerModule,
+  bytesReadBy,
+  createApiServer,
+  createEngine,
+  type Engine,
+  upload,
+} from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';

@@ -1,7 +1,7 @@
 /**
  * `npm start` does not grow with use (docs/contract.md "Inventory semantics"): its resident memory stays flat over thousands of lists of a
  * table kept on disk. Each list runs one Query per shard of the list index through the embedded DynamoDB;
- * before dynalite's iterators were closed (patches/dynalite+4.0.0.patch) every one of them kept its LevelDB
+ * before dynalite's iterators were closed (local-aws/patches/dynalite+4.0.0.patch) every one of them kept its LevelDB
  * iterator for the life of the process, and the server grew at every step of this run.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The change-events queue as fanOutWebhooks reads it: a real local bus (local-aws/local-aws.ts) whose rule
+ * The change-events queue as fanOutWebhooks reads it: a real local bus (local-aws/events-and-queues.ts) whose rule
  * `{"source": ["pet-store"]}` targets a real local queue. Change records are published with the service's own
  * publisher (lib/events/bus.ts `publishChanges`, Detail = the record's exact JSON); the messages the bus put on
  * the queue (body = the event envelope as JSON text, its `detail` the Detail text as sent: local-aws/eventbridge/event-bus.ts)
@@ -12,8 +12,8 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { prepareLocalAws, type StoreCredentials } from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import type { StoreCredentials } from '@pet-store/local-aws';
+import { prepareEventsAndQueues, temporaryDir } from '@pet-store/local-aws/testing';
 import type { SQSRecord } from 'aws-lambda';
 import { expect, vi } from 'vitest';
 import { publishChanges } from '#lib/events/bus.ts';
@@ -61,7 +61,7 @@ export function sqsRecordOf(m: Message, arn: string): SQSRecord {
 
 /** Starts the local bus `pet-store-events`, its rule and the queue `change-events`, accepting `credentials`. */
 export async function startChangeEventsQueue(credentials: StoreCredentials): Promise<ChangeEventsQueue> {
-  const aws = await prepareLocalAws({
+  const aws = await prepareEventsAndQueues({
     template: {
       Resources: {
         Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: changeEventsBusName } },

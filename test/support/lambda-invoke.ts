@@ -3,12 +3,8 @@
  * reads it (local-aws/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
-import {
-  integrationContentType,
-  isStreamingHandler,
-  type ResponseStream,
-  splitPrelude,
-} from '@pet-store/local-aws';
+import type { ResponseStream } from '@pet-store/local-aws';
+import { integrationContentType, isStreamingHandler, splitPrelude } from '@pet-store/local-aws/testing';
 import type { Context } from 'aws-lambda';
 
 export { installStreamingRuntime, lambdaContext, type ResponseStream } from '@pet-store/local-aws';

@@ -1,5 +1,5 @@
 /**
- * One real local SQS queue for a test (local-aws/local-aws.ts: the queues of local-aws/sqs/queues.ts behind the local
+ * One real local SQS queue for a test (local-aws/events-and-queues.ts: the queues of local-aws/sqs/queues.ts behind the local
  * AWS endpoint of aws-endpoint.ts, started from a one-queue fixture template), with an SQS client signed for it
  * and helpers to read what the queue holds through ReceiveMessage and GetQueueAttributes.
  */
@@ -10,18 +10,18 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import type { StoreCredentials } from '@pet-store/local-aws';
 import {
-  type LocalAws,
+  type EventsAndQueues,
   newStoreCredentials,
-  prepareLocalAws,
-  type StoreCredentials,
-} from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+  prepareEventsAndQueues,
+  temporaryDir,
+} from '@pet-store/local-aws/testing';
 import { awsClients } from './aws-clients.ts';
 
 /** A running local queue. */
 export interface LocalQueueFixture {
-  aws: LocalAws;
+  aws: EventsAndQueues;
   /** `http://127.0.0.1:<port>` of the local AWS endpoint, for `AWS_ENDPOINT_URL_SQS`. */
   endpoint: string;
   /** The credentials the endpoint accepts. */
@@ -66,7 +66,7 @@ export async function startLocalQueue(options: {
       ...(options.visibilityTimeout !== undefined && { VisibilityTimeout: options.visibilityTimeout }),
     },
   });
-  const aws = await prepareLocalAws({
+  const aws = await prepareEventsAndQueues({
     template: {
       Resources: {
         Queue: queueResource(options.name),
@@ -89,7 +89,7 @@ export async function startLocalQueue(options: {
 
 /** The fixture of the queue `logicalId` of `aws`, read through `sqs`. */
 function queueFixture(
-  aws: LocalAws,
+  aws: EventsAndQueues,
   credentials: StoreCredentials,
   sqs: SQSClient,
   logicalId: string,

@@ -29,7 +29,7 @@ const oneFileOf: Record<string, string> = {
   'package.json': 'package.json',
   'package-lock.json': 'package-lock.json',
   'tsconfig.json': 'tsconfig.json',
-  patches: 'patches/dynalite+4.0.0.patch',
+  patches: 'patches/@stryker-mutator+vitest-runner+9.6.1.patch',
   infra: 'infra/app.ts',
   lib: 'lib/inventory/pet-id.ts',
   functions: 'functions/update-inventory/handler.ts',

@@ -1,5 +1,5 @@
 /**
- * Fixture templates, handler modules and SDK clients for the local buses and queues (local-aws/local-aws.ts):
+ * Fixture templates, handler modules and SDK clients for the local buses and queues (events-and-queues.ts):
  * each handler appends what it receives to a file, one JSON line per event or record, which a test reads.
  */
 import { existsSync } from 'node:fs';
@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { expect, vi } from 'vitest';
+import type { LevelStore } from '../../common/level-store.ts';
 import { newStoreCredentials, type StoreCredentials } from '../../common/store-credentials.ts';
-import type { StreamLevelDb } from '../../dynamodb/change-stream.ts';
-import { type LocalAws, prepareLocalAws } from '../../local-aws.ts';
+import { type EventsAndQueues, prepareEventsAndQueues } from '../../events-and-queues.ts';
 import type { Template } from '../../template/api-model.ts';
 import { temporaryDir } from '../../testing/temporary-dirs.ts';
 
@@ -41,7 +41,7 @@ export const handler = async (event) => {
 
 /** A running fixture: the local buses and queues, the clients signed for them, and what the handler saw. */
 export interface AwsFixture {
-  aws: LocalAws;
+  aws: EventsAndQueues;
   credentials: StoreCredentials;
   sqs: SQSClient;
   events: EventBridgeClient;
@@ -77,18 +77,18 @@ export function awsClients(endpoint: string, credentials: StoreCredentials) {
 /**
  * Starts the local buses and queues of `template(recordFile)`; every function runs the recording handler.
  * Lambda's asynchronous retries wait `asyncRetryDelaysMs` (default 200 ms, 200 ms). With `levelDb` the queues
- * keep their messages there (an embedded store's, local-aws/dynamodb/dynamodb.ts), else in memory.
+ * keep their messages there (an embedded store's, dynamodb/dynamodb.ts), else in memory.
  */
 export async function startAwsFixture(
   template: (recordFile: string) => Template,
-  options: { asyncRetryDelaysMs?: number[]; levelDb?: StreamLevelDb } = {},
+  options: { asyncRetryDelaysMs?: number[]; levelDb?: LevelStore } = {},
 ): Promise<AwsFixture> {
   const dir = await temporaryDir('local-aws-');
   const module = join(dir, 'index.mjs');
   const recordFile = join(dir, 'recorded.jsonl');
   await writeFile(module, recordingHandler);
   const credentials = newStoreCredentials();
-  const aws = await prepareLocalAws({
+  const aws = await prepareEventsAndQueues({
     template: template(recordFile),
     credentials,
     region: 'us-east-1',

@@ -1,6 +1,6 @@
 /**
  * The fixture tables of the package's suites, on the testing kit's store (`startTestStore({ tables:
- * createTestTables })`): two streamed tables (`items` keyed by `petId`, `orders` keyed by `orderId`, both N)
+ * createTestTables })`): two streamed tables (`items` keyed by `itemId`, `orders` keyed by `orderId`, both N)
  * and one without a stream (`plain`, keyed by `keyDigest` S).
  */
 import { type DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -11,7 +11,7 @@ export const testTables = { items: 'items', orders: 'orders', plain: 'plain' } a
 
 /** Each fixture table: its name, key attribute and type, and whether it streams new and old images. */
 const definitions = [
-  { name: testTables.items, key: 'petId', type: 'N', stream: true },
+  { name: testTables.items, key: 'itemId', type: 'N', stream: true },
   { name: testTables.orders, key: 'orderId', type: 'N', stream: true },
   { name: testTables.plain, key: 'keyDigest', type: 'S', stream: false },
 ] as const;

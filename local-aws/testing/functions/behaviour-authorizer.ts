@@ -1,4 +1,4 @@
-/** A stand-in TOKEN authorizer whose token picks the outcome (local-aws/behaviour.md). */
+/** A stand-in TOKEN authorizer whose token picks the outcome (behaviour.md). */
 import { appendFileSync } from 'node:fs';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 
@@ -9,7 +9,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
   if (token === 'unauthorized') throw new Error('Unauthorized');
   if (token === 'malformed') return { principalId: 'someone' } as APIGatewayAuthorizerResult;
   if (token.startsWith('slow')) await new Promise((resolve) => setTimeout(resolve, 40_000));
-  // The whole stage, as the service's authorizer does: a cached policy then serves every route.
+  // The whole stage, as a bearer authorizer commonly does: a cached policy then serves every route.
   const effect = token.startsWith('deny') ? 'Deny' : 'Allow';
   return {
     principalId: 'someone',

@@ -1,6 +1,5 @@
 /**
- * A stand-in consumer of a DynamoDB stream (local-aws/test/stream-mapping.test.ts, and a served stack's in
- * test/local/service-streams.test.ts): appends one line per invocation to the file named by `STREAM_LOG` (the
+ * A stand-in consumer of a DynamoDB stream (test/stream-mapping.test.ts, and a served stack's): appends one line per invocation to the file named by `STREAM_LOG` (the
  * batch's sequence numbers, event names and items' `action`, and the DynamoDB endpoint it was given), then acts
  * on the `action` attribute of each record's new image: `throw` throws, `fail` reports the record as a batch item
  * failure (ReportBatchItemFailures), `slow` takes 1 s first; anything else succeeds. With `STREAM_ACCEPT_ALL`

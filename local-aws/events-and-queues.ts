@@ -1,11 +1,11 @@
 /**
  * @module The template's event buses, rules, queues and queue mappings run locally behind one AWS endpoint
- * (docs/local-api.md "Events and queues"): what local/service.ts starts beside the API.
+ * (README.md "Events and queues"): what serve.ts starts beside the API.
  */
 
 import { type AwsEndpoint, startAwsEndpoint } from './aws-endpoint.ts';
+import type { LevelStore } from './common/level-store.ts';
 import type { StoreCredentials } from './common/store-credentials.ts';
-import type { StreamLevelDb } from './dynamodb/change-stream.ts';
 import { EventBuses } from './eventbridge/event-bus.ts';
 import { type EventsModel, eventsModel } from './eventbridge/events-model.ts';
 import { LambdaFunction } from './lambda/lambda-runtime.ts';
@@ -18,7 +18,7 @@ import { type FunctionModel, functionModel, type ModelOptions, type Template } f
 export const localAccount = '000000000000';
 
 /** Local buses and queues, their endpoint and the functions their rules and mappings invoke. */
-export interface LocalAws {
+export interface EventsAndQueues {
   /** `http://host:port` of the endpoint. */
   endpoint: string;
   /** What every function gets so its SDK clients reach the endpoint: `AWS_ENDPOINT_URL_EVENTBRIDGE`, `_SQS`. */
@@ -51,7 +51,7 @@ export interface LocalAws {
 }
 
 /** How to start the local buses and queues. */
-export interface LocalAwsOptions {
+export interface EventsAndQueuesOptions {
   template: Template;
   /** The only credentials the endpoint accepts (the embedded store's, or the process's). */
   credentials: StoreCredentials;
@@ -61,7 +61,7 @@ export interface LocalAwsOptions {
    * The database where the queues keep their messages across restarts (the embedded store's:
    * sqs/queue-journal.ts); without one they live in memory only.
    */
-  levelDb?: StreamLevelDb;
+  levelDb?: LevelStore;
   region?: string;
   /** Delays before Lambda's asynchronous retries (default event-bus.ts `asyncRetryDelaysMs`). */
   asyncRetryDelaysMs?: number[];
@@ -69,11 +69,11 @@ export interface LocalAwsOptions {
 
 /**
  * Reads the template's buses, rules, queues and queue mappings (refusing what is not served locally), loads
- * the messages the journal keeps, and starts the endpoint; requests are answered once {@link LocalAws.start}
+ * the messages the journal keeps, and starts the endpoint; requests are answered once {@link EventsAndQueues.start}
  * runs.
  * @throws Error naming a resource not served locally, or when the endpoint cannot listen
  */
-export async function prepareLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
+export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): Promise<EventsAndQueues> {
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const model: EventsModel = eventsModel(options.template);
   const server: AwsEndpoint = await startAwsEndpoint({
