@@ -11,10 +11,11 @@ import type {
 } from './served.ts';
 
 /**
- * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms, s. Linear: time grows at most `growthSlack`
- * x the entries. The event path: the import of `eventPathImport.rows` with it at most `eventPathImport.seconds`
- * (another number of rows: in proportion); absolute, as the event path's work needs more than 2 cores to keep a
- * ratio to the import without it (docs/performance.md "The machine's CPU per imported row").
+ * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms, s. Linear: time grows at most
+ * `growthSlack` x the entries. The event path: the import of `eventPathImport.rows` with it at most
+ * `eventPathImport.seconds` (another number of rows: in proportion); absolute, as the event path's work needs
+ * more than 2 cores to keep a ratio to the import without it
+ * (docs/performance.md "The machine's CPU per imported row, 2026-11-28 (morning)").
  */
 export const budgets = {
   bundleKb: 250,
