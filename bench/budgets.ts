@@ -9,6 +9,7 @@ import type {
   measureRush,
   measureWebhookDelays,
 } from './served.ts';
+import type { measureWriteCost } from './write-cost.ts';
 
 /**
  * The limits: KB ({@link bytesPerKb}), ratios, MB, share of the total, ms, s. Linear: time grows at most
@@ -46,6 +47,7 @@ export const runFigures = () => ({
   webhooks: [] as Awaited<ReturnType<typeof measureWebhookDelays>>[],
   fairness: [] as Awaited<ReturnType<typeof measureFairness>>[],
   eventPath: [] as Awaited<ReturnType<typeof measureEventPath>>[],
+  writeCost: {} as Partial<Record<string, Awaited<ReturnType<typeof measureWriteCost>>>>,
 });
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
