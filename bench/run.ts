@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --sizes 1000,10000] [--import 200000] [--low-stock 200000] [--quick] [--only <part>]` (parts:
- * bodies, webhooks, fairness, import, lowStock, rush, writeCost): docs/performance.md "The bench".
+ * bodies, webhooks, fairness, import, lowStock, rush, writeCost, trims): docs/performance.md "The bench".
  */
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -28,6 +28,7 @@ import {
   measureWebhookDelays,
   noisyAnswers,
 } from './served.ts';
+import { measureTrims } from './trims.ts';
 import { measureWriteCost, type WriteWay } from './write-cost.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
@@ -46,6 +47,7 @@ const options = new Command('npm run bench')
       'lowStock',
       'rush',
       'writeCost',
+      'trims',
     ]),
   )
   .parse()
@@ -139,6 +141,27 @@ try {
     log('List over HTTP (npm start --stack staging on the assembly, without its stream mappings):');
     figures.lists = await measureListOverHttp(assemblyDir, options.sizes, quick ? 2 : 5);
     await removeTemporaryDirs();
+  }
+  if (!only || only === 'trims') {
+    const rounds = quick ? 5 : 20;
+    log(
+      `What each bundle stand-in saves: KB in each function holding it, load time (${rounds} fresh processes each):`,
+    );
+    figures.trims = await measureTrims(await deployedFunctions(), join(scratch, 'trims'), rounds);
+    for (const { standIn, kbSaved, load } of figures.trims) {
+      const kb = kbSaved.map(({ kb }) => kb);
+      const range = `${fixed(Math.min(...kb), 1)} to ${fixed(Math.max(...kb), 1)} KB in ${kb.length} functions`;
+      const cpu = load
+        ? `; ${load.in} load CPU ${fixed(load.cpuMs, 1)} ms, without it ${fixed(load.withoutCpuMs, 1)} ms`
+        : '';
+      const wall = load ? ` (wall ${fixed(load.wallMs, 1)} / ${fixed(load.withoutWallMs, 1)} ms)` : '';
+      indented(`${standIn}: ${range}${cpu}${wall}`);
+      const largest = kbSaved.reduce(
+        (a, b) => (b.withoutKb > a.withoutKb ? b : a),
+        kbSaved[0] ?? { name: '', kb: 0, withoutKb: 0 },
+      );
+      indented(`  without it the largest bundle it is in: ${largest.name} ${fixed(largest.withoutKb, 1)} KB`);
+    }
   }
   if (!only || only === 'lowStock') {
     log('lowStock=true through npm start --stack staging (the index as the consumer keeps it):');
