@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --sizes 1000,10000] [--import 200000] [--low-stock 200000] [--quick] [--only <part>]` (parts:
- * bodies, webhooks, fairness, import, lowStock, rush): docs/performance.md "The bench".
+ * bodies, webhooks, fairness, import, lowStock, rush, writeCost, trims): docs/performance.md "The bench".
  */
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { bundleFileName, untrimmedEsbuildOptions } from '#infra/bundling.ts';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';
 import { localTableName, readStack, synthesize } from '#local/assembly.ts';
+import { hasJava } from '#test/support/dynamodb-local.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 import { removeTemporaryDirs } from '#test/support/testing-kit.ts';
 import { bytesPerKb, checkBudgets, runFigures } from './budgets.ts';
@@ -27,8 +28,11 @@ import {
   measureWebhookDelays,
   noisyAnswers,
 } from './served.ts';
+import { measureTrims } from './trims.ts';
+import { measureWriteCost, type WriteWay } from './write-cost.ts';
 
 const sizes = (value: string) => value.split(',').map(Number);
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
 const options = new Command('npm run bench')
   .option('--sizes <entries>', 'list sizes, comma-separated (up to 1000000)', sizes, [1000, 10000, 100000])
   .option('--import <rows>', 'rows imported with the event path off and on', sizes, [200000])
@@ -42,6 +46,8 @@ const options = new Command('npm run bench')
       'import',
       'lowStock',
       'rush',
+      'writeCost',
+      'trims',
     ]),
   )
   .parse()
@@ -60,9 +66,47 @@ if (!only || only === 'bodies') {
   for (const { operation, kind, usPerKb } of figures.bodies)
     indented(`${operation} ${kind}`.padEnd(28) + usPerKb.map((us) => us.toFixed(1).padStart(9)).join(''));
 }
+if (!only || only === 'writeCost') {
+  const iterations = quick ? 30 : 300;
+  log(
+    `Each write kind as the service makes it, and as the single-item write it replaced (${iterations} each):`,
+  );
+  const way = (w?: WriteWay) =>
+    w
+      ? `${fixed(w.wcu)} WCU ${fixed(w.rcu)} RCU ${fixed(w.requests, 1)} req${w.unreported ? ` (${fixed(w.unreported, 1)} unreported)` : ''} ${fixed(w.p50Ms)} ms`
+      : '(the same)';
+  for (const store of hasJava() ? (['embedded', 'dynamoDbLocal'] as const) : (['embedded'] as const)) {
+    const costs = await measureWriteCost(store, iterations);
+    figures.writeCost[store] = costs;
+    indented(
+      `${store}: after (transactions) | before (single-item writes); per write, p50 of the invocation`,
+    );
+    for (const { kind, after, before } of costs)
+      indented(`  ${kind.padEnd(42)} ${way(after)} | ${way(before)}`);
+  }
+  if (!hasJava()) indented('dynamoDbLocal: not measured, `java` is not on PATH');
+}
 const scratch = join(tmpdir(), 'pet-store-bench');
 const assemblyDir = join(scratch, 'cdk.out');
-if (only !== 'bodies') {
+
+/** Every function of the synthesized assembly: its bundle, handler module and production environment. */
+async function deployedFunctions() {
+  // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
+  const resources = (await readStack(assemblyDir, 'production')).template.Resources;
+  const modelOptions = {
+    assemblyDir,
+    tableName: localTableName(testTableNames),
+    overrides: { AWS_REGION: 'us-east-1' },
+    // The event functions' queue URLs and bus name: loading a handler only builds its clients.
+    resourceValue: (logicalId: string) => `http://127.0.0.1:9/000000000000/${logicalId}`,
+  };
+  return [...operations, authorizer, ...Object.values(eventFunctions)].map((definition) => {
+    const { module, environment } = functionModel(functionLogicalId(definition), resources, modelOptions);
+    return { name: definition.name, file: module, entry: definition.entry, environment };
+  });
+}
+
+if (only !== 'bodies' && only !== 'writeCost') {
   log('Synthesizing the stacks (cdk synth: the deployed bundles and environment)...');
   await synthesize(assemblyDir);
 }
@@ -86,19 +130,7 @@ try {
     }
   }
   if (!only) {
-    // Production's environment (its log level is INFO; staging's DEBUG logs a line per request) for the budgets.
-    const resources = (await readStack(assemblyDir, 'production')).template.Resources;
-    const modelOptions = {
-      assemblyDir,
-      tableName: localTableName(testTableNames),
-      overrides: { AWS_REGION: 'us-east-1' },
-      // The event functions' queue URLs and bus name: loading a handler only builds its clients.
-      resourceValue: (logicalId: string) => `http://127.0.0.1:9/000000000000/${logicalId}`,
-    };
-    const functions = [...operations, authorizer, ...Object.values(eventFunctions)].map((definition) => {
-      const { module, environment } = functionModel(functionLogicalId(definition), resources, modelOptions);
-      return { name: definition.name, file: module, environment };
-    });
+    const functions = await deployedFunctions();
     await build(untrimmedEsbuildOptions('bench/baseline-handler.ts', join(scratch, 'baseline')));
     const baseline = { name: 'baseline', file: join(scratch, 'baseline', bundleFileName), environment: {} };
     figures.bundles = functions.map(({ name, file }) => ({ name, kb: statSync(file).size / bytesPerKb }));
@@ -109,6 +141,27 @@ try {
     log('List over HTTP (npm start --stack staging on the assembly, without its stream mappings):');
     figures.lists = await measureListOverHttp(assemblyDir, options.sizes, quick ? 2 : 5);
     await removeTemporaryDirs();
+  }
+  if (!only || only === 'trims') {
+    const rounds = quick ? 5 : 20;
+    log(
+      `What each bundle stand-in saves: KB in each function holding it, load time (${rounds} fresh processes each):`,
+    );
+    figures.trims = await measureTrims(await deployedFunctions(), join(scratch, 'trims'), rounds);
+    for (const { standIn, kbSaved, load } of figures.trims) {
+      const kb = kbSaved.map(({ kb }) => kb);
+      const range = `${fixed(Math.min(...kb), 1)} to ${fixed(Math.max(...kb), 1)} KB in ${kb.length} functions`;
+      const cpu = load
+        ? `; ${load.in} load CPU ${fixed(load.cpuMs, 1)} ms, without it ${fixed(load.withoutCpuMs, 1)} ms`
+        : '';
+      const wall = load ? ` (wall ${fixed(load.wallMs, 1)} / ${fixed(load.withoutWallMs, 1)} ms)` : '';
+      indented(`${standIn}: ${range}${cpu}${wall}`);
+      const largest = kbSaved.reduce(
+        (a, b) => (b.withoutKb > a.withoutKb ? b : a),
+        kbSaved[0] ?? { name: '', kb: 0, withoutKb: 0 },
+      );
+      indented(`  without it the largest bundle it is in: ${largest.name} ${fixed(largest.withoutKb, 1)} KB`);
+    }
   }
   if (!only || only === 'lowStock') {
     log('lowStock=true through npm start --stack staging (the index as the consumer keeps it):');

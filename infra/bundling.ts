@@ -12,23 +12,14 @@ export const esmRequireBanner =
 
 /**
  * Modules replaced inside the bundles (esbuild `alias`; targets relative to the project root, esbuild's
- * working directory in both forms); docs/architecture.md "Bundles" says why.
+ * working directory in both forms), each kept for its share of the functions' load time: docs/architecture.md
+ * "Bundles" says why, docs/performance.md "The bundle trims" what each saves.
  */
 export const bundleAliases = {
   /** The SDK's default credential chain, reduced to its environment link. */
   '@aws-sdk/credential-provider-node': './lib/bundle-shims/credential-provider-env.ts',
-  /** `node:http` loaded with `require`, so its ESM facade does not load undici. */
-  'node:http': './lib/bundle-shims/node-http.ts',
   /** Event-stream support, which DynamoDB never uses: the stand-in throws. */
   '@smithy/core/event-streams': './lib/bundle-shims/no-event-streams.ts',
-  /** Powertools' JMESPath interpreter: the stand-in evaluates member paths, all the Idempotency-Key uses (`key`, `payload`). */
-  '@aws-lambda-powertools/jmespath/functions': './lib/bundle-shims/jmespath-paths.ts',
-  '@aws-lambda-powertools/jmespath': './lib/bundle-shims/jmespath-paths.ts',
-  /** Endpoint discovery's cache (an LRU library), which no bundled command uses: the stand-in throws. */
-  '@aws-sdk/endpoint-cache': './lib/bundle-shims/no-endpoint-cache.ts',
-  /** standardwebhooks' HMAC-SHA256 and base64 in JavaScript: node:crypto's and node:buffer's instead. */
-  'fast-sha256': './lib/bundle-shims/hmac-sha256.ts',
-  '@stablelib/base64': './lib/bundle-shims/base64.ts',
 } as const;
 
 /** The settings shared by both forms. `target` matches the Lambda runtime nodejs24.x. */
