@@ -33,12 +33,13 @@ export interface SqsRecord {
 
 /**
  * Concurrent batches (pollers) of a mapping, at most: AWS starts with five and scales up to 1,000
- * (services-sqs-scaling.html); locally four, the execution environments the runtime keeps per function
- * (lambda-runtime.ts; a function read by several mappings keeps one for each of their batches), so that no
- * batch holds its messages in flight while it waits for an environment.
+ * (services-sqs-scaling.html); locally eight, each batch with an execution environment of its own (a function
+ * read by mappings keeps one for each of their batches beside its pool: lambda-runtime.ts), so that no batch
+ * holds its messages in flight while it waits for an environment, and a batch of slow messages holds only
+ * itself.
  * `ScalingConfig.MaximumConcurrency` may lower it.
  */
-export const maxConcurrency = 4;
+export const maxConcurrency = 8;
 
 /** The batches `model` runs at once: its `MaximumConcurrency`, at most {@link maxConcurrency}. */
 export function mappingConcurrency(model: QueueMappingModel): number {
