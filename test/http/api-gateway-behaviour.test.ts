@@ -279,11 +279,14 @@ describe('sizes and time limits', () => {
       // The authorizer's answer cached first; then every environment of the pool (4) fails while a fifth
       // request waits for one of them.
       expect((await send('GET', '/v1/inventory/echo', [allow])).status).toBe(200);
+      // The starts of `action` so far (earlier rows start it too), then the four failing ones.
+      const startsOf = async () =>
+        (await readFile(startsFile, 'utf8')).split('\n').filter((line) => line === action).length;
+      const before = await startsOf();
       const failing = Array.from({ length: 4 }, () => send('GET', `/v1/inventory/${action}`, [allow]));
       await vi.waitFor(
         async () => {
-          const started = (await readFile(startsFile, 'utf8')).split('\n').filter((line) => line === action);
-          expect(started).toHaveLength(4);
+          expect(await startsOf()).toBe(before + 4);
         },
         { timeout: 10_000, interval: 20 },
       );
