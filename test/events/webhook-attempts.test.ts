@@ -13,6 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { eventsEnv } from '#lib/events/changes.ts';
 import { logKey } from '#lib/events/event-logs.ts';
+import type { WebhookAttempt as Attempt } from '#lib/webhooks/attempt-log.ts';
 import { localTableNames } from '#local/settings.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { validateResponse, validateWebhookBody } from '#test/support/openapi-validator.ts';
@@ -53,20 +54,6 @@ function call(method: string, path: string, body?: string, authorization = clien
     },
     ...(body === undefined ? {} : { body }),
   });
-}
-
-/** An attempt as listed. */
-interface Attempt {
-  id: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  attemptedAt: string;
-  durationMs: number;
-  responseStatus: number | null;
-  error: string | null;
-  outcome: string;
-  nextAttemptAt: string | null;
 }
 
 /** The first page of `endpointId`'s attempts (checked against openapi.yaml). */
