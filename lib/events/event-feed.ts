@@ -2,12 +2,7 @@
  * Reads the events feed (listEvents): a page of events merged from the logs, oldest first, after a position of
  * every log. docs/architecture.md "The events feed", docs/contract.md "History and events".
  */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { exactNumbers } from './change-json.ts';
 import type { EventType } from './changes.ts';
 import { keyItem, lastPosition, logCount, logKey, logsOf, markerKey, oldestKept } from './event-logs.ts';
@@ -187,13 +182,7 @@ export async function eventById(
 ): Promise<FeedEvent | undefined> {
   const place = await placeOf(client, tableName, eventId, nowMs);
   if (!place) return undefined;
-  const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: { log: logKey(place.log), position: place.position },
-      ConsistentRead: true,
-    }),
-  );
+  const Item = await keyItem(client, tableName, logKey(place.log), place.position);
   return Item && feedEventOf(Item);
 }
 

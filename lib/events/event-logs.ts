@@ -66,16 +66,18 @@ export function expiresAtOf(position: number): number {
 }
 
 /**
- * The item at position 0 under the partition key `key` (the feed's head: {@link headKey}; an id's marker:
- * {@link markerKey}), read strongly consistent; undefined when there is none.
+ * The item at `position` (default 0) under the partition key `key` (the feed's head: {@link headKey}; an id's
+ * marker: {@link markerKey}; an event: {@link logKey} and its position), read strongly consistent; undefined
+ * when there is none.
  */
 export async function keyItem(
   client: DynamoDBDocumentClient,
   tableName: string,
   key: string,
+  position: number = headPosition,
 ): Promise<Record<string, unknown> | undefined> {
   const { Item } = await client.send(
-    new GetCommand({ TableName: tableName, Key: { log: key, position: headPosition }, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: { log: key, position }, ConsistentRead: true }),
   );
   return Item;
 }
