@@ -6,7 +6,7 @@
  */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.fast.config.ts', related: true },
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
   mutate: ['lib/{inventory,orders,pets,http,auth,events,webhooks}/**/*.ts'],
   coverageAnalysis: 'perTest',
   // A static mutant (a module-level value) needs its modules loaded again for each run; this runner reports it
