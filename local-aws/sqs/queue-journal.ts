@@ -5,7 +5,7 @@
  * @see https://github.com/google/leveldb/blob/main/include/leveldb/options.h (WriteOptions::sync)
  */
 import type { LevelOperation, LevelStore } from '../common/level-store.ts';
-import type { QueueMessage } from './queues.ts';
+import type { QueueMessage } from './queue-message.ts';
 
 /** LevelDB keys of the queues (beside dynalite's `table~`, `item-…~` and the stream's `stream~` prefixes). */
 const keys = {
