@@ -3,16 +3,19 @@
  * (README.md "Events and queues"): what serve.ts starts beside the API.
  */
 
-import { type AwsEndpoint, startAwsEndpoint } from './aws-endpoint.ts';
+import { type JsonEndpoint, startJsonEndpoint } from './aws-endpoint.ts';
 import type { LevelStore } from './common/level-store.ts';
 import type { StoreCredentials } from './common/store-credentials.ts';
+import { eventBridgeProtocol, eventBridgeService } from './eventbridge/api.ts';
 import { EventBuses } from './eventbridge/event-bus.ts';
 import { type EventsModel, eventsModel } from './eventbridge/events-model.ts';
-import { LambdaFunction } from './lambda/lambda-runtime.ts';
+import { LambdaFunctions } from './lambda/lambda-functions.ts';
+import type { LambdaFunction } from './lambda/lambda-runtime.ts';
 import { mappingConcurrency, type QueueMapping, startQueueMapping } from './mappings/queue-mapping.ts';
+import { sqsProtocol, sqsService } from './sqs/api.ts';
 import { QueueJournal } from './sqs/queue-journal.ts';
 import { LocalQueues } from './sqs/queues.ts';
-import { type FunctionModel, functionModel, type ModelOptions, type Template } from './template/api-model.ts';
+import { functionModel, type ModelOptions, type Template } from './template/api-model.ts';
 
 /** The account id of local ARNs (as api-model.ts's `AWS::AccountId`). */
 export const localAccount = '000000000000';
@@ -27,24 +30,26 @@ export interface EventsAndQueues {
   resourceValue(logicalId: string, attribute?: string): string | undefined;
   queues: LocalQueues;
   /**
-   * Builds the functions of the rules and queue mappings with `options` (the same overrides as the API's),
-   * then answers requests, delivers events and starts polling.
+   * The execution environments each function needs at once beyond Lambda's pool (the batches its queue
+   * mappings run at once), by logical id: for the template's {@link LambdaFunctions}.
+   */
+  environments: Record<string, number>;
+  /**
+   * Answers requests, delivers events and starts polling, the rules' and queue mappings' functions run in
+   * `functions`: the template's, shared with the API and the stream mappings (their owner closes them), or
+   * options to build functions of its own (with the same overrides as the API's; closed by {@link close}).
    * @throws Error naming a function whose model cannot be built
    */
-  start(options: ModelOptions): void;
+  start(functions: LambdaFunctions | ModelOptions): void;
   /**
    * Sends `body` to the queue with this logical id, name or ARN (a DynamoDB-stream mapping's on-failure
    * destination, for instance); resolves with the message id once the message is stored.
    * @throws Error when no queue of the template has that reference
    */
   sendToQueue(queue: string, body: string): Promise<string>;
-  /** Retires the execution environments of the event functions (see {@link LambdaFunction.recycle}). */
-  recycle(): void;
-  /** No event function starts an invocation that could not end by `deadline` (epoch ms). */
-  endBy(deadline: number): void;
   /**
    * Stops polling and retrying; waits for the batches and invocations in flight; closes the endpoint (its
-   * long polls answer at once) and the functions. Messages still queued stay in the journal, when there is
+   * long polls answer at once) and the functions of its own. Messages still queued stay in the journal, when there is
    * one, for the next start; without one they are lost. Retries of Lambda targets still waiting are dropped.
    */
   close(): Promise<void>;
@@ -76,8 +81,9 @@ export interface EventsAndQueuesOptions {
 export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): Promise<EventsAndQueues> {
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const model: EventsModel = eventsModel(options.template);
-  const server: AwsEndpoint = await startAwsEndpoint({
+  const server: JsonEndpoint = await startJsonEndpoint({
     credentials: options.credentials,
+    protocols: [eventBridgeProtocol, sqsProtocol],
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
   const queues = new LocalQueues(
@@ -91,7 +97,15 @@ export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): P
     await server.close();
     throw error;
   });
+  // An environment for each batch its queue mappings run at once: none waits holding its messages.
+  const environments: Record<string, number> = {};
+  for (const mapping of model.queueMappings) {
+    environments[mapping.functionId] = (environments[mapping.functionId] ?? 0) + mappingConcurrency(mapping);
+  }
+  /** The functions of the rules and queue mappings, by logical id, once started. */
   const functions = new Map<string, LambdaFunction>();
+  /** The functions built by {@link EventsAndQueues.start} from options, which {@link EventsAndQueues.close} closes. */
+  let own: LambdaFunctions | undefined;
   let buses: EventBuses | undefined;
   let mappings: QueueMapping[] = [];
 
@@ -124,16 +138,17 @@ export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): P
     variables: { AWS_ENDPOINT_URL_EVENTBRIDGE: server.endpoint, AWS_ENDPOINT_URL_SQS: server.endpoint },
     resourceValue,
     queues,
-    start(functionOptions) {
-      const withResources: ModelOptions = { ...functionOptions, resourceValue };
-      for (const logicalId of model.functionIds) {
-        const config: FunctionModel = functionModel(logicalId, options.template.Resources, withResources);
-        // An environment for each batch its queue mappings run at once: none waits holding its messages.
-        const batches = model.queueMappings
-          .filter((mapping) => mapping.functionId === logicalId)
-          .reduce((sum, mapping) => sum + mappingConcurrency(mapping), 0);
-        functions.set(logicalId, new LambdaFunction(config, batches));
+    environments,
+    start(given) {
+      if (!(given instanceof LambdaFunctions)) {
+        const withResources: ModelOptions = { ...given, resourceValue };
+        own = new LambdaFunctions(
+          (logicalId) => functionModel(logicalId, options.template.Resources, withResources),
+          environments,
+        );
       }
+      const registry = own ?? (given as LambdaFunctions);
+      for (const logicalId of model.functionIds) functions.set(logicalId, registry.get(logicalId));
       buses = new EventBuses(Object.values(model.buses), model.rules, {
         functionOf,
         queues,
@@ -142,7 +157,7 @@ export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): P
         asyncRetries: model.asyncRetries,
         ...(options.asyncRetryDelaysMs ? { retryDelaysMs: options.asyncRetryDelaysMs } : {}),
       });
-      server.serve({ buses, queues });
+      server.serve([eventBridgeService(buses), sqsService(queues, options.credentials.accessKeyId)]);
       mappings = model.queueMappings.map((mapping) => {
         const queue = queues.find(mapping.queueId);
         if (!queue) throw new Error(`template: ${mapping.logicalId}: no queue ${mapping.queueId}`);
@@ -154,19 +169,13 @@ export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): P
       if (!queue) throw new Error(`no local queue ${reference}`);
       return (await queue.send(body, { senderId: 'lambda' })).messageId;
     },
-    recycle() {
-      for (const fn of functions.values()) fn.recycle();
-    },
-    endBy(deadline) {
-      for (const fn of functions.values()) fn.endBy(deadline);
-    },
     async close() {
       const polling = mappings.map((mapping) => mapping.close());
       queues.close();
       await Promise.all(polling);
       await buses?.close();
       await server.close();
-      await Promise.all([...functions.values()].map((fn) => fn.close()));
+      await own?.close();
     },
   };
 }

@@ -16,7 +16,7 @@ import { requestGate } from './apigateway/request-gate.ts';
 import { credentialVariables } from './common/store-credentials.ts';
 import { inMemory, type LocalDynamoDb, startDynamoDb } from './dynamodb/dynamodb.ts';
 import { type EventsAndQueues, prepareEventsAndQueues } from './events-and-queues.ts';
-import { LambdaFunction } from './lambda/lambda-runtime.ts';
+import { LambdaFunctions } from './lambda/lambda-functions.ts';
 import {
   ensureCheckpoint,
   type RunningStreamMapping,
@@ -178,17 +178,14 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
     ...(options.functionSource ? { sourceOf: options.functionSource } : {}),
   };
   const model = apiModel(options.template, modelOptions);
-  // The stream mappings' functions, with the same environment overrides as the API's.
-  const mappingModels = streamMappingModels(options.template, options.tableName);
-  const mappingFunctions = new Map(
-    [...new Set(mappingModels.map((mapping) => mapping.functionId))].map((functionId) => [
-      functionId,
-      new LambdaFunction(functionModel(functionId, options.template.Resources, modelOptions)),
-    ]),
+  // One pool per function, whichever paths invoke it: the API's, the stream mappings', the rules' and queues'.
+  const functions = new LambdaFunctions(
+    (logicalId) => functionModel(logicalId, options.template.Resources, modelOptions),
+    aws.environments,
   );
-  const closeMappingFunctions = () =>
-    Promise.all([...mappingFunctions.values()].map((lambda) => lambda.close()));
-  const engine = createEngine(model, options.errorBody, options.onAccess);
+  const mappingModels = streamMappingModels(options.template, options.tableName);
+  for (const mapping of mappingModels) functions.get(mapping.functionId);
+  const engine = createEngine(model, options.errorBody, options.onAccess, functions);
   const api: RequestListener = (request, response) => void engine.listener(request, response);
   const gate = requestGate(options.listener ? options.listener(api, model.stage) : api);
   const server = createApiServer(gate.listener, {
@@ -203,9 +200,8 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
         server.listen(options.port, options.host, () => resolve());
       }),
   ).catch(async (error: unknown) => {
-    await engine.close();
     await aws.close();
-    await closeMappingFunctions();
+    await functions.close();
     await db?.close();
     throw error;
   });
@@ -223,25 +219,20 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
     open() {
       gate.open();
       if (options.events === false) return;
-      aws.start(modelOptions);
+      aws.start(functions);
       // Discarded stream records' failure records go to the mapping's on-failure queue (a local queue).
-      mappings = startMappings(mappingModels, mappingFunctions, db, async (destination, record) => {
+      mappings = startMappings(mappingModels, functions, db, async (destination, record) => {
         if (destination) await aws.sendToQueue(destination, JSON.stringify(record));
       });
     },
     sendToQueue: (queue, body) => aws.sendToQueue(queue, body),
-    recycle: () => {
-      engine.recycle();
-      aws.recycle();
-      for (const lambda of mappingFunctions.values()) lambda.recycle();
-    },
+    recycle: () => functions.recycle(),
     async close() {
       // The drain starts first, so that the connections still open get `Connection: close` on their answers;
       // then the server stops accepting and closes the idle ones.
       // No function runs at the drain's cut: each started ends (or times out) a margin before it.
       const deadline = Date.now() + integrationTimeoutMs - answerMarginMs;
-      engine.endBy(deadline);
-      aws.endBy(deadline);
+      functions.endBy(deadline);
       // The mappings stop polling; a batch being invoked finishes and is checkpointed.
       const mappingsStopped = Promise.all(mappings.map((mapping) => mapping.stop()));
       const drained = gate.drain(integrationTimeoutMs);
@@ -250,9 +241,8 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
       server.closeAllConnections();
       await closed;
       await mappingsStopped;
-      await closeMappingFunctions();
-      await engine.close();
       await aws.close();
+      await functions.close();
       await db?.close();
     },
   };
@@ -266,7 +256,7 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
  */
 function startMappings(
   models: ReturnType<typeof streamMappingModels>,
-  functions: Map<string, LambdaFunction>,
+  functions: LambdaFunctions,
   db: LocalDynamoDb | undefined,
   onFailure: (destination: string | undefined, record: StreamFailureRecord) => Promise<void> | void,
 ): RunningStreamMapping[] {
@@ -281,7 +271,7 @@ function startMappings(
   return models.map((model) =>
     startStreamMapping(model, {
       stream,
-      invoke: (event) => (functions.get(model.functionId) as LambdaFunction).invoke(event),
+      invoke: (event) => functions.get(model.functionId).invoke(event),
       onFailure,
     }),
   );

@@ -5,9 +5,10 @@ import type { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import FindMyWay from 'find-my-way';
 import { bodyPending, bodySlots, unverifiedBodySlots } from '../common/unverified-bodies.ts';
-import { LambdaFunction, TooLateToStart } from '../lambda/lambda-runtime.ts';
+import { LambdaFunctions } from '../lambda/lambda-functions.ts';
+import { type LambdaFunction, TooLateToStart } from '../lambda/lambda-runtime.ts';
 import { type Prelude, splitPrelude } from '../lambda/response-streaming.ts';
-import type { ApiModel, MethodModel, ThrottleModel } from '../template/api-model.ts';
+import type { ApiModel, FunctionModel, MethodModel, ThrottleModel } from '../template/api-model.ts';
 import { authorizerStep } from './authorizer.ts';
 import {
   defaultErrorBody,
@@ -40,9 +41,9 @@ export interface Engine {
    * authorizer): README.md "Memory and shutdown".
    */
   endBy(deadline: number): void;
-  /** Terminates every function's execution environments. */
+  /** Terminates its functions' execution environments (see {@link LambdaFunctions.close}). */
   close(): Promise<void>;
-  /** Retires every function's execution environments (see {@link LambdaFunction.recycle}). */
+  /** Retires its functions' execution environments (see {@link LambdaFunction.recycle}). */
   recycle(): void;
 }
 
@@ -159,18 +160,20 @@ function streamedResponse(body: Readable): Promise<{ prelude: Prelude; rest: Buf
 }
 
 /**
- * Builds the engine for `model`: one {@link LambdaFunction} per function of the template; `errorBody` writes
- * the 503 of a function that could not start before a shutdown's deadline.
+ * Builds the engine for `model`; `errorBody` writes the 503 of a function that could not start before a
+ * shutdown's deadline. Its integrations and authorizers run in `functions`: the template's (startLocalAws
+ * shares them with the event path, and closes them itself), else functions of their own built from
+ * `model.functions` (the engine alone, in a test).
  */
 export function createEngine(
   model: ApiModel,
   errorBody: ErrorBodyRenderer = defaultErrorBody,
   onAccess?: (context: AccessLogContext) => void,
+  functions: LambdaFunctions = new LambdaFunctions(
+    (logicalId) => model.functions[logicalId] as FunctionModel,
+  ),
 ): Engine {
-  const functions = new Map(
-    Object.values(model.functions).map((fn) => [fn.logicalId, new LambdaFunction(fn)]),
-  );
-  const functionFor = (logicalId: string) => functions.get(logicalId) as LambdaFunction;
+  const functionFor = (logicalId: string): LambdaFunction => functions.get(logicalId);
   const plan = usagePlan();
   const unauthenticated = bodySlots(unverifiedBodySlots);
   const authorizers = new Map(
@@ -375,15 +378,9 @@ export function createEngine(
         else response.destroy();
       }
     },
-    recycle() {
-      for (const fn of functions.values()) fn.recycle();
-    },
-    endBy(deadline) {
-      for (const fn of functions.values()) fn.endBy(deadline);
-    },
-    async close() {
-      await Promise.all([...functions.values()].map((fn) => fn.close()));
-    },
+    recycle: () => functions.recycle(),
+    endBy: (deadline) => functions.endBy(deadline),
+    close: () => functions.close(),
   };
 }
 

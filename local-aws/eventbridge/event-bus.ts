@@ -1,26 +1,11 @@
 /**
- * @module The local EventBridge buses: PutEvents builds each entry's event envelope, matches it against the
- * rules of its bus and delivers it to their targets (behaviour.md V1-V6).
- * @see https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html
+ * @module The local EventBridge buses: an event put on a bus (eventbridge/api.ts's PutEvents) is matched against
+ * the rules of its bus and delivered to their targets (behaviour.md V1-V6).
  * @see https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html
  */
-import { randomUUID } from 'node:crypto';
 import type { LambdaFunction } from '../lambda/lambda-runtime.ts';
 import type { LocalQueues } from '../sqs/queues.ts';
 import type { RuleModel } from './events-model.ts';
-
-/** A `PutEventsRequestEntry` as the JSON protocol carries it. */
-export interface PutEventsEntry {
-  Source?: string;
-  DetailType?: string;
-  Detail?: string;
-  EventBusName?: string;
-  Resources?: string[];
-  Time?: number | string;
-}
-
-/** A `PutEventsResultEntry`. */
-export type PutEventsResultEntry = { EventId: string } | { ErrorCode: string; ErrorMessage: string };
 
 /** An EventBridge event as rules and targets see it. */
 export interface EventEnvelope {
@@ -34,20 +19,6 @@ export interface EventEnvelope {
   resources: string[];
   detail: unknown;
 }
-
-/** An EventBridge error answered for the whole request. */
-export class EventBridgeError extends Error {
-  readonly type: string;
-  constructor(type: string, message: string) {
-    super(message);
-    this.type = type;
-  }
-}
-
-/** The most entries one PutEvents takes. */
-export const maxEntries = 10;
-/** The largest entry (and request), in bytes: 256 KB. */
-export const maxEntryBytes = 256 * 1024;
 
 /**
  * Lambda's asynchronous invocation retries of a function error: two retries, one minute before the first
@@ -66,36 +37,6 @@ export interface BusTargets {
   retryDelaysMs?: number[];
   /** Retries of a function (its `EventInvokeConfig` `MaximumRetryAttempts`), by logical id; absent: 2. */
   asyncRetries?: Record<string, number>;
-}
-
-/** The event time: the entry's `Time` (epoch seconds, as the JSON protocol sends it), else now; whole seconds. */
-function eventTime(time: PutEventsEntry['Time']): string {
-  const date = time === undefined ? new Date() : new Date(typeof time === 'number' ? time * 1000 : time);
-  const valid = Number.isNaN(date.getTime()) ? new Date() : date;
-  return valid.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** Why an entry is refused (its ErrorCode and ErrorMessage, as EventBridge words them), or its detail. */
-function entryDetail(
-  entry: PutEventsEntry,
-): { detail: unknown } | { ErrorCode: string; ErrorMessage: string } {
-  for (const name of ['Source', 'DetailType', 'Detail'] as const) {
-    if (typeof entry[name] !== 'string' || entry[name] === '') {
-      return {
-        ErrorCode: 'InvalidArgument',
-        ErrorMessage: `Parameter ${name} is not valid. Reason: ${name} is a required argument.`,
-      };
-    }
-  }
-  let detail: unknown;
-  try {
-    detail = JSON.parse(entry.Detail as string);
-  } catch {
-    return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
-  }
-  if (detail === null || typeof detail !== 'object' || Array.isArray(detail))
-    return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
-  return { detail };
 }
 
 /**
@@ -122,71 +63,22 @@ export class EventBuses {
     this.targets = targets;
   }
 
-  /**
-   * PutEvents: one result per entry, in order; each accepted entry is matched against the rules of its bus.
-   * It answers once the entries' messages to SQS targets are stored in their queues (an accepted event is not
-   * lost when the process stops: behaviour.md Q9); Lambda targets are invoked after this answer
-   * (they never delay the caller).
-   * @throws EventBridgeError ValidationException (no entries, more than 10), ResourceNotFoundException (no such
-   *   bus); a queue's journal error (nothing is acknowledged: the caller retries)
-   */
-  async putEvents(entries: PutEventsEntry[] | undefined): Promise<{
-    FailedEntryCount: number;
-    Entries: PutEventsResultEntry[];
-  }> {
-    if (!Array.isArray(entries) || entries.length === 0 || entries.length > maxEntries) {
-      throw new EventBridgeError(
-        'ValidationException',
-        `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length less than or equal to ${maxEntries} and greater than or equal to 1`,
-      );
-    }
-    for (const entry of entries) {
-      const bus = (entry.EventBusName ?? 'default').split('/').pop() as string;
-      if (!this.names.has(bus))
-        throw new EventBridgeError('ResourceNotFoundException', `Event bus ${bus} does not exist.`);
-    }
-    const stored: Promise<unknown>[] = [];
-    const results = entries.map((entry): PutEventsResultEntry => {
-      const checked = entryDetail(entry);
-      if (!('detail' in checked)) return checked;
-      if (Buffer.byteLength(JSON.stringify(entry)) > maxEntryBytes) {
-        return {
-          ErrorCode: 'InvalidArgument',
-          ErrorMessage: 'Total size of the entries in the request is over the limit.',
-        };
-      }
-      const event: EventEnvelope = {
-        version: '0',
-        id: randomUUID(),
-        'detail-type': entry.DetailType as string,
-        source: entry.Source as string,
-        account: this.targets.account,
-        time: eventTime(entry.Time),
-        region: this.targets.region,
-        resources: entry.Resources ?? [],
-        detail: checked.detail,
-      };
-      stored.push(
-        ...this.route(
-          (entry.EventBusName ?? 'default').split('/').pop() as string,
-          event,
-          entry.Detail as string,
-        ),
-      );
-      return { EventId: event.id };
-    });
-    await Promise.all(stored);
-    return {
-      FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length,
-      Entries: results,
-    };
+  /** Whether `name` is a bus of the template (or `default`). */
+  has(name: string): boolean {
+    return this.names.has(name);
+  }
+
+  /** The account and region of the events put on the buses. */
+  get origin(): { account: string; region: string } {
+    return { account: this.targets.account, region: this.targets.region };
   }
 
   /**
-   * Delivers `event` (its detail sent as `detailText`) to every target of every rule of `bus` that matches it.
+   * Delivers `event` (its detail sent as `detailText`) to every target of every rule of `bus` that matches it:
+   * Lambda targets are invoked after this turn (they never delay the caller).
    * @returns the sends to SQS targets, each settled once its message is stored
    */
-  private route(bus: string, event: EventEnvelope, detailText: string): Promise<unknown>[] {
+  publish(bus: string, event: EventEnvelope, detailText: string): Promise<unknown>[] {
     const sends: Promise<unknown>[] = [];
     for (const rule of this.rules) {
       if (rule.busName !== bus || !rule.matches(event)) continue;
