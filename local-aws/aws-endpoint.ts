@@ -71,7 +71,7 @@ export interface JsonEndpoint {
  * as `AWS_ENDPOINT_URL_SQS` / `AWS_ENDPOINT_URL_EVENTBRIDGE`, signing with `<dataDir>/credentials`); undefined
  * when none answers.
  */
-export function localAwsEndpoint(dataDir: string): Promise<string | undefined> {
+export function eventsAndQueuesEndpoint(dataDir: string): Promise<string | undefined> {
   return advertisedEndpoint(dataDir, 'aws-endpoint');
 }
 

@@ -79,7 +79,7 @@ export interface ServedTemplate {
   /** The embedded DynamoDB this process serves; undefined with {@link ServeOptions.dynamoDbEndpoint}. */
   dynamoDb?: LocalDynamoDb;
   /** `http://127.0.0.1:port` of the local EventBridge and SQS endpoint (also in `<dataDir>/aws-endpoint`). */
-  awsEndpoint: string;
+  eventsAndQueuesEndpoint: string;
   /**
    * What the caller's own AWS SDK clients need to reach this template, and what its functions get:
    * `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_EVENTBRIDGE`, `AWS_ENDPOINT_URL_SQS` and, with the embedded
@@ -214,7 +214,7 @@ export async function startLocalAws(options: ServeOptions): Promise<ServedTempla
     // An IPv6 address (HOST=::1) is written in brackets, or the URL would not parse.
     baseUrl: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/${model.stage}`,
     ...(db ? { dynamoDb: db } : {}),
-    awsEndpoint: aws.endpoint,
+    eventsAndQueuesEndpoint: aws.endpoint,
     variables,
     open() {
       gate.open();

@@ -240,7 +240,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(apiKey ? { apiKey } : {}),
     firstStart,
     seeded,
-    awsEndpoint: served.awsEndpoint,
+    awsEndpoint: served.eventsAndQueuesEndpoint,
     sendToQueue: (queue, body) => served.sendToQueue(queue, body),
     recycle: () => served.recycle(),
     close: async () => {

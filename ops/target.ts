@@ -3,7 +3,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { connectLocalDynamoDb, dataFolderCredentials, localAwsEndpoint } from '@pet-store/local-aws';
+import { connectLocalDynamoDb, dataFolderCredentials, eventsAndQueuesEndpoint } from '@pet-store/local-aws';
 import { Option } from 'commander';
 import {
   type EnvironmentName,
@@ -208,7 +208,7 @@ async function localTarget(): Promise<Target> {
  */
 async function localSqsClient(dataDir: string): Promise<SQSClient> {
   if (process.env.AWS_ENDPOINT_URL_SQS) return new SQSClient({});
-  const endpoint = await localAwsEndpoint(dataDir);
+  const endpoint = await eventsAndQueuesEndpoint(dataDir);
   if (!endpoint) {
     throw new Error('the local service is not running: start it with `npm start` (its queues live in it)');
   }

@@ -97,7 +97,7 @@ test('two templates in one process: each its own store and endpoints, no process
   expect(Object.keys(first.variables).toSorted()).toEqual(names);
   expect(Object.keys(second.variables).toSorted()).toEqual(names);
   for (const name of names) expect(first.variables[name]).not.toBe(second.variables[name]);
-  expect(first.variables.AWS_ENDPOINT_URL_SQS).toBe(first.awsEndpoint);
+  expect(first.variables.AWS_ENDPOINT_URL_SQS).toBe(first.eventsAndQueuesEndpoint);
   expect(first.variables.AWS_ENDPOINT_URL_DYNAMODB).toBe(first.dynamoDb?.endpoint);
 
   await fill(first.variables, 'first');

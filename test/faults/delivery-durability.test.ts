@@ -11,7 +11,7 @@
  * retried after 1 s (`WEBHOOK_RETRY_DELAYS`).
  */
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { dataFolderCredentials, localAwsEndpoint, type Template } from '@pet-store/local-aws';
+import { dataFolderCredentials, eventsAndQueuesEndpoint, type Template } from '@pet-store/local-aws';
 import { temporaryDir } from '@pet-store/local-aws/testing';
 import { beforeAll, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
@@ -130,7 +130,7 @@ async function unreadQueues(dataDir: string): Promise<Record<string, number>> {
     }),
   );
   const sqs = new SQSClient({
-    endpoint: await localAwsEndpoint(dataDir),
+    endpoint: await eventsAndQueuesEndpoint(dataDir),
     region: 'us-east-1',
     credentials: await dataFolderCredentials(dataDir),
   });

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { localAwsEndpoint } from '@pet-store/local-aws';
+import { eventsAndQueuesEndpoint } from '@pet-store/local-aws';
 import { endpointFile, temporaryDir } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { ServedStack } from '#local/assembly.ts';
@@ -89,7 +89,7 @@ afterAll(async () => {
 test('the endpoint is advertised in <dataDir>/aws-endpoint and in the process environment', async () => {
   expect(service.awsEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/);
   expect((await readFile(endpointFile(dataDir, 'aws-endpoint'), 'utf8')).trim()).toBe(service.awsEndpoint);
-  expect(await localAwsEndpoint(dataDir)).toBe(service.awsEndpoint);
+  expect(await eventsAndQueuesEndpoint(dataDir)).toBe(service.awsEndpoint);
   expect(process.env.AWS_ENDPOINT_URL_SQS).toBe(service.awsEndpoint);
   expect(process.env.AWS_ENDPOINT_URL_EVENTBRIDGE).toBe(service.awsEndpoint);
 });
