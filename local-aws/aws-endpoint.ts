@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { advertisedEndpoint, advertiseEndpoint, withdrawEndpoint } from './common/endpoint-file.ts';
+import type { JsonProtocol, JsonService, ServiceFailure } from './common/json-service.ts';
 import {
   credentialRefusal,
   type Refusal,
@@ -18,40 +19,6 @@ import {
   signatureRefusal,
 } from './common/store-credentials.ts';
 import { bodyPending, bodySlots, unverifiedBodySlots } from './common/unverified-bodies.ts';
-
-/** An AWS JSON protocol as a service speaks it. */
-export interface JsonProtocol {
-  /** The `X-Amz-Target` prefix of the service's operations (`AmazonSQS`, `AWSEvents`). */
-  targetPrefix: string;
-  /** Its version: the answers' `Content-Type` is `application/x-amz-json-<version>`. */
-  version: '1.0' | '1.1';
-}
-
-/**
- * An error answer: HTTP status, `__type` and message; `queryCode` adds SQS's `x-amzn-query-error: <code>;Sender`
- * (the query-protocol code the SDK reports as `Code`).
- */
-export interface ServiceFailure {
-  status: number;
-  type: string;
-  message: string;
-  queryCode?: string;
-}
-
-/**
- * An operation: it takes the request's JSON body, which its own parameter types as the service's SDK input
- * type (the body is trusted to have that shape as far as the SDK's clients send it), and resolves with the
- * answer's body.
- */
-export type JsonOperation = (input: never) => unknown;
-
-/** A service the endpoint answers for: its protocol, its operations by name, its errors' answers. */
-export interface JsonService {
-  protocol: JsonProtocol;
-  operations: Readonly<Record<string, JsonOperation>>;
-  /** The answer to an error one of its operations threw; undefined for any other error (500 `InternalFailure`). */
-  failure(error: unknown): ServiceFailure | undefined;
-}
 
 /** A running endpoint. */
 export interface JsonEndpoint {

@@ -12,7 +12,7 @@ import type {
   PutEventsResponse,
   PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
-import type { JsonProtocol, JsonService } from '../aws-endpoint.ts';
+import type { JsonProtocol, JsonService } from '../common/json-service.ts';
 import type { EventBuses, EventEnvelope } from './event-bus.ts';
 
 /** EventBridge's protocol: `X-Amz-Target: AWSEvents.<operation>`, JSON 1.1. */

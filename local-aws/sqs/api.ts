@@ -25,7 +25,7 @@ import type {
   SendMessageRequest,
   SendMessageResult,
 } from '@aws-sdk/client-sqs';
-import type { JsonProtocol, JsonService } from '../aws-endpoint.ts';
+import type { JsonProtocol, JsonService } from '../common/json-service.ts';
 import type { QueueMessage } from './queue-message.ts';
 import { type LocalQueue, type LocalQueues, SqsError } from './queues.ts';
 
