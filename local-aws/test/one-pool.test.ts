@@ -2,7 +2,7 @@
  * One pool of execution environments per function (README.md "Functions"; lambda/lambda-functions.ts): a
  * function that is both an API integration and a queue mapping's target runs in the same execution
  * environments whichever path invokes it, so an environment warmed by the API serves the queue's next batch,
- * as one Lambda function's warm environment serves any invocation.
+ * as one Lambda function's warm environment serves any invocation, and the pool's bound holds across both paths.
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -14,27 +14,47 @@ import type { Template } from '../template/api-model.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
-let served: ServedTemplate | undefined;
-cleanUpAfterAll(() => served?.close());
+const served: ServedTemplate[] = [];
+cleanUpAfterAll(() => Promise.all(served.map((one) => one.close())));
 
 /**
  * Each invocation counts itself in its module instance (one per execution environment) and reports its
- * worker thread: in the API's answer, or, for a queue's batch, as a line of `RECORD_FILE`.
+ * worker thread: in the API's answer, or, for a queue's batch, as a line of `RECORD_FILE`. An API request
+ * with `?hold=1` first writes `{"held": threadId}` there and waits until `RELEASE_FILE` exists.
  */
-const countingHandler = `import { appendFileSync } from 'node:fs';
+const countingHandler = `import { appendFileSync, existsSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 let invocations = 0;
+const record = (value) => appendFileSync(process.env.RECORD_FILE, JSON.stringify(value) + '\\n');
 export const handler = async (event) => {
   invocations += 1;
   const seen = { threadId, invocations };
-  if (!event.Records) return { statusCode: 200, body: JSON.stringify(seen) };
-  appendFileSync(process.env.RECORD_FILE, JSON.stringify(seen) + '\\n');
-  return {};
+  if (event.Records) {
+    record(seen);
+    return {};
+  }
+  if (event.queryStringParameters?.hold) {
+    record({ held: threadId });
+    while (!existsSync(process.env.RELEASE_FILE)) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { statusCode: 200, body: JSON.stringify(seen) };
 };
 `;
 
-/** `GET /count` and the queue `jobs`'s mapping both run `Counter`. */
-function template(recordFile: string): Template {
+/** The lines of `file` so far, parsed. */
+async function lines(file: string): Promise<Record<string, number>[]> {
+  if (!existsSync(file)) return [];
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+/**
+ * `GET /count` and the queue `jobs`'s mapping (at most 2 batches at once: a pool of Lambda's 4 environments)
+ * both run `Counter`.
+ */
+function template(dir: string): Template {
   return {
     Resources: {
       Api: { Type: 'AWS::ApiGateway::RestApi', Properties: { Name: 'counter' } },
@@ -54,24 +74,34 @@ function template(recordFile: string): Template {
       Stage: { Type: 'AWS::ApiGateway::Stage', Properties: { StageName: 'v1' } },
       Counter: {
         Type: 'AWS::Lambda::Function',
-        Properties: { Handler: 'index.handler', Environment: { Variables: { RECORD_FILE: recordFile } } },
+        Properties: {
+          Handler: 'index.handler',
+          Timeout: 30,
+          Environment: {
+            Variables: { RECORD_FILE: join(dir, 'recorded.jsonl'), RELEASE_FILE: join(dir, 'release') },
+          },
+        },
       },
       Jobs: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'jobs' } },
       JobsMapping: {
         Type: 'AWS::Lambda::EventSourceMapping',
-        Properties: { EventSourceArn: { 'Fn::GetAtt': ['Jobs', 'Arn'] }, FunctionName: { Ref: 'Counter' } },
+        Properties: {
+          EventSourceArn: { 'Fn::GetAtt': ['Jobs', 'Arn'] },
+          FunctionName: { Ref: 'Counter' },
+          ScalingConfig: { MaximumConcurrency: 2 },
+        },
       },
     },
   };
 }
 
-test('an execution environment warmed by the API serves the queue mapping of the same function', async () => {
+/** Serves the template in a fresh folder, open; returns it and its record file. */
+async function serveCounter(): Promise<{ one: ServedTemplate; dir: string; recordFile: string }> {
   const dir = await temporaryDir('one-pool-');
   const module = join(dir, 'index.mjs');
-  const recordFile = join(dir, 'recorded.jsonl');
   await writeFile(module, countingHandler);
-  served = await startLocalAws({
-    template: template(recordFile),
+  const one = await startLocalAws({
+    template: template(dir),
     assemblyDir: dir,
     functionSource: () => module,
     tableName: () => 'unused',
@@ -79,21 +109,35 @@ test('an execution environment warmed by the API serves the queue mapping of the
     port: 0,
     host: '127.0.0.1',
   });
-  served.open();
+  served.push(one);
+  one.open();
+  return { one, dir, recordFile: join(dir, 'recorded.jsonl') };
+}
 
+test('an execution environment warmed by the API serves the queue mapping of the same function', async () => {
+  const { one, recordFile } = await serveCounter();
   // The API's invocation has ended (and released its environment) once its answer is here.
-  const response = await fetch(`${served.baseUrl}/count`);
+  const response = await fetch(`${one.baseUrl}/count`);
   expect(response.status).toBe(200);
   const warmed = (await response.json()) as { threadId: number; invocations: number };
   expect(warmed.invocations).toBe(1);
 
-  await served.sendToQueue('Jobs', 'one job');
-  await expect
-    .poll(async () => (existsSync(recordFile) ? (await readFile(recordFile, 'utf8')).trim() : ''), {
-      timeout: 15_000,
-      interval: 50,
-    })
-    .not.toBe('');
-  const lines = (await readFile(recordFile, 'utf8')).trim().split('\n');
-  expect(lines.map((line) => JSON.parse(line))).toEqual([{ threadId: warmed.threadId, invocations: 2 }]);
+  await one.sendToQueue('Jobs', 'one job');
+  await expect.poll(() => lines(recordFile), { timeout: 15_000, interval: 50 }).toHaveLength(1);
+  expect(await lines(recordFile)).toEqual([{ threadId: warmed.threadId, invocations: 2 }]);
+}, 60_000);
+
+test('the pool bound holds across both paths: with the API holding all 4 environments, the batch runs in one of them', async () => {
+  const { one, dir, recordFile } = await serveCounter();
+  const held = Array.from({ length: 4 }, () => fetch(`${one.baseUrl}/count?hold=1`));
+  await expect.poll(() => lines(recordFile), { timeout: 15_000, interval: 50 }).toHaveLength(4);
+  const apiThreads = new Set((await lines(recordFile)).map((line) => line.held));
+  expect(apiThreads.size).toBe(4);
+
+  await one.sendToQueue('Jobs', 'one job');
+  await writeFile(join(dir, 'release'), '');
+  for (const response of await Promise.all(held)) expect(response.status).toBe(200);
+  await expect.poll(() => lines(recordFile), { timeout: 15_000, interval: 50 }).toHaveLength(5);
+  const [batch] = (await lines(recordFile)).filter((line) => line.held === undefined);
+  expect(apiThreads).toContain(batch?.threadId);
 }, 60_000);
