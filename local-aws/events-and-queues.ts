@@ -35,9 +35,10 @@ export interface EventsAndQueues {
    */
   environments: Record<string, number>;
   /**
-   * Answers requests, delivers events and starts polling, the rules' and queue mappings' functions run in
-   * `functions`: the template's, shared with the API and the stream mappings (their owner closes them), or
-   * options to build functions of its own (with the same overrides as the API's; closed by {@link close}).
+   * Answers requests, delivers events and starts polling. The rules' and queue mappings' functions run in
+   * `functions`, the template's registry shared with the API and the stream mappings (its owner closes it); or,
+   * given options, in functions of its own built with them (the same overrides as the API's), which
+   * {@link close} closes.
    * @throws Error naming a function whose model cannot be built
    */
   start(functions: LambdaFunctions | ModelOptions): void;
@@ -49,8 +50,9 @@ export interface EventsAndQueues {
   sendToQueue(queue: string, body: string): Promise<string>;
   /**
    * Stops polling and retrying; waits for the batches and invocations in flight; closes the endpoint (its
-   * long polls answer at once) and the functions of its own. Messages still queued stay in the journal, when there is
-   * one, for the next start; without one they are lost. Retries of Lambda targets still waiting are dropped.
+   * long polls answer at once) and the functions of its own. Messages still queued stay in the journal, when
+   * there is one, for the next start; without one they are lost. Retries of Lambda targets still waiting are
+   * dropped.
    */
   close(): Promise<void>;
 }
@@ -104,7 +106,7 @@ export async function prepareEventsAndQueues(options: EventsAndQueuesOptions): P
   }
   /** The functions of the rules and queue mappings, by logical id, once started. */
   const functions = new Map<string, LambdaFunction>();
-  /** The functions built by {@link EventsAndQueues.start} from options, which {@link EventsAndQueues.close} closes. */
+  /** The functions {@link EventsAndQueues.start} built from options, which {@link EventsAndQueues.close} closes. */
   let own: LambdaFunctions | undefined;
   let buses: EventBuses | undefined;
   let mappings: QueueMapping[] = [];

@@ -3,9 +3,9 @@
  * machine and returns the variables a caller sets to reach it (README.md "What it serves"). Beside it, with
  * their types, the parts a composer uses on their own: the embedded DynamoDB alone and its credentials (to
  * serve only a store, or to reach one a data folder holds), the EventBridge and SQS endpoint of a running local
- * AWS, Lambda's context and streaming runtime (to call a handler outside a template), a function's model and the
- * watch of the functions' modules. What only tests need is the `./testing` export (testing/index.ts); nothing else of the
- * package is public.
+ * AWS, Lambda's context and streaming runtime (to call a handler outside a template), a function's model and
+ * the watch of the functions' modules. What only tests need is the `./testing` export (testing/index.ts);
+ * nothing else of the package is public.
  */
 
 export type { AccessLogContext } from './apigateway/gateway.ts';

@@ -42,7 +42,10 @@ export class LambdaFunctions {
     for (const fn of this.functions.values()) fn.recycle();
   }
 
-  /** No function starts an invocation that could not end by `deadline`, epoch ms (see {@link LambdaFunction.endBy}). */
+  /**
+   * No function starts an invocation that could not end by `deadline`, epoch ms (see
+   * {@link LambdaFunction.endBy}).
+   */
   endBy(deadline: number): void {
     for (const fn of this.functions.values()) fn.endBy(deadline);
   }
