@@ -13,7 +13,8 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
   const effect = token.startsWith('deny') ? 'Deny' : 'Allow';
   return {
     principalId: 'someone',
-    usageIdentifierKey: 'key-1',
+    // A token starting `nokey` is allowed without a usage identifier (no API key: behaviour.md S11).
+    ...(token.startsWith('nokey') ? {} : { usageIdentifierKey: 'key-1' }),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [

@@ -1,0 +1,423 @@
+/**
+ * Sizes, Lambda errors and time limits as a client of a served template sees them (behaviour.md S1-S9,
+ * S11-S13, L1; row ids in the test names): a fixture template of this package's own, served by
+ * `startLocalAws`, whose functions are the testing kit's stand-ins (testing/functions/), the request picking
+ * what each does. The template defines no gateway response, so every refusal is AWS's default.
+ */
+import { once } from 'node:events';
+import { readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { inMemory } from '../dynamodb/dynamodb.ts';
+import { type ServedTemplate, startLocalAws } from '../serve.ts';
+import type { Template } from '../template/api-model.ts';
+import { upload } from '../testing/raw-upload.ts';
+import { removeTemporaryDirs, temporaryDir } from '../testing/temporary-dirs.ts';
+
+const standIn = (name: string) => fileURLToPath(new URL(`../testing/functions/${name}.ts`, import.meta.url));
+
+/** The stand-in module of each function of {@link limitsTemplate}. */
+const sources: Record<string, string> = {
+  Authorizer: standIn('behaviour-authorizer'),
+  Actions: standIn('limits-function'),
+  Patient: standIn('limits-function'),
+  ColdWithin: standIn('slow-init-function'),
+  ColdShort: standIn('slow-init-function'),
+  ColdLong: standIn('slow-init-function'),
+  Streamer: standIn('streaming-function'),
+};
+
+/** A function of the template with these `Timeout` (seconds) and environment variables. */
+const lambda = (timeout: number, variables: Record<string, string>) => ({
+  Type: 'AWS::Lambda::Function',
+  Properties: { Handler: 'index.handler', Timeout: timeout, Environment: { Variables: variables } },
+});
+
+/** A resource `pathPart` under `parent` (a logical id; none: the API's root). */
+const resource = (pathPart: string, parent?: string) => ({
+  Type: 'AWS::ApiGateway::Resource',
+  Properties: {
+    ParentId: parent ? { Ref: parent } : { 'Fn::GetAtt': ['Api', 'RootResourceId'] },
+    PathPart: pathPart,
+  },
+});
+
+/** A method of `resourceId` behind the TOKEN authorizer, integrated with `functionId` (Lambda proxy). */
+const method = (
+  httpMethod: string,
+  resourceId: string,
+  functionId: string,
+  extra: { stream?: boolean; apiKeyRequired?: boolean } = {},
+) => ({
+  Type: 'AWS::ApiGateway::Method',
+  Properties: {
+    HttpMethod: httpMethod,
+    ResourceId: { Ref: resourceId },
+    AuthorizationType: 'CUSTOM',
+    AuthorizerId: { Ref: 'TokenAuthorizer' },
+    ...(extra.apiKeyRequired ? { ApiKeyRequired: true } : {}),
+    Integration: {
+      Type: 'AWS_PROXY',
+      IntegrationHttpMethod: 'POST',
+      Uri: { 'Fn::GetAtt': [functionId, 'Arn'] },
+      ...(extra.stream ? { ResponseTransferMode: 'STREAM' } : {}),
+    },
+  },
+});
+
+/**
+ * The fixture: stage `v1` (its own throttle 1 request per second, S8) behind a TOKEN authorizer on
+ * `Authorization`; `/actions/{action}` (GET, PATCH) runs `Actions` (Timeout 2 s); `/patient/{action}` runs
+ * `Patient` (Timeout 60 s); `/keyed/{action}` runs `Actions` and requires an API key (a usage plan of 1,000 per
+ * second); `/cold-within`, `/cold-short`, `/cold-long` run functions whose Init phase takes 3 s, 11 s and 11 s
+ * under a Timeout of 2 s, 2 s and 15 s; `/stream` runs the streaming stand-in in STREAM mode, `/stream-buffered`
+ * the same without it.
+ */
+function limitsTemplate(files: { calls: string; starts: string; release: string }): Template {
+  const recorded = { LIMITS_STARTS: files.starts, LIMITS_RELEASE: files.release };
+  return {
+    Resources: {
+      Api: { Type: 'AWS::ApiGateway::RestApi', Properties: { Name: 'limits' } },
+      Stage: {
+        Type: 'AWS::ApiGateway::Stage',
+        Properties: {
+          StageName: 'v1',
+          MethodSettings: [
+            { ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: 1, ThrottlingBurstLimit: 1 },
+          ],
+        },
+      },
+      TokenAuthorizer: {
+        Type: 'AWS::ApiGateway::Authorizer',
+        Properties: {
+          Type: 'TOKEN',
+          IdentitySource: 'method.request.header.Authorization',
+          AuthorizerUri: { 'Fn::GetAtt': ['Authorizer', 'Arn'] },
+        },
+      },
+      UsagePlan: {
+        Type: 'AWS::ApiGateway::UsagePlan',
+        Properties: { Throttle: { RateLimit: 1000, BurstLimit: 1000 } },
+      },
+      Authorizer: lambda(2, { BEHAVIOUR_CALLS: files.calls }),
+      Actions: lambda(2, recorded),
+      Patient: lambda(60, recorded),
+      ColdWithin: lambda(2, { INIT_DELAY_MS: '3000' }),
+      ColdShort: lambda(2, { INIT_DELAY_MS: '11000' }),
+      ColdLong: lambda(15, { INIT_DELAY_MS: '11000' }),
+      Streamer: lambda(10, {}),
+      ActionsResource: resource('actions'),
+      ActionResource: resource('{action}', 'ActionsResource'),
+      ActionGet: method('GET', 'ActionResource', 'Actions'),
+      ActionPatch: method('PATCH', 'ActionResource', 'Actions'),
+      PatientResource: resource('patient'),
+      PatientActionResource: resource('{action}', 'PatientResource'),
+      PatientGet: method('GET', 'PatientActionResource', 'Patient'),
+      KeyedResource: resource('keyed'),
+      KeyedActionResource: resource('{action}', 'KeyedResource'),
+      KeyedGet: method('GET', 'KeyedActionResource', 'Actions', { apiKeyRequired: true }),
+      ColdWithinResource: resource('cold-within'),
+      ColdWithinGet: method('GET', 'ColdWithinResource', 'ColdWithin'),
+      ColdShortResource: resource('cold-short'),
+      ColdShortGet: method('GET', 'ColdShortResource', 'ColdShort'),
+      ColdLongResource: resource('cold-long'),
+      ColdLongGet: method('GET', 'ColdLongResource', 'ColdLong'),
+      StreamResource: resource('stream'),
+      StreamGet: method('GET', 'StreamResource', 'Streamer', { stream: true }),
+      BufferedResource: resource('stream-buffered'),
+      BufferedGet: method('GET', 'BufferedResource', 'Streamer'),
+    },
+  };
+}
+
+/** A template served with its files: the authorizer's calls, the actions started, the file that releases `hold`. */
+interface Served {
+  served: ServedTemplate;
+  port: number;
+  calls: () => Promise<string[]>;
+  starts: () => Promise<string[]>;
+  release: () => Promise<void>;
+}
+
+const running: ServedTemplate[] = [];
+afterAll(async () => {
+  await Promise.all(running.splice(0).map((served) => served.close()));
+  await removeTemporaryDirs();
+});
+
+/** Serves {@link limitsTemplate} (store in memory, functions in us-east-1) and opens it. */
+async function serve(): Promise<Served> {
+  const dir = await temporaryDir('lambda-limits-');
+  const files = { calls: join(dir, 'calls'), starts: join(dir, 'starts'), release: join(dir, 'release') };
+  await writeFile(files.calls, '');
+  await writeFile(files.starts, '');
+  const served = await startLocalAws({
+    template: limitsTemplate(files),
+    assemblyDir: dir,
+    functionSource: (logicalId) => sources[logicalId],
+    tableName: (logicalId) => logicalId,
+    dataDir: inMemory,
+    port: 0,
+    host: '127.0.0.1',
+    environment: () => ({ AWS_REGION: 'us-east-1' }),
+  });
+  running.push(served);
+  served.open();
+  const lines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+  return {
+    served,
+    port: Number(new URL(served.baseUrl).port),
+    calls: () => lines(files.calls),
+    starts: () => lines(files.starts),
+    release: () => writeFile(files.release, ''),
+  };
+}
+
+/** AWS's default bodies of the gateway responses this suite meets. */
+const defaults = {
+  integrationFailure: [502, '{"message":"Internal server error"}'],
+  integrationTimeout: [504, '{"message":"Endpoint request timed out"}'],
+  tooLarge: [413, '{"message":"Request Too Long"}'],
+  invalidApiKey: [403, '{"message":"Forbidden"}'],
+} as const;
+
+let api: Served;
+beforeAll(async () => {
+  api = await serve();
+});
+
+/** `method path` (under the stage) with `Authorization: Bearer <token>`; resolves with the fetch response. */
+function call(path: string, init: RequestInit = {}, token = 'allow'): Promise<Response> {
+  return fetch(`${api.served.baseUrl}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${token}`, ...init.headers },
+  });
+}
+
+/** The status and body text of `response`. */
+const answer = async (response: Response) => [response.status, await response.text()];
+
+/** The body of one raw HTTP/1.1 answer (its head and body as received), its chunks joined when chunked. */
+function rawBody(answer: string): string {
+  const separator = answer.indexOf('\r\n\r\n');
+  const body = answer.slice(separator + 4);
+  if (!/\r\ntransfer-encoding: *chunked\r\n/i.test(answer.slice(0, separator + 2))) return body;
+  let data = '';
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf('\r\n', at);
+    const size = Number.parseInt(body.slice(at, lineEnd), 16);
+    if (lineEnd < 0 || !(size > 0)) return data;
+    data += body.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
+describe('sizes', () => {
+  test('S1: a body declared over 10 MB is REQUEST_TOO_LARGE before the authorizer is asked, its body unread', async () => {
+    const bodyBytes = 10 * 1024 * 1024 + 1;
+    const outcome = await upload(
+      api.port,
+      `PATCH /v1/actions/s1-declared HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-never-asked\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${bodyBytes}\r\n`,
+      bodyBytes,
+    );
+    expect([outcome.status, outcome.body]).toEqual(defaults.tooLarge);
+    expect(outcome.sent).toBeLessThan(bodyBytes);
+    expect(await api.calls()).not.toContain('allow-never-asked');
+    expect(await api.starts()).not.toContain('s1-declared');
+  });
+
+  test('S1: a chunked body past 10 MB is REQUEST_TOO_LARGE once the request is authorized; the function is not run', async () => {
+    const socket = connect(api.port, '127.0.0.1');
+    socket.on('error', () => {});
+    let received = '';
+    socket.on('data', (data: Buffer) => {
+      received += data.toString('latin1');
+    });
+    const closed = once(socket, 'close');
+    await once(socket, 'connect');
+    socket.write(
+      'PATCH /v1/actions/s1-chunked HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-chunked\r\n' +
+        'Transfer-Encoding: chunked\r\n\r\n',
+    );
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const frame = Buffer.concat([
+      Buffer.from(`${chunk.length.toString(16)}\r\n`),
+      chunk,
+      Buffer.from('\r\n'),
+    ]);
+    // 11 MB in 64 KB chunks, as fast as the server takes them, then the last chunk.
+    for (let sent = 0; sent < 11 * 1024 * 1024 && !socket.destroyed; sent += chunk.length) {
+      if (!socket.write(frame)) await Promise.race([once(socket, 'drain'), closed]);
+    }
+    socket.write('0\r\n\r\n');
+    await vi.waitFor(() => expect(rawBody(received)).toMatch(/\}$/), { timeout: 10_000 });
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(rawBody(received)).toBe(defaults.tooLarge[1]);
+    expect(await api.calls()).toContain('allow-chunked');
+    expect(await api.starts()).not.toContain('s1-chunked');
+  });
+
+  test('S2: an event over 6 MB is REQUEST_TOO_LARGE and never reaches the function; 5 MB does', async () => {
+    const over = await call('/actions/s2-over', { method: 'PATCH', body: 'a'.repeat(6_500_000) });
+    expect(await answer(over)).toEqual(defaults.tooLarge);
+    expect(await api.starts()).not.toContain('s2-over');
+    const under = await call('/actions/s2-under', { method: 'PATCH', body: 'a'.repeat(5_000_000) });
+    expect(under.status).toBe(200);
+    expect(await under.json()).toEqual({ pathParameters: { action: 's2-under' }, bodyLength: 5_000_000 });
+  });
+});
+
+describe('function errors', () => {
+  test.each([
+    ['S3', 'a buffered result over 6 MB', 'huge'],
+    ['S4', 'a function that throws', 'throw'],
+    ['S5', 'a function past its timeout', 'slow'],
+  ])(
+    '%s: %s is the INTEGRATION_FAILURE response',
+    async (_row, _what, action) => {
+      const response = await call(`/actions/${action}`);
+      expect(await answer(response)).toEqual(defaults.integrationFailure);
+      expect(response.headers.get('x-amzn-errortype')).toBe('InternalServerErrorException');
+    },
+    15_000,
+  );
+
+  test.each([
+    ['S5', 'a timeout', 'slow'],
+    ['S4', 'a crash', 'crash'],
+  ])(
+    'S12 (%s): after %s the waiting invocation gets a fresh execution environment and succeeds',
+    async (_row, _what, action) => {
+      // The authorizer's answer cached first; then every environment of the pool (4) fails while a fifth
+      // request waits for one of them.
+      expect((await call('/actions/echo')).status).toBe(200);
+      const startsOf = async () => (await api.starts()).filter((line) => line === action).length;
+      const before = await startsOf();
+      const failing = Array.from({ length: 4 }, () => call(`/actions/${action}`).then(answer));
+      await vi.waitFor(async () => expect(await startsOf()).toBe(before + 4), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      const next = await call('/actions/echo');
+      expect(next.status).toBe(200);
+      expect(await next.json()).toEqual({ pathParameters: { action: 'echo' }, bodyLength: 0 });
+      for (const failed of await Promise.all(failing)) expect(failed).toEqual(defaults.integrationFailure);
+    },
+    15_000,
+  );
+
+  test("S7: invocations past a function's 4 environments wait for one: none is refused", async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call('/actions/pause').then(answer)));
+    for (const [status] of answers) expect(status).toBe(200);
+    // At no time did more than 4 run at once: each start and each end is a line, in order.
+    let runningNow = 0;
+    let most = 0;
+    for (const line of await api.starts()) {
+      if (line === 'pause') most = Math.max(most, ++runningNow);
+      if (line === 'pause done') runningNow--;
+    }
+    expect(most).toBeLessThanOrEqual(4);
+  }, 20_000);
+
+  test('S11: an Allow without a usage identifier on a method requiring a key is INVALID_API_KEY, the function not run', async () => {
+    const refused = await call('/keyed/s11-refused', {}, 'nokey');
+    expect(await answer(refused)).toEqual(defaults.invalidApiKey);
+    expect(refused.headers.get('x-amzn-errortype')).toBe('ForbiddenException');
+    expect(await api.starts()).not.toContain('s11-refused');
+    const keyed = await call('/keyed/s11-keyed');
+    expect(keyed.status).toBe(200);
+  });
+});
+
+describe('throttling and streaming', () => {
+  test("S8: a stage's throttling settings are not applied: a burst past them is answered whole", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call('/actions/s8').then(answer)));
+    for (const [status] of answers) expect(status).toBe(200);
+  });
+
+  test("S9: a streamed response has the prelude's status and headers, its body chunked as written", async () => {
+    const response = await call('/stream');
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('text/plain');
+    expect(response.headers.get('x-streamed')).toBe('yes');
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    expect(await response.text()).toBe('first,second');
+  });
+
+  test('S9: a failure after the prelude cuts the connection: the body is incomplete', async () => {
+    const response = await call('/stream?fail=after-prelude');
+    expect(response.status).toBe(201);
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  test('S9: a streaming handler behind a method without STREAM is the INTEGRATION_FAILURE response', async () => {
+    expect(await answer(await call('/stream-buffered'))).toEqual(defaults.integrationFailure);
+  });
+});
+
+describe('time limits', () => {
+  // S6 and the two S13 rows wait on timers of their own functions: side by side.
+  test.concurrent('S6: no answer within 29 s is INTEGRATION_TIMEOUT', async () => {
+    const started = Date.now();
+    const response = await call('/patient/slow');
+    expect(await answer(response)).toEqual(defaults.integrationTimeout);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
+  }, 45_000);
+
+  test.concurrent('S13: a cold start of 3 s does not count against a Timeout of 2 s: the Init phase has its own 10 s', async () => {
+    expect(await answer(await call('/cold-within'))).toEqual([200, '{"initialized":true}']);
+  }, 20_000);
+
+  test.concurrent('S13: an Init phase past 10 s is run again within the Timeout: INTEGRATION_FAILURE with a Timeout of 2 s, 200 with 15 s', async () => {
+    const started = Date.now();
+    const [short, long] = await Promise.all([
+      call('/cold-short').then(answer),
+      call('/cold-long').then(answer),
+    ]);
+    expect(short).toEqual(defaults.integrationFailure);
+    expect(long).toEqual([200, '{"initialized":true}']);
+    // The second Init phase (11 s) began after the first was stopped at 10 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(21_000);
+  }, 40_000);
+});
+
+describe('close', () => {
+  test('L1: a request arriving during the drain is answered 503 unrun when its function cannot end before the cut; the one in flight is answered', async () => {
+    const drained = await serve();
+    const socket = connect(drained.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const ended = once(socket, 'end');
+    await once(socket, 'connect');
+    const get = (path: string, token: string) =>
+      `GET /v1${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    // The first holds its function (Timeout 60 s) until released.
+    socket.write(get('/patient/hold', 'allow'));
+    await vi.waitFor(async () => expect(await drained.starts()).toContain('hold'), { timeout: 10_000 });
+    const closed = drained.served.close();
+    // The second arrives on the same connection once the drain has begun; its authorizer runs (a new token).
+    socket.write(get('/patient/late', 'allow-late'));
+    await vi.waitFor(async () => expect(await drained.calls()).toContain('allow-late'), { timeout: 10_000 });
+    await drained.release();
+    await ended;
+    await closed;
+    running.splice(running.indexOf(drained.served), 1);
+    const answers = received.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    // The first answer was promised before the drain: not the connection's last.
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answers[0]).not.toMatch(/\r\nConnection: close\r\n/i);
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Connection: close\r\n/);
+    expect(JSON.parse(rawBody(answers[1] ?? ''))).toEqual({
+      message: expect.any(String),
+    });
+    expect(await drained.starts()).not.toContain('late');
+  }, 45_000);
+});
