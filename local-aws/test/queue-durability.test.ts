@@ -20,12 +20,12 @@ import { type AwsFixture, recordingFunction, startAwsFixture } from './support/a
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 /**
- * `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`; with `gathering`, `work` is
- * read by a function through a mapping that gathers batches of 10 for up to 20 s.
+ * `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`; with `windowSeconds`, `work`
+ * is read by a function through a mapping that gathers batches of 10 for up to that many seconds.
  */
-const queuesTemplate = (recordFile: string, gathering = false): Template => ({
+const queuesTemplate = (recordFile: string, windowSeconds?: number): Template => ({
   Resources: {
-    ...(gathering && {
+    ...(windowSeconds !== undefined && {
       Worker: recordingFunction(recordFile),
       Mapping: {
         Type: 'AWS::Lambda::EventSourceMapping',
@@ -33,7 +33,7 @@ const queuesTemplate = (recordFile: string, gathering = false): Template => ({
           EventSourceArn: { 'Fn::GetAtt': ['Work', 'Arn'] },
           FunctionName: { 'Fn::GetAtt': ['Worker', 'Arn'] },
           BatchSize: 10,
-          MaximumBatchingWindowInSeconds: 20,
+          MaximumBatchingWindowInSeconds: windowSeconds,
         },
       },
     }),
@@ -56,9 +56,9 @@ cleanUpAfterAll(async () => {
 });
 
 /** The embedded store on `dataDir` and the queues of {@link queuesTemplate} keeping their messages in it. */
-async function start(dataDir: string, gathering = false) {
+async function start(dataDir: string, windowSeconds?: number) {
   const store = await startDynamoDb({ dataDir });
-  const fixture = await startAwsFixture((recordFile) => queuesTemplate(recordFile, gathering), {
+  const fixture = await startAwsFixture((recordFile) => queuesTemplate(recordFile, windowSeconds), {
     ...(store.levelDb ? { levelDb: store.levelDb } : {}),
   });
   running = { store, fixture };
@@ -163,7 +163,7 @@ test('queued, delayed, in-flight, deleted and dead-lettered messages are as they
 
 test('a stop hands the messages its mapping holds and has not invoked back to their queue (visible at once)', async () => {
   const dataDir = await temporaryDir('queue-release-');
-  const first = await start(dataDir, true);
+  const first = await start(dataDir, 20);
   for (const body of ['one', 'two', 'three']) {
     await first.fixture.sqs.send(new SendMessageCommand({ QueueUrl: first.url('Work'), MessageBody: body }));
   }
@@ -185,4 +185,17 @@ test('a stop hands the messages its mapping holds and has not invoked back to th
     ['three', '2'],
     ['two', '2'],
   ]);
+});
+
+test('M6: a stop lets the batch being invoked finish: its message is deleted, not delivered again', async () => {
+  const dataDir = await temporaryDir('queue-stop-');
+  const first = await start(dataDir, 0);
+  // The handler records the message, then takes 5 s over it.
+  await first.fixture.sqs.send(new SendMessageCommand({ QueueUrl: first.url('Work'), MessageBody: 'slow' }));
+  await first.fixture.waitFor((line) => line.record?.body === 'slow');
+  await stop();
+
+  // Well within the visibility timeout: the message is gone, neither visible nor in flight.
+  const second = await start(dataDir);
+  expect(await second.counts('Work')).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
 });
