@@ -5,6 +5,9 @@
  * dead-letter queue, each as it was when the first service let go of the store without delivering anything
  * more.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -12,11 +15,12 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
+import { dataFolderCredentials } from '../common/store-credentials.ts';
 import { type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import type { Template } from '../template/api-model.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
-import { type AwsFixture, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
+import { type AwsFixture, awsClients, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 /**
@@ -198,4 +202,40 @@ test('M6: a stop lets the batch being invoked finish: its message is deleted, no
   // Well within the visibility timeout: the message is gone, neither visible nor in flight.
   const second = await start(dataDir);
   expect(await second.counts('Work')).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
+});
+
+test('Q9: a SIGKILL of the serving process loses no accepted message: the queued one and the one in flight come back', async () => {
+  const dataDir = await temporaryDir('queue-kill-');
+  const serving = fileURLToPath(new URL('./support/queue-process.ts', import.meta.url));
+  const child = spawn(process.execPath, [serving], {
+    env: { ...process.env, STORE_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'close');
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  try {
+    await vi.waitFor(() => expect(stdout).toMatch(/^ready /m), { timeout: 60_000, interval: 50 });
+    const endpoint = /^ready (\S+)/m.exec(stdout)?.[1] as string;
+    const { sqs, events } = awsClients(endpoint, await dataFolderCredentials(dataDir));
+    const queueUrl = `${endpoint}/000000000000/work`;
+    for (const body of ['one', 'two'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1 }),
+    );
+    const inFlight = received.Messages?.[0]?.Body;
+    sqs.destroy();
+    events.destroy();
+    expect(['one', 'two']).toContain(inFlight);
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  // Well within the visibility timeout: one message queued, the other still in flight.
+  const second = await start(dataDir);
+  expect(await second.counts('Work')).toStrictEqual({ visible: 1, notVisible: 1, delayed: 0 });
 });
