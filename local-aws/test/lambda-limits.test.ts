@@ -70,8 +70,8 @@ const method = (
 /**
  * The fixture: stage `v1` (its own throttle 1 request per second, S8) behind a TOKEN authorizer on
  * `Authorization`; `/actions/{action}` (GET, PATCH) runs `Actions` (Timeout 2 s); `/patient/{action}` runs
- * `Patient` (Timeout 60 s); `/keyed/{action}` runs `Actions` and requires an API key (a usage plan of 1,000 per
- * second); `/cold-within`, `/cold-short`, `/cold-long` run functions whose Init phase takes 3 s, 11 s and 11 s
+ * `Patient` (Timeout 60 s); `/keyed/{action}` runs `Actions` and requires an API key (a usage plan of 1 per
+ * second, burst 2; its THROTTLED response a static `Retry-After: 60`); `/cold-within`, `/cold-short`, `/cold-long` run functions whose Init phase takes 3 s, 11 s and 11 s
  * under a Timeout of 2 s, 2 s and 15 s; `/stream` runs the streaming stand-in in STREAM mode, `/stream-buffered`
  * the same without it.
  */
@@ -99,7 +99,15 @@ function limitsTemplate(files: { calls: string; starts: string; release: string 
       },
       UsagePlan: {
         Type: 'AWS::ApiGateway::UsagePlan',
-        Properties: { Throttle: { RateLimit: 1000, BurstLimit: 1000 } },
+        Properties: { Throttle: { RateLimit: 1, BurstLimit: 2 } },
+      },
+      Throttled: {
+        Type: 'AWS::ApiGateway::GatewayResponse',
+        Properties: {
+          RestApiId: { Ref: 'Api' },
+          ResponseType: 'THROTTLED',
+          ResponseParameters: { 'gatewayresponse.header.Retry-After': "'60'" },
+        },
       },
       Authorizer: lambda(2, { BEHAVIOUR_CALLS: files.calls }),
       Actions: lambda(2, recorded),
@@ -334,6 +342,30 @@ describe('function errors', () => {
 });
 
 describe('throttling and streaming', () => {
+  test("S10: a key over the usage plan's rate is THROTTLED after the authorizer, before the function, with the exact Retry-After", async () => {
+    const action = 's10-plan';
+    const responses = await Promise.all(Array.from({ length: 10 }, () => call(`/keyed/${action}`)));
+    const throttled = responses.filter((response) => response.status === 429);
+    expect(throttled.length).toBeGreaterThan(0);
+    for (const response of throttled) {
+      expect(await response.text()).toBe('{"message":"Too Many Requests"}');
+      expect(response.headers.get('x-amzn-errortype')).toBe('TooManyRequestsException');
+      // At 1 per second a token is back within 1 s: the bucket's exact wait, not the template's static 60.
+      expect(response.headers.get('retry-after')).toBe('1');
+    }
+    const passed = responses.filter((response) => response.status === 200);
+    for (const response of passed) await response.arrayBuffer();
+    expect(passed.length + throttled.length).toBe(10);
+    expect((await api.starts()).filter((line) => line === action)).toHaveLength(passed.length);
+  });
+
+  test("S10: a key whose authorizer context carries its own rate (1,000 per second) is not held to the usage plan's", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call('/keyed/s10-roomy', {}, 'roomy').then(answer)),
+    );
+    for (const [status] of answers) expect(status).toBe(200);
+  });
+
   test("S8: a stage's throttling settings are not applied: a burst past them is answered whole", async () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => call('/actions/s8').then(answer)));
     for (const [status] of answers) expect(status).toBe(200);

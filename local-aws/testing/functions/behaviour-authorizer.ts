@@ -15,6 +15,8 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     principalId: 'someone',
     // A token starting `nokey` is allowed without a usage identifier (no API key: behaviour.md S11).
     ...(token.startsWith('nokey') ? {} : { usageIdentifierKey: 'key-1' }),
+    // A token starting `roomy` carries its key's own throttle, 1,000 per second (behaviour.md S10).
+    ...(token.startsWith('roomy') ? { context: { rateLimit: 1000, burstLimit: 1000 } } : {}),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [
