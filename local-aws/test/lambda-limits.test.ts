@@ -1,184 +1,96 @@
 /**
- * Sizes, Lambda errors and time limits as a client of a served template sees them (behaviour.md S1-S9,
- * S11-S13, L1; row ids in the test names): a fixture template of this package's own, served by
- * `startLocalAws`, whose functions are the testing kit's stand-ins (testing/functions/), the request picking
- * what each does. The template defines no gateway response, so every refusal is AWS's default.
+ * Sizes, Lambda errors and time limits as a client of a served template sees them (behaviour.md S1-S13, L1;
+ * row ids in the test names): the package's fixture API (support/api-fixture.ts, served by `startLocalAws`)
+ * with this suite's routes and stand-in functions (testing/functions/), the request picking what each does.
+ * Besides THROTTLED's static header, the API defines no gateway response: every refusal is AWS's default.
  */
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { inMemory } from '../dynamodb/dynamodb.ts';
-import { type ServedTemplate, startLocalAws } from '../serve.ts';
-import type { Template } from '../template/api-model.ts';
 import { upload } from '../testing/raw-upload.ts';
 import { removeTemporaryDirs, temporaryDir } from '../testing/temporary-dirs.ts';
-
-const standIn = (name: string) => fileURLToPath(new URL(`../testing/functions/${name}.ts`, import.meta.url));
-
-/** The stand-in module of each function of {@link limitsTemplate}. */
-const sources: Record<string, string> = {
-  Authorizer: standIn('behaviour-authorizer'),
-  Actions: standIn('limits-function'),
-  Patient: standIn('limits-function'),
-  ColdWithin: standIn('slow-init-function'),
-  ColdShort: standIn('slow-init-function'),
-  ColdLong: standIn('slow-init-function'),
-  Streamer: standIn('streaming-function'),
-};
-
-/** A function of the template with these `Timeout` (seconds) and environment variables. */
-const lambda = (timeout: number, variables: Record<string, string>) => ({
-  Type: 'AWS::Lambda::Function',
-  Properties: { Handler: 'index.handler', Timeout: timeout, Environment: { Variables: variables } },
-});
-
-/** A resource `pathPart` under `parent` (a logical id; none: the API's root). */
-const resource = (pathPart: string, parent?: string) => ({
-  Type: 'AWS::ApiGateway::Resource',
-  Properties: {
-    ParentId: parent ? { Ref: parent } : { 'Fn::GetAtt': ['Api', 'RootResourceId'] },
-    PathPart: pathPart,
-  },
-});
-
-/** A method of `resourceId` behind the TOKEN authorizer, integrated with `functionId` (Lambda proxy). */
-const method = (
-  httpMethod: string,
-  resourceId: string,
-  functionId: string,
-  extra: { stream?: boolean; apiKeyRequired?: boolean } = {},
-) => ({
-  Type: 'AWS::ApiGateway::Method',
-  Properties: {
-    HttpMethod: httpMethod,
-    ResourceId: { Ref: resourceId },
-    AuthorizationType: 'CUSTOM',
-    AuthorizerId: { Ref: 'TokenAuthorizer' },
-    ...(extra.apiKeyRequired ? { ApiKeyRequired: true } : {}),
-    Integration: {
-      Type: 'AWS_PROXY',
-      IntegrationHttpMethod: 'POST',
-      Uri: { 'Fn::GetAtt': [functionId, 'Arn'] },
-      ...(extra.stream ? { ResponseTransferMode: 'STREAM' } : {}),
-    },
-  },
-});
+import {
+  type ApiFixture,
+  type ApiFixtureOptions,
+  type FixtureRoute,
+  standIn,
+  startApiFixture,
+} from './support/api-fixture.ts';
 
 /**
- * The fixture: stage `v1` (its own throttle 1 request per second, S8) behind a TOKEN authorizer on
- * `Authorization`; `/actions/{action}` (GET, PATCH) runs `Actions` (Timeout 2 s); `/patient/{action}` runs
- * `Patient` (Timeout 60 s); `/keyed/{action}` runs `Actions` and requires an API key (a usage plan of 1 per
- * second, burst 2; its THROTTLED response a static `Retry-After: 60`); `/cold-within`, `/cold-short`, `/cold-long` run functions whose Init phase takes 3 s, 11 s and 11 s
- * under a Timeout of 2 s, 2 s and 15 s; `/stream` runs the streaming stand-in in STREAM mode, `/stream-buffered`
- * the same without it.
+ * The fixture API (api-fixture.ts) with this suite's routes, all behind the TOKEN authorizer, and the stage's
+ * own throttle of 1 request per second (S8): `/actions/{action}` (GET, PATCH) runs `Actions` (Timeout 2 s);
+ * `/patient/{action}` runs `Patient` (Timeout 60 s); `/keyed/{action}` runs `Actions` and requires an API key (a
+ * usage plan of 1 per second, burst 2; its THROTTLED response a static `Retry-After: 60`); `/cold-within`,
+ * `/cold-short`, `/cold-long` run functions whose Init phase takes 3 s, 11 s and 11 s under a Timeout of 2 s,
+ * 2 s and 15 s; `/stream` runs the streaming stand-in in STREAM mode, `/stream-buffered` the same without it.
+ * No other gateway response is defined: every other refusal is AWS's default.
  */
-function limitsTemplate(files: { calls: string; starts: string; release: string }): Template {
+function limitsApi(files: { starts: string; release: string }): ApiFixtureOptions {
   const recorded = { LIMITS_STARTS: files.starts, LIMITS_RELEASE: files.release };
+  const coldStart = (delayMs: number, timeoutSeconds: number) => ({
+    module: standIn('slow-init-function'),
+    timeoutSeconds,
+    environment: { INIT_DELAY_MS: String(delayMs) },
+  });
+  const route = (method: string, path: string, fn: string, extra: Partial<FixtureRoute> = {}) => ({
+    method,
+    path,
+    function: fn,
+    authorized: true,
+    ...extra,
+  });
   return {
-    Resources: {
-      Api: { Type: 'AWS::ApiGateway::RestApi', Properties: { Name: 'limits' } },
-      Stage: {
-        Type: 'AWS::ApiGateway::Stage',
-        Properties: {
-          StageName: 'v1',
-          MethodSettings: [
-            { ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: 1, ThrottlingBurstLimit: 1 },
-          ],
-        },
-      },
-      TokenAuthorizer: {
-        Type: 'AWS::ApiGateway::Authorizer',
-        Properties: {
-          Type: 'TOKEN',
-          IdentitySource: 'method.request.header.Authorization',
-          AuthorizerUri: { 'Fn::GetAtt': ['Authorizer', 'Arn'] },
-        },
-      },
-      UsagePlan: {
-        Type: 'AWS::ApiGateway::UsagePlan',
-        Properties: { Throttle: { RateLimit: 1, BurstLimit: 2 } },
-      },
-      Throttled: {
-        Type: 'AWS::ApiGateway::GatewayResponse',
-        Properties: {
-          RestApiId: { Ref: 'Api' },
-          ResponseType: 'THROTTLED',
-          ResponseParameters: { 'gatewayresponse.header.Retry-After': "'60'" },
-        },
-      },
-      Authorizer: lambda(2, { BEHAVIOUR_CALLS: files.calls }),
-      Actions: lambda(2, recorded),
-      Patient: lambda(60, recorded),
-      ColdWithin: lambda(2, { INIT_DELAY_MS: '3000' }),
-      ColdShort: lambda(2, { INIT_DELAY_MS: '11000' }),
-      ColdLong: lambda(15, { INIT_DELAY_MS: '11000' }),
-      Streamer: lambda(10, {}),
-      ActionsResource: resource('actions'),
-      ActionResource: resource('{action}', 'ActionsResource'),
-      ActionGet: method('GET', 'ActionResource', 'Actions'),
-      ActionPatch: method('PATCH', 'ActionResource', 'Actions'),
-      PatientResource: resource('patient'),
-      PatientActionResource: resource('{action}', 'PatientResource'),
-      PatientGet: method('GET', 'PatientActionResource', 'Patient'),
-      KeyedResource: resource('keyed'),
-      KeyedActionResource: resource('{action}', 'KeyedResource'),
-      KeyedGet: method('GET', 'KeyedActionResource', 'Actions', { apiKeyRequired: true }),
-      ColdWithinResource: resource('cold-within'),
-      ColdWithinGet: method('GET', 'ColdWithinResource', 'ColdWithin'),
-      ColdShortResource: resource('cold-short'),
-      ColdShortGet: method('GET', 'ColdShortResource', 'ColdShort'),
-      ColdLongResource: resource('cold-long'),
-      ColdLongGet: method('GET', 'ColdLongResource', 'ColdLong'),
-      StreamResource: resource('stream'),
-      StreamGet: method('GET', 'StreamResource', 'Streamer', { stream: true }),
-      BufferedResource: resource('stream-buffered'),
-      BufferedGet: method('GET', 'BufferedResource', 'Streamer'),
+    routes: [
+      route('GET', '/actions/{action}', 'Actions'),
+      route('PATCH', '/actions/{action}', 'Actions'),
+      route('GET', '/patient/{action}', 'Patient'),
+      route('GET', '/keyed/{action}', 'Actions', { apiKeyRequired: true }),
+      route('GET', '/cold-within', 'ColdWithin'),
+      route('GET', '/cold-short', 'ColdShort'),
+      route('GET', '/cold-long', 'ColdLong'),
+      route('GET', '/stream', 'Streamer', { streaming: true }),
+      route('GET', '/stream-buffered', 'Streamer'),
+    ],
+    functions: {
+      Actions: { module: standIn('limits-function'), timeoutSeconds: 2, environment: recorded },
+      Patient: { module: standIn('limits-function'), timeoutSeconds: 60, environment: recorded },
+      ColdWithin: coldStart(3_000, 2),
+      ColdShort: coldStart(11_000, 2),
+      ColdLong: coldStart(11_000, 15),
+      Streamer: { module: standIn('streaming-function'), timeoutSeconds: 10 },
     },
+    gatewayResponses: { THROTTLED: { headers: { 'Retry-After': '60' } } },
+    usagePlan: { rateLimit: 1, burstLimit: 2 },
+    stageThrottle: { rateLimit: 1, burstLimit: 1 },
   };
 }
 
-/** A template served with its files: the authorizer's calls, the actions started, the file that releases `hold`. */
+/** A served fixture API with the files of its functions: the actions started, the file that releases `hold`. */
 interface Served {
-  served: ServedTemplate;
-  port: number;
-  calls: () => Promise<string[]>;
+  fixture: ApiFixture;
   starts: () => Promise<string[]>;
   release: () => Promise<void>;
 }
 
-const running: ServedTemplate[] = [];
+const running: ApiFixture[] = [];
 afterAll(async () => {
-  await Promise.all(running.splice(0).map((served) => served.close()));
+  await Promise.all(running.splice(0).map((fixture) => fixture.close()));
   await removeTemporaryDirs();
 });
 
-/** Serves {@link limitsTemplate} (store in memory, functions in us-east-1) and opens it. */
+/** Serves {@link limitsApi} (open at once). */
 async function serve(): Promise<Served> {
   const dir = await temporaryDir('lambda-limits-');
-  const files = { calls: join(dir, 'calls'), starts: join(dir, 'starts'), release: join(dir, 'release') };
-  await writeFile(files.calls, '');
+  const files = { starts: join(dir, 'starts'), release: join(dir, 'release') };
   await writeFile(files.starts, '');
-  const served = await startLocalAws({
-    template: limitsTemplate(files),
-    assemblyDir: dir,
-    functionSource: (logicalId) => sources[logicalId],
-    tableName: (logicalId) => logicalId,
-    dataDir: inMemory,
-    port: 0,
-    host: '127.0.0.1',
-    environment: () => ({ AWS_REGION: 'us-east-1' }),
-  });
-  running.push(served);
-  served.open();
-  const lines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+  const fixture = await startApiFixture(limitsApi(files));
+  running.push(fixture);
   return {
-    served,
-    port: Number(new URL(served.baseUrl).port),
-    calls: () => lines(files.calls),
-    starts: () => lines(files.starts),
+    fixture,
+    starts: async () => (await readFile(files.starts, 'utf8')).split('\n').filter(Boolean),
     release: () => writeFile(files.release, ''),
   };
 }
@@ -198,7 +110,7 @@ beforeAll(async () => {
 
 /** `method path` (under the stage) with `Authorization: Bearer <token>`; resolves with the fetch response. */
 function call(path: string, init: RequestInit = {}, token = 'allow'): Promise<Response> {
-  return fetch(`${api.served.baseUrl}${path}`, {
+  return fetch(`${api.fixture.baseUrl}${path}`, {
     ...init,
     headers: { Authorization: `Bearer ${token}`, ...init.headers },
   });
@@ -226,19 +138,19 @@ describe('sizes', () => {
   test('S1: a body declared over 10 MB is REQUEST_TOO_LARGE before the authorizer is asked, its body unread', async () => {
     const bodyBytes = 10 * 1024 * 1024 + 1;
     const outcome = await upload(
-      api.port,
+      api.fixture.port,
       `PATCH /v1/actions/s1-declared HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer allow-never-asked\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${bodyBytes}\r\n`,
       bodyBytes,
     );
     expect([outcome.status, outcome.body]).toEqual(defaults.tooLarge);
     expect(outcome.sent).toBeLessThan(bodyBytes);
-    expect(await api.calls()).not.toContain('allow-never-asked');
+    expect(await api.fixture.authorizerCalls()).not.toContain('allow-never-asked');
     expect(await api.starts()).not.toContain('s1-declared');
   });
 
   test('S1: a chunked body past 10 MB is REQUEST_TOO_LARGE once the request is authorized; the function is not run', async () => {
-    const socket = connect(api.port, '127.0.0.1');
+    const socket = connect(api.fixture.port, '127.0.0.1');
     socket.on('error', () => {});
     let received = '';
     socket.on('data', (data: Buffer) => {
@@ -265,7 +177,7 @@ describe('sizes', () => {
     socket.destroy();
     expect(received).toMatch(/^HTTP\/1\.1 413 /);
     expect(rawBody(received)).toBe(defaults.tooLarge[1]);
-    expect(await api.calls()).toContain('allow-chunked');
+    expect(await api.fixture.authorizerCalls()).toContain('allow-chunked');
     expect(await api.starts()).not.toContain('s1-chunked');
   });
 
@@ -421,7 +333,7 @@ describe('time limits', () => {
 describe('close', () => {
   test('L1: a request arriving during the drain is answered 503 unrun when its function cannot end before the cut; the one in flight is answered', async () => {
     const drained = await serve();
-    const socket = connect(drained.port, '127.0.0.1');
+    const socket = connect(drained.fixture.port, '127.0.0.1');
     let received = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => {
       received += chunk;
@@ -433,14 +345,16 @@ describe('close', () => {
     // The first holds its function (Timeout 60 s) until released.
     socket.write(get('/patient/hold', 'allow'));
     await vi.waitFor(async () => expect(await drained.starts()).toContain('hold'), { timeout: 10_000 });
-    const closed = drained.served.close();
+    const closed = drained.fixture.close();
     // The second arrives on the same connection once the drain has begun; its authorizer runs (a new token).
     socket.write(get('/patient/late', 'allow-late'));
-    await vi.waitFor(async () => expect(await drained.calls()).toContain('allow-late'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await drained.fixture.authorizerCalls()).toContain('allow-late'), {
+      timeout: 10_000,
+    });
     await drained.release();
     await ended;
     await closed;
-    running.splice(running.indexOf(drained.served), 1);
+    running.splice(running.indexOf(drained.fixture), 1);
     const answers = received.split(/(?=HTTP\/1\.1 )/);
     expect(answers).toHaveLength(2);
     // The first answer was promised before the drain: not the connection's last.

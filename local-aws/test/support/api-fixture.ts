@@ -43,6 +43,14 @@ export interface FixtureRoute {
   authorized?: boolean;
   /** `ResponseTransferMode: STREAM` on the integration. */
   streaming?: boolean;
+  /** `ApiKeyRequired` (an authorized route; the API then needs {@link ApiFixtureOptions.usagePlan}). */
+  apiKeyRequired?: boolean;
+}
+
+/** A throttle: requests per second and burst. */
+export interface FixtureThrottle {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 /** A gateway response (`AWS::ApiGateway::GatewayResponse`) of the fixture. */
@@ -67,6 +75,10 @@ export interface ApiFixtureOptions {
   validationExpression?: string | null;
   /** `AuthorizerResultTtlInSeconds` (default 300, API Gateway's). */
   authorizerTtlSeconds?: number;
+  /** The `Throttle` of an `AWS::ApiGateway::UsagePlan` of the API's keys (none when absent). */
+  usagePlan?: FixtureThrottle;
+  /** The stage's own throttle, `MethodSettings` of every method (none when absent). */
+  stageThrottle?: FixtureThrottle;
 }
 
 /** The fixture authorizer's default `IdentityValidationExpression`: `Bearer <token68>` (RFC 6750 section 2.1). */
@@ -116,6 +128,7 @@ export function apiTemplate(
         RestApiId: { Ref: 'Api' },
         AuthorizationType: route.authorized ? 'CUSTOM' : 'NONE',
         ...(route.authorized ? { AuthorizerId: { Ref: 'ApiAuthorizer' } } : {}),
+        ...(route.apiKeyRequired ? { ApiKeyRequired: true } : {}),
         Integration: {
           Type: 'AWS_PROXY',
           IntegrationHttpMethod: 'POST',
@@ -192,10 +205,36 @@ export function apiTemplate(
     Type: 'AWS::ApiGateway::Deployment',
     Properties: { RestApiId: { Ref: 'Api' } },
   };
+  const { stageThrottle, usagePlan } = options;
   resources.ApiStage = {
     Type: 'AWS::ApiGateway::Stage',
-    Properties: { RestApiId: { Ref: 'Api' }, DeploymentId: { Ref: 'ApiDeployment' }, StageName: stageName },
+    Properties: {
+      RestApiId: { Ref: 'Api' },
+      DeploymentId: { Ref: 'ApiDeployment' },
+      StageName: stageName,
+      ...(stageThrottle
+        ? {
+            MethodSettings: [
+              {
+                ResourcePath: '/*',
+                HttpMethod: '*',
+                ThrottlingRateLimit: stageThrottle.rateLimit,
+                ThrottlingBurstLimit: stageThrottle.burstLimit,
+              },
+            ],
+          }
+        : {}),
+    },
   };
+  if (usagePlan) {
+    resources.ApiUsagePlan = {
+      Type: 'AWS::ApiGateway::UsagePlan',
+      Properties: {
+        ApiStages: [{ ApiId: { Ref: 'Api' }, Stage: { Ref: 'ApiStage' } }],
+        Throttle: { RateLimit: usagePlan.rateLimit, BurstLimit: usagePlan.burstLimit },
+      },
+    };
+  }
   for (const [id, fn] of Object.entries(functions)) {
     resources[id] = {
       Type: 'AWS::Lambda::Function',
