@@ -202,7 +202,7 @@ export function createEngine(
 
   /**
    * Answers the gateway response of `kind`; `headers` replace the template's of the same name (the local usage
-   * plan's exact `Retry-After` over the stack's static one: behaviour.md S10).
+   * plan's exact `Retry-After` over the template's static one: behaviour.md S10).
    */
   function send(
     response: ServerResponse,

@@ -1,5 +1,5 @@
 /**
- * Watch mode of the local server (`npm run dev`): which file changes retire the functions' execution
+ * Watch mode of a served template ({@link watchFunctionModules}): which file changes retire the functions' execution
  * environments (each new environment imports the code afresh), and what is printed when a function's
  * environment fails, such as a module that cannot load.
  */

@@ -227,7 +227,7 @@ export function startPoller<R>(source: PollSource<R>, settings: PollerSettings):
       try {
         outcome = await settings.invoke({ Records: batch });
       } catch {
-        // The function is closed or past the shutdown's deadline: the service is stopping. Every loop stops
+        // The function is closed or past the shutdown's deadline: the template is being closed. Every loop stops
         // receiving, and the batch goes back to its source.
         abort.abort();
         await release(batch);

@@ -148,7 +148,7 @@ export interface RunningStreamMapping {
 /**
  * The checkpoint of mapping `model` (the sequence number of the last record done, '' for none), saved first
  * when the mapping has none: at `StartingPosition` (LATEST: after the newest record now in the stream;
- * TRIM_HORIZON: before the oldest kept). The local service saves it before its first start creates and seeds
+ * TRIM_HORIZON: before the oldest kept). `startLocalAws` saves it before it returns, so before the caller fills
  * the tables, as a deployed mapping exists before any write to its table.
  */
 export async function ensureCheckpoint(model: StreamMappingModel, stream: ChangeStream): Promise<string> {

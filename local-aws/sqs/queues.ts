@@ -398,7 +398,7 @@ export class LocalQueue {
     return { visible, notVisible, delayed };
   }
 
-  /** Ends every long poll now and every later one at once (the service is closing). */
+  /** Ends every long poll now and every later one at once (the template is being closed). */
   close(): void {
     this.closed = true;
     this.wake();

@@ -393,7 +393,7 @@ export function apiModel(template: Template, options: ModelOptions): ApiModel {
   };
 }
 
-/** The `Throttle` of the first usage plan that has one (the stack has one default plan). */
+/** The `Throttle` of the first usage plan that has one (a template's usage plan for the API's keys). */
 function usagePlanThrottle(plans: [string, Resources[string]][]): ThrottleModel | undefined {
   for (const [, { Properties: properties = {} }] of plans) {
     const throttle = properties.Throttle as { RateLimit?: unknown; BurstLimit?: unknown } | undefined;

@@ -5,6 +5,9 @@
  * dead-letter queue, each as it was when the first service let go of the store without delivering anything
  * more.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -12,20 +15,21 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
+import { dataFolderCredentials } from '../common/store-credentials.ts';
 import { type LocalDynamoDb, startDynamoDb } from '../dynamodb/dynamodb.ts';
 import type { Template } from '../template/api-model.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
-import { type AwsFixture, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
+import { type AwsFixture, awsClients, recordingFunction, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
 
 /**
- * `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`; with `gathering`, `work` is
- * read by a function through a mapping that gathers batches of 10 for up to 20 s.
+ * `work` (visibility 30 s, redrive to `work-dlq` after 2 receives) and `work-dlq`; with `windowSeconds`, `work`
+ * is read by a function through a mapping that gathers batches of 10 for up to that many seconds.
  */
-const queuesTemplate = (recordFile: string, gathering = false): Template => ({
+const queuesTemplate = (recordFile: string, windowSeconds?: number): Template => ({
   Resources: {
-    ...(gathering && {
+    ...(windowSeconds !== undefined && {
       Worker: recordingFunction(recordFile),
       Mapping: {
         Type: 'AWS::Lambda::EventSourceMapping',
@@ -33,7 +37,7 @@ const queuesTemplate = (recordFile: string, gathering = false): Template => ({
           EventSourceArn: { 'Fn::GetAtt': ['Work', 'Arn'] },
           FunctionName: { 'Fn::GetAtt': ['Worker', 'Arn'] },
           BatchSize: 10,
-          MaximumBatchingWindowInSeconds: 20,
+          MaximumBatchingWindowInSeconds: windowSeconds,
         },
       },
     }),
@@ -56,9 +60,9 @@ cleanUpAfterAll(async () => {
 });
 
 /** The embedded store on `dataDir` and the queues of {@link queuesTemplate} keeping their messages in it. */
-async function start(dataDir: string, gathering = false) {
+async function start(dataDir: string, windowSeconds?: number) {
   const store = await startDynamoDb({ dataDir });
-  const fixture = await startAwsFixture((recordFile) => queuesTemplate(recordFile, gathering), {
+  const fixture = await startAwsFixture((recordFile) => queuesTemplate(recordFile, windowSeconds), {
     ...(store.levelDb ? { levelDb: store.levelDb } : {}),
   });
   running = { store, fixture };
@@ -163,7 +167,7 @@ test('queued, delayed, in-flight, deleted and dead-lettered messages are as they
 
 test('a stop hands the messages its mapping holds and has not invoked back to their queue (visible at once)', async () => {
   const dataDir = await temporaryDir('queue-release-');
-  const first = await start(dataDir, true);
+  const first = await start(dataDir, 20);
   for (const body of ['one', 'two', 'three']) {
     await first.fixture.sqs.send(new SendMessageCommand({ QueueUrl: first.url('Work'), MessageBody: body }));
   }
@@ -185,4 +189,53 @@ test('a stop hands the messages its mapping holds and has not invoked back to th
     ['three', '2'],
     ['two', '2'],
   ]);
+});
+
+test('M6: a stop lets the batch being invoked finish: its message is deleted, not delivered again', async () => {
+  const dataDir = await temporaryDir('queue-stop-');
+  const first = await start(dataDir, 0);
+  // The handler records the message, then takes 5 s over it.
+  await first.fixture.sqs.send(new SendMessageCommand({ QueueUrl: first.url('Work'), MessageBody: 'slow' }));
+  await first.fixture.waitFor((line) => line.record?.body === 'slow');
+  await stop();
+
+  // Well within the visibility timeout: the message is gone, neither visible nor in flight.
+  const second = await start(dataDir);
+  expect(await second.counts('Work')).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
+});
+
+test('Q9: a SIGKILL of the serving process loses no accepted message: the queued one and the one in flight come back', async () => {
+  const dataDir = await temporaryDir('queue-kill-');
+  const serving = fileURLToPath(new URL('./support/queue-process.ts', import.meta.url));
+  const child = spawn(process.execPath, [serving], {
+    env: { ...process.env, STORE_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'close');
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  try {
+    await vi.waitFor(() => expect(stdout).toMatch(/^ready /m), { timeout: 60_000, interval: 50 });
+    const endpoint = /^ready (\S+)/m.exec(stdout)?.[1] as string;
+    const { sqs, events } = awsClients(endpoint, await dataFolderCredentials(dataDir));
+    const queueUrl = `${endpoint}/000000000000/work`;
+    for (const body of ['one', 'two'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1 }),
+    );
+    const inFlight = received.Messages?.[0]?.Body;
+    sqs.destroy();
+    events.destroy();
+    expect(['one', 'two']).toContain(inFlight);
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  // Well within the visibility timeout: one message queued, the other still in flight.
+  const second = await start(dataDir);
+  expect(await second.counts('Work')).toStrictEqual({ visible: 1, notVisible: 1, delayed: 0 });
 });

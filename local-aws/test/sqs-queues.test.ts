@@ -15,6 +15,8 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { newStoreCredentials } from '../common/store-credentials.ts';
+import { prepareEventsAndQueues } from '../events-and-queues.ts';
 import type { Template } from '../template/api-model.ts';
 import { type AwsFixture, startAwsFixture } from './support/aws-fixture.ts';
 import { cleanUpAfterAll } from './support/suite-cleanup.ts';
@@ -101,6 +103,8 @@ describe('the queues of the template', () => {
     const answer = await fixture.sqs.send(new GetQueueUrlCommand({ QueueName: 'work' }));
     expect(answer.QueueUrl).toBe(url.Work);
     expect(fixture.aws.resourceValue('WorkDlq', 'Arn')).toBe('arn:aws:sqs:us-east-1:000000000000:work-dlq');
+    expect(fixture.aws.resourceValue('WorkDlq', 'QueueName')).toBe('work-dlq');
+    expect(fixture.aws.resourceValue('Plain', 'QueueName')).toBe('Plain');
     const all = await fixture.sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: url.Plain, AttributeNames: ['All'] }),
     );
@@ -451,4 +455,15 @@ describe('fair receives by message group (Q10)', () => {
       message: expect.stringContaining('MessageGroupId'),
     });
   });
+});
+
+test('Q2: a FIFO queue is refused when the template is loaded', async () => {
+  const template: Template = {
+    Resources: {
+      Jobs: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'jobs.fifo', FifoQueue: true } },
+    },
+  };
+  await expect(prepareEventsAndQueues({ template, credentials: newStoreCredentials() })).rejects.toThrow(
+    /Jobs.*FIFO queues are not served locally/,
+  );
 });

@@ -1,12 +1,12 @@
 /**
- * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack
- * served by it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started
- * for a suite (its tables the suite's own), a stand-in TOKEN authorizer whose token picks its outcome, a
- * stand-in consumer of a DynamoDB stream, the crash points of the embedded DynamoDB and the replay of a
- * request's body that a preloaded hook of the store reads first (README.md "Tests"); and the parts a suite
- * drives alone, without `startLocalAws`'s whole: the API's engine and server on a model of the template, the
- * buses and queues with their endpoint, a stream mapping, the store's fresh credentials, the endpoint file,
- * the streaming prelude's pieces.
+ * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack served by
+ * it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started for a suite (its
+ * tables the suite's own), a stand-in TOKEN authorizer whose token picks its outcome, a stand-in function with a
+ * slow Init phase, a stand-in consumer of a DynamoDB stream, the crash points of the embedded DynamoDB and the
+ * replay of a request's body that a preloaded hook of the store reads first (README.md "Tests"); and the parts a
+ * suite drives alone, without `startLocalAws`'s whole: the API's engine and server on a model of the template, the
+ * buses and queues with their endpoint, a stream mapping, the store's fresh credentials, the endpoint file, the
+ * streaming prelude's pieces.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -32,6 +32,14 @@ export { createActiveTable, dynamoDbClient, startTestStore, type TestStore } fro
 /** The module (absolute path) of the stand-in authorizer: `index.handler`, calls appended to `BEHAVIOUR_CALLS`. */
 export const behaviourAuthorizerModule = fileURLToPath(
   new URL('./functions/behaviour-authorizer.ts', import.meta.url),
+);
+
+/**
+ * The module (absolute path) of a stand-in function whose Init phase takes `INIT_DELAY_MS` milliseconds, then
+ * answers 200 `{"initialized":true}` (testing/functions/slow-init-function.ts).
+ */
+export const slowInitFunctionModule = fileURLToPath(
+  new URL('./functions/slow-init-function.ts', import.meta.url),
 );
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The body of a request to the embedded DynamoDB's HTTP server, read by a preloaded test hook before the store
- * sees it (testing/crash-hook.ts, and the service's slow-answer hook), and a request that hands the same body
+ * sees it (testing/crash-hook.ts, or a host's own hook), and a request that hands the same body
  * to the store's own listener.
  */
 import type { IncomingMessage } from 'node:http';

@@ -19,6 +19,7 @@ import {
   createApiServer,
   createEngine,
   type Engine,
+  slowInitFunctionModule,
   upload,
 } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -37,7 +38,7 @@ const idOf = (name: string) => {
 const itemFunction = idOf('getInventoryItem');
 const orderFunction = idOf('getOrderById');
 const authorizerFunction = functionLogicalId(authorizer);
-/** Functions whose Init phase is slow (test/support/functions/slow-init-function.ts): S13. */
+/** Functions whose Init phase is slow (the testing kit's `slowInitFunctionModule`): S13. */
 const slowInit = {
   /** 3 s of Init, Timeout 2 s: the Init phase does not count against the Timeout. */
   withinLimit: idOf('getPetById'),
@@ -86,9 +87,7 @@ beforeAll(async () => {
     [itemFunction]: stub('behaviour-function'),
     [orderFunction]: stub('behaviour-function'),
     [authorizerFunction]: behaviourAuthorizerModule,
-    ...Object.fromEntries(
-      Object.values(slowInit).map((logicalId) => [logicalId, stub('slow-init-function')]),
-    ),
+    ...Object.fromEntries(Object.values(slowInit).map((logicalId) => [logicalId, slowInitFunctionModule])),
   };
   const model = apiModel(template, {
     assemblyDir: assemblyDir(),

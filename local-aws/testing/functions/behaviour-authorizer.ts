@@ -1,19 +1,31 @@
-/** A stand-in TOKEN authorizer whose token picks the outcome (behaviour.md). */
+/**
+ * A stand-in TOKEN authorizer whose token picks the outcome (behaviour.md "The TOKEN authorizer"): every token
+ * (without `Bearer `) is appended to the file `BEHAVIOUR_CALLS`; `unauthorized` throws `Unauthorized`, `throws`
+ * throws another error, `malformed` returns no policy, `slow…` answers after 40 s, `deny…` is a Deny and any
+ * other token an Allow, both of the whole stage with `principalId` `someone`, usage identifier `key-1` (none
+ * for `nokey…`) and a context of a string, a number and a boolean (for `roomy…`, the key's own throttle).
+ */
 import { appendFileSync } from 'node:fs';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 
-/** The Lambda handler (`index.handler`). @throws Error('Unauthorized') for `unauthorized` */
+/** The Lambda handler (`index.handler`). @throws Error('Unauthorized') for `unauthorized`, Error for `throws` */
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const token = event.authorizationToken.replace(/^Bearer /, '');
   appendFileSync(process.env.BEHAVIOUR_CALLS as string, `${token}\n`);
   if (token === 'unauthorized') throw new Error('Unauthorized');
+  if (token === 'throws') throw new Error('the key store is unreachable');
   if (token === 'malformed') return { principalId: 'someone' } as APIGatewayAuthorizerResult;
   if (token.startsWith('slow')) await new Promise((resolve) => setTimeout(resolve, 40_000));
   // The whole stage, as a bearer authorizer commonly does: a cached policy then serves every route.
   const effect = token.startsWith('deny') ? 'Deny' : 'Allow';
   return {
     principalId: 'someone',
-    usageIdentifierKey: 'key-1',
+    // A token starting `nokey` is allowed without a usage identifier (no API key: behaviour.md S11).
+    ...(token.startsWith('nokey') ? {} : { usageIdentifierKey: 'key-1' }),
+    // A token starting `roomy` carries its key's own throttle, 1,000 per second (behaviour.md S10).
+    context: token.startsWith('roomy')
+      ? { rateLimit: 1000, burstLimit: 1000 }
+      : { plan: 'basic', limit: 5, active: true },
     policyDocument: {
       Version: '2012-10-17',
       Statement: [

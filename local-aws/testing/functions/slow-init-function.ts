@@ -1,12 +1,12 @@
 /**
  * A stand-in function whose static code (its Init phase) takes `INIT_DELAY_MS` milliseconds before the handler
- * exists (local-aws/behaviour.md S13); the handler answers 200 at once.
+ * exists (behaviour.md S13); the handler answers 200 at once.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 
 await new Promise((resolve) => setTimeout(resolve, Number(process.env.INIT_DELAY_MS)));
 
-/** The Lambda handler (`index.handler`): 200 with `{"initialized": true}`. */
+/** The Lambda handler (`index.handler`): 200 with `{"initialized":true}`. */
 export async function handler(): Promise<APIGatewayProxyResult> {
   return {
     statusCode: 200,
