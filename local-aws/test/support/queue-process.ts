@@ -31,4 +31,4 @@ const served = await startLocalAws({
   host: '127.0.0.1',
 });
 served.open();
-process.stdout.write(`ready ${served.awsEndpoint}\n`);
+process.stdout.write(`ready ${served.eventsAndQueuesEndpoint}\n`);
