@@ -4,12 +4,15 @@
  */
 import { connect } from 'node:net';
 
-/** An answer: status, headers (names lower-cased; a repeated one's values joined with `, `) and body. */
+/**
+ * An answer: status, headers (names lower-cased; a repeated one's values joined with `, `) and body (UTF-8,
+ * de-chunked).
+ */
 export interface RawAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
-  /** Everything received, as latin1 text. */
+  /** Everything received, as latin1 text (one character a byte). */
   raw: string;
 }
 
@@ -41,7 +44,7 @@ function parse(raw: string): RawAnswer {
   return {
     status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0),
     headers,
-    body: headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body,
+    body: Buffer.from(headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body, 'latin1').toString(),
     raw,
   };
 }
