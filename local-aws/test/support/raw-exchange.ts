@@ -29,8 +29,8 @@ function dechunk(body: string): string {
   }
 }
 
-/** Parses one HTTP/1.1 answer. */
-function parse(raw: string): RawAnswer {
+/** Parses one HTTP/1.1 answer (received as latin1 text). */
+export function parseAnswer(raw: string): RawAnswer {
   const separator = raw.indexOf('\r\n\r\n');
   const [statusLine = '', ...lines] = raw.slice(0, separator).split('\r\n');
   const headers: Record<string, string> = {};
@@ -57,7 +57,7 @@ export function exchange(port: number, text: string): Promise<RawAnswer> {
     socket.setEncoding('latin1').on('data', (chunk: string) => {
       received += chunk;
     });
-    socket.on('end', () => resolve(parse(received))).on('error', reject);
+    socket.on('end', () => resolve(parseAnswer(received))).on('error', reject);
   });
 }
 
