@@ -63,6 +63,8 @@ describe('the event the function receives', () => {
     ]);
     expect(event.headers).toMatchObject({ 'X-Twice': 'two', 'x-lower': 'v', Authorization: 'Bearer allow' });
     expect(event.multiValueHeaders).toMatchObject({ 'X-Twice': ['one', 'two'], 'x-lower': ['v'] });
+    // Not the headers API Gateway adds (X-Amzn-Trace-Id, X-Forwarded-For, -Port, -Proto).
+    expect(Object.keys(event.headers).filter((name) => /^x-(amzn|forwarded)-/i.test(name))).toEqual([]);
   });
 
   test.each([
