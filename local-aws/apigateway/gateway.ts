@@ -17,7 +17,7 @@ import {
   renderGatewayResponse,
 } from './gateway-response-render.ts';
 import { renderMock } from './mock-integration.ts';
-import { eventHeaders, proxyEvent } from './proxy-event.ts';
+import { eventHeaders, lastHeaderValue, proxyEvent } from './proxy-event.ts';
 import { usagePlan } from './usage-plan.ts';
 
 /** API Gateway's payload limit in bytes (10 MB). */
@@ -215,10 +215,8 @@ export function createEngine(
     if (bodyPending(request)) response.setHeader('Connection', 'close');
     const rendered = renderGatewayResponse(model.gatewayResponses, kind, {
       requestId,
-      header(name) {
-        const value = request.headers[name.toLowerCase()];
-        return Array.isArray(value) ? value[0] : value;
-      },
+      // A single-valued `method.request.header.X` of a repeated header: its last value (behaviour.md G3, E5).
+      header: (name) => lastHeaderValue(request.rawHeaders, name),
     });
     response
       .writeHead(rendered.statusCode, { ...rendered.headers, ...headers, ...gatewayHeaders(requestId) })

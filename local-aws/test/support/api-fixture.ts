@@ -45,6 +45,17 @@ export interface FixtureRoute {
   streaming?: boolean;
   /** `ApiKeyRequired` (an authorized route; the API then needs {@link ApiFixtureOptions.usagePlan}). */
   apiKeyRequired?: boolean;
+  /** A MOCK integration instead of the Lambda proxy one (its `function` is then ignored). */
+  mock?: FixtureMock;
+}
+
+/** A MOCK integration's one integration response. */
+export interface FixtureMock {
+  statusCode: number;
+  /** Static headers (`method.response.header.X: "'value'"`). */
+  headers?: Record<string, string>;
+  /** The `application/json` response template (Velocity). */
+  template: string;
 }
 
 /** A throttle: requests per second and burst. */
@@ -79,6 +90,8 @@ export interface ApiFixtureOptions {
   usagePlan?: FixtureThrottle;
   /** The stage's own throttle, `MethodSettings` of every method (none when absent). */
   stageThrottle?: FixtureThrottle;
+  /** The authorizer function's `Timeout` in seconds (default 2). */
+  authorizerTimeoutSeconds?: number;
 }
 
 /** The fixture authorizer's default `IdentityValidationExpression`: `Bearer <token68>` (RFC 6750 section 2.1). */
@@ -129,25 +142,27 @@ export function apiTemplate(
         AuthorizationType: route.authorized ? 'CUSTOM' : 'NONE',
         ...(route.authorized ? { AuthorizerId: { Ref: 'ApiAuthorizer' } } : {}),
         ...(route.apiKeyRequired ? { ApiKeyRequired: true } : {}),
-        Integration: {
-          Type: 'AWS_PROXY',
-          IntegrationHttpMethod: 'POST',
-          ...(route.streaming ? { ResponseTransferMode: 'STREAM' } : {}),
-          Uri: {
-            'Fn::Join': [
-              '',
-              [
-                'arn:',
-                { Ref: 'AWS::Partition' },
-                ':apigateway:',
-                { Ref: 'AWS::Region' },
-                ':lambda:path/2015-03-31/functions/',
-                { 'Fn::GetAtt': [route.function ?? 'Echo', 'Arn'] },
-                '/invocations',
-              ],
-            ],
-          },
-        },
+        Integration: route.mock
+          ? mockIntegration(route.mock)
+          : {
+              Type: 'AWS_PROXY',
+              IntegrationHttpMethod: 'POST',
+              ...(route.streaming ? { ResponseTransferMode: 'STREAM' } : {}),
+              Uri: {
+                'Fn::Join': [
+                  '',
+                  [
+                    'arn:',
+                    { Ref: 'AWS::Partition' },
+                    ':apigateway:',
+                    { Ref: 'AWS::Region' },
+                    ':lambda:path/2015-03-31/functions/',
+                    { 'Fn::GetAtt': [route.function ?? 'Echo', 'Arn'] },
+                    '/invocations',
+                  ],
+                ],
+              },
+            },
       },
     };
   });
@@ -250,6 +265,26 @@ export function apiTemplate(
   return { Resources: resources };
 }
 
+/** The `Integration` of a MOCK method, as CDK synthesizes a CORS preflight's. */
+function mockIntegration(mock: FixtureMock): Record<string, unknown> {
+  return {
+    Type: 'MOCK',
+    RequestTemplates: { 'application/json': '{ statusCode: 200 }' },
+    IntegrationResponses: [
+      {
+        StatusCode: String(mock.statusCode),
+        ResponseParameters: Object.fromEntries(
+          Object.entries(mock.headers ?? {}).map(([name, value]) => [
+            `method.response.header.${name}`,
+            `'${value}'`,
+          ]),
+        ),
+        ResponseTemplates: { 'application/json': mock.template },
+      },
+    ],
+  };
+}
+
 /** A served fixture API. */
 export interface ApiFixture {
   /** `http://127.0.0.1:<port>/v1`. */
@@ -267,7 +302,7 @@ export interface ApiFixture {
 
 /**
  * Serves the fixture API with {@link startLocalAws} on 127.0.0.1 (any free port), its store in memory and its
- * event path off, open at once. The authorizer's `Timeout` is 2 s; its calls are recorded in a temporary file.
+ * event path off, open at once. The authorizer's calls are recorded in a temporary file.
  */
 export async function startApiFixture(options: ApiFixtureOptions): Promise<ApiFixture> {
   const dir = await temporaryDir('api-fixture-');
@@ -277,7 +312,7 @@ export async function startApiFixture(options: ApiFixtureOptions): Promise<ApiFi
     Echo: { module: standIn('echo-event') },
     Authorizer: {
       module: standIn('behaviour-authorizer'),
-      timeoutSeconds: 2,
+      timeoutSeconds: options.authorizerTimeoutSeconds ?? 2,
       environment: { BEHAVIOUR_CALLS: callsFile },
     },
     ...options.functions,
