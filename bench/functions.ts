@@ -28,7 +28,7 @@ process.stdout.write(JSON.stringify([performance.now() - start, (user + system) 
 /** Median import ms (CPU and wall clock) of each bundle over `rounds` fresh processes, bundles in rotation. */
 export async function measureLoadTimes(bundles: readonly Loadable[], rounds: number) {
   // The local AWS's entry, whose `installStreamingRuntime` sets the streaming globals as Lambda's runtime does.
-  const runtime = import.meta.resolve('@pet-store/local-aws');
+  const runtime = import.meta.resolve('local-aws');
   const sample = async ({ file, environment }: Loadable): Promise<[number, number]> => {
     const args = ['--input-type=module', '-e', loadProgram, pathToFileURL(file).href, runtime];
     const env = { PATH: process.env.PATH ?? '', ...environment, NODE_OPTIONS: '--enable-source-maps' };

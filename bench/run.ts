@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { functionModel } from '@pet-store/local-aws';
+import { functionModel } from 'local-aws';
 import { Command, Option } from 'commander';
 import { build } from 'esbuild';
 import { bundleFileName, untrimmedEsbuildOptions } from '#infra/bundling.ts';

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { connectLocalDynamoDb, type Template } from '@pet-store/local-aws';
+import { connectLocalDynamoDb, type Template } from 'local-aws';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { type InventoryItem, inventoryJson, petStatuses } from '#lib/inventory/inventory-item.ts';

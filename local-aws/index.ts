@@ -1,5 +1,5 @@
 /**
- * @module The public face of `@pet-store/local-aws`: {@link startLocalAws} serves a synthesized template on one
+ * @module The public face of `local-aws`: {@link startLocalAws} serves a synthesized template on one
  * machine and returns the variables a caller sets to reach it (README.md "What it serves"). Beside it, with
  * their types, the parts a composer uses on their own: the embedded DynamoDB alone and its credentials (to
  * serve only a store, or to reach one a data folder holds), the EventBridge and SQS endpoint of a running local

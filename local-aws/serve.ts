@@ -118,7 +118,7 @@ const answerMarginMs = 1000;
  * ```ts
  * import { readFileSync } from 'node:fs';
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
- * import { startLocalAws } from '@pet-store/local-aws';
+ * import { startLocalAws } from 'local-aws';
  *
  * const served = await startLocalAws({
  *   template: JSON.parse(readFileSync('cdk.out/Stack.template.json', 'utf8')),

@@ -6,7 +6,7 @@
  * from the authorizer's context (`keyName`, else `keyId`; `-` when no key was accepted): never the key itself,
  * no header (docs/operating.md "Access logs").
  */
-import type { AccessLogContext } from '@pet-store/local-aws';
+import type { AccessLogContext } from 'local-aws';
 import { logger } from '#lib/logger.ts';
 
 /** Writes `context`'s access log line. */

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Template } from '@pet-store/local-aws';
+import type { Template } from 'local-aws';
 import { functionLogicalId, tableLogicalId } from '#infra/inventory-stack.ts';
 import { type EnvironmentName, stackName } from '#infra/settings.ts';
 import { authorizer, eventFunctions, operations } from '#lib/api.ts';

@@ -4,7 +4,7 @@
  * itself is stored nowhere, only its digest (docs/contract.md "Authentication and authorization").
  */
 import { createHmac } from 'node:crypto';
-import type { StoreCredentials } from '@pet-store/local-aws';
+import type { StoreCredentials } from 'local-aws';
 
 /**
  * The key named `local` of the store signed with `credentials`: `psk_` and the 256-bit HMAC-SHA256 of a fixed

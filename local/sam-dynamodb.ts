@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { credentialsFile, credentialVariables, inMemory, startDynamoDb } from '@pet-store/local-aws';
+import { credentialsFile, credentialVariables, inMemory, startDynamoDb } from 'local-aws';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { samTableNames, seedSamFixtures } from './sam-fixtures.ts';
 import { localAwsDefaults, localDataDir } from './settings.ts';

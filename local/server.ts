@@ -1,6 +1,6 @@
 /** `npm start [-- --stack staging|production [--assembly <dir>]]`: docs/local-api.md "Settings". */
 
-import { watchFunctionModules } from '@pet-store/local-aws';
+import { watchFunctionModules } from 'local-aws';
 import { Command, Option } from 'commander';
 import { environments } from '#infra/settings.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';

@@ -1,7 +1,7 @@
 /** The whole service on one machine: store, tables, first-start data and the local API (docs/local-api.md "What it serves"). */
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { DataFolderInUseError, inMemory, startLocalAws } from '@pet-store/local-aws';
+import { DataFolderInUseError, inMemory, startLocalAws } from 'local-aws';
 import type { ThrottleSettings } from '#infra/settings.ts';
 import { importInventoryFile } from '#lib/admin/inventory-writer.ts';
 import { createKey } from '#lib/admin/keys.ts';

@@ -5,7 +5,7 @@
  */
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import type { StreamFailureRecord } from '@pet-store/local-aws';
+import type { StreamFailureRecord } from 'local-aws';
 
 /** One discarded batch: where it was in the stream, when, and the pets whose next record shows the break. */
 export interface LostBatch {

@@ -176,14 +176,14 @@ test('BatchWriteItem yields one record per item written', async () => {
     }),
   );
   const records = await recordsOf(itemsTable, start);
-  const byPet = Object.fromEntries(
+  const byItem = Object.fromEntries(
     records.map((record) => [(record.dynamodb.Keys.itemId as { N: string }).N, record]),
   );
   expect(records).toHaveLength(2);
-  expect(byPet['201']).toStrictEqual(
+  expect(byItem['201']).toStrictEqual(
     await expected(itemsTable, 'INSERT', { itemId: one.itemId }, undefined, one),
   );
-  expect(byPet['202']).toStrictEqual(
+  expect(byItem['202']).toStrictEqual(
     await expected(itemsTable, 'INSERT', { itemId: two.itemId }, undefined, two),
   );
 });

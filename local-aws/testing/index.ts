@@ -1,5 +1,5 @@
 /**
- * @module The testing kit of `@pet-store/local-aws` (its `./testing` export), for suites that test a stack served by
+ * @module The testing kit of `local-aws` (its `./testing` export), for suites that test a stack served by
  * it: careful raw uploads, temporary folders removed after the suite, the embedded DynamoDB started for a suite (its
  * tables the suite's own), a stand-in TOKEN authorizer whose token picks its outcome, a stand-in function with a
  * slow Init phase, a stand-in consumer of a DynamoDB stream, the crash points of the embedded DynamoDB and the

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
-import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
+import { removeTemporaryDirs, temporaryDir } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, projectRoot, runCommand } from '#test/support/child-process.ts';
 import { inventoryRecord } from '#test/support/raw-tables.ts';

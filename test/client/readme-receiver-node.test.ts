@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
-import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
+import { removeTemporaryDirs, temporaryDir } from 'local-aws/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { childEnv, projectRoot, runCommand } from '#test/support/child-process.ts';

@@ -6,7 +6,7 @@
  * answered is stored once under its own id, and the stock drops once per order.
  */
 import { randomInt } from 'node:crypto';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { maxAssignedId, orderIdEpoch, orderIdRandomBits } from '#lib/assigned-ids.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';

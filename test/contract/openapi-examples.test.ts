@@ -17,7 +17,7 @@
 import dns from 'node:dns';
 import { syncBuiltinESMExports } from 'node:module';
 import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { eventsEnv } from '#lib/events/changes.ts';

@@ -7,7 +7,7 @@
  * 503 needs the database gone: the service runs against a dynalite this file starts on a fixed port, and the
  * last group of tests stops it.
  */
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '#lib/api.ts';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';

@@ -10,8 +10,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectLocalDynamoDb } from '@pet-store/local-aws';
-import { crashHookUrl, dynamoDbClient, temporaryDir } from '@pet-store/local-aws/testing';
+import { connectLocalDynamoDb } from 'local-aws';
+import { crashHookUrl, dynamoDbClient, temporaryDir } from 'local-aws/testing';
 import { expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { scanTable } from '#test/support/raw-tables.ts';

@@ -15,8 +15,8 @@ import {
   QueryCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import { dataFolderCredentials } from '@pet-store/local-aws';
-import { crashHookUrl, temporaryDir } from '@pet-store/local-aws/testing';
+import { dataFolderCredentials } from 'local-aws';
+import { crashHookUrl, temporaryDir } from 'local-aws/testing';
 import { describe, expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';

@@ -11,8 +11,8 @@
  * retried after 1 s (`WEBHOOK_RETRY_DELAYS`).
  */
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { dataFolderCredentials, eventsAndQueuesEndpoint, type Template } from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { dataFolderCredentials, eventsAndQueuesEndpoint, type Template } from 'local-aws';
+import { temporaryDir } from 'local-aws/testing';
 import { beforeAll, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { eventsEnv } from '#lib/events/changes.ts';

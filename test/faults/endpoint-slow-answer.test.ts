@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { temporaryDir } from 'local-aws/testing';
 import { beforeAll, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { callServer, storeTable } from '#test/support/server-calls.ts';

@@ -14,8 +14,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { lambdaContext, type StoreCredentials } from '@pet-store/local-aws';
-import { startTestStore } from '@pet-store/local-aws/testing';
+import { lambdaContext, type StoreCredentials } from 'local-aws';
+import { startTestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import {

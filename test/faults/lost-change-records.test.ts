@@ -9,7 +9,7 @@
  * fail a few times then heal lose nothing and double nothing.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { inMemory, type LocalDynamoDb, type StreamFailureRecord, startDynamoDb } from '@pet-store/local-aws';
+import { inMemory, type LocalDynamoDb, type StreamFailureRecord, startDynamoDb } from 'local-aws';
 import {
   dynamoDbClient,
   type InvokeOutcome,
@@ -17,7 +17,7 @@ import {
   retentionVariable,
   startStreamMapping,
   streamMappingModels,
-} from '@pet-store/local-aws/testing';
+} from 'local-aws/testing';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';

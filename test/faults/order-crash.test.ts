@@ -10,8 +10,8 @@
  * record's in-progress expiry (the function's deadline) has passed; the tables are read afterwards.
  */
 import { setTimeout } from 'node:timers/promises';
-import type { Template } from '@pet-store/local-aws';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import type { Template } from 'local-aws';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { operationNamed } from '#lib/api.ts';

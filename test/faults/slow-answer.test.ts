@@ -15,7 +15,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { temporaryDir } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';

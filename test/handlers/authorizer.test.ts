@@ -4,7 +4,7 @@
  * computed here, so the test does not rely on the key tool.
  */
 import { randomBytes } from 'node:crypto';
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
 import { handlerSuite } from '#test/support/handler-suite.ts';

@@ -5,7 +5,7 @@
  * the handler's transaction: the cancelled transaction is 412 at its index, or read and decided again.
  */
 
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
 import {

@@ -5,7 +5,7 @@
  * any other; bodies and statuses are unchanged.
  */
 
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { corsOriginsEnv } from '#lib/http/cors.ts';

@@ -4,8 +4,8 @@
  * `Unauthorized`, so API Gateway answers AUTHORIZER_FAILURE instead of a misleading 401 (docs/contract.md "Errors").
  */
 
-import { lambdaContext } from '@pet-store/local-aws';
-import { newStoreCredentials } from '@pet-store/local-aws/testing';
+import { lambdaContext } from 'local-aws';
+import { newStoreCredentials } from 'local-aws/testing';
 import { beforeAll, expect, test } from 'vitest';
 import { freePort } from '#test/support/free-port.ts';
 import {

@@ -6,7 +6,7 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { changeJson } from '#lib/events/change-json.ts';

@@ -5,7 +5,7 @@
  * worker thread, as a deployed Lambda runs in its own environment, so the rule is proven here.
  */
 
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { environments } from '#infra/settings.ts';

@@ -5,8 +5,8 @@
  * as API Gateway reads it (prelude, delimiter, body).
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
-import { lambdaContext } from '@pet-store/local-aws';
-import type { TestStore } from '@pet-store/local-aws/testing';
+import { lambdaContext } from 'local-aws';
+import type { TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { listIndex } from '#lib/tables.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';

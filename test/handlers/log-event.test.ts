@@ -5,7 +5,7 @@
  * handlers are invoked with events carrying a key, and every line written to stdout or stderr is checked.
  */
 import { randomBytes } from 'node:crypto';
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import { expect, test } from 'vitest';
 import {
   handlerSuite,

@@ -5,7 +5,7 @@
  * and 422 become 400 `invalid_request`), an unexposed or 5xx one is 500 `internal_error` revealing nothing.
  */
 import { createError } from '@middy/util';
-import { lambdaContext } from '@pet-store/local-aws';
+import { lambdaContext } from 'local-aws';
 import { describe, expect, test } from 'vitest';
 import { operationNamed } from '#lib/api.ts';
 import { httpFunction } from '#lib/http/http-function.ts';

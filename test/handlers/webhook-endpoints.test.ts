@@ -7,8 +7,8 @@
  */
 
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { lambdaContext } from '@pet-store/local-aws';
-import type { TestStore } from '@pet-store/local-aws/testing';
+import { lambdaContext } from 'local-aws';
+import type { TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';

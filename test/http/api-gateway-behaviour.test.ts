@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Template } from '@pet-store/local-aws';
+import type { Template } from 'local-aws';
 import {
   apiModel,
   behaviourAuthorizerModule,
@@ -21,7 +21,7 @@ import {
   type Engine,
   slowInitFunctionModule,
   upload,
-} from '@pet-store/local-aws/testing';
+} from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { functionLogicalId } from '#infra/inventory-stack.ts';
 import { authorizer, operations } from '#lib/api.ts';

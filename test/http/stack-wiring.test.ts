@@ -5,7 +5,7 @@
  * the contract answer each one breaks; and a gateway response's template is what the local API sends.
  */
 
-import type { Template } from '@pet-store/local-aws';
+import type { Template } from 'local-aws';
 import { describe, expect, test } from 'vitest';
 import { assemblyDir, servedStagingStack } from '#test/support/synthesized-assembly.ts';
 import { startTestApi } from '#test/support/test-api.ts';

@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LocalDynamoDb } from '@pet-store/local-aws';
+import type { LocalDynamoDb } from 'local-aws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { TestApi, TestResponse } from '#test/support/test-api.ts';
 import { storeVariables } from '#test/support/test-dynamodb.ts';
@@ -72,7 +72,7 @@ let readOnly: string;
 
 beforeAll(async () => {
   const { freePort } = await import('#test/support/free-port.ts');
-  const { startDynamoDb } = await import('@pet-store/local-aws');
+  const { startDynamoDb } = await import('local-aws');
   const { localTableNames } = await import('#local/settings.ts');
   const { startTestApi } = await import('#test/support/test-api.ts');
   const { apiKeyDigest, generateApiKey } = await import('#lib/auth/api-key.ts');

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { dynamoDbClient, newStoreCredentials, startTestStore } from '@pet-store/local-aws/testing';
+import { dynamoDbClient, newStoreCredentials, startTestStore } from 'local-aws/testing';
 import dynalite from 'dynalite';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';

@@ -6,7 +6,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { temporaryDir } from 'local-aws/testing';
 import { expect, test } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { getInventory, startServerProcess } from '#test/support/server-process.ts';

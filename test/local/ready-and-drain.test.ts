@@ -12,7 +12,7 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, temporaryDir } from 'local-aws/testing';
 import { describe, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
 import { samApiKey } from '#local/sam-fixtures.ts';

@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { dataFolderCredentials } from '@pet-store/local-aws';
-import { dynamoDbClient, temporaryDir } from '@pet-store/local-aws/testing';
+import { dataFolderCredentials } from 'local-aws';
+import { dynamoDbClient, temporaryDir } from 'local-aws/testing';
 import { describe, expect, test } from 'vitest';
 import { samTableNames } from '#local/sam-fixtures.ts';
 import { childEnv, projectRoot, scripts, spawnNode } from '#test/support/child-process.ts';

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, temporaryDir } from 'local-aws/testing';
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { type TableId, tables } from '#lib/tables.ts';
 import { childEnv, projectRoot, runCommand, runNode, scripts } from '#test/support/child-process.ts';

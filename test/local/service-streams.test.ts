@@ -10,13 +10,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { inMemory, startDynamoDb } from '@pet-store/local-aws';
+import { inMemory, startDynamoDb } from 'local-aws';
 import {
   createActiveTable,
   dynamoDbClient,
   streamFunctionModule,
   temporaryDir,
-} from '@pet-store/local-aws/testing';
+} from 'local-aws/testing';
 import { expect, test, vi } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';

@@ -4,7 +4,7 @@
  * (local-aws/test/store-credentials.test.ts tests the store's side), so the key never authenticates.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { dynamoDbClient, newStoreCredentials } from '@pet-store/local-aws/testing';
+import { dynamoDbClient, newStoreCredentials } from 'local-aws/testing';
 import { expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';

@@ -7,8 +7,8 @@
 
 import { cp, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { watchFunctionModules } from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { watchFunctionModules } from 'local-aws';
+import { temporaryDir } from 'local-aws/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { childEnv, projectRoot, spawnNode } from '#test/support/child-process.ts';
 import { type ServerProcess, startServerProcess } from '#test/support/server-process.ts';

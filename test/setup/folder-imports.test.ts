@@ -2,7 +2,7 @@
  * Folders import one way (docs/architecture.md "Layout"): no two folders import each other, even through others,
  * and no top-level folder imports one on a higher floor. The two packages meet at one point: nothing in
  * local-aws/ imports the service, and the service imports local-aws/ only through its entry,
- * `@pet-store/local-aws` (and the service's tests through its testing kit, `@pet-store/local-aws/testing`).
+ * `local-aws` (and the service's tests through its testing kit, `local-aws/testing`).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ const importPattern =
   /(?:^|\n)\s*(?:import|export)\b[^;'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** The local AWS's package name: its entry is local-aws/index.ts. */
-const localAws = '@pet-store/local-aws';
+const localAws = 'local-aws';
 
 /** The project module `specifier` names from `file`, or undefined for a package. */
 function resolved(file: string, specifier: string): string | undefined {
@@ -77,7 +77,7 @@ it('nothing in local-aws imports the service: only its own modules and packages'
   expect(service).toEqual([]);
 });
 
-it('the service imports the local AWS only through its entry, @pet-store/local-aws, and its tests its testing kit', () => {
+it('the service imports the local AWS only through its entry, local-aws, and its tests its testing kit', () => {
   const testingKit = `${localAws}/testing`;
   const internals = imports()
     .filter(({ file, target }) => !inLocalAws(file) && target !== undefined && inLocalAws(target))

@@ -1,7 +1,7 @@
-/** SDK clients of the local EventBridge and SQS endpoint (`@pet-store/local-aws`), for the service's tests. */
+/** SDK clients of the local EventBridge and SQS endpoint (`local-aws`), for the service's tests. */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { StoreCredentials } from '@pet-store/local-aws';
+import type { StoreCredentials } from 'local-aws';
 
 /** The SDK clients of an endpoint, signing with `credentials`. */
 export function awsClients(endpoint: string, credentials: StoreCredentials) {

@@ -12,8 +12,8 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import type { StoreCredentials } from '@pet-store/local-aws';
-import { prepareEventsAndQueues, temporaryDir } from '@pet-store/local-aws/testing';
+import type { StoreCredentials } from 'local-aws';
+import { prepareEventsAndQueues, temporaryDir } from 'local-aws/testing';
 import type { SQSRecord } from 'aws-lambda';
 import { expect, vi } from 'vitest';
 import { publishChanges } from '#lib/events/bus.ts';

@@ -1,7 +1,7 @@
 /** Starts a proxy to a real DynamoDB that injects the faults a test chooses (docs/contract.md "Errors"). */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { requestTimeoutMs } from '#lib/clients/dynamodb-client.ts';
 import { listenOnFreePort } from './free-port.ts';
 import { serviceTables, setFunctionEnvironment } from './test-dynamodb.ts';

@@ -1,5 +1,5 @@
 /** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
-import type { TestStore } from '@pet-store/local-aws/testing';
+import type { TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   type AuthorizerHandler,

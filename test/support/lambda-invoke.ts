@@ -3,11 +3,11 @@
  * reads it (local-aws/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { ResponseStream } from '@pet-store/local-aws';
-import { integrationContentType, isStreamingHandler, splitPrelude } from '@pet-store/local-aws/testing';
+import type { ResponseStream } from 'local-aws';
+import { integrationContentType, isStreamingHandler, splitPrelude } from 'local-aws/testing';
 import type { Context } from 'aws-lambda';
 
-export { installStreamingRuntime, lambdaContext, type ResponseStream } from '@pet-store/local-aws';
+export { installStreamingRuntime, lambdaContext, type ResponseStream } from 'local-aws';
 
 /** Status and headers of a streamed response, from its prelude. */
 export interface StreamedHead {

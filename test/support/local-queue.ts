@@ -10,13 +10,13 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { StoreCredentials } from '@pet-store/local-aws';
+import type { StoreCredentials } from 'local-aws';
 import {
   type EventsAndQueues,
   newStoreCredentials,
   prepareEventsAndQueues,
   temporaryDir,
-} from '@pet-store/local-aws/testing';
+} from 'local-aws/testing';
 import { awsClients } from './aws-clients.ts';
 
 /** A running local queue. */

@@ -5,8 +5,8 @@
  */
 import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Template } from '@pet-store/local-aws';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import type { Template } from 'local-aws';
+import { temporaryDir } from 'local-aws/testing';
 import { stackName } from '#infra/settings.ts';
 import { assemblyDir } from './synthesized-assembly.ts';
 

@@ -1,5 +1,5 @@
 /** Requests to a local server process and reads of its store, for the fault suites (docs/testing.md "Test support"). */
-import { dynamoDbClient } from '@pet-store/local-aws/testing';
+import { dynamoDbClient } from 'local-aws/testing';
 import type { TableId } from '#lib/tables.ts';
 import { type RawItem, scanTable } from './raw-tables.ts';
 import type { ServerProcess } from './server-process.ts';

@@ -98,7 +98,7 @@ function holdAnswer(response: ServerResponse, call: string): void {
 
 if (isMainThread) {
   // The kit's entry loads the store (dynalite) with it: imported once its write actions above are replaced.
-  const { readAndReplay } = await import('@pet-store/local-aws/testing');
+  const { readAndReplay } = await import('local-aws/testing');
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
     if (event !== 'request') return emit.call(this, event, ...args);
     const [request, response] = args as [IncomingMessage, ServerResponse];

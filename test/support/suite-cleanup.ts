@@ -1,5 +1,5 @@
 /** One `afterAll` that leaves no child process or temporary folder behind (docs/testing.md "Test support"). */
-import { removeTemporaryDirs } from '@pet-store/local-aws/testing';
+import { removeTemporaryDirs } from 'local-aws/testing';
 import { afterAll } from 'vitest';
 import { killChildren } from './child-process.ts';
 

@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { credentialVariables, dataFolderCredentials, type StoreCredentials } from '@pet-store/local-aws';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { credentialVariables, dataFolderCredentials, type StoreCredentials } from 'local-aws';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { ensureTables } from '#lib/admin/tables.ts';
 import type { TableId } from '#lib/tables.ts';
 

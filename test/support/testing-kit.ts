@@ -1,5 +1,5 @@
 /**
- * The local AWS's testing kit (`@pet-store/local-aws/testing`) as the bench reaches it: outside test/, the
+ * The local AWS's testing kit (`local-aws/testing`) as the bench reaches it: outside test/, the
  * project imports the local AWS only through its entry or test/support (test/setup/folder-imports.test.ts).
  * Tests import the kit itself.
  */
@@ -8,4 +8,4 @@ export {
   removeTemporaryDirs,
   startTestStore,
   temporaryDir,
-} from '@pet-store/local-aws/testing';
+} from 'local-aws/testing';

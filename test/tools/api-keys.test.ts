@@ -1,5 +1,5 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { temporaryDir } from 'local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { localEnvironment } from '#local/settings.ts';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';

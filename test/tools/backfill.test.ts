@@ -13,7 +13,7 @@ import {
   startTestStore,
   type TestStore,
   temporaryDir,
-} from '@pet-store/local-aws/testing';
+} from 'local-aws/testing';
 import { expect, onTestFinished, test } from 'vitest';
 import { createTable } from '#lib/admin/tables.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';

@@ -14,7 +14,7 @@
 
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore, temporaryDir } from 'local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { environments } from '#infra/settings.ts';
 import { ensureTables } from '#lib/admin/tables.ts';

@@ -11,7 +11,7 @@
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore, temporaryDir } from 'local-aws/testing';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { maxAttempts } from '#lib/clients/dynamodb.ts';
 import { maxBatchAttempts } from '#lib/inventory/batch-put.ts';

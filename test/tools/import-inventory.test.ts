@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { temporaryDir } from 'local-aws/testing';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type ChildResult, childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import {

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { temporaryDir } from '@pet-store/local-aws/testing';
+import { temporaryDir } from 'local-aws/testing';
 import { beforeAll, expect, test } from 'vitest';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { getInventory, startServerProcess } from '#test/support/server-process.ts';

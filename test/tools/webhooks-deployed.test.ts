@@ -5,7 +5,7 @@
  * of local-api named as the stack names it, test/support/local-queue.ts, read back with ReceiveMessage).
  */
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore, temporaryDir } from 'local-aws/testing';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { type ChildResult, operatorEnv, runNode, scripts } from '#test/support/child-process.ts';

@@ -6,7 +6,7 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { startTestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, temporaryDir } from 'local-aws/testing';
 import { expect, test } from 'vitest';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { startLocalQueue } from '#test/support/local-queue.ts';

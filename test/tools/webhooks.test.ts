@@ -7,7 +7,7 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { startTestStore, type TestStore, temporaryDir } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore, temporaryDir } from 'local-aws/testing';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { attemptRecorder, type WebhookAttempt } from '#lib/webhooks/attempt-log.ts';
 import { localDeliveryQueueName } from '#ops/target.ts';

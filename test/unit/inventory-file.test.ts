@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
+import { removeTemporaryDirs, temporaryDir } from 'local-aws/testing';
 import { afterAll, describe, expect, test } from 'vitest';
 import { InventoryFileError, inventoryRows, validateInventoryFile } from '#lib/admin/inventory-file.ts';
 

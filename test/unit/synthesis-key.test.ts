@@ -4,7 +4,7 @@
  */
 import { appendFile, cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeTemporaryDirs, temporaryDir } from '@pet-store/local-aws/testing';
+import { removeTemporaryDirs, temporaryDir } from 'local-aws/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '#local/assembly.ts';
 import { synthesisInputs, synthesisKey } from '#test/support/synthesized-assembly.ts';
