@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { expect, it } from 'vitest';
 import { projectRoot } from '#test/support/child-process.ts';
 
@@ -56,4 +56,34 @@ it('every project file path named in a tracked file exists', () => {
       .map((named) => `${file}: ${named}`),
   );
   expect(missing).toEqual([]);
+});
+
+it('the local AWS names no file outside its folder and nothing of the pet store (local-aws/README.md)', () => {
+  const ownPath =
+    /(?<![\w./-])((?:lib|infra|functions|test|bench|docs|local|ops|client|events|\.github|\.ci)\/[\w./-]*\.(?:ts|md|ya?ml|json|csv))\b/g;
+  const relative = /(?:\]\(|['"`])(\.\.\/[^)'"`\s]*)/g;
+  const petStore =
+    /\bpets?\b|\bpetIds?\b|pet[ -]store|inventory|DATA_DIR|npm start|npm run (keys|import|webhooks)/i;
+  const packageFiles = files.filter((file) => packageOf(file) === 'local-aws');
+  const found = packageFiles.flatMap((file) =>
+    read(file)
+      .split('\n')
+      .flatMap((line, index) => {
+        const at = `${file}:${index + 1}`;
+        const outside = [
+          ...[...line.matchAll(ownPath)]
+            .map((match) => match[1] ?? '')
+            .filter((named) => !existsSync(join(projectRoot, 'local-aws', named))),
+          ...[...line.matchAll(relative)]
+            .map((match) => match[1] ?? '')
+            .filter((named) => !normalize(join(dirname(file), named)).startsWith('local-aws/')),
+        ];
+        return [
+          ...outside.map((named) => `${at}: names ${named}`),
+          ...(petStore.test(line) ? [`${at}: ${line.trim()}`] : []),
+        ];
+      }),
+  );
+  expect(packageFiles.length).toBeGreaterThan(50);
+  expect(found).toEqual([]);
 });
