@@ -15,14 +15,14 @@ import { grantedScopes } from '#lib/http/scope-check.ts';
 import { tables } from '#lib/tables.ts';
 import { createdEndpointJson, endpointValue, parseNewEndpoint } from '#lib/webhooks/endpoint-json.ts';
 import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
-import { endpointStore, maxEndpointsPerKey } from '#lib/webhooks/endpoints.ts';
 import { endpointEventTypesFor } from '#lib/webhooks/event-access.ts';
+import { keyEndpointStore, maxEndpointsPerKey } from '#lib/webhooks/key-endpoints.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 
 const client = createDynamoDbClient();
-const store = endpointStore(client, {
-  subscriptions: requiredEnv(tables.webhookSubscriptions.env),
+const store = keyEndpointStore(client, {
+  endpoints: requiredEnv(tables.webhookEndpoints.env),
   owners: requiredEnv(tables.webhookEndpointOwners.env),
 });
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));

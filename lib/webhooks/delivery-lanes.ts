@@ -23,17 +23,17 @@ import {
 import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
 import type { SlowLane } from './delivery-queue.ts';
 import type { DeliverySchedule } from './delivery-settings.ts';
+import type { EndpointHealth } from './endpoint-health.ts';
+import { type EndpointStore, signingSecrets } from './endpoint-store.ts';
 import type { FailureStore } from './failures.ts';
-import type { SubscriptionHealth } from './subscription-health.ts';
-import { type SubscriptionStore, signingSecrets } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
 export type { Lane } from './delivery-decision.ts';
 
 /** What the delivery works with. */
 export interface DeliveryDependencies {
-  subscriptions: Pick<SubscriptionStore, 'get'>;
-  health: SubscriptionHealth;
+  endpoints: Pick<EndpointStore, 'get'>;
+  health: EndpointHealth;
   failures: Pick<FailureStore, 'put'>;
   /** The slow lane: moves go there, and its retries wait there. */
   slowLane: SlowLane;
@@ -90,7 +90,7 @@ export async function deliverMessage(
   }
   const number = attemptNumber(lane, message, Number(record.attributes.ApproximateReceiveCount));
   const attempt = { message, lane, number };
-  const endpoint = await deps.subscriptions.get(message.subscriptionId);
+  const endpoint = await deps.endpoints.get(message.subscriptionId);
   const admission = admit(endpoint, attempt, deps.now());
   if (admission.kind !== 'attempt') return carryOut(admission, record, message, { attempt: number }, deps);
 
@@ -212,7 +212,7 @@ async function processEndpointFailure(
   if (failure.change === 'failing') return deps.health.isolate(endpointId, failure.at);
   if (await deps.health.disable(endpointId, failure.failingSince, failure.at)) {
     deps.onDisabled();
-    deps.log('webhook subscription disabled', { ...details, failingSince: failure.failingSince });
+    deps.log('webhook endpoint disabled', { ...details, failingSince: failure.failingSince });
   }
 }
 

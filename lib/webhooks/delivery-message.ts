@@ -1,5 +1,5 @@
 /**
- * A message of the webhook delivery queue: one event for one subscription (docs/contract.md "History and
+ * A message of the webhook delivery queue: one event for one endpoint (docs/contract.md "History and
  * events"). The fan-out sends it, the redrive of the webhook tool sends it again, the delivery reads it.
  * @module
  */

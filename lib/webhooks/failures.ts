@@ -28,11 +28,11 @@ export interface WebhookFailure extends DeliveryMessage {
 
 /** The failures table's operations. */
 export interface FailureStore {
-  /** Stores (or replaces: the same event failing again for a subscription) a failure: one PutItem. */
+  /** Stores (or replaces: the same event failing again for an endpoint) a failure: one PutItem. */
   put(failure: WebhookFailure): Promise<void>;
-  /** Every failure, or the subscription's only, in `eventId` order per subscription (Scan or Query, all pages). */
+  /** Every failure, or the endpoint's only, in `eventId` order per endpoint (Scan or Query, all pages). */
   list(subscriptionId?: string): Promise<WebhookFailure[]>;
-  /** Deletes the failure of this subscription and event (nothing when there is none). */
+  /** Deletes the failure of this endpoint and event (nothing when there is none). */
   remove(subscriptionId: string, eventId: string): Promise<void>;
 }
 
@@ -73,7 +73,7 @@ export function failureWriter(client: DynamoDBClient, tableName: string): Pick<F
 
 /**
  * The failure store over `client` and the table `tableName` (the low-level client with util-dynamodb's
- * marshalling, as {@link import('./subscriptions.ts').subscriptionStore}).
+ * marshalling, as {@link import('./endpoint-store.ts').endpointStore}).
  */
 export function failureStore(client: DynamoDBClient, tableName: string): FailureStore {
   return {

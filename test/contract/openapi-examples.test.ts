@@ -235,7 +235,7 @@ function createDeployed(body: unknown, keyId = inProcessKeyId): Promise<Answer> 
 async function breakerDisabled(endpointId: string, failingSince: string, disabledAt: string): Promise<void> {
   await api.dynamoDb.send(
     new UpdateItemCommand({
-      TableName: names().webhookSubscriptions,
+      TableName: names().webhookEndpoints,
       Key: { subscriptionId: { S: endpointId } },
       UpdateExpression:
         'SET #state = :disabled, failingSince = :since, disabledAt = :at, disabledReason = :failing',

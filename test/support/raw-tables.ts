@@ -125,7 +125,7 @@ export interface KeptFailure {
 
 /**
  * A webhook delivery kept as a failure, as the delivery stores it: the event `eventId` of `type` at `timestamp`
- * with the record's exact JSON `data`, for the subscription `subscriptionId`.
+ * with the record's exact JSON `data`, for the endpoint `subscriptionId`.
  */
 export function failureRecord(
   subscriptionId: string,

@@ -58,7 +58,7 @@ describe('before the attempt (admit)', () => {
       kind: 'keep',
       why: 'disabled',
       attempts: 2,
-      error: 'not attempted: the subscription is disabled',
+      error: 'not attempted: the endpoint is disabled',
     });
   });
 

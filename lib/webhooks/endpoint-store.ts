@@ -1,5 +1,5 @@
 /**
- * The webhook subscriptions table, one item per `subscriptionId` (docs/contract.md "History and events"):
+ * The webhook endpoints table, one item per `subscriptionId` (docs/contract.md "History and events"):
  * written by the webhook tool, scanned by the fan-out, read by the delivery.
  * @module
  */
@@ -17,22 +17,22 @@ import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
 
 /**
- * Where a subscription's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
+ * Where an endpoint's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
  * `isolated`, the slow lane (its last attempt failed or outlasted the fast lane's limit); `disabled`, no attempt
  * (the breaker, the tool or its key's check disabled it, {@link DisabledReason}: kept as failures until enabled). A
- * subscription stored before states existed is `enabled`.
+ * endpoint stored before states existed is `enabled`.
  */
-export type SubscriptionState = 'enabled' | 'isolated' | 'disabled';
+export type EndpointState = 'enabled' | 'isolated' | 'disabled';
 
 /**
- * Why a subscription is `disabled`: `failing`, the breaker (every attempt failed for its period); `operator`, the
+ * Why an endpoint is `disabled`: `failing`, the breaker (every attempt failed for its period); `operator`, the
  * webhook tool's `disable`; for an API key's endpoint, `key_revoked`, `key_expired` or `scope_missing`, its key no
  * longer reads what it delivers (lib/webhooks/owner-access.ts). Absent on items disabled before reasons existed.
  */
 export type DisabledReason = 'failing' | 'operator' | KeyRefusal;
 
-/** A subscription: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
-export interface Subscription {
+/** An endpoint: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
+export interface Endpoint {
   /** `ws_` + 16 base64url characters (96 random bits). */
   subscriptionId: string;
   url: string;
@@ -44,7 +44,7 @@ export interface Subscription {
   /** When {@link previousSecret} stops signing (RFC 3339 UTC): 24 hours after the rotation. */
   previousSecretExpiresAt?: string;
   createdAt: string;
-  state: SubscriptionState;
+  state: EndpointState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
   failingSince?: string;
   /** When the breaker, the tool or its key's check disabled it (state `disabled`). */
@@ -53,14 +53,14 @@ export interface Subscription {
   disabledReason?: DisabledReason;
   /**
    * The API key that created it through the API (`createWebhookEndpoint`): the first key id of its rotation
-   * chain, so a key made by `rotate` keeps it; absent for the tool's subscriptions (lib/webhooks/endpoints.ts).
+   * chain, so a key made by `rotate` keeps it; absent for the tool's endpoints (lib/webhooks/key-endpoints.ts).
    */
   ownerKeyId?: string;
 }
 
-/** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
-export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'> &
-  Partial<Pick<Subscription, 'createdAt'>>;
+/** What the fan-out reads of an endpoint: never its secret (lib/webhooks/fan-out.ts). */
+export type EndpointRoute = Pick<Endpoint, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'> &
+  Partial<Pick<Endpoint, 'createdAt'>>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
 const secretBytes = 24;
@@ -73,20 +73,20 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(secretBytes).toString('base64')}`;
 }
 
-/** A new subscription id: `ws_` + base64url of 12 random bytes. */
-export function newSubscriptionId(): string {
+/** A new endpoint id: `ws_` + base64url of 12 random bytes. */
+export function newEndpointId(): string {
   return `ws_${randomBytes(12).toString('base64url')}`;
 }
 
-/** A new `enabled` subscription to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
-export function newSubscription(
+/** A new `enabled` endpoint to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
+export function newEndpoint(
   url: string,
   events: readonly EndpointEventType[],
   now: Date,
   ownerKeyId?: string,
-): Subscription {
+): Endpoint {
   return {
-    subscriptionId: newSubscriptionId(),
+    subscriptionId: newEndpointId(),
     url,
     events: [...events],
     secret: newSigningSecret(),
@@ -96,28 +96,28 @@ export function newSubscription(
   };
 }
 
-/** The subscriptions table's operations. */
-export interface SubscriptionStore {
+/** The endpoints table's operations. */
+export interface EndpointStore {
   /**
-   * Stores a new subscription to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
+   * Stores a new endpoint to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
    * @returns it, secret included.
    */
-  add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Subscription>;
-  /** The subscription with this id, or undefined: one GetItem (strongly consistent). */
-  get(subscriptionId: string): Promise<Subscription | undefined>;
-  /** Every subscription (a Scan of all pages: the fan-out and the tool, never an API request). */
-  list(): Promise<Subscription[]>;
-  /** Removes the subscription. @returns false when there was none with this id. */
+  add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Endpoint>;
+  /** The endpoint with this id, or undefined: one GetItem (strongly consistent). */
+  get(subscriptionId: string): Promise<Endpoint | undefined>;
+  /** Every endpoint (a Scan of all pages: the fan-out and the tool, never an API request). */
+  list(): Promise<Endpoint[]>;
+  /** Removes the endpoint. @returns false when there was none with this id. */
   remove(subscriptionId: string): Promise<boolean>;
 }
 
 /** A stored state, `enabled` when absent (items stored before states existed). */
-function stateOf(item: Record<string, unknown>): SubscriptionState {
-  return (item.state as SubscriptionState | undefined) ?? 'enabled';
+function stateOf(item: Record<string, unknown>): EndpointState {
+  return (item.state as EndpointState | undefined) ?? 'enabled';
 }
 
-/** A stored item as a subscription (`events`, a list of strings, as an array). */
-export function fromStored(item: Record<string, unknown>): Subscription {
+/** A stored item as an endpoint (`events`, a list of strings, as an array). */
+export function fromStored(item: Record<string, unknown>): Endpoint {
   return {
     subscriptionId: String(item.subscriptionId),
     url: String(item.url),
@@ -137,14 +137,14 @@ export function fromStored(item: Record<string, unknown>): Subscription {
 }
 
 /**
- * The secrets a delivery at `now` is signed with: the subscription's secret, then its previous one while that
+ * The secrets a delivery at `now` is signed with: the endpoint's secret, then its previous one while that
  * has not expired (docs/contract.md "History and events": rotateWebhookSecret).
  */
 export function signingSecrets(
-  subscription: Pick<Subscription, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  endpoint: Pick<Endpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
   now: Date,
 ): string[] {
-  const { secret, previousSecret, previousSecretExpiresAt } = subscription;
+  const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
   const overlapping =
     previousSecret !== undefined &&
     previousSecretExpiresAt !== undefined &&
@@ -153,18 +153,18 @@ export function signingSecrets(
 }
 
 /**
- * The fan-out's read of the subscriptions table alone: a Scan of all pages with `ProjectionExpression`
+ * The fan-out's read of the endpoints table alone: a Scan of all pages with `ProjectionExpression`
  * subscriptionId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
  * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
  * placeholders.
  */
-export function subscriptionRoutes(
+export function endpointRoutes(
   client: DynamoDBClient,
   tableName: string,
-): { list(): Promise<SubscriptionRoute[]> } {
+): { list(): Promise<EndpointRoute[]> } {
   return {
     async list() {
-      const routes: SubscriptionRoute[] = [];
+      const routes: EndpointRoute[] = [];
       const pages = paginateScan(
         { client },
         {
@@ -190,23 +190,20 @@ export function subscriptionRoutes(
   };
 }
 
-/** The table and key of the subscription `subscriptionId` in `tableName`: the start of a command on its item. */
-export function subscriptionItem(tableName: string, subscriptionId: string) {
+/** The table and key of the endpoint `subscriptionId` in `tableName`: the start of a command on its item. */
+export function endpointItem(tableName: string, subscriptionId: string) {
   return { TableName: tableName, Key: marshall({ subscriptionId }) };
 }
 
 /**
- * The reading half of {@link subscriptionStore} alone (the delivery function), so that its bundle carries none
+ * The reading half of {@link endpointStore} alone (the delivery function), so that its bundle carries none
  * of the other operations' commands (docs/architecture.md "Bundles").
  */
-export function subscriptionReader(
-  client: DynamoDBClient,
-  tableName: string,
-): Pick<SubscriptionStore, 'get'> {
+export function endpointReader(client: DynamoDBClient, tableName: string): Pick<EndpointStore, 'get'> {
   return {
     async get(subscriptionId) {
       const { Item } = await client.send(
-        new GetItemCommand({ ...subscriptionItem(tableName, subscriptionId), ConsistentRead: true }),
+        new GetItemCommand({ ...endpointItem(tableName, subscriptionId), ConsistentRead: true }),
       );
       return Item && fromStored(unmarshall(Item));
     },
@@ -214,45 +211,45 @@ export function subscriptionReader(
 }
 
 /**
- * The subscription store over `client` and the table `tableName`: the low-level client with util-dynamodb's
+ * The endpoint store over `client` and the table `tableName`: the low-level client with util-dynamodb's
  * marshalling, not the document client, which the delivery function's bundle has no room for
  * (docs/architecture.md "Bundles").
  */
-export function subscriptionStore(client: DynamoDBClient, tableName: string): SubscriptionStore {
+export function endpointStore(client: DynamoDBClient, tableName: string): EndpointStore {
   return {
     async add(url, events, now) {
-      const subscription = newSubscription(url, events, now);
+      const endpoint = newEndpoint(url, events, now);
       await client.send(
         new PutItemCommand({
           TableName: tableName,
-          Item: marshall(subscription),
+          Item: marshall(endpoint),
           ConditionExpression: 'attribute_not_exists(subscriptionId)',
         }),
       );
-      return subscription;
+      return endpoint;
     },
-    ...subscriptionReader(client, tableName),
+    ...endpointReader(client, tableName),
     async list() {
-      const subscriptions: Subscription[] = [];
+      const endpoints: Endpoint[] = [];
       for await (const page of paginateScan({ client }, { TableName: tableName })) {
-        for (const item of page.Items ?? []) subscriptions.push(fromStored(unmarshall(item)));
+        for (const item of page.Items ?? []) endpoints.push(fromStored(unmarshall(item)));
       }
-      return subscriptions;
+      return endpoints;
     },
-    remove: (subscriptionId) => deleteSubscription(client, tableName, subscriptionId),
+    remove: (subscriptionId) => deleteEndpoint(client, tableName, subscriptionId),
   };
 }
 
 /**
- * One DeleteItem of the subscription `subscriptionId` in `tableName`, only while `condition` holds (default: it
+ * One DeleteItem of the endpoint `subscriptionId` in `tableName`, only while `condition` holds (default: it
  * exists). @returns false when the condition failed.
  */
-export async function deleteSubscription(
+export async function deleteEndpoint(
   client: DynamoDBClient,
   tableName: string,
   subscriptionId: string,
   condition = 'attribute_exists(subscriptionId)',
 ): Promise<boolean> {
-  const item = subscriptionItem(tableName, subscriptionId);
+  const item = endpointItem(tableName, subscriptionId);
   return conditional(client.send(new DeleteItemCommand({ ...item, ConditionExpression: condition })));
 }

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints through the API (docs/contract.md "History and events"): subscriptions owned by an API key,
+ * Webhook endpoints through the API (docs/contract.md "History and events"): endpoints owned by an API key,
  * at most {@link maxEndpointsPerKey} per key, each create and delete one TransactWriteItems with the owner's item
  * in the endpoint owners table (docs/architecture.md "Events and webhooks": webhook endpoints).
  * @module
@@ -18,16 +18,16 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpError } from '../http/errors.ts';
+import { disableForKey } from './endpoint-health.ts';
+import { deleteEndpoint, type Endpoint, fromStored, newEndpoint } from './endpoint-store.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
-import { disableForKey } from './subscription-health.ts';
-import { deleteSubscription, fromStored, newSubscription, type Subscription } from './subscriptions.ts';
 
 /** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
 export const maxEndpointsPerKey = 20;
 
-/** An endpoint as the API shows it after its creation: a subscription without its secret. */
-export type EndpointView = Omit<Subscription, 'secret'>;
+/** An endpoint as the API shows it after its creation: an endpoint without its secret. */
+export type EndpointView = Omit<Endpoint, 'secret'>;
 
 /**
  * What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL),
@@ -35,19 +35,19 @@ export type EndpointView = Omit<Subscription, 'secret'>;
  * (a revoked or expired key still accepted from the authorizer's cache may not re-enable it).
  */
 export type CreateResult =
-  | { outcome: 'created'; endpoint: Subscription }
+  | { outcome: 'created'; endpoint: Endpoint }
   | { outcome: 'existing'; endpoint: EndpointView }
   | { outcome: 'limit_reached' }
   | { outcome: 'key_dead' };
 
-/** The table names an {@link endpointStore} works on. */
+/** The table names an {@link keyEndpointStore} works on. */
 export interface EndpointTables {
-  subscriptions: string;
+  endpoints: string;
   owners: string;
 }
 
 /** The endpoints of API keys. `owner` is always the first key id of the caller's rotation chain. */
-export interface EndpointStore {
+export interface KeyEndpointStore {
   /**
    * The endpoint for `url` with `events`: a new one (new id and secret) unless `owner` already holds one for
    * `url`, which then takes `events` and, when disabled, is enabled again (the API's re-enable).
@@ -133,7 +133,7 @@ async function ownedIds(client: DynamoDBClient, names: EndpointTables, owner: st
 }
 
 /** The endpoint store over `client` (low-level, util-dynamodb marshalling) and `names`. */
-export function endpointStore(client: DynamoDBClient, names: EndpointTables): EndpointStore {
+export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables): KeyEndpointStore {
   const list = async (owner: string): Promise<EndpointView[]> => {
     let keys = (await ownedIds(client, names, owner)).map((subscriptionId) => marshall({ subscriptionId }));
     const views: EndpointView[] = [];
@@ -141,11 +141,11 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
     for (let round = 1; keys.length > 0; round++) {
       const { Responses, UnprocessedKeys } = await client.send(
         new BatchGetItemCommand({
-          RequestItems: { [names.subscriptions]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
+          RequestItems: { [names.endpoints]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
         }),
       );
-      for (const item of Responses?.[names.subscriptions] ?? []) views.push(viewOf(item));
-      keys = UnprocessedKeys?.[names.subscriptions]?.Keys ?? [];
+      for (const item of Responses?.[names.endpoints] ?? []) views.push(viewOf(item));
+      keys = UnprocessedKeys?.[names.endpoints]?.Keys ?? [];
       if (keys.length > 0) {
         if (round === attempts) throw new HttpError('service_unavailable', 'the store is busy; retry');
         await setTimeout(20 * round);
@@ -168,7 +168,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
     try {
       const { Attributes } = await client.send(
         new UpdateItemCommand({
-          TableName: names.subscriptions,
+          TableName: names.endpoints,
           Key: marshall({ subscriptionId: existing.subscriptionId }),
           UpdateExpression: disabled
             ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
@@ -202,7 +202,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
    * 10 minutes). @returns the endpoint, `limit_reached`, or `url_taken` when the owner holds the URL already.
    */
   const add = async (owner: string, url: string, events: readonly EndpointEventType[], now: Date) => {
-    const endpoint = newSubscription(url, events, now, owner);
+    const endpoint = newEndpoint(url, events, now, owner);
     try {
       await client.send(
         new TransactWriteItemsCommand({
@@ -225,7 +225,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
             },
             {
               Put: {
-                TableName: names.subscriptions,
+                TableName: names.endpoints,
                 Item: marshall(endpoint),
                 ConditionExpression: 'attribute_not_exists(subscriptionId)',
               },
@@ -266,7 +266,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
       retryingConflicts(async () => {
         const { Item } = await client.send(
           new GetItemCommand({
-            TableName: names.subscriptions,
+            TableName: names.endpoints,
             Key: marshall({ subscriptionId: endpointId }),
             ConsistentRead: true,
             ProjectionExpression: '#url, ownerKeyId',
@@ -305,7 +305,7 @@ function removal(
     TransactItems: [
       {
         Delete: {
-          TableName: names.subscriptions,
+          TableName: names.endpoints,
           Key: marshall({ subscriptionId: endpointId }),
           ConditionExpression: 'ownerKeyId = :o',
           ExpressionAttributeValues: marshall({ ':o': owner }),
@@ -324,18 +324,18 @@ function removal(
 }
 
 /**
- * The webhook tool's `remove`: any subscription, an API key's endpoint with its owner's set (so it no longer
+ * The webhook tool's `remove`: any endpoint, an API key's endpoint with its owner's set (so it no longer
  * counts to the key's 20), the tool's own with one conditional DeleteItem.
- * @returns false when there is no such subscription.
+ * @returns false when there is no such endpoint.
  */
-export async function removeSubscription(
+export async function removeEndpoint(
   client: DynamoDBClient,
   names: EndpointTables,
   subscriptionId: string,
 ): Promise<boolean> {
   const { Item } = await client.send(
     new GetItemCommand({
-      TableName: names.subscriptions,
+      TableName: names.endpoints,
       Key: marshall({ subscriptionId }),
       ConsistentRead: true,
       ProjectionExpression: 'ownerKeyId',
@@ -343,10 +343,10 @@ export async function removeSubscription(
   );
   if (!Item) return false;
   const owner = unmarshall(Item).ownerKeyId as string | undefined;
-  if (owner !== undefined) return endpointStore(client, names).remove(owner, subscriptionId);
-  return deleteSubscription(
+  if (owner !== undefined) return keyEndpointStore(client, names).remove(owner, subscriptionId);
+  return deleteEndpoint(
     client,
-    names.subscriptions,
+    names.endpoints,
     subscriptionId,
     'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
   );
@@ -354,7 +354,7 @@ export async function removeSubscription(
 
 /**
  * The key tool's `revoke` once no key of the chain `owner` is live: every endpoint `owner` holds, not yet
- * disabled, `disabled` at `now` with `reason` (lib/webhooks/subscription-health.ts `disableForKey`).
+ * disabled, `disabled` at `now` with `reason` (lib/webhooks/endpoint-health.ts `disableForKey`).
  * @returns the ids of the endpoints now disabled with `reason`: by this call, or already by the fan-out, whose
  *   check of the keys may see the revocation first (docs/architecture.md "Webhook endpoints of API keys").
  */
@@ -369,14 +369,14 @@ export async function disableOwnedEndpoints(
   const disabled = await Promise.all(
     ids.map(
       async (id) =>
-        (await disableForKey(client, names.subscriptions, id, owner, reason, now)) ||
-        (await disabledReasonOf(client, names.subscriptions, id)) === reason,
+        (await disableForKey(client, names.endpoints, id, owner, reason, now)) ||
+        (await disabledReasonOf(client, names.endpoints, id)) === reason,
     ),
   );
   return ids.filter((_, index) => disabled[index]);
 }
 
-/** The `disabledReason` of the subscription `subscriptionId` (strongly consistent), if any. */
+/** The `disabledReason` of the endpoint `subscriptionId` (strongly consistent), if any. */
 async function disabledReasonOf(
   client: DynamoDBClient,
   tableName: string,

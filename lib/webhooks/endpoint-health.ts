@@ -1,18 +1,18 @@
 /**
- * The state of a subscription's endpoint, written by the delivery and the webhook tool (docs/architecture.md
+ * The state of a webhook endpoint, written by the delivery and the webhook tool (docs/architecture.md
  * "Events and webhooks": the slow lane and the breaker). Each operation is one conditional UpdateItem on the
- * subscriptions table; a condition that fails (the subscription removed, or already moved on) changes nothing.
+ * endpoints table; a condition that fails (the endpoint removed, or already moved on) changes nothing.
  * `state` is a DynamoDB reserved word: expressions name it `#s`.
  * @module
  */
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
+import { type DisabledReason, endpointItem } from './endpoint-store.ts';
 import type { KeyRefusal } from './owner-access.ts';
-import { type DisabledReason, subscriptionItem } from './subscriptions.ts';
 
-/** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
-export interface SubscriptionHealth {
+/** The state transitions the delivery writes (lib/webhooks/endpoint-store.ts `EndpointState`). */
+export interface EndpointHealth {
   /**
    * An attempt cut at the fast lane's limit, or failed at `failedAt`: `isolated` (slow lane), and after a failure
    * `failingSince` set unless already set. Never undoes `disabled`.
@@ -28,7 +28,7 @@ export interface SubscriptionHealth {
 }
 
 /**
- * One UpdateItem of the subscription `subscriptionId` in `tableName`, only while it exists and `condition` holds.
+ * One UpdateItem of the endpoint `subscriptionId` in `tableName`, only while it exists and `condition` holds.
  * @returns false when the condition failed.
  */
 async function update(
@@ -42,7 +42,7 @@ async function update(
   return conditional(
     client.send(
       new UpdateItemCommand({
-        ...subscriptionItem(tableName, subscriptionId),
+        ...endpointItem(tableName, subscriptionId),
         UpdateExpression: expression,
         ConditionExpression: `attribute_exists(subscriptionId) AND (${condition})`,
         ExpressionAttributeNames: { '#s': 'state' },
@@ -56,7 +56,7 @@ async function update(
 const notDisabled = 'attribute_not_exists(#s) OR #s <> :d';
 
 /**
- * The subscription `subscriptionId` `disabled` at `now` for `reason`, while `condition` holds (`values` holds the
+ * The endpoint `subscriptionId` `disabled` at `now` for `reason`, while `condition` holds (`values` holds the
  * values it names besides `:d`, `disabled`).
  * @returns false when the condition failed.
  */
@@ -79,8 +79,8 @@ function disableWhen(
   );
 }
 
-/** The subscription health over `client` and the subscriptions table `tableName`. */
-export function subscriptionHealth(client: DynamoDBClient, tableName: string): SubscriptionHealth {
+/** The endpoint health over `client` and the endpoints table `tableName`. */
+export function endpointHealth(client: DynamoDBClient, tableName: string): EndpointHealth {
   return {
     async isolate(id, failedAt) {
       await update(
@@ -110,10 +110,10 @@ export function subscriptionHealth(client: DynamoDBClient, tableName: string): S
 }
 
 /**
- * The webhook tool's `enable`: the subscription `enabled`, its failing and disabled times removed.
- * @returns false when there is no such subscription.
+ * The webhook tool's `enable`: the endpoint `enabled`, its failing and disabled times removed.
+ * @returns false when there is no such endpoint.
  */
-export function enableSubscription(client: DynamoDBClient, tableName: string, subscriptionId: string) {
+export function enableEndpoint(client: DynamoDBClient, tableName: string, subscriptionId: string) {
   return update(
     client,
     tableName,
@@ -127,11 +127,11 @@ export function enableSubscription(client: DynamoDBClient, tableName: string, su
 }
 
 /**
- * The webhook tool's `disable`: the subscription `disabled` at `now`, reason `operator` (no attempt until `enable`, or for an API
+ * The webhook tool's `disable`: the endpoint `disabled` at `now`, reason `operator` (no attempt until `enable`, or for an API
  * key's endpoint until its key creates it again: docs/contract.md "History and events").
- * @returns false when there is no such subscription.
+ * @returns false when there is no such endpoint.
  */
-export function disableSubscription(
+export function disableEndpoint(
   client: DynamoDBClient,
   tableName: string,
   subscriptionId: string,
