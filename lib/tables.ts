@@ -1,4 +1,5 @@
 /** The DynamoDB tables: keys, global secondary indexes, time to live (docs/architecture.md "Data layout"). */
+import { storedEndpointId } from './webhooks/stored-names.ts';
 
 /** A key attribute: its name and DynamoDB type (`N` number, `S` string). */
 export interface KeyAttribute {
@@ -145,11 +146,11 @@ export const tables = {
     timeToLiveAttribute: 'expiresAt',
   }),
   /**
-   * Webhook endpoints (Standard Webhooks), one item per endpoint id (stored as `subscriptionId`): managed by the
+   * Webhook endpoints (Standard Webhooks), one item per endpoint id (stored as `endpointId`): managed by the
    * webhook tool, and the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/key-endpoints.ts).
    * Created as the webhook subscriptions table, whose CloudFormation name it keeps.
    */
-  webhookEndpoints: table('WEBHOOK_ENDPOINTS_TABLE_NAME', key('subscriptionId', 'S'), {
+  webhookEndpoints: table('WEBHOOK_ENDPOINTS_TABLE_NAME', key(storedEndpointId, 'S'), {
     storedName: 'WebhookSubscriptions',
   }),
   /**
@@ -160,7 +161,7 @@ export const tables = {
    */
   webhookEndpointOwners: table('WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME', key('ownerKeyId', 'S')),
   /** Deliveries that failed for good, kept until an operator redrives them: by endpoint, then event id. */
-  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key('subscriptionId', 'S'), {
+  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key(storedEndpointId, 'S'), {
     sortKey: key('eventId', 'S'),
   }),
   /**

@@ -67,7 +67,7 @@ program
       endpointsOf(target).add(url, options.events, new Date()),
     );
     console.error(
-      `Added endpoint ${endpoint.subscriptionId} to ${endpoint.events.join(', ')} at ${url}. Its signing secret is shown once:`,
+      `Added endpoint ${endpoint.endpointId} to ${endpoint.events.join(', ')} at ${url}. Its signing secret is shown once:`,
     );
     console.log(endpoint.secret);
   });
@@ -89,11 +89,9 @@ program
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
     const endpoints = await withTarget(options.env, (target) => endpointsOf(target).list());
     const rows = endpoints
-      .sort(
-        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
-      )
-      .map(({ subscriptionId, url, events, createdAt, state, disabledAt, disabledReason, ownerKeyId }) => ({
-        id: subscriptionId,
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.endpointId.localeCompare(b.endpointId))
+      .map(({ endpointId, url, events, createdAt, state, disabledAt, disabledReason, ownerKeyId }) => ({
+        id: endpointId,
         url,
         events,
         createdAt,
@@ -190,7 +188,7 @@ interface FailureRow {
 /** The row of a delivery kept as a failure. */
 function keptRow(failure: WebhookFailure): FailureRow {
   return {
-    endpoint: failure.subscriptionId,
+    endpoint: failure.endpointId,
     eventId: failure.eventId,
     type: failure.type,
     attempts: failure.attempts,
@@ -226,22 +224,22 @@ program
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
     const rows = await withTarget(options.env, async (target) => {
       const kept = await failuresOf(target).list();
-      const keptIds = new Set(kept.map((failure) => `${failure.subscriptionId} ${failure.eventId}`));
+      const keptIds = new Set(kept.map((failure) => `${failure.endpointId} ${failure.eventId}`));
       const endpoints = (await endpointsOf(target).list()).sort((a, b) =>
-        a.subscriptionId.localeCompare(b.subscriptionId),
+        a.endpointId.localeCompare(b.endpointId),
       );
       const now = new Date();
       const retrying: FailureRow[] = [];
-      for (const { subscriptionId } of endpoints) {
+      for (const { endpointId } of endpoints) {
         for (const attempt of await retryingAttempts(
           target.raw,
           target.tables.webhookAttempts,
-          subscriptionId,
+          endpointId,
           now,
         )) {
           // Kept already (its endpoint was disabled before the next attempt): shown once, as kept.
-          if (!keptIds.has(`${subscriptionId} ${attempt.eventId}`))
-            retrying.push(retryingRow(subscriptionId, attempt));
+          if (!keptIds.has(`${endpointId} ${attempt.eventId}`))
+            retrying.push(retryingRow(endpointId, attempt));
         }
       }
       return [...retrying, ...kept.map(keptRow)];
@@ -317,11 +315,11 @@ program
       const queue = deliveryQueue(sqs, url);
       let sent = 0;
       for (const failure of pending) {
-        const { subscriptionId, eventId, type, timestamp, data } = failure;
+        const { endpointId, eventId, type, timestamp, data } = failure;
         try {
-          await queue.send([{ subscriptionId, eventId, type, timestamp, data }]);
+          await queue.send([{ endpointId, eventId, type, timestamp, data }]);
           // Deleted only once the queue holds it again: a stop in between sends it twice, never loses it.
-          await failures.remove(subscriptionId, eventId);
+          await failures.remove(endpointId, eventId);
         } catch (error) {
           throw new Error(
             `stopped after redriving ${sent} of ${pending.length}: ${(error as Error).message}`,

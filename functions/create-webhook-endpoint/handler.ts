@@ -50,7 +50,7 @@ export const handler = httpFunction(operationNamed('createWebhookEndpoint'))
         `this API key already holds ${maxEndpointsPerKey} webhook endpoints: delete one before creating another`,
       );
     }
-    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.subscriptionId}` };
+    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.endpointId}` };
     return result.outcome === 'created'
       ? jsonResponse(201, createdEndpointJson(result.endpoint), location)
       : jsonResponse(200, JSON.stringify(endpointValue(result.endpoint)), location);

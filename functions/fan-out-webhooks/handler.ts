@@ -65,9 +65,9 @@ async function currentRoutes(now: Date) {
   const owned = routes.some((route) => route.ownerKeyId !== undefined);
   const access = owned ? await keys.access(now) : new Map<string, ChainAccess>();
   return checkedRoutes(routes, access, async (route, reason) => {
-    if (await disableForKey(dynamodb, endpointsTable, route.subscriptionId, route.ownerKeyId, reason, now)) {
+    if (await disableForKey(dynamodb, endpointsTable, route.endpointId, route.ownerKeyId, reason, now)) {
       logger.warn('webhook endpoint disabled: its API key no longer reads its events', {
-        subscriptionId: route.subscriptionId,
+        endpointId: route.endpointId,
         ownerKeyId: route.ownerKeyId,
         reason,
       });

@@ -17,7 +17,7 @@ import { jitteredDelay, maxDelaySeconds, maxVisibilityTimeoutSeconds } from './r
 export type Lane = 'fast' | 'slow';
 
 /** What a decision reads of an endpoint. */
-export type DecisionEndpoint = Pick<Endpoint, 'subscriptionId' | 'state' | 'failingSince'>;
+export type DecisionEndpoint = Pick<Endpoint, 'endpointId' | 'state' | 'failingSince'>;
 
 /** One attempt of a delivery: its message, lane and number (1 for the event's first attempt). */
 export interface Attempt {
@@ -189,12 +189,12 @@ export function decide(
   if (lane === 'slow' && delaySeconds <= maxVisibilityTimeoutSeconds) {
     return { kind: 'retry', delaySeconds, dueAt, ...withEndpoint };
   }
-  const { subscriptionId, eventId, type, timestamp, data } = message;
+  const { endpointId, eventId, type, timestamp, data } = message;
   return {
     kind: 'move',
     why: 'failed',
     message: {
-      subscriptionId,
+      endpointId,
       eventId,
       type,
       timestamp,

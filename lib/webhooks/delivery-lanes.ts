@@ -90,7 +90,7 @@ export async function deliverMessage(
   }
   const number = attemptNumber(lane, message, Number(record.attributes.ApproximateReceiveCount));
   const attempt = { message, lane, number };
-  const endpoint = await deps.endpoints.get(message.subscriptionId);
+  const endpoint = await deps.endpoints.get(message.endpointId);
   const admission = admit(endpoint, attempt, deps.now());
   if (admission.kind !== 'attempt') return carryOut(admission, record, message, { attempt: number }, deps);
 
@@ -104,7 +104,7 @@ export async function deliverMessage(
   const durationMs = Date.now() - started;
   const status = outcome.status !== undefined && { status: outcome.status };
   deps.info('webhook attempt', {
-    endpointId: message.subscriptionId,
+    endpointId: message.endpointId,
     eventId: message.eventId,
     attempt: number,
     ...status,
@@ -122,7 +122,7 @@ export async function deliverMessage(
     nextAttemptAt: nextAttemptAt(action),
   });
   const details = {
-    subscriptionId: message.subscriptionId,
+    endpointId: message.endpointId,
     eventId: message.eventId,
     attempt: number,
     ...status,
@@ -142,7 +142,7 @@ async function carryOut(
   details: AttemptDetails,
   deps: DeliveryDependencies,
 ): Promise<MessageResult> {
-  const endpointId = message.subscriptionId;
+  const endpointId = message.endpointId;
   if (action.kind === 'delivered' && action.endpoint) {
     await processEndpointSuccess(endpointId, action.endpoint, deps);
   } else if (action.kind !== 'delivered' && 'endpoint' in action && action.endpoint) {
@@ -164,9 +164,9 @@ async function carryOut(
       break;
     case 'keep': {
       const { attempts, status, error } = action;
-      const { subscriptionId, eventId, type, timestamp, data } = message;
+      const { endpointId, eventId, type, timestamp, data } = message;
       await deps.failures.put({
-        subscriptionId,
+        endpointId,
         eventId,
         type,
         timestamp,

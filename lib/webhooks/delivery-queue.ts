@@ -51,7 +51,7 @@ export async function sendDelivery(
     new SendMessageCommand({
       QueueUrl: queueUrl,
       MessageBody: deliveryMessageBody(message),
-      MessageGroupId: message.subscriptionId,
+      MessageGroupId: message.endpointId,
     }),
   );
 }
@@ -67,7 +67,7 @@ export function slowLane(sqs: SQSClient, queueUrl: string): SlowLane {
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: deliveryMessageBody(message),
-          MessageGroupId: message.subscriptionId,
+          MessageGroupId: message.endpointId,
           DelaySeconds: delaySeconds,
         }),
       );
@@ -112,7 +112,7 @@ export function deliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
             Entries: batch.map((message, index) => ({
               Id: String(index),
               MessageBody: deliveryMessageBody(message),
-              MessageGroupId: message.subscriptionId,
+              MessageGroupId: message.endpointId,
               ...(delaySeconds > 0 && { DelaySeconds: delaySeconds }),
             })),
           }),

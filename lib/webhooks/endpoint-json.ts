@@ -76,7 +76,7 @@ export function parseEndpointId(text: string | undefined): string {
 /** The JSON value of an endpoint: `id`, `url`, `events`, `state`, `createdAt`, and when set `failingSince`, `disabledAt`. */
 export function endpointValue(endpoint: EndpointView) {
   return {
-    id: endpoint.subscriptionId,
+    id: endpoint.endpointId,
     url: endpoint.url,
     events: endpoint.events,
     state: endpoint.state,

@@ -1,5 +1,5 @@
 /**
- * The webhook endpoints table, one item per `subscriptionId` (docs/contract.md "History and events"):
+ * The webhook endpoints table, one item per `endpointId` (docs/contract.md "History and events"):
  * written by the webhook tool, scanned by the fan-out, read by the delivery.
  * @module
  */
@@ -15,6 +15,14 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
+import {
+  endpointKey,
+  itemAbsent,
+  itemExists,
+  storedEndpointId,
+  storedEndpointIdOf,
+  toStoredNames,
+} from './stored-names.ts';
 
 /**
  * Where an endpoint's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
@@ -34,7 +42,7 @@ export type DisabledReason = 'failing' | 'operator' | KeyRefusal;
 /** An endpoint: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
 export interface Endpoint {
   /** `ws_` + 16 base64url characters (96 random bits). */
-  subscriptionId: string;
+  endpointId: string;
   url: string;
   events: EndpointEventType[];
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
@@ -59,7 +67,7 @@ export interface Endpoint {
 }
 
 /** What the fan-out reads of an endpoint: never its secret (lib/webhooks/fan-out.ts). */
-export type EndpointRoute = Pick<Endpoint, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'> &
+export type EndpointRoute = Pick<Endpoint, 'endpointId' | 'events' | 'state' | 'ownerKeyId'> &
   Partial<Pick<Endpoint, 'createdAt'>>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
@@ -86,7 +94,7 @@ export function newEndpoint(
   ownerKeyId?: string,
 ): Endpoint {
   return {
-    subscriptionId: newEndpointId(),
+    endpointId: newEndpointId(),
     url,
     events: [...events],
     secret: newSigningSecret(),
@@ -104,11 +112,11 @@ export interface EndpointStore {
    */
   add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Endpoint>;
   /** The endpoint with this id, or undefined: one GetItem (strongly consistent). */
-  get(subscriptionId: string): Promise<Endpoint | undefined>;
+  get(endpointId: string): Promise<Endpoint | undefined>;
   /** Every endpoint (a Scan of all pages: the fan-out and the tool, never an API request). */
   list(): Promise<Endpoint[]>;
   /** Removes the endpoint. @returns false when there was none with this id. */
-  remove(subscriptionId: string): Promise<boolean>;
+  remove(endpointId: string): Promise<boolean>;
 }
 
 /** A stored state, `enabled` when absent (items stored before states existed). */
@@ -119,7 +127,7 @@ function stateOf(item: Record<string, unknown>): EndpointState {
 /** A stored item as an endpoint (`events`, a list of strings, as an array). */
 export function fromStored(item: Record<string, unknown>): Endpoint {
   return {
-    subscriptionId: String(item.subscriptionId),
+    endpointId: storedEndpointIdOf(item),
     url: String(item.url),
     events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
     secret: String(item.secret),
@@ -154,7 +162,7 @@ export function signingSecrets(
 
 /**
  * The fan-out's read of the endpoints table alone: a Scan of all pages with `ProjectionExpression`
- * subscriptionId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
+ * endpointId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
  * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
  * placeholders.
  */
@@ -170,14 +178,14 @@ export function endpointRoutes(
         {
           TableName: tableName,
           ProjectionExpression: '#id, #events, #state, ownerKeyId, createdAt',
-          ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
+          ExpressionAttributeNames: { '#id': storedEndpointId, '#events': 'events', '#state': 'state' },
         },
       );
       for await (const page of pages) {
         for (const stored of page.Items ?? []) {
           const item = unmarshall(stored);
           routes.push({
-            subscriptionId: String(item.subscriptionId),
+            endpointId: storedEndpointIdOf(item),
             events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
             state: stateOf(item),
             ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
@@ -190,9 +198,9 @@ export function endpointRoutes(
   };
 }
 
-/** The table and key of the endpoint `subscriptionId` in `tableName`: the start of a command on its item. */
-export function endpointItem(tableName: string, subscriptionId: string) {
-  return { TableName: tableName, Key: marshall({ subscriptionId }) };
+/** The table and key of the endpoint `endpointId` in `tableName`: the start of a command on its item. */
+export function endpointItem(tableName: string, endpointId: string) {
+  return { TableName: tableName, Key: marshall(endpointKey(endpointId)) };
 }
 
 /**
@@ -201,9 +209,9 @@ export function endpointItem(tableName: string, subscriptionId: string) {
  */
 export function endpointReader(client: DynamoDBClient, tableName: string): Pick<EndpointStore, 'get'> {
   return {
-    async get(subscriptionId) {
+    async get(endpointId) {
       const { Item } = await client.send(
-        new GetItemCommand({ ...endpointItem(tableName, subscriptionId), ConsistentRead: true }),
+        new GetItemCommand({ ...endpointItem(tableName, endpointId), ConsistentRead: true }),
       );
       return Item && fromStored(unmarshall(Item));
     },
@@ -222,8 +230,8 @@ export function endpointStore(client: DynamoDBClient, tableName: string): Endpoi
       await client.send(
         new PutItemCommand({
           TableName: tableName,
-          Item: marshall(endpoint),
-          ConditionExpression: 'attribute_not_exists(subscriptionId)',
+          Item: marshall(toStoredNames(endpoint)),
+          ConditionExpression: itemAbsent,
         }),
       );
       return endpoint;
@@ -236,20 +244,20 @@ export function endpointStore(client: DynamoDBClient, tableName: string): Endpoi
       }
       return endpoints;
     },
-    remove: (subscriptionId) => deleteEndpoint(client, tableName, subscriptionId),
+    remove: (endpointId) => deleteEndpoint(client, tableName, endpointId),
   };
 }
 
 /**
- * One DeleteItem of the endpoint `subscriptionId` in `tableName`, only while `condition` holds (default: it
+ * One DeleteItem of the endpoint `endpointId` in `tableName`, only while `condition` holds (default: it
  * exists). @returns false when the condition failed.
  */
 export async function deleteEndpoint(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
-  condition = 'attribute_exists(subscriptionId)',
+  endpointId: string,
+  condition = itemExists,
 ): Promise<boolean> {
-  const item = endpointItem(tableName, subscriptionId);
+  const item = endpointItem(tableName, endpointId);
   return conditional(client.send(new DeleteItemCommand({ ...item, ConditionExpression: condition })));
 }

@@ -47,7 +47,7 @@ export async function fanOut(
     (endpoint) => endpoint.events.includes(event.type as EndpointEventType) && createdBefore(endpoint, event),
   );
   const messageOf = (endpoint: EndpointRoute): DeliveryMessage => ({
-    subscriptionId: endpoint.subscriptionId,
+    endpointId: endpoint.endpointId,
     eventId,
     type: event.type,
     timestamp: eventTimestamp(event),

@@ -22,6 +22,7 @@ import { disableForKey } from './endpoint-health.ts';
 import { deleteEndpoint, type Endpoint, fromStored, newEndpoint } from './endpoint-store.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
+import { endpointKey, itemAbsent, itemExists, storedEndpointId, toStoredNames } from './stored-names.ts';
 
 /** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
 export const maxEndpointsPerKey = 20;
@@ -71,7 +72,7 @@ const viewProjection = {
   ProjectionExpression:
     '#id, #url, #events, #state, createdAt, failingSince, disabledAt, disabledReason, ownerKeyId',
   ExpressionAttributeNames: {
-    '#id': 'subscriptionId',
+    '#id': storedEndpointId,
     '#url': 'url',
     '#events': 'events',
     '#state': 'state',
@@ -135,7 +136,7 @@ async function ownedIds(client: DynamoDBClient, names: EndpointTables, owner: st
 /** The endpoint store over `client` (low-level, util-dynamodb marshalling) and `names`. */
 export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables): KeyEndpointStore {
   const list = async (owner: string): Promise<EndpointView[]> => {
-    let keys = (await ownedIds(client, names, owner)).map((subscriptionId) => marshall({ subscriptionId }));
+    let keys = (await ownedIds(client, names, owner)).map((endpointId) => marshall(endpointKey(endpointId)));
     const views: EndpointView[] = [];
     // At most 20 keys: one BatchGetItem; what DynamoDB leaves unprocessed is asked again.
     for (let round = 1; keys.length > 0; round++) {
@@ -154,9 +155,7 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
     // An id whose item is gone is not shown (a tool's removal between the two reads).
     return views
       .filter((view) => view.ownerKeyId === owner)
-      .sort(
-        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
-      );
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.endpointId.localeCompare(b.endpointId));
   };
 
   /**
@@ -169,7 +168,7 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
       const { Attributes } = await client.send(
         new UpdateItemCommand({
           TableName: names.endpoints,
-          Key: marshall({ subscriptionId: existing.subscriptionId }),
+          Key: marshall(endpointKey(existing.endpointId)),
           UpdateExpression: disabled
             ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
             : 'SET #events = :e',
@@ -215,7 +214,7 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
                 ConditionExpression:
                   '(attribute_not_exists(endpointIds) OR size(endpointIds) < :max) AND NOT contains(urlHashes, :u)',
                 ExpressionAttributeValues: {
-                  ':id': { SS: [endpoint.subscriptionId] },
+                  ':id': { SS: [endpoint.endpointId] },
                   ':h': { SS: [urlHash(url)] },
                   ':u': { S: urlHash(url) },
                   ':max': { N: String(maxEndpointsPerKey) },
@@ -226,8 +225,8 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
             {
               Put: {
                 TableName: names.endpoints,
-                Item: marshall(endpoint),
-                ConditionExpression: 'attribute_not_exists(subscriptionId)',
+                Item: marshall(toStoredNames(endpoint)),
+                ConditionExpression: itemAbsent,
               },
             },
           ],
@@ -267,7 +266,7 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
         const { Item } = await client.send(
           new GetItemCommand({
             TableName: names.endpoints,
-            Key: marshall({ subscriptionId: endpointId }),
+            Key: marshall(endpointKey(endpointId)),
             ConsistentRead: true,
             ProjectionExpression: '#url, ownerKeyId',
             ExpressionAttributeNames: { '#url': 'url' },
@@ -306,7 +305,7 @@ function removal(
       {
         Delete: {
           TableName: names.endpoints,
-          Key: marshall({ subscriptionId: endpointId }),
+          Key: marshall(endpointKey(endpointId)),
           ConditionExpression: 'ownerKeyId = :o',
           ExpressionAttributeValues: marshall({ ':o': owner }),
         },
@@ -331,24 +330,24 @@ function removal(
 export async function removeEndpoint(
   client: DynamoDBClient,
   names: EndpointTables,
-  subscriptionId: string,
+  endpointId: string,
 ): Promise<boolean> {
   const { Item } = await client.send(
     new GetItemCommand({
       TableName: names.endpoints,
-      Key: marshall({ subscriptionId }),
+      Key: marshall(endpointKey(endpointId)),
       ConsistentRead: true,
       ProjectionExpression: 'ownerKeyId',
     }),
   );
   if (!Item) return false;
   const owner = unmarshall(Item).ownerKeyId as string | undefined;
-  if (owner !== undefined) return keyEndpointStore(client, names).remove(owner, subscriptionId);
+  if (owner !== undefined) return keyEndpointStore(client, names).remove(owner, endpointId);
   return deleteEndpoint(
     client,
     names.endpoints,
-    subscriptionId,
-    'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
+    endpointId,
+    `${itemExists} AND attribute_not_exists(ownerKeyId)`,
   );
 }
 
@@ -376,16 +375,16 @@ export async function disableOwnedEndpoints(
   return ids.filter((_, index) => disabled[index]);
 }
 
-/** The `disabledReason` of the endpoint `subscriptionId` (strongly consistent), if any. */
+/** The `disabledReason` of the endpoint `endpointId` (strongly consistent), if any. */
 async function disabledReasonOf(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
+  endpointId: string,
 ): Promise<string | undefined> {
   const { Item } = await client.send(
     new GetItemCommand({
       TableName: tableName,
-      Key: marshall({ subscriptionId }),
+      Key: marshall(endpointKey(endpointId)),
       ConsistentRead: true,
       ProjectionExpression: 'disabledReason',
     }),

@@ -645,7 +645,7 @@ const proofs: Record<string, Proof> = {
       ];
       for (const [attempt, ago] of attempts) {
         await recorder.record({
-          message: { subscriptionId: endpointId, eventId: attempt.eventId, type: 'inventory.changed' },
+          message: { endpointId, eventId: attempt.eventId, type: 'inventory.changed' },
           attempt: attempt.attempt,
           started: Date.now() - ago,
           // The next time the example states, after this attempt's end (now), as the delivery's decision gives it.

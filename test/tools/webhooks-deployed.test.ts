@@ -105,23 +105,23 @@ describe('webhooks --env staging', () => {
 
   test('redrive sends to the queue URL of the stack output and deletes from the stack failures table', async () => {
     const [endpoint] = await scanTable(db.client, stagingTables.webhookEndpoints);
-    const subscriptionId = endpoint?.subscriptionId?.S ?? '';
+    const endpointId = endpoint?.subscriptionId?.S ?? '';
     // An order approval as the delivery keeps it: its record's exact JSON, the order id past 2^53 and the pet
     // id the int64 minimum written digit for digit.
     const data =
       '{"orderId":1795685400123000001,"occurredAt":"2026-11-25T10:00:00.000Z","status":{"from":"placed","to":"approved"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":2,"status":"approved","complete":false},"keyId":"3f2a9c0d1b7e"}';
     const kept = { attempts: 8, lastError: 'no response within 10 s', failedAt: '2026-11-26T14:00:00.000Z' };
     const event: [string, string, string] = ['order.changed', '2026-11-25T10:00:00.000Z', data];
-    const failure = failureRecord(subscriptionId, 'order.1795685400123000001.approved', event, kept);
+    const failure = failureRecord(endpointId, 'order.1795685400123000001.approved', event, kept);
     await putItem(db.client, stagingTables.webhookFailures, failure);
 
-    const result = await webhooks('redrive', subscriptionId, '--env', 'staging');
+    const result = await webhooks('redrive', endpointId, '--env', 'staging');
 
-    expect(result.stdout).toBe(`Redrove 1 failed deliveries of ${subscriptionId} to the delivery queue.\n`);
+    expect(result.stdout).toBe(`Redrove 1 failed deliveries of ${endpointId} to the delivery queue.\n`);
     const received = await queue.receiveAll();
     expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
       [
-        `{"subscriptionId":"${subscriptionId}","eventId":"order.1795685400123000001.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":${data}}`,
+        `{"subscriptionId":"${endpointId}","eventId":"order.1795685400123000001.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":${data}}`,
         '1',
       ],
     ]);

@@ -179,12 +179,12 @@ describe('webhooks add and list', () => {
 });
 
 /** Stores an endpoint as `add` does. */
-async function subscribe(subscriptionId: string, extra: Record<string, AttributeValue> = {}) {
+async function subscribe(endpointId: string, extra: Record<string, AttributeValue> = {}) {
   await db.client.send(
     new PutItemCommand({
       TableName: testTableNames.webhookEndpoints,
       Item: {
-        subscriptionId: { S: subscriptionId },
+        subscriptionId: { S: endpointId },
         url: { S: 'http://127.0.0.1:9999/hooks' },
         events: { L: [{ S: 'inventory.changed' }] },
         secret: { S: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
@@ -324,14 +324,14 @@ const data = (sequence: number) =>
   `{"sequence":${sequence},"petId":42,"occurredAt":"${occurredAt(sequence)}","reason":"order_placed","quantity":{"from":${sequence + 1},"to":${sequence}},"status":{"from":"available","to":"available"},"orderId":179568540012300000${sequence}}`;
 
 /** Stores a failure as the delivery keeps it. */
-async function fail(subscriptionId: string, sequence: number, lastStatus?: number) {
+async function fail(endpointId: string, sequence: number, lastStatus?: number) {
   const end =
     lastStatus === undefined
       ? { lastError: 'no response within 10 s' }
       : { lastStatus, lastError: `HTTP ${lastStatus}` };
   const event: [string, string, string] = ['inventory.changed', occurredAt(sequence), data(sequence)];
   const kept = { attempts: 8, ...end, failedAt: '2026-11-26T14:00:00.000Z' };
-  const failure = failureRecord(subscriptionId, `inventory.42.${sequence}`, event, kept);
+  const failure = failureRecord(endpointId, `inventory.42.${sequence}`, event, kept);
   await putItem(db.client, testTableNames.webhookFailures, failure);
 }
 
@@ -485,7 +485,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
     // The schedule's first delay (5 s) after the attempt, as its decision set it.
     const nextAttemptAt = new Date(started + 5_000);
     await recorder.record({
-      message: { subscriptionId: 'ws_fail', eventId: 'inventory.42.3', type: 'inventory.changed' },
+      message: { endpointId: 'ws_fail', eventId: 'inventory.42.3', type: 'inventory.changed' },
       attempt: 1,
       started,
       outcome: { delivered: false, status: 500, error: 'HTTP 500' },

@@ -88,7 +88,7 @@ const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
  * `failingSince`); without a state, as the tool stored them before states existed.
  */
 async function subscribe(
-  subscriptionId: string,
+  endpointId: string,
   url: string,
   events: string[],
   extra: Record<string, AttributeValue> = {},
@@ -97,7 +97,7 @@ async function subscribe(
     new PutItemCommand({
       TableName: testTableNames.webhookEndpoints,
       Item: {
-        subscriptionId: { S: subscriptionId },
+        subscriptionId: { S: endpointId },
         url: { S: url },
         events: { L: events.map((e) => ({ S: e })) },
         secret: { S: secret },
@@ -108,10 +108,10 @@ async function subscribe(
   );
 }
 
-/** The stored endpoint `subscriptionId` (raw attribute values), or undefined. */
-async function storedEndpoint(subscriptionId: string) {
+/** The stored endpoint `endpointId` (raw attribute values), or undefined. */
+async function storedEndpoint(endpointId: string) {
   const items = await scanTable(db.client, testTableNames.webhookEndpoints);
-  return items.find((item) => item.subscriptionId?.S === subscriptionId);
+  return items.find((item) => item.subscriptionId?.S === endpointId);
 }
 
 async function clearTable(table: string, keys: string[]) {
@@ -179,9 +179,9 @@ const orderChange: OrderChange = {
 const orderJson =
   '{"orderId":1795685400123000001,"occurredAt":"2026-11-26T09:31:00.000Z","status":{"from":"placed","to":"approved"},"order":{"id":1795685400123000001,"petId":9223372036854775807,"quantity":2,"shipDate":"2026-11-28T12:00:00.000Z","status":"approved","complete":false},"keyId":"3f2a9c0d1b7e"}';
 
-/** The exact delivery message body the fan-out sends for `subscriptionId`. */
-const inventoryMessage = (subscriptionId: string) =>
-  `{"subscriptionId":"${subscriptionId}","eventId":"${inventoryEventId}","type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
+/** The exact delivery message body the fan-out sends for `endpointId`. */
+const inventoryMessage = (endpointId: string) =>
+  `{"subscriptionId":"${endpointId}","eventId":"${inventoryEventId}","type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
 
 /** The warnings a handler logged (Powertools JSON lines) with this message. */
 const warnings = (records: Record<string, unknown>[], message: string) =>
@@ -376,7 +376,7 @@ describe('fanOutWebhooks', () => {
     });
   });
 
-  test('reads the endpoints without their signing secrets: a Scan projecting subscriptionId, events, state, owner and creation time', async () => {
+  test('reads the endpoints without their signing secrets: a Scan projecting the endpoint id (stored as subscriptionId), events, state, owner and creation time', async () => {
     await subscribe('ws_inventory', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
     // The requests the fan-out's read sends, as they leave the client (recorded, not altered).
     const client = dynamoDbClient(db.endpoint, db.credentials);
@@ -393,7 +393,7 @@ describe('fanOutWebhooks', () => {
       const routes = await endpointRoutes(client, testTableNames.webhookEndpoints).list();
       expect(routes).toStrictEqual([
         {
-          subscriptionId: 'ws_inventory',
+          endpointId: 'ws_inventory',
           events: ['inventory.changed'],
           state: 'isolated',
           createdAt: '2026-11-26T08:00:00.000Z',
@@ -598,8 +598,8 @@ const idsAndCounts = (messages: readonly Message[]) =>
 const payload = `{"type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
 
 /** {@link inventoryMessage} moved to the slow lane after `n` failed attempts. */
-const movedMessage = (subscriptionId: string, n: number) =>
-  inventoryMessage(subscriptionId).replace(
+const movedMessage = (endpointId: string, n: number) =>
+  inventoryMessage(endpointId).replace(
     '"timestamp":"2026-11-26T09:30:00.123Z"',
     `"timestamp":"2026-11-26T09:30:00.123Z","priorAttempts":${n}`,
   );
