@@ -359,7 +359,7 @@ export const eventFunctions = {
   },
   /**
    * Reads both delivery lanes: signs and POSTs each delivery, retries with backoff, keeps the failures; UpdateItem
-   * writes an endpoint's state (slow lane, breaker: lib/webhooks/endpoint-health.ts).
+   * writes an endpoint's state (slow lane, breaker: lib/webhooks/endpoint-store.ts).
    */
   deliverWebhooks: {
     name: 'deliverWebhooks',

@@ -1,5 +1,4 @@
 /** The DynamoDB tables: keys, global secondary indexes, time to live (docs/architecture.md "Data layout"). */
-import { storedEndpointId } from './webhooks/stored-names.ts';
 
 /** A key attribute: its name and DynamoDB type (`N` number, `S` string). */
 export interface KeyAttribute {
@@ -146,11 +145,11 @@ export const tables = {
     timeToLiveAttribute: 'expiresAt',
   }),
   /**
-   * Webhook endpoints (Standard Webhooks), one item per endpoint id (stored as `endpointId`): managed by the
-   * webhook tool, and the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/key-endpoints.ts).
+   * Webhook endpoints (Standard Webhooks), one item per endpoint id, stored as `subscriptionId` (read through
+   * lib/webhooks/stored-names.ts): managed by the webhook tool, and the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/key-endpoints.ts).
    * Created as the webhook subscriptions table, whose CloudFormation name it keeps.
    */
-  webhookEndpoints: table('WEBHOOK_ENDPOINTS_TABLE_NAME', key(storedEndpointId, 'S'), {
+  webhookEndpoints: table('WEBHOOK_ENDPOINTS_TABLE_NAME', key('subscriptionId', 'S'), {
     storedName: 'WebhookSubscriptions',
   }),
   /**
@@ -161,12 +160,12 @@ export const tables = {
    */
   webhookEndpointOwners: table('WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME', key('ownerKeyId', 'S')),
   /** Deliveries that failed for good, kept until an operator redrives them: by endpoint, then event id. */
-  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key(storedEndpointId, 'S'), {
+  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key('subscriptionId', 'S'), {
     sortKey: key('eventId', 'S'),
   }),
   /**
    * Every webhook delivery attempt (listWebhookAttempts; docs/contract.md "History and events"): under its
-   * endpoint's id (`endpointId`, an endpoint id) at a time-ordered `attemptId` (lib/webhooks/attempt-log.ts),
+   * endpoint's id (`endpointId`) at a time-ordered `attemptId` (lib/webhooks/attempt-log.ts),
    * one PutItem per attempt by the delivery function, expiring by `expiresAt` (epoch seconds, 30 days).
    */
   webhookAttempts: table('WEBHOOK_ATTEMPTS_TABLE_NAME', key('endpointId', 'S'), {

@@ -9,8 +9,13 @@ import {
   type WebhookAttempt,
 } from '#lib/webhooks/attempt-log.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
-import { disableEndpoint, enableEndpoint } from '#lib/webhooks/endpoint-health.ts';
-import { endpointStore } from '#lib/webhooks/endpoint-store.ts';
+import {
+  addEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  endpointReader,
+  listEndpoints,
+} from '#lib/webhooks/endpoint-store.ts';
 import { type EndpointEventType, endpointEventTypes } from '#lib/webhooks/event-access.ts';
 import { failureStore, type WebhookFailure } from '#lib/webhooks/failures.ts';
 import { removeEndpoint } from '#lib/webhooks/key-endpoints.ts';
@@ -18,7 +23,11 @@ import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/ur
 import { failureRecords, lostBatches } from './lost-changes.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
 
-const endpointsOf = (target: Target) => endpointStore(target.raw, target.tables.webhookEndpoints);
+/** Every endpoint of the target, secrets included (the tool's `list`, `failures`). */
+const allEndpoints = (target: Target) => listEndpoints(target.raw, target.tables.webhookEndpoints);
+/** The target's endpoint `id`, or undefined. */
+const endpointOf = (target: Target, id: string) =>
+  endpointReader(target.raw, target.tables.webhookEndpoints).get(id);
 const failuresOf = (target: Target) => failureStore(target.raw, target.tables.webhookFailures);
 
 /** The SSRF policy URLs are checked with: deployed `public-https`; locally `local` (WEBHOOK_URL_POLICY overrides). */
@@ -64,7 +73,7 @@ program
   .action(async (url: string, options: { events: EndpointEventType[]; env?: EnvironmentName }) => {
     await checkWebhookUrl(url, policyOf(options.env));
     const endpoint = await withTarget(options.env, (target) =>
-      endpointsOf(target).add(url, options.events, new Date()),
+      addEndpoint(target.raw, target.tables.webhookEndpoints, url, options.events, new Date()),
     );
     console.error(
       `Added endpoint ${endpoint.endpointId} to ${endpoint.events.join(', ')} at ${url}. Its signing secret is shown once:`,
@@ -87,7 +96,7 @@ program
   .option('--json', 'print a JSON array (one object per endpoint) instead of a table')
   .addOption(environmentOption())
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
-    const endpoints = await withTarget(options.env, (target) => endpointsOf(target).list());
+    const endpoints = await withTarget(options.env, (target) => allEndpoints(target));
     const rows = endpoints
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.endpointId.localeCompare(b.endpointId))
       .map(({ endpointId, url, events, createdAt, state, disabledAt, disabledReason, ownerKeyId }) => ({
@@ -225,9 +234,7 @@ program
     const rows = await withTarget(options.env, async (target) => {
       const kept = await failuresOf(target).list();
       const keptIds = new Set(kept.map((failure) => `${failure.endpointId} ${failure.eventId}`));
-      const endpoints = (await endpointsOf(target).list()).sort((a, b) =>
-        a.endpointId.localeCompare(b.endpointId),
-      );
+      const endpoints = (await allEndpoints(target)).sort((a, b) => a.endpointId.localeCompare(b.endpointId));
       const now = new Date();
       const retrying: FailureRow[] = [];
       for (const { endpointId } of endpoints) {
@@ -272,8 +279,7 @@ program
         now: new Date(),
       });
       // No attempt and no such endpoint: a mistyped id, not a quiet endpoint.
-      if (page.items.length === 0 && !(await endpointsOf(target).get(id)))
-        throw new Error(`no endpoint ${id}`);
+      if (page.items.length === 0 && !(await endpointOf(target, id))) throw new Error(`no endpoint ${id}`);
       return page.items;
     });
     printRows(
@@ -301,7 +307,7 @@ program
   .addOption(environmentOption())
   .action(async (id: string, options: { env?: EnvironmentName }) => {
     const { sent, total } = await withTarget(options.env, async (target) => {
-      const endpoint = await endpointsOf(target).get(id);
+      const endpoint = await endpointOf(target, id);
       if (!endpoint) {
         throw new Error(`no endpoint ${id}: its deliveries could not be delivered`);
       }

@@ -14,9 +14,10 @@ import { jsonResponse } from '#lib/http/responses.ts';
 import { grantedScopes } from '#lib/http/scope-check.ts';
 import { tables } from '#lib/tables.ts';
 import { createdEndpointJson, endpointValue, parseNewEndpoint } from '#lib/webhooks/endpoint-json.ts';
+import { maxEndpointsPerKey } from '#lib/webhooks/endpoint-owners.ts';
 import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
 import { endpointEventTypesFor } from '#lib/webhooks/event-access.ts';
-import { keyEndpointStore, maxEndpointsPerKey } from '#lib/webhooks/key-endpoints.ts';
+import { keyEndpointStore } from '#lib/webhooks/key-endpoints.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 

@@ -19,8 +19,7 @@ import { logger } from '#lib/logger.ts';
 import { processSqsBatch } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
-import { disableForKey } from '#lib/webhooks/endpoint-health.ts';
-import { endpointRoutes } from '#lib/webhooks/endpoint-store.ts';
+import { disableForKey, endpointRoutes } from '#lib/webhooks/endpoint-store.ts';
 import { fanOut } from '#lib/webhooks/fan-out.ts';
 import { type ChainAccess, checkedRoutes, ownerKeys } from '#lib/webhooks/owner-access.ts';
 

@@ -9,7 +9,7 @@ import { breakerTrips } from './breaker.ts';
 import { type AttemptOutcome, deliveryTimeoutMs, fastLaneTimeoutMs } from './delivery-attempt.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliverySchedule } from './delivery-settings.ts';
-import type { Endpoint } from './endpoint-store.ts';
+import type { Endpoint } from './endpoint.ts';
 import { retryAfterSeconds, retryAfterStatuses } from './retry-after.ts';
 import { jitteredDelay, maxDelaySeconds, maxVisibilityTimeoutSeconds } from './retry-schedule.ts';
 

@@ -23,8 +23,8 @@ import {
 import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
 import type { SlowLane } from './delivery-queue.ts';
 import type { DeliverySchedule } from './delivery-settings.ts';
-import type { EndpointHealth } from './endpoint-health.ts';
-import { type EndpointStore, signingSecrets } from './endpoint-store.ts';
+import { signingSecrets } from './endpoint.ts';
+import type { EndpointHealth, EndpointReader } from './endpoint-store.ts';
 import type { FailureStore } from './failures.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
@@ -32,7 +32,7 @@ export type { Lane } from './delivery-decision.ts';
 
 /** What the delivery works with. */
 export interface DeliveryDependencies {
-  endpoints: Pick<EndpointStore, 'get'>;
+  endpoints: EndpointReader;
   health: EndpointHealth;
   failures: Pick<FailureStore, 'put'>;
   /** The slow lane: moves go there, and its retries wait there. */

@@ -4,9 +4,8 @@
  * @module
  */
 import { invalidRequest, listedNames, unknownMembers } from '../http/errors.ts';
-import type { Endpoint } from './endpoint-store.ts';
+import type { Endpoint, EndpointView } from './endpoint.ts';
 import { type EndpointEventType, endpointEventTypes } from './event-access.ts';
-import type { EndpointView } from './key-endpoints.ts';
 
 /**
  * A validated createWebhookEndpoint body: the URL (not yet checked by the SSRF guard) and the event types it

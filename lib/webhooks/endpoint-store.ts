@@ -1,18 +1,37 @@
 /**
- * The webhook endpoints table, one item per `endpointId` (docs/contract.md "History and events"):
- * written by the webhook tool, scanned by the fan-out, read by the delivery.
+ * The webhook endpoints table, one item per endpoint (docs/contract.md "History and events"; docs/architecture.md
+ * "Data layout"): every read and write of it. Written by the webhook tool and the endpoint operations, scanned by
+ * the fan-out, read and moved between states by the delivery (the slow lane and the breaker). Each function is
+ * one request, so that a function's bundle carries only the commands it sends (docs/architecture.md "Bundles");
+ * the low-level client with util-dynamodb's marshalling, not the document client, which the delivery function's
+ * bundle has no room for. A conditional write whose condition fails (the endpoint removed, or already moved on)
+ * changes nothing. `state` and `url` are DynamoDB reserved words: expressions name them with placeholders.
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   paginateScan,
+  type TransactWriteItem,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
+import { HttpError } from '../http/errors.ts';
+import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
+import {
+  type DisabledReason,
+  type Endpoint,
+  type EndpointRoute,
+  type EndpointState,
+  type EndpointView,
+  newEndpoint,
+} from './endpoint.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
 import {
@@ -24,112 +43,22 @@ import {
   toStoredNames,
 } from './stored-names.ts';
 
-/**
- * Where an endpoint's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
- * `isolated`, the slow lane (its last attempt failed or outlasted the fast lane's limit); `disabled`, no attempt
- * (the breaker, the tool or its key's check disabled it, {@link DisabledReason}: kept as failures until enabled). A
- * endpoint stored before states existed is `enabled`.
- */
-export type EndpointState = 'enabled' | 'isolated' | 'disabled';
-
-/**
- * Why an endpoint is `disabled`: `failing`, the breaker (every attempt failed for its period); `operator`, the
- * webhook tool's `disable`; for an API key's endpoint, `key_revoked`, `key_expired` or `scope_missing`, its key no
- * longer reads what it delivers (lib/webhooks/owner-access.ts). Absent on items disabled before reasons existed.
- */
-export type DisabledReason = 'failing' | 'operator' | KeyRefusal;
-
-/** An endpoint: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
-export interface Endpoint {
-  /** `ws_` + 16 base64url characters (96 random bits). */
-  endpointId: string;
-  url: string;
-  events: EndpointEventType[];
-  /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
-  secret: string;
-  /** The secret before the last rotateWebhookSecret, still signing until {@link previousSecretExpiresAt}. */
-  previousSecret?: string;
-  /** When {@link previousSecret} stops signing (RFC 3339 UTC): 24 hours after the rotation. */
-  previousSecretExpiresAt?: string;
-  createdAt: string;
-  state: EndpointState;
-  /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
-  failingSince?: string;
-  /** When the breaker, the tool or its key's check disabled it (state `disabled`). */
-  disabledAt?: string;
-  /** Why it is disabled (state `disabled`). */
-  disabledReason?: DisabledReason;
-  /**
-   * The API key that created it through the API (`createWebhookEndpoint`): the first key id of its rotation
-   * chain, so a key made by `rotate` keeps it; absent for the tool's endpoints (lib/webhooks/key-endpoints.ts).
-   */
-  ownerKeyId?: string;
-}
-
-/** What the fan-out reads of an endpoint: never its secret (lib/webhooks/fan-out.ts). */
-export type EndpointRoute = Pick<Endpoint, 'endpointId' | 'events' | 'state' | 'ownerKeyId'> &
-  Partial<Pick<Endpoint, 'createdAt'>>;
-
-/** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
-const secretBytes = 24;
-
-/**
- * A new signing secret: `whsec_` + base64 of 24 random bytes, the form Standard Webhooks libraries read. Here,
- * not beside the signing, so that the fan-out's bundle does not carry the signing library.
- */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(secretBytes).toString('base64')}`;
-}
-
-/** A new endpoint id: `ws_` + base64url of 12 random bytes. */
-export function newEndpointId(): string {
-  return `ws_${randomBytes(12).toString('base64url')}`;
-}
-
-/** A new `enabled` endpoint to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
-export function newEndpoint(
-  url: string,
-  events: readonly EndpointEventType[],
-  now: Date,
-  ownerKeyId?: string,
-): Endpoint {
-  return {
-    endpointId: newEndpointId(),
-    url,
-    events: [...events],
-    secret: newSigningSecret(),
-    createdAt: now.toISOString(),
-    state: 'enabled',
-    ...(ownerKeyId === undefined ? {} : { ownerKeyId }),
-  };
-}
-
-/** The endpoints table's operations. */
-export interface EndpointStore {
-  /**
-   * Stores a new endpoint to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
-   * @returns it, secret included.
-   */
-  add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Endpoint>;
-  /** The endpoint with this id, or undefined: one GetItem (strongly consistent). */
-  get(endpointId: string): Promise<Endpoint | undefined>;
-  /** Every endpoint (a Scan of all pages: the fan-out and the tool, never an API request). */
-  list(): Promise<Endpoint[]>;
-  /** Removes the endpoint. @returns false when there was none with this id. */
-  remove(endpointId: string): Promise<boolean>;
-}
-
 /** A stored state, `enabled` when absent (items stored before states existed). */
 function stateOf(item: Record<string, unknown>): EndpointState {
   return (item.state as EndpointState | undefined) ?? 'enabled';
 }
 
-/** A stored item as an endpoint (`events`, a list of strings, as an array). */
-export function fromStored(item: Record<string, unknown>): Endpoint {
+/** A stored item's event types (a list of strings) as an array. */
+function eventsOf(item: Record<string, unknown>): EndpointEventType[] {
+  return [...((item.events as Iterable<EndpointEventType> | undefined) ?? [])];
+}
+
+/** A stored item as an endpoint. */
+function fromStored(item: Record<string, unknown>): Endpoint {
   return {
     endpointId: storedEndpointIdOf(item),
     url: String(item.url),
-    events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
+    events: eventsOf(item),
     secret: String(item.secret),
     createdAt: String(item.createdAt),
     state: stateOf(item),
@@ -144,27 +73,14 @@ export function fromStored(item: Record<string, unknown>): Endpoint {
   };
 }
 
-/**
- * The secrets a delivery at `now` is signed with: the endpoint's secret, then its previous one while that
- * has not expired (docs/contract.md "History and events": rotateWebhookSecret).
- */
-export function signingSecrets(
-  endpoint: Pick<Endpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
-  now: Date,
-): string[] {
-  const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
-  const overlapping =
-    previousSecret !== undefined &&
-    previousSecretExpiresAt !== undefined &&
-    Date.parse(previousSecretExpiresAt) > now.getTime();
-  return overlapping ? [secret, previousSecret] : [secret];
+/** The table and key of the endpoint `endpointId` in `tableName`: the start of a command on its item. */
+function endpointItem(tableName: string, endpointId: string) {
+  return { TableName: tableName, Key: marshall(endpointKey(endpointId)) };
 }
 
 /**
- * The fan-out's read of the endpoints table alone: a Scan of all pages with `ProjectionExpression`
- * endpointId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
- * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
- * placeholders.
+ * The fan-out's read: a Scan of all pages projecting the id, events, state, owner and creation time, so that no
+ * signing secret leaves the table for the fan-out (docs/architecture.md "Events and webhooks").
  */
 export function endpointRoutes(
   client: DynamoDBClient,
@@ -186,7 +102,7 @@ export function endpointRoutes(
           const item = unmarshall(stored);
           routes.push({
             endpointId: storedEndpointIdOf(item),
-            events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
+            events: eventsOf(item),
             state: stateOf(item),
             ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
             ...(item.createdAt !== undefined && { createdAt: String(item.createdAt) }),
@@ -198,16 +114,14 @@ export function endpointRoutes(
   };
 }
 
-/** The table and key of the endpoint `endpointId` in `tableName`: the start of a command on its item. */
-export function endpointItem(tableName: string, endpointId: string) {
-  return { TableName: tableName, Key: marshall(endpointKey(endpointId)) };
+/** What the delivery reads of the endpoints table. */
+export interface EndpointReader {
+  /** The endpoint `endpointId`, secret included, or undefined: one strongly consistent GetItem. */
+  get(endpointId: string): Promise<Endpoint | undefined>;
 }
 
-/**
- * The reading half of {@link endpointStore} alone (the delivery function), so that its bundle carries none
- * of the other operations' commands (docs/architecture.md "Bundles").
- */
-export function endpointReader(client: DynamoDBClient, tableName: string): Pick<EndpointStore, 'get'> {
+/** The endpoints table's reader over `client` and `tableName` (the delivery function, the webhook tool). */
+export function endpointReader(client: DynamoDBClient, tableName: string): EndpointReader {
   return {
     async get(endpointId) {
       const { Item } = await client.send(
@@ -218,46 +132,400 @@ export function endpointReader(client: DynamoDBClient, tableName: string): Pick<
   };
 }
 
+/** Every endpoint, secrets included: a Scan of all pages (the webhook tool, never an API request). */
+export async function listEndpoints(client: DynamoDBClient, tableName: string): Promise<Endpoint[]> {
+  const endpoints: Endpoint[] = [];
+  for await (const page of paginateScan({ client }, { TableName: tableName })) {
+    for (const item of page.Items ?? []) endpoints.push(fromStored(unmarshall(item)));
+  }
+  return endpoints;
+}
+
 /**
- * The endpoint store over `client` and the table `tableName`: the low-level client with util-dynamodb's
- * marshalling, not the document client, which the delivery function's bundle has no room for
- * (docs/architecture.md "Bundles").
+ * The webhook tool's `add`: a new endpoint (no owner) to `events` at `url` (already checked by the SSRF guard),
+ * with a new id and secret: one PutItem, only if no item has its id. @returns it, secret included.
  */
-export function endpointStore(client: DynamoDBClient, tableName: string): EndpointStore {
+export async function addEndpoint(
+  client: DynamoDBClient,
+  tableName: string,
+  url: string,
+  events: readonly EndpointEventType[],
+  now: Date,
+): Promise<Endpoint> {
+  const endpoint = newEndpoint(url, events, now);
+  await client.send(new PutItemCommand(putOf(tableName, endpoint)));
+  return endpoint;
+}
+
+/** The Put of the new `endpoint` (only if no item has its id): alone, or in an owner's transaction. */
+export function putOf(tableName: string, endpoint: Endpoint) {
   return {
-    async add(url, events, now) {
-      const endpoint = newEndpoint(url, events, now);
-      await client.send(
-        new PutItemCommand({
-          TableName: tableName,
-          Item: marshall(toStoredNames(endpoint)),
-          ConditionExpression: itemAbsent,
+    TableName: tableName,
+    Item: marshall(toStoredNames(endpoint)),
+    ConditionExpression: itemAbsent,
+  } satisfies TransactWriteItem['Put'];
+}
+
+/**
+ * The Delete of `owner`'s endpoint `endpointId`, only if `owner` holds it: in the transaction that takes it out
+ * of its owner's item too (lib/webhooks/key-endpoints.ts).
+ */
+export function deleteOwnedOf(tableName: string, owner: string, endpointId: string) {
+  return {
+    ...endpointItem(tableName, endpointId),
+    ConditionExpression: 'ownerKeyId = :o',
+    ExpressionAttributeValues: marshall({ ':o': owner }),
+  } satisfies TransactWriteItem['Delete'];
+}
+
+/**
+ * The webhook tool's removal of an endpoint no API key holds: one DeleteItem, only while it exists without an
+ * owner (an owned one is removed with its owner's item: lib/webhooks/key-endpoints.ts `removeEndpoint`).
+ * @returns false when there is no such endpoint, or it has an owner.
+ */
+export function deleteUnowned(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+): Promise<boolean> {
+  return conditional(
+    client.send(
+      new DeleteItemCommand({
+        ...endpointItem(tableName, endpointId),
+        ConditionExpression: `${itemExists} AND attribute_not_exists(ownerKeyId)`,
+      }),
+    ),
+  );
+}
+
+/** What the operations on one endpoint read of it: its owner, event types and creation time (never its secret). */
+export interface EndpointOwnership {
+  ownerKeyId?: string;
+  events: EndpointEventType[];
+  createdAt?: string;
+}
+
+/**
+ * The attributes `projection` (placeholders `names`) of the endpoint `endpointId`, or undefined when there is no
+ * such endpoint: one strongly consistent GetItem.
+ */
+async function readAttributes(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+  projection: string,
+  names?: Record<string, string>,
+): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await client.send(
+    new GetItemCommand({
+      ...endpointItem(tableName, endpointId),
+      ConsistentRead: true,
+      ProjectionExpression: projection,
+      ...(names && { ExpressionAttributeNames: names }),
+    }),
+  );
+  return Item && unmarshall(Item);
+}
+
+/** The owner of a stored item, when it has one. */
+function ownerOf(item: Record<string, unknown>): { ownerKeyId?: string } {
+  return item.ownerKeyId === undefined ? {} : { ownerKeyId: String(item.ownerKeyId) };
+}
+
+/** The owner, event types and creation time of the endpoint `endpointId`, or undefined: one consistent GetItem. */
+export async function ownershipOf(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+): Promise<EndpointOwnership | undefined> {
+  const item = await readAttributes(client, tableName, endpointId, 'ownerKeyId, #events, createdAt', {
+    '#events': 'events',
+  });
+  return (
+    item && {
+      events: eventsOf(item),
+      ...ownerOf(item),
+      ...(item.createdAt !== undefined && { createdAt: String(item.createdAt) }),
+    }
+  );
+}
+
+/** The owner and URL of the endpoint `endpointId`, or undefined: one consistent GetItem (a removal's read). */
+export async function ownerAndUrlOf(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+): Promise<{ ownerKeyId?: string; url: string } | undefined> {
+  const item = await readAttributes(client, tableName, endpointId, '#url, ownerKeyId', { '#url': 'url' });
+  return item && { url: String(item.url), ...ownerOf(item) };
+}
+
+/** The `disabledReason` of the endpoint `endpointId` (strongly consistent), if any. */
+export async function disabledReasonOf(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+): Promise<string | undefined> {
+  const item = await readAttributes(client, tableName, endpointId, 'disabledReason');
+  return item?.disabledReason as string | undefined;
+}
+
+/** Rounds of BatchGetItem for the keys DynamoDB left unprocessed before {@link endpointViews} gives up (503). */
+const batchRetries: RetryPolicy = { attempts: 5, minPauseMs: 20, maxPauseMs: 400 };
+
+/** The attributes an endpoint is read with for the API: every one but the secret. */
+const viewProjection = {
+  ProjectionExpression:
+    '#id, #url, #events, #state, createdAt, failingSince, disabledAt, disabledReason, ownerKeyId',
+  ExpressionAttributeNames: {
+    '#id': storedEndpointId,
+    '#url': 'url',
+    '#events': 'events',
+    '#state': 'state',
+  },
+};
+
+/** A stored item read with {@link viewProjection} as an {@link EndpointView}. */
+function viewOf(item: Record<string, AttributeValue>): EndpointView {
+  const { secret: _secret, ...view } = fromStored(unmarshall(item));
+  return view;
+}
+
+/**
+ * The endpoints `endpointIds` (at most 100) that still exist, never their secrets: strongly consistent
+ * BatchGetItem; the keys DynamoDB leaves unprocessed are asked again after a jittered pause ({@link batchRetries}).
+ * @throws HttpError 503 when keys are still unprocessed after the last round.
+ */
+export async function endpointViews(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointIds: readonly string[],
+): Promise<EndpointView[]> {
+  let keys = endpointIds.map((endpointId) => marshall(endpointKey(endpointId)));
+  const views: EndpointView[] = [];
+  if (keys.length === 0) return views;
+  await retried(
+    batchRetries,
+    async () => {
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
         }),
       );
-      return endpoint;
+      for (const item of Responses?.[tableName] ?? []) views.push(viewOf(item));
+      keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+      if (keys.length > 0) throw new TryAgain();
     },
-    ...endpointReader(client, tableName),
-    async list() {
-      const endpoints: Endpoint[] = [];
-      for await (const page of paginateScan({ client }, { TableName: tableName })) {
-        for (const item of page.Items ?? []) endpoints.push(fromStored(unmarshall(item)));
-      }
-      return endpoints;
+    () => new HttpError('service_unavailable', 'the store is busy; retry'),
+  );
+  return views;
+}
+
+/**
+ * Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled (never when its chain has no live
+ * key: disabled `key_revoked` or `key_expired` since the read): one conditional UpdateItem.
+ * @returns it, or undefined when it moved on (or was removed) since the read.
+ */
+export async function refreshOwned(
+  client: DynamoDBClient,
+  tableName: string,
+  owner: string,
+  existing: EndpointView,
+  events: readonly EndpointEventType[],
+): Promise<EndpointView | undefined> {
+  const disabled = existing.state === 'disabled';
+  try {
+    const { Attributes } = await client.send(
+      new UpdateItemCommand({
+        ...endpointItem(tableName, existing.endpointId),
+        UpdateExpression: disabled
+          ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
+          : 'SET #events = :e',
+        ConditionExpression: disabled
+          ? 'ownerKeyId = :o AND #state = :disabled AND NOT (disabledReason IN (:revoked, :expired))'
+          : 'ownerKeyId = :o AND (attribute_not_exists(#state) OR #state <> :disabled)',
+        ExpressionAttributeNames: { '#events': 'events', '#state': 'state' },
+        ExpressionAttributeValues: marshall({
+          ':e': [...events],
+          ':o': owner,
+          ':disabled': 'disabled',
+          ...(disabled && { ':enabled': 'enabled', ':revoked': 'key_revoked', ':expired': 'key_expired' }),
+        }),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes && viewOf(Attributes);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * rotateWebhookSecret's write: `owner`'s endpoint `endpointId` signs with `secret`, its secret before kept as
+ * `previousSecret` until `previousExpiresAt` (RFC 3339 UTC): one conditional UpdateItem (`ownerKeyId = :owner`).
+ * @returns false when `owner` holds no such endpoint.
+ */
+export function replaceSecret(
+  client: DynamoDBClient,
+  tableName: string,
+  owner: string,
+  endpointId: string,
+  secret: string,
+  previousExpiresAt: string,
+): Promise<boolean> {
+  return conditional(
+    client.send(
+      new UpdateItemCommand({
+        ...endpointItem(tableName, endpointId),
+        UpdateExpression: 'SET previousSecret = secret, previousSecretExpiresAt = :expires, secret = :secret',
+        ConditionExpression: 'ownerKeyId = :owner',
+        ExpressionAttributeValues: marshall({
+          ':expires': previousExpiresAt,
+          ':secret': secret,
+          ':owner': owner,
+        }),
+      }),
+    ),
+  );
+}
+
+/** The state transitions the delivery writes (lib/webhooks/endpoint.ts `EndpointState`). */
+export interface EndpointHealth {
+  /**
+   * An attempt cut at the fast lane's limit, or failed at `failedAt`: `isolated` (slow lane), and after a failure
+   * `failingSince` set unless already set. Never undoes `disabled`.
+   */
+  isolate(endpointId: string, failedAt?: Date): Promise<void>;
+  /** A delivered attempt: `failingSince` removed; back to `enabled` when `quick` (within the fast lane's limit). */
+  delivered(endpointId: string, quick: boolean): Promise<void>;
+  /**
+   * The breaker's write (lib/webhooks/breaker.ts): `disabled` at `now` (reason `failing`), when `failingSince` is
+   * still `failingSince` (no delivery since). @returns true when this call disabled it.
+   */
+  disable(endpointId: string, failingSince: string, now: Date): Promise<boolean>;
+}
+
+/**
+ * One UpdateItem of the endpoint `endpointId` in `tableName`, only while it exists and `condition` holds; `state`
+ * is named `#s`. @returns false when the condition failed.
+ */
+function update(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+  expression: string,
+  condition: string,
+  values: Record<string, string>,
+): Promise<boolean> {
+  return conditional(
+    client.send(
+      new UpdateItemCommand({
+        ...endpointItem(tableName, endpointId),
+        UpdateExpression: expression,
+        ConditionExpression: `${itemExists} AND (${condition})`,
+        ExpressionAttributeNames: { '#s': 'state' },
+        ExpressionAttributeValues: marshall(values),
+      }),
+    ),
+  );
+}
+
+/** Not `disabled` (`:d`). */
+const notDisabled = 'attribute_not_exists(#s) OR #s <> :d';
+
+/**
+ * The endpoint `endpointId` `disabled` at `now` for `reason`, while `condition` holds (`values` holds the values
+ * it names besides `:d`, `disabled`). @returns false when the condition failed.
+ */
+function disableWhen(
+  client: DynamoDBClient,
+  tableName: string,
+  endpointId: string,
+  reason: DisabledReason,
+  now: Date,
+  condition: string,
+  values: Record<string, string> = {},
+) {
+  return update(
+    client,
+    tableName,
+    endpointId,
+    'SET #s = :d, disabledAt = :n, disabledReason = :r',
+    condition,
+    { ':d': 'disabled', ':n': now.toISOString(), ':r': reason, ...values },
+  );
+}
+
+/** The delivery's state transitions over `client` and the endpoints table `tableName`. */
+export function endpointHealth(client: DynamoDBClient, tableName: string): EndpointHealth {
+  return {
+    async isolate(id, failedAt) {
+      await update(
+        client,
+        tableName,
+        id,
+        failedAt ? 'SET #s = :i, failingSince = if_not_exists(failingSince, :n)' : 'SET #s = :i',
+        notDisabled,
+        { ':i': 'isolated', ':d': 'disabled', ...(failedAt && { ':n': failedAt.toISOString() }) },
+      );
     },
-    remove: (endpointId) => deleteEndpoint(client, tableName, endpointId),
+    async delivered(id, quick) {
+      await update(
+        client,
+        tableName,
+        id,
+        quick ? 'SET #s = :e REMOVE failingSince' : 'REMOVE failingSince',
+        notDisabled,
+        quick ? { ':d': 'disabled', ':e': 'enabled' } : { ':d': 'disabled' },
+      );
+    },
+    disable: (id, failingSince, now) =>
+      disableWhen(client, tableName, id, 'failing', now, `failingSince = :f AND (${notDisabled})`, {
+        ':f': failingSince,
+      }),
   };
 }
 
 /**
- * One DeleteItem of the endpoint `endpointId` in `tableName`, only while `condition` holds (default: it
- * exists). @returns false when the condition failed.
+ * The webhook tool's `enable`: the endpoint `enabled`, its failing and disabled times removed.
+ * @returns false when there is no such endpoint.
  */
-export async function deleteEndpoint(
+export function enableEndpoint(client: DynamoDBClient, tableName: string, endpointId: string) {
+  return update(
+    client,
+    tableName,
+    endpointId,
+    'SET #s = :e REMOVE failingSince, disabledAt, disabledReason',
+    itemExists,
+    { ':e': 'enabled' },
+  );
+}
+
+/**
+ * The webhook tool's `disable`: the endpoint `disabled` at `now`, reason `operator` (no attempt until `enable`, or
+ * for an API key's endpoint until its key creates it again: docs/contract.md "History and events").
+ * @returns false when there is no such endpoint.
+ */
+export function disableEndpoint(client: DynamoDBClient, tableName: string, endpointId: string, now: Date) {
+  return disableWhen(client, tableName, endpointId, 'operator', now, itemExists);
+}
+
+/**
+ * The key check's disable of an API key's endpoint (lib/webhooks/owner-access.ts): `disabled` at `now` with
+ * `reason`, while it still belongs to `owner` and is not disabled (re-enabled only by a live key of the chain
+ * creating its URL again: docs/contract.md "History and events").
+ * @returns true when this call disabled it.
+ */
+export function disableForKey(
   client: DynamoDBClient,
   tableName: string,
   endpointId: string,
-  condition = itemExists,
-): Promise<boolean> {
-  const item = endpointItem(tableName, endpointId);
-  return conditional(client.send(new DeleteItemCommand({ ...item, ConditionExpression: condition })));
+  owner: string,
+  reason: KeyRefusal,
+  now: Date,
+) {
+  return disableWhen(client, tableName, endpointId, reason, now, `ownerKeyId = :o AND (${notDisabled})`, {
+    ':o': owner,
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * The webhook failures table: deliveries that failed on every attempt, kept until an operator redrives them
- * (docs/contract.md "History and events"), by `endpointId` then `eventId`.
+ * (docs/contract.md "History and events"), by endpoint id (lib/webhooks/stored-names.ts) then `eventId`.
  * @module
  */
 import {

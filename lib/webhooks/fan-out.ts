@@ -7,7 +7,7 @@
 import { type ChangeEvent, changeEventId, eventTimestamp, wholeSeconds } from '../events/changes.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
-import type { EndpointRoute } from './endpoint-store.ts';
+import type { EndpointRoute } from './endpoint.ts';
 import type { EndpointEventType } from './event-access.ts';
 
 /** The two delivery queues: enabled endpoints' deliveries go to the fast lane, the others' to the slow lane. */

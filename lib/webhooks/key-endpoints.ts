@@ -1,34 +1,31 @@
 /**
- * Webhook endpoints through the API (docs/contract.md "History and events"): endpoints owned by an API key,
- * at most {@link maxEndpointsPerKey} per key, each create and delete one TransactWriteItems with the owner's item
- * in the endpoint owners table (docs/architecture.md "Events and webhooks": webhook endpoints).
+ * Webhook endpoints through the API (docs/contract.md "History and events"): endpoints owned by an API key, at
+ * most 20 per key (lib/webhooks/endpoint-owners.ts `maxEndpointsPerKey`), each create and delete one
+ * TransactWriteItems of the endpoint's item (lib/webhooks/endpoint-store.ts) and its owner's
+ * (lib/webhooks/endpoint-owners.ts); and the webhook tool's removal of any endpoint (docs/architecture.md "Webhook endpoints of API keys").
  * @module
  */
-import { createHash } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import {
-  type AttributeValue,
-  BatchGetItemCommand,
-  ConditionalCheckFailedException,
   type DynamoDBClient,
-  GetItemCommand,
   TransactionCanceledException,
   TransactWriteItemsCommand,
-  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpError } from '../http/errors.ts';
-import { disableForKey } from './endpoint-health.ts';
-import { deleteEndpoint, type Endpoint, fromStored, newEndpoint } from './endpoint-store.ts';
+import { type Endpoint, type EndpointView, newEndpoint } from './endpoint.ts';
+import { addToOwnerOf, holdsUrl, ownedIds, removeFromOwnerOf } from './endpoint-owners.ts';
+import {
+  deleteOwnedOf,
+  deleteUnowned,
+  disabledReasonOf,
+  disableForKey,
+  endpointViews,
+  ownerAndUrlOf,
+  putOf,
+  refreshOwned,
+} from './endpoint-store.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
-import { endpointKey, itemAbsent, itemExists, storedEndpointId, toStoredNames } from './stored-names.ts';
-
-/** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
-export const maxEndpointsPerKey = 20;
-
-/** An endpoint as the API shows it after its creation: an endpoint without its secret. */
-export type EndpointView = Omit<Endpoint, 'secret'>;
 
 /**
  * What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL),
@@ -41,7 +38,7 @@ export type CreateResult =
   | { outcome: 'limit_reached' }
   | { outcome: 'key_dead' };
 
-/** The table names an {@link keyEndpointStore} works on. */
+/** The table names a {@link keyEndpointStore} works on. */
 export interface EndpointTables {
   endpoints: string;
   owners: string;
@@ -66,24 +63,6 @@ export interface KeyEndpointStore {
 
 /** Transactions tried per write: a `TransactionConflict` with another write of the same owner is retried. */
 const attempts = 5;
-
-/** The attributes an endpoint is read with: every one but the secret. */
-const viewProjection = {
-  ProjectionExpression:
-    '#id, #url, #events, #state, createdAt, failingSince, disabledAt, disabledReason, ownerKeyId',
-  ExpressionAttributeNames: {
-    '#id': storedEndpointId,
-    '#url': 'url',
-    '#events': 'events',
-    '#state': 'state',
-  },
-};
-
-/** A stored item read with {@link viewProjection} as an {@link EndpointView}. */
-function viewOf(item: Record<string, AttributeValue>): EndpointView {
-  const { secret: _secret, ...view } = fromStored(unmarshall(item));
-  return view;
-}
 
 /** True when `error` cancelled a transaction because another one held one of its items. */
 function isConflict(error: unknown): boolean {
@@ -119,39 +98,10 @@ async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The ids of the endpoints `owner` holds, as its item in the owners table lists them: one consistent GetItem. */
-async function ownedIds(client: DynamoDBClient, names: EndpointTables, owner: string): Promise<string[]> {
-  const { Item } = await client.send(
-    new GetItemCommand({
-      TableName: names.owners,
-      Key: marshall({ ownerKeyId: owner }),
-      ConsistentRead: true,
-      ProjectionExpression: 'endpointIds',
-    }),
-  );
-  const ids = Item && (unmarshall(Item).endpointIds as Set<string> | undefined);
-  return ids ? [...ids] : [];
-}
-
-/** The endpoint store over `client` (low-level, util-dynamodb marshalling) and `names`. */
+/** The endpoint store of API keys over `client` (low-level, util-dynamodb marshalling) and `names`. */
 export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables): KeyEndpointStore {
   const list = async (owner: string): Promise<EndpointView[]> => {
-    let keys = (await ownedIds(client, names, owner)).map((endpointId) => marshall(endpointKey(endpointId)));
-    const views: EndpointView[] = [];
-    // At most 20 keys: one BatchGetItem; what DynamoDB leaves unprocessed is asked again.
-    for (let round = 1; keys.length > 0; round++) {
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetItemCommand({
-          RequestItems: { [names.endpoints]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
-        }),
-      );
-      for (const item of Responses?.[names.endpoints] ?? []) views.push(viewOf(item));
-      keys = UnprocessedKeys?.[names.endpoints]?.Keys ?? [];
-      if (keys.length > 0) {
-        if (round === attempts) throw new HttpError('service_unavailable', 'the store is busy; retry');
-        await setTimeout(20 * round);
-      }
-    }
+    const views = await endpointViews(client, names.endpoints, await ownedIds(client, names.owners, owner));
     // An id whose item is gone is not shown (a tool's removal between the two reads).
     return views
       .filter((view) => view.ownerKeyId === owner)
@@ -159,46 +109,11 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
   };
 
   /**
-   * Gives `owner`'s endpoint `existing` the `events`, enabled again when disabled (not for a dead key chain).
-   * @returns it, or undefined when it moved on.
-   */
-  const refresh = async (owner: string, existing: EndpointView, events: readonly EndpointEventType[]) => {
-    const disabled = existing.state === 'disabled';
-    try {
-      const { Attributes } = await client.send(
-        new UpdateItemCommand({
-          TableName: names.endpoints,
-          Key: marshall(endpointKey(existing.endpointId)),
-          UpdateExpression: disabled
-            ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
-            : 'SET #events = :e',
-          // Never re-enabled when its chain has no live key any more (disabled since the read).
-          ConditionExpression: disabled
-            ? 'ownerKeyId = :o AND #state = :disabled AND NOT (disabledReason IN (:revoked, :expired))'
-            : 'ownerKeyId = :o AND (attribute_not_exists(#state) OR #state <> :disabled)',
-          ExpressionAttributeNames: { '#events': 'events', '#state': 'state' },
-          ExpressionAttributeValues: marshall({
-            ':e': [...events],
-            ':o': owner,
-            ':disabled': 'disabled',
-            ...(disabled && { ':enabled': 'enabled', ':revoked': 'key_revoked', ':expired': 'key_expired' }),
-          }),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes && viewOf(Attributes);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
-  };
-
-  /**
-   * One TransactWriteItems: the owner's item takes the new id (while it holds fewer than the most) and the URL's
-   * hash (while it holds none: one endpoint per key and URL under any concurrency), and the endpoint is put. Its
-   * `ClientRequestToken` is the SDK's own, the same on each of the SDK's retries, so a retry of a transaction that
-   * committed and answered late succeeds without writing again, whatever was written in between (DynamoDB, for
-   * 10 minutes). @returns the endpoint, `limit_reached`, or `url_taken` when the owner holds the URL already.
+   * One TransactWriteItems: the owner's item takes the new id and the URL's hash (lib/webhooks/endpoint-owners.ts
+   * `addToOwnerOf`), and the endpoint is put. Its `ClientRequestToken` is the SDK's own, the same on each of the
+   * SDK's retries, so a retry of a transaction that committed and answered late succeeds without writing again,
+   * whatever was written in between (DynamoDB, for 10 minutes). @returns the endpoint, `limit_reached`, or
+   * `url_taken` when the owner holds the URL already.
    */
   const add = async (owner: string, url: string, events: readonly EndpointEventType[], now: Date) => {
     const endpoint = newEndpoint(url, events, now, owner);
@@ -206,37 +121,16 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
       await client.send(
         new TransactWriteItemsCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: names.owners,
-                Key: marshall({ ownerKeyId: owner }),
-                UpdateExpression: 'ADD endpointIds :id, urlHashes :h',
-                ConditionExpression:
-                  '(attribute_not_exists(endpointIds) OR size(endpointIds) < :max) AND NOT contains(urlHashes, :u)',
-                ExpressionAttributeValues: {
-                  ':id': { SS: [endpoint.endpointId] },
-                  ':h': { SS: [urlHash(url)] },
-                  ':u': { S: urlHash(url) },
-                  ':max': { N: String(maxEndpointsPerKey) },
-                },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: names.endpoints,
-                Item: marshall(toStoredNames(endpoint)),
-                ConditionExpression: itemAbsent,
-              },
-            },
+            { Update: addToOwnerOf(names.owners, owner, endpoint.endpointId, url) },
+            { Put: putOf(names.endpoints, endpoint) },
           ],
         }),
       );
       return endpoint;
     } catch (error) {
       if (reasonOf(error, 0) !== 'ConditionalCheckFailed') throw error;
-      const held = (error as TransactionCanceledException).CancellationReasons?.[0]?.Item?.urlHashes?.SS;
-      return held?.includes(urlHash(url)) ? ('url_taken' as const) : ('limit_reached' as const);
+      const refused = (error as TransactionCanceledException).CancellationReasons?.[0]?.Item;
+      return holdsUrl(refused, url) ? ('url_taken' as const) : ('limit_reached' as const);
     }
   };
 
@@ -252,7 +146,7 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
           } else if (existing.disabledReason === 'key_revoked' || existing.disabledReason === 'key_expired') {
             return { outcome: 'key_dead' };
           } else {
-            const refreshed = await refresh(owner, existing, events);
+            const refreshed = await refreshOwned(client, names.endpoints, owner, existing, events);
             if (refreshed) return { outcome: 'existing', endpoint: refreshed };
           }
           // Another create of the URL committed, or its state moved on (or it was removed), since the read: read again.
@@ -263,19 +157,10 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
     list,
     remove: (owner, endpointId) =>
       retryingConflicts(async () => {
-        const { Item } = await client.send(
-          new GetItemCommand({
-            TableName: names.endpoints,
-            Key: marshall(endpointKey(endpointId)),
-            ConsistentRead: true,
-            ProjectionExpression: '#url, ownerKeyId',
-            ExpressionAttributeNames: { '#url': 'url' },
-          }),
-        );
-        const endpoint = Item && unmarshall(Item);
+        const endpoint = await ownerAndUrlOf(client, names.endpoints, endpointId);
         if (endpoint?.ownerKeyId !== owner) return false;
         try {
-          await client.send(removal(names, owner, endpointId, String(endpoint.url)));
+          await client.send(removal(names, owner, endpointId, endpoint.url));
           return true;
         } catch (error) {
           if (reasonOf(error, 0) === 'ConditionalCheckFailed') return false;
@@ -283,11 +168,6 @@ export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables):
         }
       }),
   };
-}
-
-/** The hash of an endpoint's URL its owner's item holds: base64url of its SHA-256 (43 characters). */
-function urlHash(url: string): string {
-  return createHash('sha256').update(url, 'utf8').digest('base64url');
 }
 
 /**
@@ -302,29 +182,15 @@ function removal(
 ): TransactWriteItemsCommand {
   return new TransactWriteItemsCommand({
     TransactItems: [
-      {
-        Delete: {
-          TableName: names.endpoints,
-          Key: marshall(endpointKey(endpointId)),
-          ConditionExpression: 'ownerKeyId = :o',
-          ExpressionAttributeValues: marshall({ ':o': owner }),
-        },
-      },
-      {
-        Update: {
-          TableName: names.owners,
-          Key: marshall({ ownerKeyId: owner }),
-          UpdateExpression: 'DELETE endpointIds :id, urlHashes :h',
-          ExpressionAttributeValues: { ':id': { SS: [endpointId] }, ':h': { SS: [urlHash(url)] } },
-        },
-      },
+      { Delete: deleteOwnedOf(names.endpoints, owner, endpointId) },
+      { Update: removeFromOwnerOf(names.owners, owner, endpointId, url) },
     ],
   });
 }
 
 /**
- * The webhook tool's `remove`: any endpoint, an API key's endpoint with its owner's set (so it no longer
- * counts to the key's 20), the tool's own with one conditional DeleteItem.
+ * The webhook tool's `remove`, the one removal of any endpoint: an API key's endpoint with its owner's item (so
+ * it no longer counts to the key's 20), the tool's own with one conditional DeleteItem.
  * @returns false when there is no such endpoint.
  */
 export async function removeEndpoint(
@@ -332,28 +198,17 @@ export async function removeEndpoint(
   names: EndpointTables,
   endpointId: string,
 ): Promise<boolean> {
-  const { Item } = await client.send(
-    new GetItemCommand({
-      TableName: names.endpoints,
-      Key: marshall(endpointKey(endpointId)),
-      ConsistentRead: true,
-      ProjectionExpression: 'ownerKeyId',
-    }),
-  );
-  if (!Item) return false;
-  const owner = unmarshall(Item).ownerKeyId as string | undefined;
-  if (owner !== undefined) return keyEndpointStore(client, names).remove(owner, endpointId);
-  return deleteEndpoint(
-    client,
-    names.endpoints,
-    endpointId,
-    `${itemExists} AND attribute_not_exists(ownerKeyId)`,
-  );
+  const endpoint = await ownerAndUrlOf(client, names.endpoints, endpointId);
+  if (!endpoint) return false;
+  if (endpoint.ownerKeyId !== undefined) {
+    return keyEndpointStore(client, names).remove(endpoint.ownerKeyId, endpointId);
+  }
+  return deleteUnowned(client, names.endpoints, endpointId);
 }
 
 /**
  * The key tool's `revoke` once no key of the chain `owner` is live: every endpoint `owner` holds, not yet
- * disabled, `disabled` at `now` with `reason` (lib/webhooks/endpoint-health.ts `disableForKey`).
+ * disabled, `disabled` at `now` with `reason` (lib/webhooks/endpoint-store.ts `disableForKey`).
  * @returns the ids of the endpoints now disabled with `reason`: by this call, or already by the fan-out, whose
  *   check of the keys may see the revocation first (docs/architecture.md "Webhook endpoints of API keys").
  */
@@ -364,7 +219,7 @@ export async function disableOwnedEndpoints(
   reason: KeyRefusal,
   now: Date,
 ): Promise<string[]> {
-  const ids = await ownedIds(client, names, owner);
+  const ids = await ownedIds(client, names.owners, owner);
   const disabled = await Promise.all(
     ids.map(
       async (id) =>
@@ -373,21 +228,4 @@ export async function disableOwnedEndpoints(
     ),
   );
   return ids.filter((_, index) => disabled[index]);
-}
-
-/** The `disabledReason` of the endpoint `endpointId` (strongly consistent), if any. */
-async function disabledReasonOf(
-  client: DynamoDBClient,
-  tableName: string,
-  endpointId: string,
-): Promise<string | undefined> {
-  const { Item } = await client.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: marshall(endpointKey(endpointId)),
-      ConsistentRead: true,
-      ProjectionExpression: 'disabledReason',
-    }),
-  );
-  return Item && (unmarshall(Item).disabledReason as string | undefined);
 }

@@ -10,7 +10,7 @@ import { scopes as everyScope, type Scope } from '../api.ts';
 import { keyIdOf } from '../auth/api-key.ts';
 import { keyStateAt } from '../auth/key-state.ts';
 import type { ApiKeyRecord } from '../auth/key-store.ts';
-import type { EndpointRoute } from './endpoint-store.ts';
+import type { EndpointRoute } from './endpoint.ts';
 import { missingScopes } from './event-access.ts';
 
 /** Why an API key's endpoint receives nothing: no live key in its chain, or the key lacks a type's scope. */

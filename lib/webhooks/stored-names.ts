@@ -3,12 +3,13 @@
  * were called subscriptions when the tables and the queues' messages were made: an endpoint's id is stored as
  * `subscriptionId` (the endpoints and failures tables' partition key, a delivery message's member). A table's key
  * cannot be renamed in place and stored items and queued messages outlive a deploy, so the stored name stays and
- * this module alone spells it (docs/architecture.md "Data layout").
+ * lib/tables.ts defines it and this module alone maps it (docs/architecture.md "Data layout").
  * @module
  */
+import { tables } from '../tables.ts';
 
-/** The stored name of an endpoint's id (the code's `endpointId`). */
-export const storedEndpointId = 'subscriptionId';
+/** The stored name of an endpoint's id (the code's `endpointId`): the endpoints table's key (lib/tables.ts). */
+export const storedEndpointId = tables.webhookEndpoints.partitionKey.name;
 
 /** `record` as stored: its `endpointId` under {@link storedEndpointId}, its other members as they are. */
 export function toStoredNames<T extends { endpointId: string }>(record: T): Record<string, unknown> {

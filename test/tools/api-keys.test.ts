@@ -440,7 +440,7 @@ describe('keys revoke and a key\'s webhook endpoints (docs/contract.md "History 
     const key = await createKey('raced');
     const keyId = sha256Hex(key).slice(0, 12);
     const endpoint = await endpointOf(key, 'http://127.0.0.1:9/raced-hooks');
-    // The fan-out's disable, as its check of the revoked key writes it (lib/webhooks/endpoint-health.ts).
+    // The fan-out's disable, as its check of the revoked key writes it (lib/webhooks/endpoint-store.ts).
     await api.dynamoDb.send(
       new UpdateItemCommand({
         TableName: testTableNames.webhookEndpoints,
