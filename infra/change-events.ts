@@ -18,6 +18,7 @@ import { serviceName } from '#lib/service-name.ts';
 import { defaultDisableAfterSeconds } from '#lib/webhooks/breaker.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
 import { retryScheduleProblem } from '#lib/webhooks/retry-schedule.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import type { ServiceAlarms } from './service-alarms.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
@@ -280,8 +281,8 @@ export class ChangeEvents extends Construct {
     this.deliveryQueue = deliveryLane('WebhookDeliveryQueue');
     this.slowLaneQueue = deliveryLane('WebhookSlowLaneQueue');
     for (const lane of [this.deliveryQueue, this.slowLaneQueue]) lane.grantSendMessages(fanOutWebhooks);
-    fanOutWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
-    fanOutWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
+    fanOutWebhooks.addEnvironment(webhookEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    fanOutWebhooks.addEnvironment(webhookEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
     fanOutWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
     queueMapping(
       'DeliverWebhooksQueueMapping',
@@ -291,12 +292,12 @@ export class ChangeEvents extends Construct {
     );
     queueMapping('DeliverWebhooksSlowLaneMapping', this.slowLaneQueue, deliverWebhooks, slowLaneConcurrency);
     this.slowLaneQueue.grantSendMessages(deliverWebhooks);
-    deliverWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
-    deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
-    deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
-    deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));
-    deliverWebhooks.addEnvironment(eventsEnv.disableAfterSeconds, String(defaultDisableAfterSeconds));
-    deliverWebhooks.addEnvironment(eventsEnv.urlPolicy, 'public-https');
+    deliverWebhooks.addEnvironment(webhookEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    deliverWebhooks.addEnvironment(webhookEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
+    deliverWebhooks.addEnvironment(webhookEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
+    deliverWebhooks.addEnvironment(webhookEnv.retryDelays, delays.join(','));
+    deliverWebhooks.addEnvironment(webhookEnv.disableAfterSeconds, String(defaultDisableAfterSeconds));
+    deliverWebhooks.addEnvironment(webhookEnv.urlPolicy, 'public-https');
     deliverWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
 
     Validations.of(this.changeRecordsFailureQueue).acknowledge({

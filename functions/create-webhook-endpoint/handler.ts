@@ -5,7 +5,6 @@
 import { operationNamed, stageName } from '#lib/api.ts';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { callerOwnerKeyId } from '#lib/http/caller.ts';
 import { HttpError, unauthorizedMessage } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
@@ -20,6 +19,7 @@ import { endpointEventTypesFor } from '#lib/webhooks/event-access.ts';
 import { keyEndpointStore } from '#lib/webhooks/key-endpoints.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const client = createDynamoDbClient();
 const store = keyEndpointStore(client, {
@@ -27,7 +27,7 @@ const store = keyEndpointStore(client, {
   owners: requiredEnv(tables.webhookEndpointOwners.env),
 });
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
-const policy = urlPolicyFrom(process.env[eventsEnv.urlPolicy]);
+const policy = urlPolicyFrom(process.env[webhookEnv.urlPolicy]);
 
 /**
  * The Lambda handler: 201 with the new endpoint and its secret; 200 with the key's endpoint for that URL; 403

@@ -14,7 +14,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
@@ -26,14 +25,15 @@ import { endpointHealth, endpointReader } from '#lib/webhooks/endpoint-store.ts'
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const dynamoDb = createDynamoDbClient();
 const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
-const slowLaneArn = requiredEnv(eventsEnv.slowLaneQueueArn);
+const slowLaneArn = requiredEnv(webhookEnv.slowLaneQueueArn);
 const sqs = new SQSClient({ maxAttempts: 3 });
 const laneUrls = {
-  fast: requiredEnv(eventsEnv.deliveryQueueUrl),
-  slow: requiredEnv(eventsEnv.slowLaneQueueUrl),
+  fast: requiredEnv(webhookEnv.deliveryQueueUrl),
+  slow: requiredEnv(webhookEnv.slowLaneQueueUrl),
 };
 /** Metrics added in this invocation, published when any was (docs/operating.md "Metrics"). */
 let added = 0;
@@ -55,7 +55,7 @@ const deps: DeliveryDependencies = {
   handled: (record, lane) => deleteHandled(sqs, laneUrls[lane], record.receiptHandle),
   schedule: deliveryScheduleFrom(process.env),
   random: Math.random,
-  policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
+  policy: urlPolicyFrom(process.env[webhookEnv.urlPolicy]),
   now: () => new Date(),
   onFailureKept: () => count(webhookMetrics.deliveriesFailed),
   onDisabled: () => count(webhookMetrics.endpointsDisabled),

@@ -14,7 +14,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
 import { exactIds } from '#lib/events/change-json.ts';
-import { type ChangeEvent, eventsEnv, eventTypes, wholeSeconds } from '#lib/events/changes.ts';
+import { type ChangeEvent, eventTypes, wholeSeconds } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { processSqsBatch } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
@@ -22,6 +22,7 @@ import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
 import { disableForKey, endpointRoutes } from '#lib/webhooks/endpoint-store.ts';
 import { fanOut } from '#lib/webhooks/fan-out.ts';
 import { type ChainAccess, checkedRoutes, ownerKeys } from '#lib/webhooks/owner-access.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const dynamodb = createDynamoDbClient();
 const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
@@ -29,8 +30,8 @@ const endpoints = endpointRoutes(dynamodb, endpointsTable);
 const keys = ownerKeys(dynamodb, requiredEnv(tables.apiKeys.env));
 const sqs = new SQSClient({ maxAttempts: 3 });
 const lanes = {
-  fast: deliveryQueue(sqs, requiredEnv(eventsEnv.deliveryQueueUrl)),
-  slow: deliveryQueue(sqs, requiredEnv(eventsEnv.slowLaneQueueUrl)),
+  fast: deliveryQueue(sqs, requiredEnv(webhookEnv.deliveryQueueUrl)),
+  slow: deliveryQueue(sqs, requiredEnv(webhookEnv.slowLaneQueueUrl)),
 };
 
 /** The change event of a queue message's body, or undefined when it is none of the service's (logged, deleted). */

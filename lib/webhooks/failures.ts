@@ -74,7 +74,7 @@ export function failureWriter(client: DynamoDBClient, tableName: string): Pick<F
 
 /**
  * The failure store over `client` and the table `tableName` (the low-level client with util-dynamodb's
- * marshalling, as {@link import('./endpoint-store.ts').endpointStore}).
+ * marshalling, as lib/webhooks/endpoint-store.ts).
  */
 export function failureStore(client: DynamoDBClient, tableName: string): FailureStore {
   return {

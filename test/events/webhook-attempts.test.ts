@@ -11,9 +11,9 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { logKey } from '#lib/events/event-logs.ts';
 import type { WebhookAttempt as Attempt } from '#lib/webhooks/attempt-log.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { localTableNames } from '#local/settings.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { validateResponse, validateWebhookBody } from '#test/support/openapi-validator.ts';
@@ -31,7 +31,7 @@ let receiver: WebhookReceiver;
 let client: string;
 let other: string;
 beforeAll(async () => {
-  process.env[eventsEnv.retryDelays] = '1,1,1,1,1,1,1,1';
+  process.env[webhookEnv.retryDelays] = '1,1,1,1,1,1,1,1';
   api = await startTestApi({ events: true });
   receiver = await startWebhookReceiver();
   client = `Bearer ${await storeNewKey(api.keys, 'attempts-owner', unthrottled)}`;
@@ -42,7 +42,7 @@ cleanUpAfterAll(
   () => receiver?.close(),
 );
 afterAll(() => {
-  delete process.env[eventsEnv.retryDelays];
+  delete process.env[webhookEnv.retryDelays];
 });
 
 /** `method path` with `authorization` and a JSON body. */

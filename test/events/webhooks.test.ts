@@ -17,7 +17,7 @@ import { join, relative } from 'node:path';
 import { temporaryDir } from '@pet-store/local-aws/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { eventsEnv } from '#lib/events/changes.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { childEnv, projectRoot, runNode, scripts, spawnNode } from '#test/support/child-process.ts';
 import { freePort } from '#test/support/free-port.ts';
 import { validateWebhookBody } from '#test/support/openapi-validator.ts';
@@ -65,7 +65,7 @@ let retrying: Awaited<ReturnType<typeof startReceiver>>;
 let healing: Awaited<ReturnType<typeof startReceiver>>;
 let healed = false;
 beforeAll(async () => {
-  process.env[eventsEnv.retryDelays] = '1,1';
+  process.env[webhookEnv.retryDelays] = '1,1';
   api = await startTestApi({ onDisk: true, events: true });
   retrying = await startReceiver((attempt) => (attempt <= 2 ? 500 : 204));
   healing = await startReceiver(() => (healed ? 204 : 500));
@@ -76,7 +76,7 @@ cleanUpAfterAll(
   () => healing?.close(),
 );
 afterAll(() => {
-  delete process.env[eventsEnv.retryDelays];
+  delete process.env[webhookEnv.retryDelays];
 });
 
 /** `npm run webhooks -- ...args` on the service's data folder. */
