@@ -84,7 +84,7 @@ describe('webhooks --help', () => {
       /^ {2}failures \[options\] +list the deliveries that failed: those still being$/m,
     );
     expect(result.stdout).toMatch(
-      /^ {2}attempts \[options\] <id> +list an endpoint's delivery attempts of the last$/m,
+      /^ {2}attempts \[options\] <id> +list an endpoint's delivery attempts of the last 30$/m,
     );
     expect(result.stdout).toMatch(/^ {2}redrive \[options\] <id> +send an endpoint's failed deliveries/m);
   });
