@@ -8,6 +8,7 @@
  * changes nothing. `state` and `url` are DynamoDB reserved words: expressions name them with placeholders.
  * @module
  */
+import { setTimeout } from 'node:timers/promises';
 import {
   type AttributeValue,
   BatchGetItemCommand,
@@ -23,7 +24,6 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
 import { HttpError } from '../http/errors.ts';
-import { type RetryPolicy, retried, TryAgain } from '../retry.ts';
 import {
   type DisabledReason,
   type Endpoint,
@@ -188,14 +188,9 @@ export function deleteUnowned(
   tableName: string,
   endpointId: string,
 ): Promise<boolean> {
-  return conditional(
-    client.send(
-      new DeleteItemCommand({
-        ...endpointItem(tableName, endpointId),
-        ConditionExpression: `${itemExists} AND attribute_not_exists(ownerKeyId)`,
-      }),
-    ),
-  );
+  const item = endpointItem(tableName, endpointId);
+  const condition = `${itemExists} AND attribute_not_exists(ownerKeyId)`;
+  return conditional(client.send(new DeleteItemCommand({ ...item, ConditionExpression: condition })));
 }
 
 /** What the operations on one endpoint read of it: its owner, event types and creation time (never its secret). */
@@ -270,8 +265,8 @@ export async function disabledReasonOf(
   return item?.disabledReason as string | undefined;
 }
 
-/** Rounds of BatchGetItem for the keys DynamoDB left unprocessed before {@link endpointViews} gives up (503). */
-const batchRetries: RetryPolicy = { attempts: 5, minPauseMs: 20, maxPauseMs: 400 };
+/** Requests per {@link endpointViews} while DynamoDB leaves keys unprocessed. */
+const batchRounds = 5;
 
 /** The attributes an endpoint is read with for the API: every one but the secret. */
 const viewProjection = {
@@ -293,8 +288,8 @@ function viewOf(item: Record<string, AttributeValue>): EndpointView {
 
 /**
  * The endpoints `endpointIds` (at most 100) that still exist, never their secrets: strongly consistent
- * BatchGetItem; the keys DynamoDB leaves unprocessed are asked again after a jittered pause ({@link batchRetries}).
- * @throws HttpError 503 when keys are still unprocessed after the last round.
+ * BatchGetItem; what DynamoDB leaves unprocessed is asked again.
+ * @throws HttpError 503 when keys are still unprocessed after {@link batchRounds} requests.
  */
 export async function endpointViews(
   client: DynamoDBClient,
@@ -303,21 +298,19 @@ export async function endpointViews(
 ): Promise<EndpointView[]> {
   let keys = endpointIds.map((endpointId) => marshall(endpointKey(endpointId)));
   const views: EndpointView[] = [];
-  if (keys.length === 0) return views;
-  await retried(
-    batchRetries,
-    async () => {
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetItemCommand({
-          RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
-        }),
-      );
-      for (const item of Responses?.[tableName] ?? []) views.push(viewOf(item));
-      keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
-      if (keys.length > 0) throw new TryAgain();
-    },
-    () => new HttpError('service_unavailable', 'the store is busy; retry'),
-  );
+  for (let round = 1; keys.length > 0; round++) {
+    const { Responses, UnprocessedKeys } = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
+      }),
+    );
+    for (const item of Responses?.[tableName] ?? []) views.push(viewOf(item));
+    keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+    if (keys.length > 0) {
+      if (round === batchRounds) throw new HttpError('service_unavailable', 'the store is busy; retry');
+      await setTimeout(20 * round);
+    }
+  }
   return views;
 }
 
