@@ -18,6 +18,7 @@ import { serviceName } from '#lib/service-name.ts';
 import { defaultDisableAfterSeconds } from '#lib/webhooks/breaker.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
 import { retryScheduleProblem } from '#lib/webhooks/retry-schedule.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import type { ServiceAlarms } from './service-alarms.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
@@ -25,7 +26,7 @@ import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
 /**
  * Memory (MB) and timeout (seconds) of the event functions (lib/api.ts `eventFunctions`): recordChanges publishes
  * and writes a batch of up to 100 records, each request bounded by the DynamoDB client's 9 s worst case;
- * fanOutWebhooks scans the subscriptions and sends their messages; deliverWebhooks waits up to 10 s per POST.
+ * fanOutWebhooks scans the endpoints and sends their messages; deliverWebhooks waits up to 10 s per POST.
  */
 export const eventFunctionSizing = {
   recordChanges: { memoryMb: 256, timeoutSeconds: 60 },
@@ -127,9 +128,9 @@ export class ChangeEvents extends Construct {
   readonly changeEventsQueue: Queue;
   /** The events EventBridge could not send to the change-events queue, or that fanOutWebhooks kept failing on. */
   readonly fanOutDeadLetterQueue: Queue;
-  /** The fast lane: one message per first attempt of an enabled subscription's delivery, read by deliverWebhooks. */
+  /** The fast lane: one message per first attempt of an enabled endpoint's delivery, read by deliverWebhooks. */
   readonly deliveryQueue: Queue;
-  /** The slow lane: retries, and the deliveries of subscriptions not enabled, read by deliverWebhooks. */
+  /** The slow lane: retries, and the deliveries of endpoints not enabled, read by deliverWebhooks. */
   readonly slowLaneQueue: Queue;
   /** The delivery messages of either lane received too often (crashes of deliverWebhooks). */
   readonly deliveryDeadLetterQueue: Queue;
@@ -238,7 +239,7 @@ export class ChangeEvents extends Construct {
     });
 
     // fanOutWebhooks: every event of the service -> the change-events queue -> one delivery message per
-    // matching subscription. A queue rather than a Lambda target: its body is the event as text, so the fan-out
+    // matching endpoint. A queue rather than a Lambda target: its body is the event as text, so the fan-out
     // reads int64 ids exactly, and a failing event is retried on its own (ReportBatchItemFailures).
     this.fanOutDeadLetterQueue = deadLetterQueue('WebhookFanOutDeadLetterQueue');
     this.changeEventsQueue = queue('ChangeEventsQueue', {
@@ -280,8 +281,8 @@ export class ChangeEvents extends Construct {
     this.deliveryQueue = deliveryLane('WebhookDeliveryQueue');
     this.slowLaneQueue = deliveryLane('WebhookSlowLaneQueue');
     for (const lane of [this.deliveryQueue, this.slowLaneQueue]) lane.grantSendMessages(fanOutWebhooks);
-    fanOutWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
-    fanOutWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
+    fanOutWebhooks.addEnvironment(webhookEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    fanOutWebhooks.addEnvironment(webhookEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
     fanOutWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
     queueMapping(
       'DeliverWebhooksQueueMapping',
@@ -291,12 +292,12 @@ export class ChangeEvents extends Construct {
     );
     queueMapping('DeliverWebhooksSlowLaneMapping', this.slowLaneQueue, deliverWebhooks, slowLaneConcurrency);
     this.slowLaneQueue.grantSendMessages(deliverWebhooks);
-    deliverWebhooks.addEnvironment(eventsEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
-    deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
-    deliverWebhooks.addEnvironment(eventsEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
-    deliverWebhooks.addEnvironment(eventsEnv.retryDelays, delays.join(','));
-    deliverWebhooks.addEnvironment(eventsEnv.disableAfterSeconds, String(defaultDisableAfterSeconds));
-    deliverWebhooks.addEnvironment(eventsEnv.urlPolicy, 'public-https');
+    deliverWebhooks.addEnvironment(webhookEnv.deliveryQueueUrl, this.deliveryQueue.queueUrl);
+    deliverWebhooks.addEnvironment(webhookEnv.slowLaneQueueUrl, this.slowLaneQueue.queueUrl);
+    deliverWebhooks.addEnvironment(webhookEnv.slowLaneQueueArn, this.slowLaneQueue.queueArn);
+    deliverWebhooks.addEnvironment(webhookEnv.retryDelays, delays.join(','));
+    deliverWebhooks.addEnvironment(webhookEnv.disableAfterSeconds, String(defaultDisableAfterSeconds));
+    deliverWebhooks.addEnvironment(webhookEnv.urlPolicy, 'public-https');
     deliverWebhooks.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
 
     Validations.of(this.changeRecordsFailureQueue).acknowledge({
@@ -309,7 +310,7 @@ export class ChangeEvents extends Construct {
   /**
    * The production alarms of the events path, on `alarms`' topic: recordChanges late (IteratorAge), any message
    * in the three dead-letter queues, any webhook delivery kept as a failure (`WebhookDeliveriesFailed`), any
-   * subscription disabled by the breaker (`WebhookEndpointsDisabled`).
+   * endpoint disabled by the breaker (`WebhookEndpointsDisabled`).
    */
   addAlarms(alarms: ServiceAlarms, settings: AlarmSettings, metricsNamespace: string): void {
     const period = Duration.seconds(settings.periodSeconds);

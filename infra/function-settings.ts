@@ -6,7 +6,7 @@
  */
 import { FilterPattern, type IFilterPattern } from 'aws-cdk-lib/aws-logs';
 import type { FunctionDefinition, Operation } from '#lib/api.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { eventFunctionSizing } from './change-events.ts';
 
 /** Memory in MB and timeout in seconds. */
@@ -41,7 +41,7 @@ export const functionSettings: Readonly<Record<string, FunctionSettings>> = {
   fanOutWebhooks: { sizing: eventFunctionSizing.fanOutWebhooks },
   deliverWebhooks: { sizing: eventFunctionSizing.deliverWebhooks },
   // The SSRF guard's deployed policy, as the deliveries' (infra/change-events.ts).
-  createWebhookEndpoint: { environment: { [eventsEnv.urlPolicy]: 'public-https' } },
+  createWebhookEndpoint: { environment: { [webhookEnv.urlPolicy]: 'public-https' } },
   // InventoryUpdated (docs/operating.md "Metrics") counts updateInventory's audit lines
   // (lib/http/completion-log.ts), so a write logs one line, not a second EMF line for its metric.
   updateInventory: {

@@ -12,11 +12,11 @@ import {
   operations,
   tablesOf,
 } from '#lib/api.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { serviceName } from '#lib/service-name.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { deployedAwsEndpoint } from './change-events.ts';
 import { functionSettings, settingsOf } from './function-settings.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -128,7 +128,7 @@ export class ServiceFunctions extends Construct {
     for (const operation of operations.filter((candidate) => candidate.sendsDeliveries)) {
       const fn = this.of(operation);
       fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
-      fn.addEnvironment(eventsEnv.deliveryQueueUrl, queue.queueUrl);
+      fn.addEnvironment(webhookEnv.deliveryQueueUrl, queue.queueUrl);
       fn.addEnvironment('AWS_ENDPOINT_URL_SQS', deployedAwsEndpoint);
     }
   }

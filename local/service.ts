@@ -11,10 +11,10 @@ import { apiKeyDigest } from '#lib/auth/api-key.ts';
 import { bearerToken } from '#lib/auth/authorize.ts';
 import { type ApiKeyRecord, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { type TableDefinition, type TableId, tables } from '#lib/tables.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { logAccess } from './access-log.ts';
 import { localTableName, type ServedStack, sourceOf } from './assembly.ts';
 import { withApiReference } from './docs-route.ts';
@@ -131,7 +131,7 @@ async function acceptKey(
 /**
  * Variables of this process that the functions get over the template's: the AWS SDK's region and local
  * credentials, the Powertools log level and metrics switch (so a developer or a test can quiet or raise
- * the functions' logs), the webhook retry delays and the breaker's period (to watch a retry or a subscription
+ * the functions' logs), the webhook retry delays and the breaker's period (to watch a retry or an endpoint
  * disabled without waiting hours or days); a variable unset
  * here keeps the template's value.
  */
@@ -143,8 +143,8 @@ const hostVariables = [
   'AWS_PROFILE',
   'POWERTOOLS_LOG_LEVEL',
   'POWERTOOLS_METRICS_DISABLED',
-  eventsEnv.retryDelays,
-  eventsEnv.disableAfterSeconds,
+  webhookEnv.retryDelays,
+  webhookEnv.disableAfterSeconds,
 ];
 
 /**
@@ -185,7 +185,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         hostVariables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
       ),
       // Webhooks to this machine's receivers (docs/contract.md "History and events": locally http://127.0.0.1).
-      [eventsEnv.urlPolicy]: 'local',
+      [webhookEnv.urlPolicy]: 'local',
     }),
     listener: withApiReference,
     errorBody: serviceErrorBody,

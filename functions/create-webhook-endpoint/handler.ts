@@ -5,7 +5,6 @@
 import { operationNamed, stageName } from '#lib/api.ts';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { callerOwnerKeyId } from '#lib/http/caller.ts';
 import { HttpError, unauthorizedMessage } from '#lib/http/errors.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
@@ -14,19 +13,21 @@ import { jsonResponse } from '#lib/http/responses.ts';
 import { grantedScopes } from '#lib/http/scope-check.ts';
 import { tables } from '#lib/tables.ts';
 import { createdEndpointJson, endpointValue, parseNewEndpoint } from '#lib/webhooks/endpoint-json.ts';
+import { maxEndpointsPerKey } from '#lib/webhooks/endpoint-owners.ts';
 import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
-import { endpointStore, maxEndpointsPerKey } from '#lib/webhooks/endpoints.ts';
 import { endpointEventTypesFor } from '#lib/webhooks/event-access.ts';
+import { keyEndpointStore } from '#lib/webhooks/key-endpoints.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const client = createDynamoDbClient();
-const store = endpointStore(client, {
-  subscriptions: requiredEnv(tables.webhookSubscriptions.env),
+const store = keyEndpointStore(client, {
+  endpoints: requiredEnv(tables.webhookEndpoints.env),
   owners: requiredEnv(tables.webhookEndpointOwners.env),
 });
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
-const policy = urlPolicyFrom(process.env[eventsEnv.urlPolicy]);
+const policy = urlPolicyFrom(process.env[webhookEnv.urlPolicy]);
 
 /**
  * The Lambda handler: 201 with the new endpoint and its secret; 200 with the key's endpoint for that URL; 403
@@ -50,7 +51,7 @@ export const handler = httpFunction(operationNamed('createWebhookEndpoint'))
         `this API key already holds ${maxEndpointsPerKey} webhook endpoints: delete one before creating another`,
       );
     }
-    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.subscriptionId}` };
+    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.endpointId}` };
     return result.outcome === 'created'
       ? jsonResponse(201, createdEndpointJson(result.endpoint), location)
       : jsonResponse(200, JSON.stringify(endpointValue(result.endpoint)), location);

@@ -6,7 +6,7 @@
  * jitter, or as late as a 429's or 503's `Retry-After` asks (ChangeMessageVisibility), and reported failed, or after the last delay kept in the failures table; every other
  * message is deleted as soon as it is handled (the fair queues charge each endpoint its own time); each attempt
  * is recorded in the attempts table once its outcome is known (listWebhookAttempts); a
- * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
+ * endpoint that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
  * events"; docs/architecture.md "Events and webhooks").
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -14,7 +14,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { logger } from '#lib/logger.ts';
 import { metrics } from '#lib/metrics.ts';
 import { tables } from '#lib/tables.ts';
@@ -22,19 +21,19 @@ import { attemptRecorder } from '#lib/webhooks/attempt-log.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { deleteHandled, slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { deliveryScheduleFrom } from '#lib/webhooks/delivery-settings.ts';
+import { endpointHealth, endpointReader } from '#lib/webhooks/endpoint-store.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
-import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
-import { subscriptionReader } from '#lib/webhooks/subscriptions.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const dynamoDb = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
-const slowLaneArn = requiredEnv(eventsEnv.slowLaneQueueArn);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
+const slowLaneArn = requiredEnv(webhookEnv.slowLaneQueueArn);
 const sqs = new SQSClient({ maxAttempts: 3 });
 const laneUrls = {
-  fast: requiredEnv(eventsEnv.deliveryQueueUrl),
-  slow: requiredEnv(eventsEnv.slowLaneQueueUrl),
+  fast: requiredEnv(webhookEnv.deliveryQueueUrl),
+  slow: requiredEnv(webhookEnv.slowLaneQueueUrl),
 };
 /** Metrics added in this invocation, published when any was (docs/operating.md "Metrics"). */
 let added = 0;
@@ -49,14 +48,14 @@ function count(name: string) {
 const log = (message: string, details: Record<string, unknown>) => logger.warn(message, details);
 
 const deps: DeliveryDependencies = {
-  subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
-  health: subscriptionHealth(dynamoDb, subscriptionsTable),
+  endpoints: endpointReader(dynamoDb, endpointsTable),
+  health: endpointHealth(dynamoDb, endpointsTable),
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
   slowLane: slowLane(sqs, laneUrls.slow),
   handled: (record, lane) => deleteHandled(sqs, laneUrls[lane], record.receiptHandle),
   schedule: deliveryScheduleFrom(process.env),
   random: Math.random,
-  policy: urlPolicyFrom(process.env[eventsEnv.urlPolicy]),
+  policy: urlPolicyFrom(process.env[webhookEnv.urlPolicy]),
   now: () => new Date(),
   onFailureKept: () => count(webhookMetrics.deliveriesFailed),
   onDisabled: () => count(webhookMetrics.endpointsDisabled),
@@ -68,7 +67,7 @@ const deps: DeliveryDependencies = {
 /**
  * The Lambda handler: the batch's messages in parallel, in the lane of their queue; the ones to see again named
  * for the mapping. Each delivery kept after its last attempt counts 1 in `WebhookDeliveriesFailed`, each
- * subscription disabled 1 in `WebhookEndpointsDisabled` (docs/operating.md "Metrics").
+ * endpoint disabled 1 in `WebhookEndpointsDisabled` (docs/operating.md "Metrics").
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   added = 0;

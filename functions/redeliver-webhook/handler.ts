@@ -9,7 +9,6 @@ import { operationNamed } from '#lib/api.ts';
 import { documentClient } from '#lib/clients/dynamodb.ts';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { eventById } from '#lib/events/event-feed.ts';
 import { callerOwnerKeyId } from '#lib/http/caller.ts';
 import { notFound } from '#lib/http/errors.ts';
@@ -22,12 +21,13 @@ import { sendDelivery } from '#lib/webhooks/delivery-queue.ts';
 import { parseEndpointId } from '#lib/webhooks/endpoint-json.ts';
 import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
 import { parseRedelivery, redeliveryExample, redeliveryOf } from '#lib/webhooks/redelivery.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const client = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const eventsTable = requiredEnv(tables.events.env);
 const sqs = new SQSClient({ maxAttempts: 3 });
-const queueUrl = requiredEnv(eventsEnv.deliveryQueueUrl);
+const queueUrl = requiredEnv(webhookEnv.deliveryQueueUrl);
 
 /** The Lambda handler: 202 with `{"eventId"}`, the redelivered event's id (its `webhook-id`). */
 export const handler = httpFunction(operationNamed('redeliverWebhook'))
@@ -36,12 +36,7 @@ export const handler = httpFunction(operationNamed('redeliverWebhook'))
     const endpointId = parseEndpointId(event.pathParameters?.endpointId);
     const eventId = parseRedelivery(event.body);
     // Validation before existence (docs/contract.md "Authentication and authorization": order of checks).
-    const endpoint = await requireOwnedEndpoint(
-      client,
-      subscriptionsTable,
-      callerOwnerKeyId(event),
-      endpointId,
-    );
+    const endpoint = await requireOwnedEndpoint(client, endpointsTable, callerOwnerKeyId(event), endpointId);
     const found = await eventById(documentClient, eventsTable, eventId);
     const message =
       found &&

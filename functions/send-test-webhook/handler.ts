@@ -8,7 +8,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { operationNamed } from '#lib/api.ts';
 import { createDynamoDbClient } from '#lib/clients/dynamodb-client.ts';
 import { requiredEnv } from '#lib/env.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { callerOwnerKeyId } from '#lib/http/caller.ts';
 import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
@@ -18,18 +17,19 @@ import { parseEndpointId } from '#lib/webhooks/endpoint-json.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
 import { testDelivery } from '#lib/webhooks/test-event.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 
 const client = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const sqs = new SQSClient({ maxAttempts: 3 });
-const queueUrl = requiredEnv(eventsEnv.deliveryQueueUrl);
+const queueUrl = requiredEnv(webhookEnv.deliveryQueueUrl);
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
 
 /** The Lambda handler: 202 with `{"eventId"}`, the test event's id (its `webhook-id`). */
 export const handler = httpFunction(operationNamed('sendTestWebhook')).handler(async (event) => {
   await requireLiveCaller(event);
   const endpointId = parseEndpointId(event.pathParameters?.endpointId);
-  await requireOwnedEndpoint(client, subscriptionsTable, callerOwnerKeyId(event), endpointId);
+  await requireOwnedEndpoint(client, endpointsTable, callerOwnerKeyId(event), endpointId);
   const message = testDelivery(endpointId, new Date());
   await sendDelivery(sqs, queueUrl, message);
   return jsonResponse(202, JSON.stringify({ eventId: message.eventId }));

@@ -4,7 +4,7 @@
  * (docs/operating.md "Webhooks").
  * @module
  */
-import { eventsEnv } from '../events/changes.ts';
+
 import { defaultDisableAfterSeconds } from './breaker.ts';
 import {
   defaultRetryDelays,
@@ -12,6 +12,7 @@ import {
   maxVisibilityTimeoutSeconds,
   retryScheduleProblem,
 } from './retry-schedule.ts';
+import { webhookEnv } from './webhook-env.ts';
 
 /** What the delivery follows: the delays in seconds before attempts 2, 3, ..., and the breaker's period in seconds. */
 export interface DeliverySchedule {
@@ -58,7 +59,7 @@ export function disableAfterSecondsFrom(value: string | undefined): number {
  */
 export function deliveryScheduleFrom(env: Readonly<Record<string, string | undefined>>): DeliverySchedule {
   return {
-    retryDelays: retryDelaysFrom(env[eventsEnv.retryDelays]),
-    disableAfterSeconds: disableAfterSecondsFrom(env[eventsEnv.disableAfterSeconds]),
+    retryDelays: retryDelaysFrom(env[webhookEnv.retryDelays]),
+    disableAfterSeconds: disableAfterSecondsFrom(env[webhookEnv.disableAfterSeconds]),
   };
 }

@@ -20,8 +20,8 @@ import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { lambdaContext } from 'local-aws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
 import { attemptRecorder, type WebhookAttempt } from '#lib/webhooks/attempt-log.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { localTableNames } from '#local/settings.ts';
 import { type ProxyHandler, restProxyEvent } from '#test/support/lambda-events.ts';
 import { documentExamples, eventPathExamples, exactJson, shaped } from '#test/support/openapi-examples.ts';
@@ -172,7 +172,7 @@ beforeAll(async () => {
   inProcessKey = await keyWith('webhooks:manage');
   // The URL policy the stack sets; the tables of the local service (its variables are this process's).
   [createEndpoint, listEndpoints] = await withEnvironment(
-    { [eventsEnv.urlPolicy]: 'public-https' },
+    { [webhookEnv.urlPolicy]: 'public-https' },
     async () => [
       (await import('#functions/create-webhook-endpoint/handler.ts')).handler,
       (await import('#functions/list-webhook-endpoints/handler.ts')).handler,
@@ -235,7 +235,7 @@ function createDeployed(body: unknown, keyId = inProcessKeyId): Promise<Answer> 
 async function breakerDisabled(endpointId: string, failingSince: string, disabledAt: string): Promise<void> {
   await api.dynamoDb.send(
     new UpdateItemCommand({
-      TableName: names().webhookSubscriptions,
+      TableName: names().webhookEndpoints,
       Key: { subscriptionId: { S: endpointId } },
       UpdateExpression:
         'SET #state = :disabled, failingSince = :since, disabledAt = :at, disabledReason = :failing',
@@ -645,7 +645,7 @@ const proofs: Record<string, Proof> = {
       ];
       for (const [attempt, ago] of attempts) {
         await recorder.record({
-          message: { subscriptionId: endpointId, eventId: attempt.eventId, type: 'inventory.changed' },
+          message: { endpointId, eventId: attempt.eventId, type: 'inventory.changed' },
           attempt: attempt.attempt,
           started: Date.now() - ago,
           // The next time the example states, after this attempt's end (now), as the delivery's decision gives it.

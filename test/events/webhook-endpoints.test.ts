@@ -8,7 +8,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { eventsEnv } from '#lib/events/changes.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { storeNewKey } from '#test/support/key-records.ts';
 import { validateWebhookBody } from '#test/support/openapi-validator.ts';
 import { cleanUpAfterAll } from '#test/support/suite-cleanup.ts';
@@ -26,8 +26,8 @@ let failing: WebhookReceiver;
 /** The client's key, as `Bearer <key>`. */
 let client: string;
 beforeAll(async () => {
-  process.env[eventsEnv.retryDelays] = '1,1';
-  process.env[eventsEnv.disableAfterSeconds] = '1';
+  process.env[webhookEnv.retryDelays] = '1,1';
+  process.env[webhookEnv.disableAfterSeconds] = '1';
   api = await startTestApi({ events: true });
   [inventoryOnly, everything, failing] = await Promise.all([
     startWebhookReceiver(),
@@ -43,8 +43,8 @@ cleanUpAfterAll(
   () => failing?.close(),
 );
 afterAll(() => {
-  delete process.env[eventsEnv.retryDelays];
-  delete process.env[eventsEnv.disableAfterSeconds];
+  delete process.env[webhookEnv.retryDelays];
+  delete process.env[webhookEnv.disableAfterSeconds];
 });
 
 /** `method path` with the client's key and a JSON body: status and body text. */

@@ -15,7 +15,7 @@ import { dataFolderCredentials, eventsAndQueuesEndpoint, type Template } from 'l
 import { temporaryDir } from 'local-aws/testing';
 import { beforeAll, expect, test, vi } from 'vitest';
 import { generateApiKey } from '#lib/auth/api-key.ts';
-import { eventsEnv } from '#lib/events/changes.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { childEnv, runNode, scripts } from '#test/support/child-process.ts';
 import { patchedAssembly, withVisibilityTimeout } from '#test/support/patched-assembly.ts';
 import { callApi, type ServerProcess, startServerProcess } from '#test/support/server-process.ts';
@@ -54,7 +54,7 @@ async function startServer(dataDir: string): Promise<ServerProcess> {
       DATA_DIR: dataDir,
       API_KEY: apiKey,
       API_KEY_RATE: '1000',
-      [eventsEnv.retryDelays]: '1,1,1,1,1,1,1',
+      [webhookEnv.retryDelays]: '1,1,1,1,1,1,1',
     },
     { assembly, timeoutMs: 60_000 },
   );

@@ -27,6 +27,7 @@ import { authorizer, eventFunctions, type FunctionDefinition, operations, tables
 import { eventsEnv } from '#lib/events/changes.ts';
 import { deprecationEnv } from '#lib/pets/deprecation.ts';
 import { tables } from '#lib/tables.ts';
+import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';
 import { localTableNames } from '#local/settings.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
@@ -60,9 +61,16 @@ function assetBundle(environment: EnvironmentName, logicalId: string): string {
   return join(synthesized().outdir, assetPath, bundleFileName);
 }
 
+/** The variable `object.member` names (`eventsEnv.busName`: `EVENT_BUS_NAME`), or undefined. */
+function envVariable(object: string, member: string): string | undefined {
+  const objects: Record<string, Record<string, string>> = { eventsEnv, webhookEnv };
+  return objects[object]?.[member];
+}
+
 /**
  * Environment variable names read by a source file: literal `process.env.X`, `requiredEnv('X')`,
- * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`, `requiredEnv(eventsEnv.e)`, `process.env[eventsEnv.e]`.
+ * `requiredEnv(tables.t.env)`, `requiredEnv(deprecationEnv.d)`, `requiredEnv(eventsEnv.e)`, `process.env[eventsEnv.e]`
+ * (and likewise `webhookEnv.w`).
  */
 function variablesRead(source: string, file: string): string[] {
   const names: string[] = [];
@@ -71,20 +79,21 @@ function variablesRead(source: string, file: string): string[] {
   )) {
     names.push((match[1] ?? match[2]) as string);
   }
-  for (const match of source.matchAll(/process\.env\[eventsEnv\.(\w+)\]/g)) {
-    const member = match[1] as string;
-    if (!(member in eventsEnv)) throw new Error(`${file}: no eventsEnv.${member}`);
-    names.push(eventsEnv[member as keyof typeof eventsEnv]);
+  for (const match of source.matchAll(/process\.env\[(eventsEnv|webhookEnv)\.(\w+)\]/g)) {
+    const name = envVariable(match[1] as string, match[2] as string);
+    if (name === undefined) throw new Error(`${file}: no ${match[1]}.${match[2]}`);
+    names.push(name);
   }
   for (const match of source.matchAll(/requiredEnv\(([^)]*)\)/g)) {
     const argument = (match[1] as string).trim();
     const literal = /^'([A-Z0-9_]+)'$/.exec(argument);
     const tableVariable = /^tables\.(\w+)\.env$/.exec(argument);
     const deprecationVariable = /^deprecationEnv\.(\w+)$/.exec(argument)?.[1];
-    const eventsVariable = /^eventsEnv\.(\w+)$/.exec(argument)?.[1];
+    const [, object, member] = /^(eventsEnv|webhookEnv)\.(\w+)$/.exec(argument) ?? [];
+    const variable = object && member ? envVariable(object, member) : undefined;
     if (literal) names.push(literal[1] as string);
-    else if (eventsVariable && eventsVariable in eventsEnv) {
-      names.push(eventsEnv[eventsVariable as keyof typeof eventsEnv]);
+    else if (variable !== undefined) {
+      names.push(variable);
     } else if (deprecationVariable && deprecationVariable in deprecationEnv) {
       names.push(deprecationEnv[deprecationVariable as keyof typeof deprecationEnv]);
     } else if (tableVariable?.[1] && tableVariable[1] in tables) {
@@ -94,7 +103,8 @@ function variablesRead(source: string, file: string): string[] {
     }
   }
   const dynamic =
-    /process\.env\[(?!\s*'[A-Z0-9_]+'\s*\]|eventsEnv\.\w+\])/.test(source) && !file.endsWith('lib/env.ts');
+    /process\.env\[(?!\s*'[A-Z0-9_]+'\s*\]|(?:eventsEnv|webhookEnv)\.\w+\])/.test(source) &&
+    !file.endsWith('lib/env.ts');
   if (dynamic) throw new Error(`${file}: reads process.env with a computed name`);
   return names;
 }
