@@ -58,6 +58,32 @@ let callsFile: string;
 let startsFile: string;
 let serverBytesRead: () => number;
 
+/** An answer and the milliseconds from its request's start to the answer. */
+interface TimedAnswer {
+  answer: RawResponse;
+  elapsedMs: number;
+}
+
+/**
+ * The requests of S6 and S13, which wait on timers of their own functions (getOrderById, getPetById,
+ * listInventoryHistory and updateOrder, none of which another test calls): sent in `beforeAll`, so that their
+ * 29 s and 22 s pass beside the rest of the file; each row's test awaits its answers.
+ */
+let slowRows: {
+  integrationTimeout: Promise<TimedAnswer>;
+  initWithinLimit: Promise<TimedAnswer>;
+  initPastLimitShortTimeout: Promise<TimedAnswer>;
+  initPastLimitLongTimeout: Promise<TimedAnswer>;
+};
+
+/** `method path` with a key the authorizer allows, sent now; a failure is reported by the test that awaits it. */
+function sentNow(method: string, path: string): Promise<TimedAnswer> {
+  const started = Date.now();
+  const timed = send(method, path, [allow]).then((answer) => ({ answer, elapsedMs: Date.now() - started }));
+  timed.catch(() => {});
+  return timed;
+}
+
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'behaviour-'));
   callsFile = join(workDir, 'authorizer-calls');
@@ -106,6 +132,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   client = rawClient(baseUrl, { keepAlive: false });
+  slowRows = {
+    integrationTimeout: sentNow('GET', '/v1/store/orders/slow'),
+    initWithinLimit: sentNow('GET', '/v1/pets/1'),
+    initPastLimitShortTimeout: sentNow('GET', '/v1/inventory/1/history'),
+    initPastLimitLongTimeout: sentNow('PATCH', '/v1/store/orders/1'),
+  };
 });
 afterAll(async () => {
   client?.close();
@@ -329,32 +361,6 @@ describe('sizes and time limits', () => {
     expect(outcome.sent).toBeLessThan(bodyBytes);
     expect(await readFile(callsFile, 'utf8')).not.toContain('never-asked');
   });
-
-  // S6 and the two S13 rows wait on timers of their own functions (getOrderById, getPetById,
-  // listInventoryHistory and updateOrder, none of which another test calls): side by side.
-  test.concurrent('S6: no answer within 29 s is INTEGRATION_TIMEOUT (503 here)', async () => {
-    const started = Date.now();
-    const answer = await send('GET', '/v1/store/orders/slow', [allow]);
-    expect([answer.status, answer.text]).toEqual([503, unavailable]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
-  }, 45_000);
-
-  test.concurrent('S13: a cold start of 3 s does not count against a Timeout of 2 s: the Init phase has its own 10 s', async () => {
-    const answer = await send('GET', '/v1/pets/1', [allow]);
-    expect([answer.status, answer.text]).toEqual([200, '{"initialized":true}']);
-  }, 20_000);
-
-  test.concurrent('S13: an Init phase past 10 s is run again within the Timeout: 500 with a Timeout of 2 s, 200 with 15 s', async () => {
-    const started = Date.now();
-    const [short, long] = await Promise.all([
-      send('GET', '/v1/inventory/1/history', [allow]),
-      send('PATCH', '/v1/store/orders/1', [allow]),
-    ]);
-    expect([short.status, short.text]).toEqual([500, internal]);
-    expect([long.status, long.text]).toEqual([200, '{"initialized":true}']);
-    // The second Init phase (11 s) began after the first was stopped at 10 s.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(21_000);
-  }, 40_000);
 });
 
 describe('the TOKEN authorizer', () => {
@@ -480,4 +486,29 @@ describe('responses API Gateway writes', () => {
       ),
     );
   });
+});
+
+// Last, so that the rest of the file runs while their requests, sent in beforeAll (slowRows), wait.
+describe('time limits of slow functions', () => {
+  test('S6: no answer within 29 s is INTEGRATION_TIMEOUT (503 here)', async () => {
+    const { answer, elapsedMs } = await slowRows.integrationTimeout;
+    expect([answer.status, answer.text]).toEqual([503, unavailable]);
+    expect(elapsedMs).toBeGreaterThanOrEqual(29_000);
+  }, 45_000);
+
+  test('S13: a cold start of 3 s does not count against a Timeout of 2 s: the Init phase has its own 10 s', async () => {
+    const { answer } = await slowRows.initWithinLimit;
+    expect([answer.status, answer.text]).toEqual([200, '{"initialized":true}']);
+  }, 20_000);
+
+  test('S13: an Init phase past 10 s is run again within the Timeout: 500 with a Timeout of 2 s, 200 with 15 s', async () => {
+    const [short, long] = await Promise.all([
+      slowRows.initPastLimitShortTimeout,
+      slowRows.initPastLimitLongTimeout,
+    ]);
+    expect([short.answer.status, short.answer.text]).toEqual([500, internal]);
+    expect([long.answer.status, long.answer.text]).toEqual([200, '{"initialized":true}']);
+    // The second Init phase (11 s) began after the first was stopped at 10 s.
+    expect(long.elapsedMs).toBeGreaterThanOrEqual(21_000);
+  }, 40_000);
 });

@@ -30,8 +30,8 @@ import { tables } from '#lib/tables.ts';
 import { webhookEnv } from '#lib/webhooks/webhook-env.ts';
 import { samTableNames } from '#local/sam-fixtures.ts';
 import { localTableNames } from '#local/settings.ts';
+import { resource, synthesized } from '#test/infra/synth.ts';
 import { section, tableRows } from '#test/support/markdown.ts';
-import { resource, synthesized } from './synth.ts';
 
 const definitions: FunctionDefinition[] = [...operations, authorizer, ...Object.values(eventFunctions)];
 const scratch = mkdtempSync(join(tmpdir(), 'inventory-bundles-'));
