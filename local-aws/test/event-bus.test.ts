@@ -70,6 +70,16 @@ afterAll(async () => {
   await fixture?.close();
 });
 
+/**
+ * Puts a stock event whose function fails (so it is retried on the fixture's delays) and waits until its
+ * function has run `attempts` times: a barrier after which any retry scheduled before the put has run too.
+ */
+async function failingMarkerAttempts(attempts: number): Promise<void> {
+  const answer = await putStockEvent({ itemId: '9099', reason: 'arrival', fail: true });
+  const markerId = answer.Entries?.[0]?.EventId;
+  await fixture.waitFor((l) => (l.event as { id?: string })?.id === markerId, attempts);
+}
+
 /** Puts one stock event on the fixture's bus; the PutEvents answer. */
 function putStockEvent(detail: Record<string, unknown>, source = 'example.shop') {
   return fixture.events.send(
@@ -181,8 +191,9 @@ describe('PutEvents to a rule with a Lambda target', () => {
     const eventId = answer.Entries?.[0]?.EventId;
     const attempts = await fixture.waitFor((l) => (l.event as { id?: string })?.id === eventId, 3);
     expect(attempts[0]?.at).toBeGreaterThanOrEqual(started);
-    // The fixture's retry delays are 200 ms each; no fourth attempt follows.
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // A barrier, no fixed wait: a failing marker put after the third attempt is retried on the same delays, so
+    // once its own third attempt ran, a fourth attempt of the first would have run before it.
+    await failingMarkerAttempts(3);
     const all = (await fixture.recorded()).filter((l) => (l.event as { id?: string })?.id === eventId);
     expect(all).toHaveLength(3);
     expect((all[1]?.at as number) - (all[0]?.at as number)).toBeGreaterThanOrEqual(190);
@@ -199,7 +210,8 @@ test('an EventInvokeConfig with MaximumRetryAttempts 0: a failing function runs 
   );
   const eventId = answer.Entries?.[0]?.EventId;
   await fixture.waitFor((l) => (l.event as { id?: string })?.id === eventId);
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  // A barrier: a retry would follow on the fixture's delay, before a failing marker put now is retried.
+  await failingMarkerAttempts(2);
   const all = (await fixture.recorded()).filter((l) => (l.event as { id?: string })?.id === eventId);
   expect(all).toHaveLength(1);
 });
