@@ -5,11 +5,10 @@
  * change event on the queue fanOutWebhooks reads) and local HTTP receivers. Change records travel as their exact
  * JSON: ids are JSON numbers digit for digit (docs/contract.md "Identifiers"), an int64 past 2^53 included.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, type Message, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { dynamoDbClient, startTestStore, type TestStore } from 'local-aws/testing';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { dynamoDbClient, startTestStore, type TestStore } from 'local-aws/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { OrderChange } from '#lib/events/changes.ts';
@@ -790,10 +789,19 @@ describe('deliverWebhooks, the slow lane', () => {
     expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([1]);
 
     expect(response).toStrictEqual({ batchItemFailures: [] });
-    // Its visibility is left as it was (in flight until the mapping deletes it): no retry delay set.
-    await sleep(1_300);
-    expect(await slowLane.receiveAll()).toStrictEqual([]);
-    await slowLane.remove([second]);
+    // Its visibility is left as it was (in flight until the mapping deletes it): no retry delay set. A barrier,
+    // no fixed wait: a first attempt failed now comes back after the schedule's first delay, and a delay set on
+    // the last attempt would have made that one visible by then too.
+    await subscribe('ws_marker', `${failing.endpoint}/hook`, ['inventory.changed'], {
+      state: { S: 'isolated' },
+    });
+    const [marker] = (await sendAndReceive(slowLane, [inventoryMessage('ws_marker')])) as [Message];
+    expect(await deliver({ Records: [receivedRecord(marker, slowLane)] })).toStrictEqual({
+      batchItemFailures: [{ itemIdentifier: marker.MessageId }],
+    });
+    const back = await backInQueue();
+    expect(back.map((m) => m.MessageId)).toStrictEqual([marker.MessageId]);
+    await slowLane.remove([second, ...back]);
     const [failure, ...others] = await scanTable(db.client, testTableNames.webhookFailures);
     expect(others).toStrictEqual([]);
     const failedAt = failure?.failedAt?.S ?? '';
