@@ -50,6 +50,11 @@ describe('keyStore', () => {
     expect(await keys.get(digestOf(999_999))).toBeUndefined();
   });
 
+  test('a record stored without a throttle is read without one', async () => {
+    await keys.put(record());
+    expect(await keys.get(digest)).toStrictEqual(record());
+  });
+
   test('put never replaces a stored digest', async () => {
     await keys.put(record());
     await expect(keys.put(record({ name: 'other' }))).rejects.toThrow(

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { isKeyId, keyIdOf, usageIdentifierOf } from '#lib/auth/api-key.ts';
-import { lastUseWindowStart, needsUseRecorded } from '#lib/auth/authorize.ts';
+import { authorize, lastUseWindowStart, needsUseRecorded } from '#lib/auth/authorize.ts';
 import { keyStateAt } from '#lib/auth/key-state.ts';
+import type { ApiKeyRecord, KeyStore } from '#lib/auth/key-store.ts';
 
 const digest = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
 
@@ -71,5 +72,29 @@ describe('the last use is recorded once per authorizer cache period (300 s)', ()
   ])('last used at %s: recorded again is %s', (lastUsedAt, needed) => {
     const used = lastUsedAt === undefined ? record : { ...record, lastUsedAt };
     expect(needsUseRecorded(used, now)).toBe(needed);
+  });
+});
+
+describe("authorize: the principal's own throttle", () => {
+  const now = new Date('2026-12-08T12:00:00.000Z');
+  /** A key store holding `record` under the digest of the key `abc` only. */
+  const storeOf = (record: Partial<ApiKeyRecord>) =>
+    ({
+      get: async (keyDigest: string) =>
+        keyDigest === digest ? { keyDigest, name: 'k', createdAt: '', ...record } : undefined,
+    }) as KeyStore;
+
+  test.each([
+    [
+      { rateLimit: 5, burstLimit: 10 },
+      { rateLimit: 5, burstLimit: 10 },
+    ],
+    [{ rateLimit: 5 }, undefined],
+    [{ burstLimit: 10 }, undefined],
+    [{}, undefined],
+  ])('a record with %j has the throttle %j', async (limits, throttle) => {
+    const decision = await authorize('Bearer abc', storeOf(limits), now);
+    expect(decision?.principal.throttle).toStrictEqual(throttle);
+    expect(decision?.principal.keyId).toBe('ba7816bf8f01');
   });
 });
