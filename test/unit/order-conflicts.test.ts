@@ -5,7 +5,7 @@
  * scripts it injects the conflicts, the taken ids and the refusing claims that concurrency would bring, and
  * records each transaction it was sent.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { HttpError } from '#lib/http/errors.ts';
@@ -14,7 +14,7 @@ import type { Order } from '#lib/orders/order.ts';
 import { orderPlacement } from '#lib/orders/store.ts';
 import { orderTransition } from '#lib/orders/transitions.ts';
 
-type Reason = { Code: string; Item?: Record<string, unknown> };
+type Reason = { Code: string; Item?: Record<string, AttributeValue> };
 
 /** DynamoDB's cancellation of a transaction, one reason per item. */
 const cancelled = (...reasons: Reason[]) =>
@@ -26,7 +26,7 @@ const cancelled = (...reasons: Reason[]) =>
 
 const none: Reason = { Code: 'None' };
 const conflict: Reason = { Code: 'TransactionConflict' };
-const failedCheck = (Item?: Record<string, unknown>): Reason => ({
+const failedCheck = (Item?: Record<string, AttributeValue>): Reason => ({
   Code: 'ConditionalCheckFailed',
   ...(Item && { Item }),
 });
