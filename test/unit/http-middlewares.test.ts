@@ -115,6 +115,17 @@ describe('jsonBody', () => {
     expect(JSON.stringify(event.body)).toBe('{"constructor":{"name":1}}');
   });
 
+  test('a member holding an object with a prototype member is data unless it is named constructor', async () => {
+    const event = await runBefore(jsonBody(), patch('{"a": {"prototype": 1}}'));
+    expect(JSON.stringify(event.body)).toBe('{"a":{"prototype":1}}');
+  });
+
+  test('a body nested exactly 64 levels is parsed with the reviver: its integers exact', async () => {
+    const deep = `${'['.repeat(63)}${']'.repeat(63)}`;
+    const event = await runBefore(jsonBody(), patch(`{"quantity": 5, "deep": ${deep}}`));
+    expect(event.body).toStrictEqual({ quantity: 5, deep: JSON.parse(deep) });
+  });
+
   test('a body nested deeper than 64 levels is parsed without the reviver, its top-level numbers inexact', async () => {
     const deep = `${'['.repeat(70)}${']'.repeat(70)}`;
     const event = await runBefore(jsonBody(), patch(`{"quantity": 5, "name": "x", "deep": ${deep}}`));
