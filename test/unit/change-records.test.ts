@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { changeJson, exactIds, exactNumbers, historyJson } from '#lib/events/change-json.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';
 import { logOf, logsPerType, markerKey } from '#lib/events/event-logs.ts';
-import { isEventId } from '#lib/events/event-query.ts';
+import { isEventId, parseAfter } from '#lib/events/event-query.ts';
 import { placedOrderChange, stockChange } from '#test/support/change-fixtures.ts';
 
 const sold = stockChange({
@@ -105,6 +105,13 @@ describe('event ids', () => {
     'inventory_low_stock.7.x.1',
   ])('%s is not one', (id) => {
     expect(isEventId(id)).toBe(false);
+  });
+});
+
+describe('after', () => {
+  test('absent starts at the beginning; an event id starts after that event', () => {
+    expect(parseAfter(undefined)).toBeUndefined();
+    expect(parseAfter('order.5.placed')).toStrictEqual({ eventId: 'order.5.placed' });
   });
 });
 
