@@ -76,6 +76,7 @@ describe('parseNewOrder: a placeOrder body', () => {
     ['{"petId": 7, "quantity": "1"}', badQuantity],
     ['{"petId": 7, "quantity": 1, "shipDate": null}', badShipDate],
     ['{"petId": 7, "quantity": 1, "shipDate": 20261201}', badShipDate],
+    ['{"petId": 7, "quantity": 1, "shipDate": ["2026-12-01T10:00:00Z"]}', badShipDate],
     ['{"petId": 7, "quantity": 1, "shipDate": "tomorrow"}', badShipDate],
     ['{"petId": 7, "quantity": 1, "shipDate": "2026-12-01"}', badShipDate],
     ['{"petId": 7, "quantity": 1, "shipDate": "x2026-12-01T10:00:00Z"}', badShipDate],
