@@ -63,6 +63,14 @@ describe('putEntries', () => {
     expect(await stored()).toStrictEqual(importedEntries(entries(60)));
   });
 
+  test('writes 25 entries in one request, 50 in two', async () => {
+    expect(await put(entries(25))).toBeUndefined();
+    expect(batchWrites()).toBe(1);
+    expect(await put(entries(50))).toBeUndefined();
+    expect(batchWrites()).toBe(3);
+    expect(await stored()).toStrictEqual(importedEntries(entries(50)));
+  });
+
   test('sends the unprocessed items of a request again until DynamoDB takes them', async () => {
     proxy.fault = (operation, writes) =>
       operation === 'BatchWriteItem' && writes >= 2 && writes <= 4 ? 'unprocessed' : 'pass';
@@ -77,6 +85,7 @@ describe('putEntries', () => {
     const error = await put(entries(70));
     expect(error).toBeInstanceOf(IncompleteWriteError);
     expect(error).toMatchObject({
+      name: 'IncompleteWriteError',
       written: 50,
       message: `DynamoDB left 20 item(s) unprocessed after ${maxBatchAttempts} attempts (throttled)`,
     });
@@ -88,7 +97,11 @@ describe('putEntries', () => {
     proxy.fault = (operation, writes) => (operation === 'BatchWriteItem' && writes >= 2 ? 'error' : 'pass');
     const error = await put(entries(40));
     expect(error).toBeInstanceOf(IncompleteWriteError);
-    expect(error).toMatchObject({ written: 25, message: 'DynamoDB failed: InternalServerError: fault' });
+    expect(error).toMatchObject({
+      name: 'IncompleteWriteError',
+      written: 25,
+      message: 'DynamoDB failed: InternalServerError: fault',
+    });
     expect((error as Error).cause).toMatchObject({ name: 'InternalServerError' });
     expect(await stored()).toStrictEqual(importedEntries(entries(25)));
   });
