@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { IncompleteWriteError, maxBatchAttempts, putEntries } from '#lib/inventory/batch-put.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import type { PetDetails } from '#lib/inventory/pet-details.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
 import { clearInventory, importedRecord, scanTable } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
@@ -38,7 +39,7 @@ const entries = (count: number): InventoryItem[] =>
   }));
 
 /** Writes `items` through the proxy; the error it throws, or undefined. */
-async function put(items: readonly InventoryItem[]): Promise<unknown> {
+async function put(items: readonly (InventoryItem & { details?: PetDetails })[]): Promise<unknown> {
   const client = dynamoDbClient(proxy.endpoint, db.credentials);
   try {
     await putEntries(toDocumentClient(client), testTableNames.inventory, items);
@@ -61,6 +62,15 @@ describe('putEntries', () => {
     expect(await put(entries(60))).toBeUndefined();
     expect(batchWrites()).toBe(3);
     expect(await stored()).toStrictEqual(importedEntries(entries(60)));
+  });
+
+  test("writes an entry's pet details when it has them", async () => {
+    expect(
+      await put([{ petId: '1', quantity: 0, status: 'sold', details: { name: 'Rex' } }]),
+    ).toBeUndefined();
+    expect(await stored()).toStrictEqual([
+      { ...importedRecord('1', 0, 'sold'), name: { S: 'Rex' }, photoUrls: { L: [] }, tags: { L: [] } },
+    ]);
   });
 
   test('writes 25 entries in one request, 50 in two', async () => {
