@@ -55,7 +55,6 @@ function label(value: unknown, what: string): Label {
 }
 
 function list<T>(value: unknown, what: string, item: (member: unknown, at: string) => T): T[] {
-  if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > maxListLength) {
     throw invalidRequest(`${what} must be an array of at most ${maxListLength} items`);
   }

@@ -1,0 +1,118 @@
+/**
+ * The import's batch writes (lib/inventory/batch-put.ts `putEntries`) in this process against a real DynamoDB
+ * API (in-memory dynalite) behind the fault proxy, which answers a BatchWriteItem with every item unprocessed
+ * (a throttled batch) or fails it: docs/contract.md "Operator tooling", docs/implementation.md "DynamoDB
+ * failures". The import tool's own report of these errors is proven in test/tools/import-failures.test.ts.
+ */
+import { dynamoDbClient, type TestStore } from '@pet-store/local-aws/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { IncompleteWriteError, maxBatchAttempts, putEntries } from '#lib/inventory/batch-put.ts';
+import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
+import type { PetDetails } from '#lib/inventory/pet-details.ts';
+import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
+import { clearInventory, importedRecord, scanTable } from '#test/support/raw-tables.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
+
+let db: TestStore;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  ({ db, proxy } = await proxiedTestDynamoDb());
+});
+afterAll(async () => {
+  await proxy?.close();
+  await db?.close();
+});
+beforeEach(async () => {
+  proxy.restore();
+  await clearInventory(db.client, testTableNames.inventory);
+  proxy.operations = [];
+});
+
+/** `count` entries with petIds 1..count. */
+const entries = (count: number): InventoryItem[] =>
+  Array.from({ length: count }, (_, index) => ({
+    petId: String(index + 1),
+    quantity: index,
+    status: 'sold',
+  }));
+
+/** Writes `items` through the proxy; the error it throws, or undefined. */
+async function put(items: readonly (InventoryItem & { details?: PetDetails })[]): Promise<unknown> {
+  const client = dynamoDbClient(proxy.endpoint, db.credentials);
+  try {
+    await putEntries(toDocumentClient(client), testTableNames.inventory, items);
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The entries stored, as the import writes them. */
+const stored = () => scanTable(db.client, testTableNames.inventory);
+const importedEntries = (items: readonly InventoryItem[]) =>
+  items.map(({ petId, quantity, status }) => importedRecord(petId, quantity, status));
+const batchWrites = () => proxy.operations.filter((operation) => operation === 'BatchWriteItem').length;
+
+describe('putEntries', () => {
+  test('writes 60 entries in requests of 25, 25 and 10', async () => {
+    expect(await put(entries(60))).toBeUndefined();
+    expect(batchWrites()).toBe(3);
+    expect(await stored()).toStrictEqual(importedEntries(entries(60)));
+  });
+
+  test("writes an entry's pet details when it has them", async () => {
+    expect(
+      await put([{ petId: '1', quantity: 0, status: 'sold', details: { name: 'Rex' } }]),
+    ).toBeUndefined();
+    expect(await stored()).toStrictEqual([
+      { ...importedRecord('1', 0, 'sold'), name: { S: 'Rex' }, photoUrls: { L: [] }, tags: { L: [] } },
+    ]);
+  });
+
+  test('writes 25 entries in one request, 50 in two', async () => {
+    expect(await put(entries(25))).toBeUndefined();
+    expect(batchWrites()).toBe(1);
+    expect(await put(entries(50))).toBeUndefined();
+    expect(batchWrites()).toBe(3);
+    expect(await stored()).toStrictEqual(importedEntries(entries(50)));
+  });
+
+  test('sends the unprocessed items of a request again until DynamoDB takes them', async () => {
+    proxy.fault = (operation, writes) =>
+      operation === 'BatchWriteItem' && writes >= 2 && writes <= 4 ? 'unprocessed' : 'pass';
+    expect(await put(entries(30))).toBeUndefined();
+    expect(batchWrites()).toBe(5);
+    expect(await stored()).toStrictEqual(importedEntries(entries(30)));
+  });
+
+  test(`stops after ${maxBatchAttempts} requests of a batch left unprocessed, saying how many entries were written`, async () => {
+    proxy.fault = (operation, writes) =>
+      operation === 'BatchWriteItem' && writes >= 3 ? 'unprocessed' : 'pass';
+    const error = await put(entries(70));
+    expect(error).toBeInstanceOf(IncompleteWriteError);
+    expect(error).toMatchObject({
+      name: 'IncompleteWriteError',
+      written: 50,
+      message: `DynamoDB left 20 item(s) unprocessed after ${maxBatchAttempts} attempts (throttled)`,
+    });
+    expect(batchWrites()).toBe(2 + maxBatchAttempts);
+    expect(await stored()).toStrictEqual(importedEntries(entries(50)));
+  });
+
+  test('stops at a request DynamoDB fails, saying how many entries were written and why', async () => {
+    proxy.fault = (operation, writes) => (operation === 'BatchWriteItem' && writes >= 2 ? 'error' : 'pass');
+    const error = await put(entries(40));
+    expect(error).toBeInstanceOf(IncompleteWriteError);
+    expect(error).toMatchObject({
+      name: 'IncompleteWriteError',
+      written: 25,
+      message: 'DynamoDB failed: InternalServerError: fault',
+    });
+    expect((error as Error).cause).toMatchObject({ name: 'InternalServerError' });
+    expect(await stored()).toStrictEqual(importedEntries(entries(25)));
+  });
+});
