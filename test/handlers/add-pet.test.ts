@@ -5,8 +5,8 @@
  * without `id` are set by the test where a collision is the subject (`drawnPetIds`), else drawn at random.
  */
 
-import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { keyClaim } from '#lib/idempotency/claim.ts';

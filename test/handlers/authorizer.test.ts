@@ -4,8 +4,8 @@
  * computed here, so the test does not rely on the key tool.
  */
 import { randomBytes } from 'node:crypto';
-import { lambdaContext } from 'local-aws';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { describe, expect, test } from 'vitest';
 import { handlerSuite } from '#test/support/handler-suite.ts';
 import { type AuthorizerHandler, tokenAuthorizerEvent } from '#test/support/lambda-events.ts';

@@ -5,8 +5,8 @@
  * the handler's transaction: the cancelled transaction is 412 at its index, or read and decided again.
  */
 
-import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { describe, expect, test } from 'vitest';
 import {
   errorResult,

@@ -5,8 +5,8 @@
  * any other; bodies and statuses are unchanged.
  */
 
-import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { corsOriginsEnv } from '#lib/http/cors.ts';
 import {

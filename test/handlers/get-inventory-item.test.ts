@@ -4,8 +4,8 @@
  * store.ts `putMany`): docs/contract.md "Inventory semantics", "Identifiers" and "Operator tooling".
  */
 
-import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { inventoryStore } from '#lib/inventory/store.ts';

@@ -5,8 +5,8 @@
  * worker thread, as a deployed Lambda runs in its own environment, so the rule is proven here.
  */
 
-import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { environments } from '#infra/settings.ts';
 import { handlerSuite } from '#test/support/handler-suite.ts';

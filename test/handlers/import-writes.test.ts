@@ -4,7 +4,7 @@
  * (a throttled batch) or fails it: docs/contract.md "Operator tooling", docs/implementation.md "DynamoDB
  * failures". The import tool's own report of these errors is proven in test/tools/import-failures.test.ts.
  */
-import { dynamoDbClient, type TestStore } from '@pet-store/local-aws/testing';
+import { dynamoDbClient, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { IncompleteWriteError, maxBatchAttempts, putEntries } from '#lib/inventory/batch-put.ts';

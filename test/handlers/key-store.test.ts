@@ -2,7 +2,7 @@
  * The keys table's operations (lib/auth/key-store.ts) on a real DynamoDB API (in-memory dynalite), the items as
  * each leaves them: docs/contract.md "Authentication and authorization" and "Operator tooling".
  */
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type ApiKeyRecord, type KeyStore, keyStore } from '#lib/auth/key-store.ts';
 import { toDocumentClient } from '#lib/clients/document-client.ts';

@@ -5,8 +5,8 @@
  */
 
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
-import { lambdaContext } from '@pet-store/local-aws';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { errorResult, eventKeyId, handlerSuite } from '#test/support/handler-suite.ts';
 import { type ProxyHandler, type ProxyRequest, restProxyEvent } from '#test/support/lambda-events.ts';

@@ -5,8 +5,8 @@
  * updateInventory, placeOrder, updateOrder, the import), each table's items compared before and after.
  */
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
-import { startTestStore, type TestStore } from 'local-aws/testing';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { historyJson } from '#lib/events/change-json.ts';

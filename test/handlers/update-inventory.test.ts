@@ -3,8 +3,8 @@
  * API (in-memory dynalite): docs/service-spec.md §4.2, docs/contract.md "InventoryUpdate", "Inventory semantics" and "Errors".
  */
 
-import { lambdaContext } from 'local-aws';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from 'local-aws';
 import { describe, expect, test } from 'vitest';
 import {
   errorResult,
