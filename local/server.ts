@@ -1,7 +1,7 @@
 /** `npm start [-- --stack staging|production [--assembly <dir>]]`: docs/local-api.md "Settings". */
 
-import { watchFunctionModules } from 'local-aws';
 import { Command, Option } from 'commander';
+import { watchFunctionModules } from 'local-aws';
 import { environments } from '#infra/settings.ts';
 import { readStack, type ServedStack, synthesize, synthesizeForSources } from './assembly.ts';
 import { startLocalService } from './service.ts';

@@ -3,8 +3,8 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { connectLocalDynamoDb, dataFolderCredentials, eventsAndQueuesEndpoint } from 'local-aws';
 import { Option } from 'commander';
+import { connectLocalDynamoDb, dataFolderCredentials, eventsAndQueuesEndpoint } from 'local-aws';
 import {
   type EnvironmentName,
   type EnvironmentSettings,

@@ -9,6 +9,7 @@
  * fail a few times then heal lose nothing and double nothing.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { inMemory, type LocalDynamoDb, type StreamFailureRecord, startDynamoDb } from 'local-aws';
 import {
   dynamoDbClient,
@@ -18,7 +19,6 @@ import {
   startStreamMapping,
   streamMappingModels,
 } from 'local-aws/testing';
-import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { streamMapping } from '#infra/change-events.ts';
 import { ensureTables } from '#lib/admin/tables.ts';

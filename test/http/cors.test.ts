@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Template } from 'local-aws';
 import { App } from 'aws-cdk-lib';
+import type { Template } from 'local-aws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InventoryStack } from '#infra/inventory-stack.ts';
 import { environments } from '#infra/settings.ts';

@@ -5,8 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { dynamoDbClient, newStoreCredentials, startTestStore } from 'local-aws/testing';
 import dynalite from 'dynalite';
+import { dynamoDbClient, newStoreCredentials, startTestStore } from 'local-aws/testing';
 import { afterAll, expect, test } from 'vitest';
 import { ensureTables } from '#lib/admin/tables.ts';
 import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';

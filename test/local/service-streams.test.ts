@@ -11,12 +11,7 @@ import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { inMemory, startDynamoDb } from 'local-aws';
-import {
-  createActiveTable,
-  dynamoDbClient,
-  streamFunctionModule,
-  temporaryDir,
-} from 'local-aws/testing';
+import { createActiveTable, dynamoDbClient, streamFunctionModule, temporaryDir } from 'local-aws/testing';
 import { expect, test, vi } from 'vitest';
 import { tableLogicalId } from '#infra/inventory-stack.ts';
 import { tableKeySchema } from '#lib/admin/tables.ts';

@@ -12,9 +12,9 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import type { StoreCredentials } from 'local-aws';
 import { prepareEventsAndQueues, temporaryDir } from 'local-aws/testing';
-import type { SQSRecord } from 'aws-lambda';
 import { expect, vi } from 'vitest';
 import { publishChanges } from '#lib/events/bus.ts';
 import type { ChangeEvent } from '#lib/events/changes.ts';

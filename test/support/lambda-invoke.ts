@@ -3,9 +3,9 @@
  * reads it (local-aws/behaviour.md S2). Call `installStreamingRuntime` before importing a handler.
  */
 import { PassThrough, Writable } from 'node:stream';
+import type { Context } from 'aws-lambda';
 import type { ResponseStream } from 'local-aws';
 import { integrationContentType, isStreamingHandler, splitPrelude } from 'local-aws/testing';
-import type { Context } from 'aws-lambda';
 
 export { installStreamingRuntime, lambdaContext, type ResponseStream } from 'local-aws';
 
