@@ -25,7 +25,7 @@ import type { AlarmSettings, EnvironmentSettings } from './settings.ts';
 /**
  * Memory (MB) and timeout (seconds) of the event functions (lib/api.ts `eventFunctions`): recordChanges publishes
  * and writes a batch of up to 100 records, each request bounded by the DynamoDB client's 9 s worst case;
- * fanOutWebhooks scans the subscriptions and sends their messages; deliverWebhooks waits up to 10 s per POST.
+ * fanOutWebhooks scans the endpoints and sends their messages; deliverWebhooks waits up to 10 s per POST.
  */
 export const eventFunctionSizing = {
   recordChanges: { memoryMb: 256, timeoutSeconds: 60 },
@@ -127,9 +127,9 @@ export class ChangeEvents extends Construct {
   readonly changeEventsQueue: Queue;
   /** The events EventBridge could not send to the change-events queue, or that fanOutWebhooks kept failing on. */
   readonly fanOutDeadLetterQueue: Queue;
-  /** The fast lane: one message per first attempt of an enabled subscription's delivery, read by deliverWebhooks. */
+  /** The fast lane: one message per first attempt of an enabled endpoint's delivery, read by deliverWebhooks. */
   readonly deliveryQueue: Queue;
-  /** The slow lane: retries, and the deliveries of subscriptions not enabled, read by deliverWebhooks. */
+  /** The slow lane: retries, and the deliveries of endpoints not enabled, read by deliverWebhooks. */
   readonly slowLaneQueue: Queue;
   /** The delivery messages of either lane received too often (crashes of deliverWebhooks). */
   readonly deliveryDeadLetterQueue: Queue;
@@ -238,7 +238,7 @@ export class ChangeEvents extends Construct {
     });
 
     // fanOutWebhooks: every event of the service -> the change-events queue -> one delivery message per
-    // matching subscription. A queue rather than a Lambda target: its body is the event as text, so the fan-out
+    // matching endpoint. A queue rather than a Lambda target: its body is the event as text, so the fan-out
     // reads int64 ids exactly, and a failing event is retried on its own (ReportBatchItemFailures).
     this.fanOutDeadLetterQueue = deadLetterQueue('WebhookFanOutDeadLetterQueue');
     this.changeEventsQueue = queue('ChangeEventsQueue', {
@@ -309,7 +309,7 @@ export class ChangeEvents extends Construct {
   /**
    * The production alarms of the events path, on `alarms`' topic: recordChanges late (IteratorAge), any message
    * in the three dead-letter queues, any webhook delivery kept as a failure (`WebhookDeliveriesFailed`), any
-   * subscription disabled by the breaker (`WebhookEndpointsDisabled`).
+   * endpoint disabled by the breaker (`WebhookEndpointsDisabled`).
    */
   addAlarms(alarms: ServiceAlarms, settings: AlarmSettings, metricsNamespace: string): void {
     const period = Duration.seconds(settings.periodSeconds);

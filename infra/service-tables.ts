@@ -12,9 +12,13 @@ import { Construct } from 'constructs';
 import { type KeyAttribute, type TableDefinition, type TableId, tables } from '#lib/tables.ts';
 import type { EnvironmentSettings } from './settings.ts';
 
-/** The CloudFormation logical id (and construct id) of a table of lib/api.ts: `InventoryTable`, `ApiKeysTable`. */
+/**
+ * The CloudFormation logical id (and construct id) of a table of lib/tables.ts: `InventoryTable`, `ApiKeysTable`;
+ * from its `storedName` when it has one (`WebhookSubscriptionsTable`).
+ */
 export function tableLogicalId(table: TableId): string {
-  return `${table[0]?.toUpperCase()}${table.slice(1)}Table`;
+  const stored = (tables[table] as TableDefinition).storedName;
+  return `${stored ?? `${table[0]?.toUpperCase()}${table.slice(1)}`}Table`;
 }
 
 /**
@@ -25,7 +29,7 @@ const tableOutputs: Readonly<Partial<Record<TableId, { holds: string; readBy?: s
   inventory: { holds: 'Inventory table', readBy: 'the import tool' },
   apiKeys: { holds: 'API keys table', readBy: 'the key tool' },
   inventoryHistory: { holds: 'Change records of the inventory' },
-  webhookSubscriptions: { holds: 'Webhook subscriptions', readBy: 'the webhook tool' },
+  webhookEndpoints: { holds: 'Webhook endpoints', readBy: 'the webhook tool' },
   webhookFailures: { holds: 'Webhook deliveries that failed for good', readBy: 'the webhook tool' },
   webhookEndpointOwners: { holds: 'The webhook endpoints each API key holds', readBy: 'the webhook tool' },
   webhookAttempts: { holds: 'Webhook delivery attempts', readBy: 'the webhook tool' },

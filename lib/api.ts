@@ -224,11 +224,11 @@ export const operations: readonly Operation[] = [
     entry: 'functions/create-webhook-endpoint/handler.ts',
     // GetItem reads the key's endpoint ids, BatchGetItem their URLs (without secrets); one TransactWriteItems
     // adds the id and the URL's hash to the owner's item (UpdateItem: one endpoint per key and URL) and puts the
-    // subscription (PutItem), authorized by its items' actions; UpdateItem on a subscription re-enables the key's endpoint for the same URL (lib/webhooks/endpoints.ts).
+    // endpoint (PutItem), authorized by its items' actions; UpdateItem on an endpoint re-enables the key's endpoint for the same URL (lib/webhooks/key-endpoints.ts).
     // apiKeys GetItem: the caller's key again, revoked or expired within the authorizer's cache period (401:
     // lib/webhooks/live-caller.ts).
     access: {
-      webhookSubscriptions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      webhookEndpoints: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       webhookEndpointOwners: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       apiKeys: ['dynamodb:GetItem'],
     },
@@ -241,7 +241,7 @@ export const operations: readonly Operation[] = [
     path: '/webhook-endpoints',
     entry: 'functions/list-webhook-endpoints/handler.ts',
     // GetItem: the key's endpoint ids; BatchGetItem: those endpoints, projected without their secrets.
-    access: { webhookSubscriptions: ['dynamodb:BatchGetItem'], webhookEndpointOwners: ['dynamodb:GetItem'] },
+    access: { webhookEndpoints: ['dynamodb:BatchGetItem'], webhookEndpointOwners: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
   },
@@ -250,10 +250,10 @@ export const operations: readonly Operation[] = [
     method: 'DELETE',
     path: '/webhook-endpoints/{endpointId}',
     entry: 'functions/delete-webhook-endpoint/handler.ts',
-    // GetItem: the endpoint's owner and URL; one TransactWriteItems: DeleteItem of the subscription only if the key
+    // GetItem: the endpoint's owner and URL; one TransactWriteItems: DeleteItem of the endpoint only if the key
     // owns it, UpdateItem of its owner's item (its id and its URL's hash).
     access: {
-      webhookSubscriptions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
+      webhookEndpoints: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
       webhookEndpointOwners: ['dynamodb:UpdateItem'],
     },
     scope: 'webhooks:manage',
@@ -265,7 +265,7 @@ export const operations: readonly Operation[] = [
     path: '/webhook-endpoints/{endpointId}/attempts',
     entry: 'functions/list-webhook-attempts/handler.ts',
     // GetItem: the endpoint's owner (404 for another key's); Query: its attempts, newest first.
-    access: { webhookSubscriptions: ['dynamodb:GetItem'], webhookAttempts: ['dynamodb:Query'] },
+    access: { webhookEndpoints: ['dynamodb:GetItem'], webhookAttempts: ['dynamodb:Query'] },
     scope: 'webhooks:manage',
     queryParameters: ['limit', 'cursor'],
   },
@@ -276,7 +276,7 @@ export const operations: readonly Operation[] = [
     entry: 'functions/send-test-webhook/handler.ts',
     // GetItem: the endpoint's owner (404 for another key's); the test event goes to the delivery queue directly.
     // apiKeys GetItem: the caller's key again (401 once revoked or expired: lib/webhooks/live-caller.ts).
-    access: { webhookSubscriptions: ['dynamodb:GetItem'], apiKeys: ['dynamodb:GetItem'] },
+    access: { webhookEndpoints: ['dynamodb:GetItem'], apiKeys: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
     sendsDeliveries: true,
@@ -288,7 +288,7 @@ export const operations: readonly Operation[] = [
     entry: 'functions/redeliver-webhook/handler.ts',
     // GetItem: the endpoint's owner, event types and creation (404 for another key's); on the events feed, the
     // event's id marker and its item (lib/events/event-feed.ts `eventById`); the delivery goes to the delivery queue.
-    access: { webhookSubscriptions: ['dynamodb:GetItem'], events: ['dynamodb:GetItem'] },
+    access: { webhookEndpoints: ['dynamodb:GetItem'], events: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
     sendsDeliveries: true,
@@ -300,7 +300,7 @@ export const operations: readonly Operation[] = [
     entry: 'functions/rotate-webhook-secret/handler.ts',
     // UpdateItem: the new secret and the previous one with its expiry, only if the key owns the endpoint.
     // apiKeys GetItem: the caller's key again (401 once revoked or expired: lib/webhooks/live-caller.ts).
-    access: { webhookSubscriptions: ['dynamodb:UpdateItem'], apiKeys: ['dynamodb:GetItem'] },
+    access: { webhookEndpoints: ['dynamodb:UpdateItem'], apiKeys: ['dynamodb:GetItem'] },
     scope: 'webhooks:manage',
     queryParameters: [],
   },
@@ -329,7 +329,7 @@ export const authorizerCacheTtlSeconds = 300;
 
 /**
  * The functions of change records and webhooks (docs/contract.md "History and events"), invoked by AWS
- * rather than by the API: the streams' consumer, the bus rule's fan-out to subscriptions, the queue's deliveries.
+ * rather than by the API: the streams' consumer, the bus rule's fan-out to endpoints, the queue's deliveries.
  */
 export const eventFunctions = {
   /**
@@ -348,25 +348,25 @@ export const eventFunctions = {
     },
   },
   /**
-   * Target of the bus's rule: sends one delivery message per matching subscription to its delivery lane. Scan of
+   * Target of the bus's rule: sends one delivery message per matching endpoint to its delivery lane. Scan of
    * the API keys: the check of the keys behind the endpoints, once per batch; UpdateItem disables an endpoint whose
    * key no longer reads what it delivers (lib/webhooks/owner-access.ts).
    */
   fanOutWebhooks: {
     name: 'fanOutWebhooks',
     entry: 'functions/fan-out-webhooks/handler.ts',
-    access: { webhookSubscriptions: ['dynamodb:Scan', 'dynamodb:UpdateItem'], apiKeys: ['dynamodb:Scan'] },
+    access: { webhookEndpoints: ['dynamodb:Scan', 'dynamodb:UpdateItem'], apiKeys: ['dynamodb:Scan'] },
   },
   /**
    * Reads both delivery lanes: signs and POSTs each delivery, retries with backoff, keeps the failures; UpdateItem
-   * writes a subscription's state (slow lane, breaker: lib/webhooks/subscription-health.ts).
+   * writes an endpoint's state (slow lane, breaker: lib/webhooks/endpoint-health.ts).
    */
   deliverWebhooks: {
     name: 'deliverWebhooks',
     entry: 'functions/deliver-webhooks/handler.ts',
     // PutItem on the attempts table: each attempt's record (lib/webhooks/attempt-log.ts).
     access: {
-      webhookSubscriptions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      webhookEndpoints: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       webhookFailures: ['dynamodb:PutItem'],
       webhookAttempts: ['dynamodb:PutItem'],
     },

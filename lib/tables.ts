@@ -1,4 +1,5 @@
 /** The DynamoDB tables: keys, global secondary indexes, time to live (docs/architecture.md "Data layout"). */
+import { storedEndpointId } from './webhooks/stored-names.ts';
 
 /** A key attribute: its name and DynamoDB type (`N` number, `S` string). */
 export interface KeyAttribute {
@@ -21,6 +22,11 @@ export interface TableDefinition {
   globalIndexes: readonly GlobalIndex[];
   /** The sort key, for a table whose partition holds several items (a pet's change records). */
   sortKey?: KeyAttribute;
+  /**
+   * The table's CloudFormation name when it is not its id's (`WebhookSubscriptions` for `webhookEndpoints`): a
+   * table whose logical id changes is replaced and loses its data, so a table keeps the name it was created with.
+   */
+  storedName?: string;
   /** The attribute DynamoDB's time to live reads (epoch seconds), when items expire. */
   timeToLiveAttribute?: string;
   /**
@@ -67,7 +73,7 @@ function key(name: string, type: KeyAttribute['type']): KeyAttribute {
 function table(
   env: string,
   partitionKey: KeyAttribute,
-  more: Pick<TableDefinition, 'sortKey' | 'timeToLiveAttribute'> = {},
+  more: Pick<TableDefinition, 'sortKey' | 'timeToLiveAttribute' | 'storedName'> = {},
 ): TableDefinition {
   return { env, partitionKey, ...more, globalIndexes: [] };
 }
@@ -140,24 +146,27 @@ export const tables = {
     timeToLiveAttribute: 'expiresAt',
   }),
   /**
-   * Webhook subscriptions (Standard Webhooks), one item per `subscriptionId`: managed by the webhook tool, and
-   * the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/endpoints.ts).
+   * Webhook endpoints (Standard Webhooks), one item per endpoint id (stored as `endpointId`): managed by the
+   * webhook tool, and the webhook endpoints of the API (an item with `ownerKeyId`: lib/webhooks/key-endpoints.ts).
+   * Created as the webhook subscriptions table, whose CloudFormation name it keeps.
    */
-  webhookSubscriptions: table('WEBHOOK_SUBSCRIPTIONS_TABLE_NAME', key('subscriptionId', 'S')),
+  webhookEndpoints: table('WEBHOOK_ENDPOINTS_TABLE_NAME', key(storedEndpointId, 'S'), {
+    storedName: 'WebhookSubscriptions',
+  }),
   /**
    * The webhook endpoints each API key holds (docs/contract.md "History and events"), one item per owner
    * (`ownerKeyId`, the first key id of the key's rotation chain) with the set `endpointIds`: what the API lists
-   * and what holds a key to 20. A table of its own, so that the fan-out's Scan of the subscriptions reads
-   * subscriptions only (docs/architecture.md "Events and webhooks").
+   * and what holds a key to 20. A table of its own, so that the fan-out's Scan of the endpoints reads
+   * endpoints only (docs/architecture.md "Events and webhooks").
    */
   webhookEndpointOwners: table('WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME', key('ownerKeyId', 'S')),
-  /** Deliveries that failed for good, kept until an operator redrives them: by subscription, then event id. */
-  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key('subscriptionId', 'S'), {
+  /** Deliveries that failed for good, kept until an operator redrives them: by endpoint, then event id. */
+  webhookFailures: table('WEBHOOK_FAILURES_TABLE_NAME', key(storedEndpointId, 'S'), {
     sortKey: key('eventId', 'S'),
   }),
   /**
    * Every webhook delivery attempt (listWebhookAttempts; docs/contract.md "History and events"): under its
-   * endpoint's id (`endpointId`, a subscription id) at a time-ordered `attemptId` (lib/webhooks/attempt-log.ts),
+   * endpoint's id (`endpointId`, an endpoint id) at a time-ordered `attemptId` (lib/webhooks/attempt-log.ts),
    * one PutItem per attempt by the delivery function, expiring by `expiresAt` (epoch seconds, 30 days).
    */
   webhookAttempts: table('WEBHOOK_ATTEMPTS_TABLE_NAME', key('endpointId', 'S'), {

@@ -131,7 +131,7 @@ async function acceptKey(
 /**
  * Variables of this process that the functions get over the template's: the AWS SDK's region and local
  * credentials, the Powertools log level and metrics switch (so a developer or a test can quiet or raise
- * the functions' logs), the webhook retry delays and the breaker's period (to watch a retry or a subscription
+ * the functions' logs), the webhook retry delays and the breaker's period (to watch a retry or an endpoint
  * disabled without waiting hours or days); a variable unset
  * here keeps the template's value.
  */

@@ -5,7 +5,7 @@ import { createKey, deadChains, listKeys, revokeKeys, rotateKey, syncGatewayKeys
 import { authorizerCacheTtlSeconds, isScope, type Scope, scopes } from '#lib/api.ts';
 import type { Throttle } from '#lib/auth/authorize.ts';
 import { keyStore } from '#lib/auth/key-store.ts';
-import { disableOwnedEndpoints } from '#lib/webhooks/endpoints.ts';
+import { disableOwnedEndpoints } from '#lib/webhooks/key-endpoints.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
 
 const keysOf = (target: Target) => keyStore(target.client, target.tables.apiKeys);
@@ -160,7 +160,7 @@ program
       const endpoints: string[] = [];
       for (const [owner, reason] of await deadChains(keysOf(target), revoked, now)) {
         const names = {
-          subscriptions: target.tables.webhookSubscriptions,
+          endpoints: target.tables.webhookEndpoints,
           owners: target.tables.webhookEndpointOwners,
         };
         endpoints.push(...(await disableOwnedEndpoints(target.raw, names, owner, reason, now)));

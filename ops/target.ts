@@ -58,7 +58,7 @@ export type ToolTableId = Extract<
   | 'inventory'
   | 'apiKeys'
   | 'inventoryHistory'
-  | 'webhookSubscriptions'
+  | 'webhookEndpoints'
   | 'webhookFailures'
   | 'webhookEndpointOwners'
   | 'webhookAttempts'
@@ -72,7 +72,7 @@ const tableOutputs: Record<ToolTableId, string> = {
   inventory: 'InventoryTableName',
   apiKeys: 'ApiKeysTableName',
   inventoryHistory: 'InventoryHistoryTableName',
-  webhookSubscriptions: 'WebhookSubscriptionsTableName',
+  webhookEndpoints: 'WebhookSubscriptionsTableName',
   webhookFailures: 'WebhookFailuresTableName',
   webhookEndpointOwners: 'WebhookEndpointOwnersTableName',
   webhookAttempts: 'WebhookAttemptsTableName',

@@ -9,16 +9,16 @@ import {
   type WebhookAttempt,
 } from '#lib/webhooks/attempt-log.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
-import { removeSubscription } from '#lib/webhooks/endpoints.ts';
+import { disableEndpoint, enableEndpoint } from '#lib/webhooks/endpoint-health.ts';
+import { endpointStore } from '#lib/webhooks/endpoint-store.ts';
 import { type EndpointEventType, endpointEventTypes } from '#lib/webhooks/event-access.ts';
 import { failureStore, type WebhookFailure } from '#lib/webhooks/failures.ts';
-import { disableSubscription, enableSubscription } from '#lib/webhooks/subscription-health.ts';
-import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
+import { removeEndpoint } from '#lib/webhooks/key-endpoints.ts';
 import { checkWebhookUrl, type UrlPolicy, urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 import { failureRecords, lostBatches } from './lost-changes.ts';
 import { environmentOption, type Target, withTarget } from './target.ts';
 
-const subscriptionsOf = (target: Target) => subscriptionStore(target.raw, target.tables.webhookSubscriptions);
+const endpointsOf = (target: Target) => endpointStore(target.raw, target.tables.webhookEndpoints);
 const failuresOf = (target: Target) => failureStore(target.raw, target.tables.webhookFailures);
 
 /** The SSRF policy URLs are checked with: deployed `public-https`; locally `local` (WEBHOOK_URL_POLICY overrides). */
@@ -48,7 +48,7 @@ function parseEvents(value: string): EndpointEventType[] {
 }
 
 const program = new Command('webhooks').description(
-  'Manage webhook subscriptions (Standard Webhooks) and the deliveries that failed for good.',
+  'Manage webhook endpoints (Standard Webhooks) and the deliveries that failed for good.',
 );
 
 program
@@ -63,13 +63,13 @@ program
   .addOption(environmentOption())
   .action(async (url: string, options: { events: EndpointEventType[]; env?: EnvironmentName }) => {
     await checkWebhookUrl(url, policyOf(options.env));
-    const subscription = await withTarget(options.env, (target) =>
-      subscriptionsOf(target).add(url, options.events, new Date()),
+    const endpoint = await withTarget(options.env, (target) =>
+      endpointsOf(target).add(url, options.events, new Date()),
     );
     console.error(
-      `Added subscription ${subscription.subscriptionId} to ${subscription.events.join(', ')} at ${url}. Its signing secret is shown once:`,
+      `Added endpoint ${endpoint.endpointId} to ${endpoint.events.join(', ')} at ${url}. Its signing secret is shown once:`,
     );
-    console.log(subscription.secret);
+    console.log(endpoint.secret);
   });
 
 /** Prints `rows` as a JSON array with `json`, else `none` when there are none, else a table of `cells(row)`. */
@@ -82,18 +82,16 @@ function printRows<T>(rows: T[], json: boolean | undefined, none: string, cells:
 program
   .command('list')
   .description(
-    "list subscriptions: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled), since when and why disabled (failing: the breaker; operator: webhooks disable; key_revoked, key_expired, scope_missing: its API key no longer reads its events) and owner (for an API key's endpoint, the first key id of its rotation chain; - for the tool's); never their secrets",
+    "list endpoints: id, url, events, creation, state (enabled, isolated: in the slow lane, disabled), since when and why disabled (failing: the breaker; operator: webhooks disable; key_revoked, key_expired, scope_missing: its API key no longer reads its events) and owner (for an API key's endpoint, the first key id of its rotation chain; - for the tool's); never their secrets",
   )
-  .option('--json', 'print a JSON array (one object per subscription) instead of a table')
+  .option('--json', 'print a JSON array (one object per endpoint) instead of a table')
   .addOption(environmentOption())
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
-    const subscriptions = await withTarget(options.env, (target) => subscriptionsOf(target).list());
-    const rows = subscriptions
-      .sort(
-        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
-      )
-      .map(({ subscriptionId, url, events, createdAt, state, disabledAt, disabledReason, ownerKeyId }) => ({
-        id: subscriptionId,
+    const endpoints = await withTarget(options.env, (target) => endpointsOf(target).list());
+    const rows = endpoints
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.endpointId.localeCompare(b.endpointId))
+      .map(({ endpointId, url, events, createdAt, state, disabledAt, disabledReason, ownerKeyId }) => ({
+        id: endpointId,
         url,
         events,
         createdAt,
@@ -102,7 +100,7 @@ program
         disabledReason: disabledReason ?? null,
         owner: ownerKeyId ?? null,
       }));
-    printRows(rows, options.json, 'No subscriptions.', (row) => ({
+    printRows(rows, options.json, 'No endpoints.', (row) => ({
       ...row,
       events: row.events.join(' '),
       disabledAt: row.disabledAt ?? '-',
@@ -112,8 +110,8 @@ program
   });
 
 /**
- * Adds the command `name` that sets one subscription's state with `change` (false when there is no such
- * subscription: the command exits 1) and then prints `done(id)`.
+ * Adds the command `name` that sets one endpoint's state with `change` (false when there is no such
+ * endpoint: the command exits 1) and then prints `done(id)`.
  */
 function stateCommand(
   name: string,
@@ -124,42 +122,42 @@ function stateCommand(
   program
     .command(name)
     .description(description)
-    .argument('<id>', 'the subscription id (as webhooks list shows it)')
+    .argument('<id>', 'the endpoint id (as webhooks list shows it)')
     .addOption(environmentOption())
     .action(async (id: string, options: { env?: EnvironmentName }) => {
       if (!(await withTarget(options.env, (target) => change(target, id))))
-        throw new Error(`no subscription ${id}`);
+        throw new Error(`no endpoint ${id}`);
       console.log(done(id));
     });
 }
 
 stateCommand(
   'enable',
-  'enable a subscription the breaker disabled (every attempt failed for 5 days); then `redrive` sends its kept deliveries',
-  (target, id) => enableSubscription(target.raw, target.tables.webhookSubscriptions, id),
-  (id) => `Enabled subscription ${id}: redrive its failed deliveries with webhooks redrive ${id}.`,
+  'enable an endpoint the breaker disabled (every attempt failed for 5 days); then `redrive` sends its kept deliveries',
+  (target, id) => enableEndpoint(target.raw, target.tables.webhookEndpoints, id),
+  (id) => `Enabled endpoint ${id}: redrive its failed deliveries with webhooks redrive ${id}.`,
 );
 
 stateCommand(
   'disable',
-  "disable a subscription (an API key's endpoint too): no attempt until `enable`, its deliveries kept as failures",
-  (target, id) => disableSubscription(target.raw, target.tables.webhookSubscriptions, id, new Date()),
-  (id) => `Disabled subscription ${id}: enable it again with webhooks enable ${id}.`,
+  "disable an endpoint (an API key's endpoint too): no attempt until `enable`, its deliveries kept as failures",
+  (target, id) => disableEndpoint(target.raw, target.tables.webhookEndpoints, id, new Date()),
+  (id) => `Disabled endpoint ${id}: enable it again with webhooks enable ${id}.`,
 );
 
 program
   .command('remove')
   .description(
-    "remove a subscription (an API key's endpoint too, which then no longer counts to its 20): no event is delivered to it any more",
+    "remove an endpoint (an API key's endpoint too, which then no longer counts to its 20): no event is delivered to it any more",
   )
   .argument('<id>', 'the id shown by webhooks list')
   .addOption(environmentOption())
   .action(async (id: string, options: { env?: EnvironmentName }) => {
     const removed = await withTarget(options.env, (target) =>
-      removeSubscription(
+      removeEndpoint(
         target.raw,
         {
-          subscriptions: target.tables.webhookSubscriptions,
+          endpoints: target.tables.webhookEndpoints,
           // Looked up only for an API key's endpoint: a stack deployed before endpoints still serves `remove`.
           get owners() {
             return target.tables.webhookEndpointOwners;
@@ -168,8 +166,8 @@ program
         id,
       ),
     );
-    if (!removed) throw new Error(`no subscription ${id}`);
-    console.log(`Removed subscription ${id}.`);
+    if (!removed) throw new Error(`no endpoint ${id}`);
+    console.log(`Removed endpoint ${id}.`);
   });
 
 /**
@@ -177,7 +175,7 @@ program
  * or one whose retries are spent, kept until `redrive` (`nextAttemptAt` null).
  */
 interface FailureRow {
-  subscription: string;
+  endpoint: string;
   eventId: string;
   type: string;
   attempts: number;
@@ -190,7 +188,7 @@ interface FailureRow {
 /** The row of a delivery kept as a failure. */
 function keptRow(failure: WebhookFailure): FailureRow {
   return {
-    subscription: failure.subscriptionId,
+    endpoint: failure.endpointId,
     eventId: failure.eventId,
     type: failure.type,
     attempts: failure.attempts,
@@ -201,10 +199,10 @@ function keptRow(failure: WebhookFailure): FailureRow {
   };
 }
 
-/** The row of a delivery of `subscription` still being retried, from its last (failed) attempt. */
-function retryingRow(subscription: string, attempt: WebhookAttempt): FailureRow {
+/** The row of a delivery of `endpoint` still being retried, from its last (failed) attempt. */
+function retryingRow(endpoint: string, attempt: WebhookAttempt): FailureRow {
   return {
-    subscription,
+    endpoint,
     eventId: attempt.eventId,
     type: attempt.eventType,
     attempts: attempt.attempt,
@@ -219,29 +217,29 @@ function retryingRow(subscription: string, attempt: WebhookAttempt): FailureRow 
 program
   .command('failures')
   .description(
-    'list the deliveries that failed: those still being retried, with the time of their next attempt, then those that failed on every attempt (kept for redrive): subscription, event, attempts, last status and error',
+    'list the deliveries that failed: those still being retried, with the time of their next attempt, then those that failed on every attempt (kept for redrive): endpoint, event, attempts, last status and error',
   )
   .option('--json', 'print a JSON array (one object per failure) instead of a table')
   .addOption(environmentOption())
   .action(async (options: { json?: boolean; env?: EnvironmentName }) => {
     const rows = await withTarget(options.env, async (target) => {
       const kept = await failuresOf(target).list();
-      const keptIds = new Set(kept.map((failure) => `${failure.subscriptionId} ${failure.eventId}`));
-      const subscriptions = (await subscriptionsOf(target).list()).sort((a, b) =>
-        a.subscriptionId.localeCompare(b.subscriptionId),
+      const keptIds = new Set(kept.map((failure) => `${failure.endpointId} ${failure.eventId}`));
+      const endpoints = (await endpointsOf(target).list()).sort((a, b) =>
+        a.endpointId.localeCompare(b.endpointId),
       );
       const now = new Date();
       const retrying: FailureRow[] = [];
-      for (const { subscriptionId } of subscriptions) {
+      for (const { endpointId } of endpoints) {
         for (const attempt of await retryingAttempts(
           target.raw,
           target.tables.webhookAttempts,
-          subscriptionId,
+          endpointId,
           now,
         )) {
-          // Kept already (its subscription was disabled before the next attempt): shown once, as kept.
-          if (!keptIds.has(`${subscriptionId} ${attempt.eventId}`))
-            retrying.push(retryingRow(subscriptionId, attempt));
+          // Kept already (its endpoint was disabled before the next attempt): shown once, as kept.
+          if (!keptIds.has(`${endpointId} ${attempt.eventId}`))
+            retrying.push(retryingRow(endpointId, attempt));
         }
       }
       return [...retrying, ...kept.map(keptRow)];
@@ -257,9 +255,9 @@ program
 program
   .command('attempts')
   .description(
-    `list a subscription's delivery attempts of the last ${attemptRetentionDays} days, newest first (as listWebhookAttempts shows them): attempt, event, time, duration, status, error, outcome and when the next is due`,
+    `list an endpoint's delivery attempts of the last ${attemptRetentionDays} days, newest first (as listWebhookAttempts shows them): attempt, event, time, duration, status, error, outcome and when the next is due`,
   )
-  .argument('<id>', 'the subscription id (as webhooks list shows it)')
+  .argument('<id>', 'the endpoint id (as webhooks list shows it)')
   .addOption(
     new Option('--limit <n>', `the newest n attempts, 1 to ${pageLimits.max}`)
       .argParser(limitOption)
@@ -273,9 +271,9 @@ program
         limit: options.limit,
         now: new Date(),
       });
-      // No attempt and no such subscription: a mistyped id, not a quiet endpoint.
-      if (page.items.length === 0 && !(await subscriptionsOf(target).get(id)))
-        throw new Error(`no subscription ${id}`);
+      // No attempt and no such endpoint: a mistyped id, not a quiet endpoint.
+      if (page.items.length === 0 && !(await endpointsOf(target).get(id)))
+        throw new Error(`no endpoint ${id}`);
       return page.items;
     });
     printRows(
@@ -298,19 +296,17 @@ program
 
 program
   .command('redrive')
-  .description(
-    "send a subscription's failed deliveries to the delivery queue again, each with a new schedule",
-  )
-  .argument('<id>', 'the subscription id (as webhooks failures shows it)')
+  .description("send an endpoint's failed deliveries to the delivery queue again, each with a new schedule")
+  .argument('<id>', 'the endpoint id (as webhooks failures shows it)')
   .addOption(environmentOption())
   .action(async (id: string, options: { env?: EnvironmentName }) => {
     const { sent, total } = await withTarget(options.env, async (target) => {
-      const subscription = await subscriptionsOf(target).get(id);
-      if (!subscription) {
-        throw new Error(`no subscription ${id}: its deliveries could not be delivered`);
+      const endpoint = await endpointsOf(target).get(id);
+      if (!endpoint) {
+        throw new Error(`no endpoint ${id}: its deliveries could not be delivered`);
       }
-      if (subscription.state === 'disabled') {
-        throw new Error(`subscription ${id} is disabled: enable it first (webhooks enable ${id})`);
+      if (endpoint.state === 'disabled') {
+        throw new Error(`endpoint ${id} is disabled: enable it first (webhooks enable ${id})`);
       }
       const failures = failuresOf(target);
       const pending = await failures.list(id);
@@ -319,11 +315,11 @@ program
       const queue = deliveryQueue(sqs, url);
       let sent = 0;
       for (const failure of pending) {
-        const { subscriptionId, eventId, type, timestamp, data } = failure;
+        const { endpointId, eventId, type, timestamp, data } = failure;
         try {
-          await queue.send([{ subscriptionId, eventId, type, timestamp, data }]);
+          await queue.send([{ endpointId, eventId, type, timestamp, data }]);
           // Deleted only once the queue holds it again: a stop in between sends it twice, never loses it.
-          await failures.remove(subscriptionId, eventId);
+          await failures.remove(endpointId, eventId);
         } catch (error) {
           throw new Error(
             `stopped after redriving ${sent} of ${pending.length}: ${(error as Error).message}`,

@@ -15,14 +15,14 @@ import { grantedScopes } from '#lib/http/scope-check.ts';
 import { tables } from '#lib/tables.ts';
 import { createdEndpointJson, endpointValue, parseNewEndpoint } from '#lib/webhooks/endpoint-json.ts';
 import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
-import { endpointStore, maxEndpointsPerKey } from '#lib/webhooks/endpoints.ts';
 import { endpointEventTypesFor } from '#lib/webhooks/event-access.ts';
+import { keyEndpointStore, maxEndpointsPerKey } from '#lib/webhooks/key-endpoints.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 
 const client = createDynamoDbClient();
-const store = endpointStore(client, {
-  subscriptions: requiredEnv(tables.webhookSubscriptions.env),
+const store = keyEndpointStore(client, {
+  endpoints: requiredEnv(tables.webhookEndpoints.env),
   owners: requiredEnv(tables.webhookEndpointOwners.env),
 });
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
@@ -50,7 +50,7 @@ export const handler = httpFunction(operationNamed('createWebhookEndpoint'))
         `this API key already holds ${maxEndpointsPerKey} webhook endpoints: delete one before creating another`,
       );
     }
-    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.subscriptionId}` };
+    const location = { Location: `/${stageName}/webhook-endpoints/${result.endpoint.endpointId}` };
     return result.outcome === 'created'
       ? jsonResponse(201, createdEndpointJson(result.endpoint), location)
       : jsonResponse(200, JSON.stringify(endpointValue(result.endpoint)), location);

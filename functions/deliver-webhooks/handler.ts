@@ -6,7 +6,7 @@
  * jitter, or as late as a 429's or 503's `Retry-After` asks (ChangeMessageVisibility), and reported failed, or after the last delay kept in the failures table; every other
  * message is deleted as soon as it is handled (the fair queues charge each endpoint its own time); each attempt
  * is recorded in the attempts table once its outcome is known (listWebhookAttempts); a
- * subscription that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
+ * endpoint that failed every attempt for the breaker's period is disabled (docs/contract.md "History and
  * events"; docs/architecture.md "Events and webhooks").
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -22,14 +22,14 @@ import { attemptRecorder } from '#lib/webhooks/attempt-log.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { deleteHandled, slowLane } from '#lib/webhooks/delivery-queue.ts';
 import { deliveryScheduleFrom } from '#lib/webhooks/delivery-settings.ts';
+import { endpointHealth } from '#lib/webhooks/endpoint-health.ts';
+import { endpointReader } from '#lib/webhooks/endpoint-store.ts';
 import { failureWriter } from '#lib/webhooks/failures.ts';
 import { webhookMetrics } from '#lib/webhooks/metric-names.ts';
-import { subscriptionHealth } from '#lib/webhooks/subscription-health.ts';
-import { subscriptionReader } from '#lib/webhooks/subscriptions.ts';
 import { urlPolicyFrom } from '#lib/webhooks/url-guard.ts';
 
 const dynamoDb = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const slowLaneArn = requiredEnv(eventsEnv.slowLaneQueueArn);
 const sqs = new SQSClient({ maxAttempts: 3 });
 const laneUrls = {
@@ -49,8 +49,8 @@ function count(name: string) {
 const log = (message: string, details: Record<string, unknown>) => logger.warn(message, details);
 
 const deps: DeliveryDependencies = {
-  subscriptions: subscriptionReader(dynamoDb, subscriptionsTable),
-  health: subscriptionHealth(dynamoDb, subscriptionsTable),
+  endpoints: endpointReader(dynamoDb, endpointsTable),
+  health: endpointHealth(dynamoDb, endpointsTable),
   failures: failureWriter(dynamoDb, requiredEnv(tables.webhookFailures.env)),
   slowLane: slowLane(sqs, laneUrls.slow),
   handled: (record, lane) => deleteHandled(sqs, laneUrls[lane], record.receiptHandle),
@@ -68,7 +68,7 @@ const deps: DeliveryDependencies = {
 /**
  * The Lambda handler: the batch's messages in parallel, in the lane of their queue; the ones to see again named
  * for the mapping. Each delivery kept after its last attempt counts 1 in `WebhookDeliveriesFailed`, each
- * subscription disabled 1 in `WebhookEndpointsDisabled` (docs/operating.md "Metrics").
+ * endpoint disabled 1 in `WebhookEndpointsDisabled` (docs/operating.md "Metrics").
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   added = 0;

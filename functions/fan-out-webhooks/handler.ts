@@ -1,11 +1,11 @@
 /**
  * fanOutWebhooks: reads the change-events queue, the target of the bus's rule `{"source": ["pet-store"]}`
  * (each message body an EventBridge event as JSON: https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.html),
- * through an SQS event source mapping with ReportBatchItemFailures. Sends one delivery message per subscription
- * that takes the event's type, to the fast or the slow lane by the subscription's state (docs/contract.md "History
+ * through an SQS event source mapping with ReportBatchItemFailures. Sends one delivery message per endpoint
+ * that takes the event's type, to the fast or the slow lane by the endpoint's state (docs/contract.md "History
  * and events"; docs/architecture.md "Events and webhooks"), never to an API key's endpoint whose key no longer
  * reads what it delivers (disabled instead: lib/webhooks/owner-access.ts); a message whose sends fail is reported failed and
- * seen again (at least once). The subscriptions are read without their signing secrets. The body is read with
+ * seen again (at least once). The endpoints are read without their signing secrets. The body is read with
  * exact ids (lib/events/change-json.ts): the queue carries the event as text, where a Lambda target would get it
  * parsed, int64 ids past 2^53 rounded.
  */
@@ -19,14 +19,14 @@ import { logger } from '#lib/logger.ts';
 import { processSqsBatch } from '#lib/sqs-batch.ts';
 import { tables } from '#lib/tables.ts';
 import { deliveryQueue } from '#lib/webhooks/delivery-queue.ts';
+import { disableForKey } from '#lib/webhooks/endpoint-health.ts';
+import { endpointRoutes } from '#lib/webhooks/endpoint-store.ts';
 import { fanOut } from '#lib/webhooks/fan-out.ts';
 import { type ChainAccess, checkedRoutes, ownerKeys } from '#lib/webhooks/owner-access.ts';
-import { disableForKey } from '#lib/webhooks/subscription-health.ts';
-import { subscriptionRoutes } from '#lib/webhooks/subscriptions.ts';
 
 const dynamodb = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
-const subscriptions = subscriptionRoutes(dynamodb, subscriptionsTable);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
+const endpoints = endpointRoutes(dynamodb, endpointsTable);
 const keys = ownerKeys(dynamodb, requiredEnv(tables.apiKeys.env));
 const sqs = new SQSClient({ maxAttempts: 3 });
 const lanes = {
@@ -56,20 +56,18 @@ function changeEventOf(body: string, messageId: string): ChangeEvent | undefined
 }
 
 /**
- * The subscriptions this batch goes to: every one, less the API keys' endpoints whose key no longer reads what they
+ * The endpoints this batch goes to: every one, less the API keys' endpoints whose key no longer reads what they
  * deliver, which are disabled with the reason (lib/webhooks/owner-access.ts). The keys are read once per batch,
  * only when an endpoint has an owner.
  */
 async function currentRoutes(now: Date) {
-  const routes = await subscriptions.list();
+  const routes = await endpoints.list();
   const owned = routes.some((route) => route.ownerKeyId !== undefined);
   const access = owned ? await keys.access(now) : new Map<string, ChainAccess>();
   return checkedRoutes(routes, access, async (route, reason) => {
-    if (
-      await disableForKey(dynamodb, subscriptionsTable, route.subscriptionId, route.ownerKeyId, reason, now)
-    ) {
+    if (await disableForKey(dynamodb, endpointsTable, route.endpointId, route.ownerKeyId, reason, now)) {
       logger.warn('webhook endpoint disabled: its API key no longer reads its events', {
-        subscriptionId: route.subscriptionId,
+        endpointId: route.endpointId,
         ownerKeyId: route.ownerKeyId,
         reason,
       });
@@ -77,7 +75,7 @@ async function currentRoutes(now: Date) {
   });
 }
 
-/** The Lambda handler: each bus event of the batch fanned out to its subscriptions; the failed ones named. */
+/** The Lambda handler: each bus event of the batch fanned out to its endpoints; the failed ones named. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const current = await currentRoutes(new Date());
   return processSqsBatch(

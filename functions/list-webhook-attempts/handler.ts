@@ -18,7 +18,7 @@ import { parseEndpointId } from '#lib/webhooks/endpoint-json.ts';
 import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
 
 const client = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const attemptsTable = requiredEnv(tables.webhookAttempts.env);
 
 /** The Lambda handler: 200 with `{"items": [WebhookAttempt...]}` and, when more follow, `Link` rel="next". */
@@ -32,7 +32,7 @@ export const handler = httpFunction(operationNamed('listWebhookAttempts')).handl
     throw invalidRequest('cursor is not valid: use the one of the Link header of the previous page');
   }
   // Validation before existence (docs/contract.md "Authentication and authorization": order of checks).
-  await requireOwnedEndpoint(client, subscriptionsTable, callerOwnerKeyId(event), endpointId);
+  await requireOwnedEndpoint(client, endpointsTable, callerOwnerKeyId(event), endpointId);
   const page = await attemptPage(client, attemptsTable, endpointId, {
     limit,
     ...(below === undefined ? {} : { below }),

@@ -10,10 +10,10 @@ import { httpFunction } from '#lib/http/http-function.ts';
 import { jsonResponse } from '#lib/http/responses.ts';
 import { tables } from '#lib/tables.ts';
 import { endpointValue } from '#lib/webhooks/endpoint-json.ts';
-import { endpointStore } from '#lib/webhooks/endpoints.ts';
+import { keyEndpointStore } from '#lib/webhooks/key-endpoints.ts';
 
-const store = endpointStore(createDynamoDbClient(), {
-  subscriptions: requiredEnv(tables.webhookSubscriptions.env),
+const store = keyEndpointStore(createDynamoDbClient(), {
+  endpoints: requiredEnv(tables.webhookEndpoints.env),
   owners: requiredEnv(tables.webhookEndpointOwners.env),
 });
 

@@ -24,7 +24,7 @@ import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
 import { parseRedelivery, redeliveryExample, redeliveryOf } from '#lib/webhooks/redelivery.ts';
 
 const client = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const eventsTable = requiredEnv(tables.events.env);
 const sqs = new SQSClient({ maxAttempts: 3 });
 const queueUrl = requiredEnv(eventsEnv.deliveryQueueUrl);
@@ -36,12 +36,7 @@ export const handler = httpFunction(operationNamed('redeliverWebhook'))
     const endpointId = parseEndpointId(event.pathParameters?.endpointId);
     const eventId = parseRedelivery(event.body);
     // Validation before existence (docs/contract.md "Authentication and authorization": order of checks).
-    const endpoint = await requireOwnedEndpoint(
-      client,
-      subscriptionsTable,
-      callerOwnerKeyId(event),
-      endpointId,
-    );
+    const endpoint = await requireOwnedEndpoint(client, endpointsTable, callerOwnerKeyId(event), endpointId);
     const found = await eventById(documentClient, eventsTable, eventId);
     const message =
       found &&

@@ -17,7 +17,7 @@ import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
 import { rotateSecret } from '#lib/webhooks/secret-rotation.ts';
 
 const client = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
 
 /** The Lambda handler: 200 with `{"id", "secret"}`. */
@@ -25,7 +25,7 @@ export const handler = httpFunction(operationNamed('rotateWebhookSecret')).handl
   const now = new Date();
   await requireLiveCaller(event, now);
   const endpointId = parseEndpointId(event.pathParameters?.endpointId);
-  const secret = await rotateSecret(client, subscriptionsTable, callerOwnerKeyId(event), endpointId, now);
+  const secret = await rotateSecret(client, endpointsTable, callerOwnerKeyId(event), endpointId, now);
   if (secret === undefined) throw notFound(`this API key holds no webhook endpoint ${endpointId}`);
   return jsonResponse(200, JSON.stringify({ id: endpointId, secret }));
 });

@@ -20,7 +20,7 @@ import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
 import { testDelivery } from '#lib/webhooks/test-event.ts';
 
 const client = createDynamoDbClient();
-const subscriptionsTable = requiredEnv(tables.webhookSubscriptions.env);
+const endpointsTable = requiredEnv(tables.webhookEndpoints.env);
 const sqs = new SQSClient({ maxAttempts: 3 });
 const queueUrl = requiredEnv(eventsEnv.deliveryQueueUrl);
 const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env));
@@ -29,7 +29,7 @@ const requireLiveCaller = liveCallerCheck(client, requiredEnv(tables.apiKeys.env
 export const handler = httpFunction(operationNamed('sendTestWebhook')).handler(async (event) => {
   await requireLiveCaller(event);
   const endpointId = parseEndpointId(event.pathParameters?.endpointId);
-  await requireOwnedEndpoint(client, subscriptionsTable, callerOwnerKeyId(event), endpointId);
+  await requireOwnedEndpoint(client, endpointsTable, callerOwnerKeyId(event), endpointId);
   const message = testDelivery(endpointId, new Date());
   await sendDelivery(sqs, queueUrl, message);
   return jsonResponse(202, JSON.stringify({ eventId: message.eventId }));

@@ -123,15 +123,15 @@ export const eventsEnv = {
   /** The EventBridge event bus's name (PutEvents `EventBusName`). */
   busName: 'EVENT_BUS_NAME',
   /**
-   * The URL of the SQS queue of webhook deliveries, one message per delivery (subscription x event): the fast
-   * lane, first attempts of enabled subscriptions (docs/architecture.md "Events and webhooks").
+   * The URL of the SQS queue of webhook deliveries, one message per delivery (endpoint x event): the fast
+   * lane, first attempts of enabled endpoints (docs/architecture.md "Events and webhooks").
    */
   deliveryQueueUrl: 'WEBHOOK_DELIVERY_QUEUE_URL',
-  /** The URL of the slow lane's delivery queue: retries, and the deliveries of subscriptions not enabled. */
+  /** The URL of the slow lane's delivery queue: retries, and the deliveries of endpoints not enabled. */
   slowLaneQueueUrl: 'WEBHOOK_SLOW_LANE_QUEUE_URL',
   /** The slow lane queue's ARN: the delivery function tells its records (`eventSourceARN`) from the fast lane's. */
   slowLaneQueueArn: 'WEBHOOK_SLOW_LANE_QUEUE_ARN',
-  /** Seconds of failed attempts only after which a subscription is disabled (lib/webhooks/delivery-settings.ts). */
+  /** Seconds of failed attempts only after which an endpoint is disabled (lib/webhooks/delivery-settings.ts). */
   disableAfterSeconds: 'WEBHOOK_DISABLE_AFTER_SECONDS',
   /** The delays before each retry of a delivery, in seconds, comma-separated (lib/webhooks/delivery-settings.ts). */
   retryDelays: 'WEBHOOK_RETRY_DELAYS',

@@ -43,7 +43,7 @@ export interface WebhookAttempt {
 
 /** What the delivery knows of one attempt once it has decided on it (lib/webhooks/delivery-lanes.ts). */
 export interface AttemptFacts {
-  message: Pick<DeliveryMessage, 'subscriptionId' | 'eventId' | 'type'>;
+  message: Pick<DeliveryMessage, 'endpointId' | 'eventId' | 'type'>;
   attempt: number;
   /** Epoch ms the attempt started. */
   started: number;
@@ -123,7 +123,7 @@ export function attemptRecorder(
           new PutItemCommand({
             TableName: tableName,
             Item: marshall({
-              endpointId: facts.message.subscriptionId,
+              endpointId: facts.message.endpointId,
               attemptId: id,
               ...attempt,
               expiresAt,

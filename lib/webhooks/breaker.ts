@@ -2,7 +2,7 @@
  * The breaker of failing endpoints (docs/contract.md "History and events": a subscriber that has failed every
  * attempt for 5 days is disabled; Svix's rule, https://docs.svix.com/retries "Disabling failing endpoints").
  * The delivery's decision asks {@link breakerTrips}; the disable itself is one conditional write
- * (lib/webhooks/subscription-health.ts `disable`).
+ * (lib/webhooks/endpoint-health.ts `disable`).
  * @module
  */
 

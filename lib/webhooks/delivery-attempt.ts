@@ -30,7 +30,7 @@ export type AttemptOutcome =
   | { delivered: true; status: number }
   | { delivered: false; status?: number; error: string; timedOut?: true; retryAfter?: string };
 
-/** What an attempt needs besides the message: the subscription's URL and secret, the policy, the clock. */
+/** What an attempt needs besides the message: the endpoint's URL and secret, the policy, the clock. */
 export interface AttemptTarget {
   url: string;
   /** The signing secret, or the secrets (the new one first) while a rotated one overlaps. */

@@ -9,15 +9,15 @@ import { breakerTrips } from './breaker.ts';
 import { type AttemptOutcome, deliveryTimeoutMs, fastLaneTimeoutMs } from './delivery-attempt.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { DeliverySchedule } from './delivery-settings.ts';
+import type { Endpoint } from './endpoint-store.ts';
 import { retryAfterSeconds, retryAfterStatuses } from './retry-after.ts';
 import { jitteredDelay, maxDelaySeconds, maxVisibilityTimeoutSeconds } from './retry-schedule.ts';
-import type { Subscription } from './subscriptions.ts';
 
 /** The queue a message came from: `fast` (first attempts of enabled endpoints) or `slow`. */
 export type Lane = 'fast' | 'slow';
 
 /** What a decision reads of an endpoint. */
-export type DecisionEndpoint = Pick<Subscription, 'subscriptionId' | 'state' | 'failingSince'>;
+export type DecisionEndpoint = Pick<Endpoint, 'endpointId' | 'state' | 'failingSince'>;
 
 /** One attempt of a delivery: its message, lane and number (1 for the event's first attempt). */
 export interface Attempt {
@@ -110,7 +110,7 @@ export function admit<E extends DecisionEndpoint>(
       kind: 'keep',
       why: 'disabled',
       attempts: attempt.number - 1,
-      error: 'not attempted: the subscription is disabled',
+      error: 'not attempted: the endpoint is disabled',
     };
   }
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - now.getTime();
@@ -189,12 +189,12 @@ export function decide(
   if (lane === 'slow' && delaySeconds <= maxVisibilityTimeoutSeconds) {
     return { kind: 'retry', delaySeconds, dueAt, ...withEndpoint };
   }
-  const { subscriptionId, eventId, type, timestamp, data } = message;
+  const { endpointId, eventId, type, timestamp, data } = message;
   return {
     kind: 'move',
     why: 'failed',
     message: {
-      subscriptionId,
+      endpointId,
       eventId,
       type,
       timestamp,

@@ -23,17 +23,17 @@ import {
 import { type DeliveryMessage, parseDeliveryMessage } from './delivery-message.ts';
 import type { SlowLane } from './delivery-queue.ts';
 import type { DeliverySchedule } from './delivery-settings.ts';
+import type { EndpointHealth } from './endpoint-health.ts';
+import { type EndpointStore, signingSecrets } from './endpoint-store.ts';
 import type { FailureStore } from './failures.ts';
-import type { SubscriptionHealth } from './subscription-health.ts';
-import { type SubscriptionStore, signingSecrets } from './subscriptions.ts';
 import type { UrlPolicy } from './url-guard.ts';
 
 export type { Lane } from './delivery-decision.ts';
 
 /** What the delivery works with. */
 export interface DeliveryDependencies {
-  subscriptions: Pick<SubscriptionStore, 'get'>;
-  health: SubscriptionHealth;
+  endpoints: Pick<EndpointStore, 'get'>;
+  health: EndpointHealth;
   failures: Pick<FailureStore, 'put'>;
   /** The slow lane: moves go there, and its retries wait there. */
   slowLane: SlowLane;
@@ -90,7 +90,7 @@ export async function deliverMessage(
   }
   const number = attemptNumber(lane, message, Number(record.attributes.ApproximateReceiveCount));
   const attempt = { message, lane, number };
-  const endpoint = await deps.subscriptions.get(message.subscriptionId);
+  const endpoint = await deps.endpoints.get(message.endpointId);
   const admission = admit(endpoint, attempt, deps.now());
   if (admission.kind !== 'attempt') return carryOut(admission, record, message, { attempt: number }, deps);
 
@@ -104,7 +104,7 @@ export async function deliverMessage(
   const durationMs = Date.now() - started;
   const status = outcome.status !== undefined && { status: outcome.status };
   deps.info('webhook attempt', {
-    endpointId: message.subscriptionId,
+    endpointId: message.endpointId,
     eventId: message.eventId,
     attempt: number,
     ...status,
@@ -122,7 +122,7 @@ export async function deliverMessage(
     nextAttemptAt: nextAttemptAt(action),
   });
   const details = {
-    subscriptionId: message.subscriptionId,
+    endpointId: message.endpointId,
     eventId: message.eventId,
     attempt: number,
     ...status,
@@ -142,7 +142,7 @@ async function carryOut(
   details: AttemptDetails,
   deps: DeliveryDependencies,
 ): Promise<MessageResult> {
-  const endpointId = message.subscriptionId;
+  const endpointId = message.endpointId;
   if (action.kind === 'delivered' && action.endpoint) {
     await processEndpointSuccess(endpointId, action.endpoint, deps);
   } else if (action.kind !== 'delivered' && 'endpoint' in action && action.endpoint) {
@@ -164,9 +164,9 @@ async function carryOut(
       break;
     case 'keep': {
       const { attempts, status, error } = action;
-      const { subscriptionId, eventId, type, timestamp, data } = message;
+      const { endpointId, eventId, type, timestamp, data } = message;
       await deps.failures.put({
-        subscriptionId,
+        endpointId,
         eventId,
         type,
         timestamp,
@@ -212,7 +212,7 @@ async function processEndpointFailure(
   if (failure.change === 'failing') return deps.health.isolate(endpointId, failure.at);
   if (await deps.health.disable(endpointId, failure.failingSince, failure.at)) {
     deps.onDisabled();
-    deps.log('webhook subscription disabled', { ...details, failingSince: failure.failingSince });
+    deps.log('webhook endpoint disabled', { ...details, failingSince: failure.failingSince });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * A message of the webhook delivery queue: one event for one subscription (docs/contract.md "History and
+ * A message of the webhook delivery queue: one event for one endpoint (docs/contract.md "History and
  * events"). The fan-out sends it, the redrive of the webhook tool sends it again, the delivery reads it.
  * @module
  */
@@ -12,6 +12,7 @@ import {
   type LowStock,
   type OrderChange,
 } from '../events/changes.ts';
+import { storedEndpointId, toStoredNames } from './stored-names.ts';
 
 /**
  * The type of a test event (sendTestWebhook): delivered to one endpoint alone, never on the bus nor in the events
@@ -27,9 +28,9 @@ export interface TestEventData {
 /** The type of a delivery: an event type of the feed, or {@link testEventType}. */
 export type DeliveryType = EventType | typeof testEventType;
 
-/** The body of a delivery message, as JSON. */
+/** A delivery message (its JSON body names `endpointId` as stored: lib/webhooks/stored-names.ts). */
 export interface DeliveryMessage {
-  subscriptionId: string;
+  endpointId: string;
   /** The event's id (lib/events/changes.ts `changeEventId`): the `webhook-id` of every attempt. */
   eventId: string;
   type: DeliveryType;
@@ -67,9 +68,17 @@ export function deliveryDataJson(message: Pick<DeliveryMessage, 'type' | 'data'>
 
 /** The JSON body of a delivery message. */
 export function deliveryMessageBody(message: DeliveryMessage): string {
-  const { subscriptionId, eventId, type, timestamp, priorAttempts, notBefore } = message;
+  const { endpointId, eventId, type, timestamp, priorAttempts, notBefore } = message;
   const data = deliveryDataValue(message);
-  return JSON.stringify({ subscriptionId, eventId, type, timestamp, priorAttempts, notBefore, data });
+  return JSON.stringify({
+    ...toStoredNames({ endpointId }),
+    eventId,
+    type,
+    timestamp,
+    priorAttempts,
+    notBefore,
+    data,
+  });
 }
 
 /**
@@ -77,14 +86,18 @@ export function deliveryMessageBody(message: DeliveryMessage): string {
  * @throws Error when it is not JSON of that shape (a message no attempt can deliver).
  */
 export function parseDeliveryMessage(body: string): DeliveryMessage {
-  const value = JSON.parse(body, exactIds) as Partial<DeliveryMessage> | null;
-  const text = (name: keyof DeliveryMessage) => typeof value?.[name] === 'string';
+  const { [storedEndpointId]: endpointId, ...members } = (JSON.parse(body, exactIds) ?? {}) as Record<
+    string,
+    unknown
+  >;
+  const value = { ...members, endpointId } as Partial<DeliveryMessage>;
+  const text = (name: keyof DeliveryMessage) => typeof value[name] === 'string';
   if (
-    !text('subscriptionId') ||
+    !text('endpointId') ||
     !text('eventId') ||
     !text('timestamp') ||
-    !([...eventTypes, testEventType] as readonly unknown[]).includes(value?.type) ||
-    value?.data === undefined ||
+    !([...eventTypes, testEventType] as readonly unknown[]).includes(value.type) ||
+    value.data === undefined ||
     (value.priorAttempts !== undefined &&
       !(Number.isInteger(value.priorAttempts) && value.priorAttempts >= 0)) ||
     (value.notBefore !== undefined &&

@@ -1,6 +1,6 @@
 /**
  * The webhook delivery queue (SQS): one message per delivery, its visibility timeout carrying the retry delay,
- * its message group the subscription's id, so that the queue shares its consumers fairly by endpoint (an SQS
+ * its message group the endpoint's id, so that the queue shares its consumers fairly by endpoint (an SQS
  * fair queue: docs/contract.md "History and events"; docs/architecture.md "Events and webhooks").
  * @module
  */
@@ -19,7 +19,7 @@ export const sendBatchSize = 10;
 /** The queue's operations the fan-out, the delivery and the tool use. */
 export interface DeliveryQueue {
   /**
-   * Sends one message per delivery, in SendMessageBatch requests of up to 10, each in its subscription's
+   * Sends one message per delivery, in SendMessageBatch requests of up to 10, each in its endpoint's
    * message group and hidden for `delaySeconds` (0-900, SQS's `DelaySeconds`; default 0).
    * @throws Error when SQS reports any entry failed (the caller retries the whole call: at least once).
    */
@@ -31,14 +31,14 @@ export interface DeliveryQueue {
 /** What the delivery function does with the slow lane (docs/architecture.md "Events and webhooks"). */
 export interface SlowLane extends Pick<DeliveryQueue, 'retryAfter'> {
   /**
-   * Sends one delivery to the slow lane, in its subscription's message group, hidden for `delaySeconds` (0-900,
+   * Sends one delivery to the slow lane, in its endpoint's message group, hidden for `delaySeconds` (0-900,
    * SQS's `DelaySeconds`).
    */
   move(message: DeliveryMessage, delaySeconds: number): Promise<void>;
 }
 
 /**
- * Sends `message` to the queue at `queueUrl` (the fast lane) in its subscription's message group: one
+ * Sends `message` to the queue at `queueUrl` (the fast lane) in its endpoint's message group: one
  * SendMessage, for the operations that send a delivery themselves (sendTestWebhook, redeliverWebhook: lib/api.ts
  * `sendsDeliveries`).
  */
@@ -51,7 +51,7 @@ export async function sendDelivery(
     new SendMessageCommand({
       QueueUrl: queueUrl,
       MessageBody: deliveryMessageBody(message),
-      MessageGroupId: message.subscriptionId,
+      MessageGroupId: message.endpointId,
     }),
   );
 }
@@ -67,7 +67,7 @@ export function slowLane(sqs: SQSClient, queueUrl: string): SlowLane {
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: deliveryMessageBody(message),
-          MessageGroupId: message.subscriptionId,
+          MessageGroupId: message.endpointId,
           DelaySeconds: delaySeconds,
         }),
       );
@@ -112,7 +112,7 @@ export function deliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
             Entries: batch.map((message, index) => ({
               Id: String(index),
               MessageBody: deliveryMessageBody(message),
-              MessageGroupId: message.subscriptionId,
+              MessageGroupId: message.endpointId,
               ...(delaySeconds > 0 && { DelaySeconds: delaySeconds }),
             })),
           }),

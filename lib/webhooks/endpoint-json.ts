@@ -4,9 +4,9 @@
  * @module
  */
 import { invalidRequest, listedNames, unknownMembers } from '../http/errors.ts';
-import type { EndpointView } from './endpoints.ts';
+import type { Endpoint } from './endpoint-store.ts';
 import { type EndpointEventType, endpointEventTypes } from './event-access.ts';
-import type { Subscription } from './subscriptions.ts';
+import type { EndpointView } from './key-endpoints.ts';
 
 /**
  * A validated createWebhookEndpoint body: the URL (not yet checked by the SSRF guard) and the event types it
@@ -57,7 +57,7 @@ export function parseNewEndpoint(body: unknown): NewEndpoint {
   return { url, events: strings as EndpointEventType[] };
 }
 
-/** An endpoint id as the service makes them (lib/webhooks/subscriptions.ts `newSubscriptionId`). */
+/** An endpoint id as the service makes them (lib/webhooks/endpoint-store.ts `newEndpointId`). */
 const endpointIdFormat = /^ws_[A-Za-z0-9_-]{16}$/;
 
 /**
@@ -76,7 +76,7 @@ export function parseEndpointId(text: string | undefined): string {
 /** The JSON value of an endpoint: `id`, `url`, `events`, `state`, `createdAt`, and when set `failingSince`, `disabledAt`. */
 export function endpointValue(endpoint: EndpointView) {
   return {
-    id: endpoint.subscriptionId,
+    id: endpoint.endpointId,
     url: endpoint.url,
     events: endpoint.events,
     state: endpoint.state,
@@ -87,6 +87,6 @@ export function endpointValue(endpoint: EndpointView) {
 }
 
 /** The JSON text of a new endpoint: {@link endpointValue} and its `secret`, shown this once. */
-export function createdEndpointJson(endpoint: Subscription): string {
+export function createdEndpointJson(endpoint: Endpoint): string {
   return JSON.stringify({ ...endpointValue(endpoint), secret: endpoint.secret });
 }

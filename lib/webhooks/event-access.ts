@@ -13,7 +13,7 @@ export const eventTypeScopes = {
   'order.changed': 'orders:read',
 } as const satisfies Record<string, Scope>;
 
-/** An event type a webhook endpoint or subscription can name. */
+/** An event type a webhook endpoint can name. */
 export type EndpointEventType = keyof typeof eventTypeScopes;
 
 /** Every event type an endpoint can name: `inventory.changed`, `inventory.low_stock`, `order.changed`. */

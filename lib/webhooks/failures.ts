@@ -1,6 +1,6 @@
 /**
  * The webhook failures table: deliveries that failed on every attempt, kept until an operator redrives them
- * (docs/contract.md "History and events"), by `subscriptionId` then `eventId`.
+ * (docs/contract.md "History and events"), by `endpointId` then `eventId`.
  * @module
  */
 import {
@@ -13,6 +13,7 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { exactIds } from '../events/change-json.ts';
 import { type DeliveryMessage, deliveryDataJson } from './delivery-message.ts';
+import { endpointKey, storedEndpointId, storedEndpointIdOf, toStoredNames } from './stored-names.ts';
 
 /**
  * A delivery kept as a failure: the message, how many attempts were made, the last attempt's HTTP status (when
@@ -28,21 +29,21 @@ export interface WebhookFailure extends DeliveryMessage {
 
 /** The failures table's operations. */
 export interface FailureStore {
-  /** Stores (or replaces: the same event failing again for a subscription) a failure: one PutItem. */
+  /** Stores (or replaces: the same event failing again for an endpoint) a failure: one PutItem. */
   put(failure: WebhookFailure): Promise<void>;
-  /** Every failure, or the subscription's only, in `eventId` order per subscription (Scan or Query, all pages). */
-  list(subscriptionId?: string): Promise<WebhookFailure[]>;
-  /** Deletes the failure of this subscription and event (nothing when there is none). */
-  remove(subscriptionId: string, eventId: string): Promise<void>;
+  /** Every failure, or the endpoint's only, in `eventId` order per endpoint (Scan or Query, all pages). */
+  list(endpointId?: string): Promise<WebhookFailure[]>;
+  /** Deletes the failure of this endpoint and event (nothing when there is none). */
+  remove(endpointId: string, eventId: string): Promise<void>;
 }
 
 function toStored(failure: WebhookFailure): Record<string, unknown> {
-  return { ...failure, data: deliveryDataJson(failure) };
+  return toStoredNames({ ...failure, data: deliveryDataJson(failure) });
 }
 
 function fromStored(item: Record<string, unknown>): WebhookFailure {
   return {
-    subscriptionId: String(item.subscriptionId),
+    endpointId: storedEndpointIdOf(item),
     eventId: String(item.eventId),
     type: item.type as WebhookFailure['type'],
     timestamp: String(item.timestamp),
@@ -73,21 +74,21 @@ export function failureWriter(client: DynamoDBClient, tableName: string): Pick<F
 
 /**
  * The failure store over `client` and the table `tableName` (the low-level client with util-dynamodb's
- * marshalling, as {@link import('./subscriptions.ts').subscriptionStore}).
+ * marshalling, as {@link import('./endpoint-store.ts').endpointStore}).
  */
 export function failureStore(client: DynamoDBClient, tableName: string): FailureStore {
   return {
     ...failureWriter(client, tableName),
-    async list(subscriptionId) {
+    async list(endpointId) {
       const pages =
-        subscriptionId === undefined
+        endpointId === undefined
           ? paginateScan({ client }, { TableName: tableName })
           : paginateQuery(
               { client },
               {
                 TableName: tableName,
-                KeyConditionExpression: 'subscriptionId = :id',
-                ExpressionAttributeValues: marshall({ ':id': subscriptionId }),
+                KeyConditionExpression: `${storedEndpointId} = :id`,
+                ExpressionAttributeValues: marshall({ ':id': endpointId }),
               },
             );
       const failures: WebhookFailure[] = [];
@@ -95,9 +96,12 @@ export function failureStore(client: DynamoDBClient, tableName: string): Failure
         for (const item of page.Items ?? []) failures.push(fromStored(unmarshall(item)));
       return failures;
     },
-    async remove(subscriptionId, eventId) {
+    async remove(endpointId, eventId) {
       await client.send(
-        new DeleteItemCommand({ TableName: tableName, Key: marshall({ subscriptionId, eventId }) }),
+        new DeleteItemCommand({
+          TableName: tableName,
+          Key: marshall({ ...endpointKey(endpointId), eventId }),
+        }),
       );
     },
   };

@@ -2,6 +2,6 @@
 export const webhookMetrics = {
   /** 1 per delivery kept as a failure after its schedule's last attempt. */
   deliveriesFailed: 'WebhookDeliveriesFailed',
-  /** 1 per subscription the breaker disabled (lib/webhooks/breaker.ts). */
+  /** 1 per endpoint the breaker disabled (lib/webhooks/breaker.ts). */
   endpointsDisabled: 'WebhookEndpointsDisabled',
 } as const;

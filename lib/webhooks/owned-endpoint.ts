@@ -6,15 +6,15 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { notFound } from '../http/errors.ts';
+import { type EndpointRoute, endpointItem } from './endpoint-store.ts';
 import type { EndpointEventType } from './event-access.ts';
-import { type SubscriptionRoute, subscriptionItem } from './subscriptions.ts';
 
 /** What the operations on one endpoint read of it besides its owner: the types it takes and its creation time. */
-export type OwnedEndpoint = Pick<SubscriptionRoute, 'events' | 'createdAt'>;
+export type OwnedEndpoint = Pick<EndpointRoute, 'events' | 'createdAt'>;
 
 /**
  * Checks that `owner` (the first key id of the caller's rotation chain) holds the endpoint `endpointId` of the
- * subscriptions table `tableName`: one strongly consistent GetItem of its owner, event types and creation time
+ * endpoints table `tableName`: one strongly consistent GetItem of its owner, event types and creation time
  * (never its secret).
  * @returns the endpoint's event types and `createdAt` (redeliverWebhook: which events it was sent).
  * @throws HttpError 404 `not_found` when there is no such endpoint or another key (or the tool) holds it.
@@ -27,7 +27,7 @@ export async function requireOwnedEndpoint(
 ): Promise<OwnedEndpoint> {
   const { Item } = await client.send(
     new GetItemCommand({
-      ...subscriptionItem(tableName, endpointId),
+      ...endpointItem(tableName, endpointId),
       ConsistentRead: true,
       ProjectionExpression: 'ownerKeyId, #events, createdAt',
       ExpressionAttributeNames: { '#events': 'events' },

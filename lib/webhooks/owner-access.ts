@@ -10,8 +10,8 @@ import { scopes as everyScope, type Scope } from '../api.ts';
 import { keyIdOf } from '../auth/api-key.ts';
 import { keyStateAt } from '../auth/key-state.ts';
 import type { ApiKeyRecord } from '../auth/key-store.ts';
+import type { EndpointRoute } from './endpoint-store.ts';
 import { missingScopes } from './event-access.ts';
-import type { SubscriptionRoute } from './subscriptions.ts';
 
 /** Why an API key's endpoint receives nothing: no live key in its chain, or the key lacks a type's scope. */
 export type KeyRefusal = 'key_revoked' | 'key_expired' | 'scope_missing';
@@ -53,11 +53,11 @@ export function chainAccess(records: readonly KeyFacts[], now: Date): Map<string
 }
 
 /**
- * Why `route` may not receive under `access`, or undefined when it may: the tool's subscriptions (no owner)
+ * Why `route` may not receive under `access`, or undefined when it may: the tool's endpoints (no owner)
  * always may; a chain with no key on record counts as revoked.
  */
 export function refusalOf(
-  route: SubscriptionRoute,
+  route: EndpointRoute,
   access: ReadonlyMap<string, ChainAccess>,
 ): KeyRefusal | undefined {
   if (route.ownerKeyId === undefined) return undefined;
@@ -101,11 +101,11 @@ export function ownerKeys(
  * refused route not yet disabled, and awaited, before the routes are returned.
  */
 export async function checkedRoutes(
-  routes: readonly SubscriptionRoute[],
+  routes: readonly EndpointRoute[],
   access: ReadonlyMap<string, ChainAccess>,
-  disable: (route: SubscriptionRoute & { ownerKeyId: string }, reason: KeyRefusal) => Promise<void>,
-): Promise<SubscriptionRoute[]> {
-  const allowed: SubscriptionRoute[] = [];
+  disable: (route: EndpointRoute & { ownerKeyId: string }, reason: KeyRefusal) => Promise<void>,
+): Promise<EndpointRoute[]> {
+  const allowed: EndpointRoute[] = [];
   const disabling: Promise<void>[] = [];
   for (const route of routes) {
     const refusal = refusalOf(route, access);

@@ -60,5 +60,5 @@ export function redeliveryOf(
     (endpoint.events as readonly string[]).includes(type) &&
     (readableEventTypes(granted) as readonly string[]).includes(type) &&
     createdBefore(endpoint, change);
-  return takes ? { subscriptionId: endpointId, eventId: id, type, timestamp, data } : undefined;
+  return takes ? { endpointId: endpointId, eventId: id, type, timestamp, data } : undefined;
 }

@@ -10,7 +10,7 @@ import { type DeliveryMessage, testEventType } from './delivery-message.ts';
 /** The delivery of a new test event to `endpointId` at `now`: its id `test_` + base64url of 12 random bytes. */
 export function testDelivery(endpointId: string, now: Date): DeliveryMessage {
   return {
-    subscriptionId: endpointId,
+    endpointId: endpointId,
     eventId: `test_${randomBytes(12).toString('base64url')}`,
     type: testEventType,
     timestamp: now.toISOString(),

@@ -1,6 +1,6 @@
 /**
  * The SSRF guard of webhook URLs (docs/contract.md "History and events"): which URLs and which resolved addresses
- * a subscription may use, checked when it is added and again at each delivery through the request's own DNS
+ * an endpoint may use, checked when it is added and again at each delivery through the request's own DNS
  * lookup (so the address connected to is the address checked).
  * @module
  */

@@ -259,7 +259,7 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
   const eventId = 'inventory.-9223372036854775808.1';
   const occurredAt = '2026-11-26T09:30:00.123Z';
   const env = {
-    [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
+    [tables.webhookEndpoints.env]: testTableNames.webhookEndpoints,
     [tables.webhookFailures.env]: testTableNames.webhookFailures,
     [tables.webhookAttempts.env]: testTableNames.webhookAttempts,
     WEBHOOK_URL_POLICY: 'local',
@@ -275,7 +275,7 @@ describe('the trimmed deliverWebhooks bundle, against the embedded DynamoDB and 
     receiver = await startWebhookReceiver();
     await db.client.send(
       new PutItemCommand({
-        TableName: testTableNames.webhookSubscriptions,
+        TableName: testTableNames.webhookEndpoints,
         Item: {
           subscriptionId: { S: 'ws_bundle' },
           url: { S: `${receiver.endpoint}/hook` },
@@ -352,7 +352,7 @@ describe('the trimmed fanOutWebhooks bundle, fed by the change-events queue', ()
     changeEvents = await startChangeEventsQueue(db.credentials);
     await db.client.send(
       new PutItemCommand({
-        TableName: testTableNames.webhookSubscriptions,
+        TableName: testTableNames.webhookEndpoints,
         Item: {
           subscriptionId: { S: 'ws_orders' },
           url: { S: 'http://127.0.0.1:9/hook' },
@@ -375,7 +375,7 @@ describe('the trimmed fanOutWebhooks bundle, fed by the change-events queue', ()
       'fanOutWebhooks',
       { Records: records },
       {
-        [tables.webhookSubscriptions.env]: testTableNames.webhookSubscriptions,
+        [tables.webhookEndpoints.env]: testTableNames.webhookEndpoints,
         WEBHOOK_DELIVERY_QUEUE_URL: deliveries.url,
         WEBHOOK_SLOW_LANE_QUEUE_URL: deliveries.url.replace(/[^/]+$/, 'webhook-slow-lane'),
         AWS_ENDPOINT_URL_SQS: deliveries.endpoint,

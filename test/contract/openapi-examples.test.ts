@@ -235,7 +235,7 @@ function createDeployed(body: unknown, keyId = inProcessKeyId): Promise<Answer> 
 async function breakerDisabled(endpointId: string, failingSince: string, disabledAt: string): Promise<void> {
   await api.dynamoDb.send(
     new UpdateItemCommand({
-      TableName: names().webhookSubscriptions,
+      TableName: names().webhookEndpoints,
       Key: { subscriptionId: { S: endpointId } },
       UpdateExpression:
         'SET #state = :disabled, failingSince = :since, disabledAt = :at, disabledReason = :failing',
@@ -645,7 +645,7 @@ const proofs: Record<string, Proof> = {
       ];
       for (const [attempt, ago] of attempts) {
         await recorder.record({
-          message: { subscriptionId: endpointId, eventId: attempt.eventId, type: 'inventory.changed' },
+          message: { endpointId, eventId: attempt.eventId, type: 'inventory.changed' },
           attempt: attempt.attempt,
           started: Date.now() - ago,
           // The next time the example states, after this attempt's end (now), as the delivery's decision gives it.

@@ -10,7 +10,7 @@ import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { eventTypes } from '#lib/events/changes.ts';
-import { subscriptionStore } from '#lib/webhooks/subscriptions.ts';
+import { endpointStore } from '#lib/webhooks/endpoint-store.ts';
 import { localTableNames } from '#local/settings.ts';
 import { manyConnectionsTimeoutMs } from '#test/support/connection-retries.ts';
 import { expectError } from '#test/support/http-assertions.ts';
@@ -45,8 +45,8 @@ beforeAll(async () => {
   api = await startTestApi({ events: true });
   client = rawClient(api.baseUrl, { maxSockets: 100, retryConnectionErrors: true });
   receiver = await startWebhookReceiver();
-  const subscriptions = subscriptionStore(api.dynamoDb, localTableNames().webhookSubscriptions);
-  await subscriptions.add(`${receiver.endpoint}/hooks`, eventTypes, new Date());
+  const endpoints = endpointStore(api.dynamoDb, localTableNames().webhookEndpoints);
+  await endpoints.add(`${receiver.endpoint}/hooks`, eventTypes, new Date());
 });
 afterAll(async () => {
   client?.close();

@@ -247,7 +247,7 @@ test('rotateWebhookSecret: 200 with the new secret; deliveries verify with both 
   expect(body).toStrictEqual({ id: endpointId, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/) });
   const newSecret = body.secret;
   expect(newSecret).not.toBe(oldSecret);
-  const item = (await api.tableItems('webhookSubscriptions')).find((s) => s.subscriptionId === endpointId);
+  const item = (await api.tableItems('webhookEndpoints')).find((s) => s.subscriptionId === endpointId);
   expect(item).toMatchObject({ secret: newSecret, previousSecret: oldSecret });
   const expiry = Date.parse(String(item?.previousSecretExpiresAt));
   expect(expiry - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
@@ -281,7 +281,7 @@ test('rotateWebhookSecret: 200 with the new secret; deliveries verify with both 
   // Past the overlap: the stored expiry set in the past.
   await api.dynamoDb.send(
     new UpdateItemCommand({
-      TableName: localTableNames().webhookSubscriptions,
+      TableName: localTableNames().webhookEndpoints,
       Key: { subscriptionId: { S: endpointId } },
       UpdateExpression: 'SET previousSecretExpiresAt = :past',
       ExpressionAttributeValues: { ':past': { S: new Date(Date.now() - 1000).toISOString() } },
@@ -425,7 +425,7 @@ test('redeliverWebhook: 202; the endpoint receives the event again, same webhook
   // Refused requests: exact Error bodies, and the tables unchanged.
   const path = `/webhook-endpoints/${endpointId}/redeliveries`;
   const tablesNow = async () =>
-    Promise.all([api.tableItems('webhookAttempts'), api.tableItems('webhookSubscriptions')]);
+    Promise.all([api.tableItems('webhookAttempts'), api.tableItems('webhookEndpoints')]);
   const before = await tablesNow();
   const refusal = (status: number, code: string, message: string) => [status, { code, message, status }];
   const noEndpoint = refusal(404, 'not_found', `this API key holds no webhook endpoint ${endpointId}`);

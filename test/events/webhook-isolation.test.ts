@@ -9,7 +9,7 @@
  * Each change is a PATCH of its own pet and quantity, so that each delivery names its change. First the healthy
  * subscriber alone (the control: on a machine loaded enough that its deliveries already take longer than the
  * contract's 5 s, the bound is twice its own slowest delivery plus a margin, so that what is measured is what the
- * others add); then beside one hanging subscription of the webhook tool; then beside 20 endpoints of one API key
+ * others add); then beside one hanging endpoint of the webhook tool; then beside 20 endpoints of one API key
  * that hang, answer 500, or answer after 1.9 s (under the fast lane's 2 s cut), the healthy one an endpoint of
  * another key.
  */
@@ -25,7 +25,7 @@ import {
   type WebhookReceiver,
 } from '#test/support/webhook-receiver.ts';
 
-/** Changes per second, and for how long (the tool's hanging subscription; each key's scenario). */
+/** Changes per second, and for how long (the tool's hanging endpoint; each key's scenario). */
 const changesPerSecond = 10;
 const seconds = 10;
 const scenarioSeconds = 5;

@@ -88,7 +88,7 @@ async function restock(petId: string, quantity: number) {
   expect(response.status, response.text).toBe(200);
 }
 
-/** The webhook tool's `list --json` on the service's data folder, by subscription id. */
+/** The webhook tool's `list --json` on the service's data folder, by endpoint id. */
 async function toolList(): Promise<Map<string, Record<string, unknown>>> {
   const result = await runNode(scripts.webhooks, ['list', '--json'], {
     env: childEnv({ DATA_DIR: api.dataDir }),

@@ -1,6 +1,6 @@
 /**
  * Webhooks end to end on the local API serving the synthesized stack (docs/contract.md "History and events"):
- * subscriptions made with the webhook tool; writes through the API; the stream, recordChanges, the bus and its
+ * endpoints made with the webhook tool; writes through the API; the stream, recordChanges, the bus and its
  * rule, the change-events queue, fanOutWebhooks, the delivery queue and deliverWebhooks deliver to three local
  * receivers: the README's receiver (verifies with `standardwebhooks`), one answering 500 twice per event then
  * 204, one failing until the test heals it. Both healthy ones receive every event, signatures verify, the
@@ -88,7 +88,7 @@ function webhooks(...args: string[]) {
 async function subscribe(url: string) {
   const added = await webhooks('add', url);
   expect(added.code, added.stderr).toBe(0);
-  const id = /Added subscription (\S+) /.exec(added.stderr)?.[1] as string;
+  const id = /Added endpoint (\S+) /.exec(added.stderr)?.[1] as string;
   return { id, secret: added.stdout.trim() };
 }
 
@@ -160,10 +160,10 @@ function byId(received: Received[]): Map<string, Received[]> {
 test('two receivers get every event, signed; the failing one retried without delaying the other; a persistent failure is kept and redriven', async () => {
   const readmePort = await freePort();
   const readmeUrl = `http://127.0.0.1:${readmePort}/hooks`;
-  const readmeSubscription = await subscribe(readmeUrl);
-  const readmePrinted = await startReadmeReceiver(readmePort, readmeSubscription.secret);
-  const retryingSubscription = await subscribe(retrying.url);
-  const healingSubscription = await subscribe(healing.url);
+  const readmeEndpoint = await subscribe(readmeUrl);
+  const readmePrinted = await startReadmeReceiver(readmePort, readmeEndpoint.secret);
+  const retryingEndpoint = await subscribe(retrying.url);
+  const healingEndpoint = await subscribe(healing.url);
 
   // addPet, a PATCH and an order: four events (three of the pet, one of the order). The petId is beyond 2^53,
   // where JSON.parse rounds (it would print 7532043913479289000).
@@ -202,7 +202,7 @@ test('two receivers get every event, signed; the failing one retried without del
   await eventually(deliveredAll(retrying), 'the retrying receiver got every event on its third attempt');
 
   // Every attempt to the retrying receiver is signed with its secret and verifies; the payload is exact.
-  const verifier = new Webhook(retryingSubscription.secret);
+  const verifier = new Webhook(retryingEndpoint.secret);
   for (const receipt of retrying.received) {
     const payload = verifier.verify(receipt.body, receipt.headers as Record<string, string>) as {
       type: string;
@@ -233,21 +233,21 @@ test('two receivers get every event, signed; the failing one retried without del
     return (JSON.parse(listed.stdout || '[]') as unknown[]).length === expected.length;
   }, 'the persistent failures kept');
   const failures = JSON.parse((await webhooks('failures', '--json')).stdout) as {
-    subscription: string;
+    endpoint: string;
     eventId: string;
     attempts: number;
     lastStatus: number | null;
   }[];
-  expect(failures.map((f) => [f.subscription, f.eventId, f.attempts, f.lastStatus]).sort()).toStrictEqual(
-    expected.map((id) => [healingSubscription.id, id, 3, 500]).sort(),
+  expect(failures.map((f) => [f.endpoint, f.eventId, f.attempts, f.lastStatus]).sort()).toStrictEqual(
+    expected.map((id) => [healingEndpoint.id, id, 3, 500]).sort(),
   );
   expect(byId(healing.received).size).toBe(expected.length);
 
   healed = true;
-  const redriven = await webhooks('redrive', healingSubscription.id);
+  const redriven = await webhooks('redrive', healingEndpoint.id);
   expect(redriven.code, redriven.stderr).toBe(0);
   await eventually(deliveredAll(healing), 'the redriven events delivered');
-  const healingVerifier = new Webhook(healingSubscription.secret);
+  const healingVerifier = new Webhook(healingEndpoint.secret);
   for (const receipt of healing.received.filter((r) => r.status === 204)) {
     healingVerifier.verify(receipt.body, receipt.headers as Record<string, string>);
   }

@@ -41,7 +41,7 @@ const create = (url: string) => callServer(server, apiKey, 'POST', '/webhook-end
 
 /** The stored endpoints at `url`: their ids. */
 async function endpointsAt(url: string): Promise<string[]> {
-  const items = await storeTable(dataDir, 'webhookSubscriptions');
+  const items = await storeTable(dataDir, 'webhookEndpoints');
   return items.filter((item) => item.url?.S === url).map((item) => String(item.subscriptionId?.S));
 }
 

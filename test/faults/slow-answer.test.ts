@@ -416,7 +416,7 @@ function slowAnswerSuite(start: () => Promise<SlowAnswerStore>): void {
       const answer = await slowly('TransactWriteItems', () => call('POST', '/webhook-endpoints', { url }));
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({ url, state: 'enabled', secret: expect.stringMatching(/^whsec_/) });
-      const endpoints = (await store.table('webhookSubscriptions')).filter((item) => item.url?.S === url);
+      const endpoints = (await store.table('webhookEndpoints')).filter((item) => item.url?.S === url);
       expect(endpoints.map((item) => item.subscriptionId?.S)).toStrictEqual([answer.body.id]);
       const owners = await store.table('webhookEndpointOwners');
       expect(owners.map((item) => item.endpointIds?.SS)).toStrictEqual([[answer.body.id]]);
@@ -429,7 +429,7 @@ function slowAnswerSuite(start: () => Promise<SlowAnswerStore>): void {
         call('DELETE', `/webhook-endpoints/${created.body.id}`),
       );
       expect(answer.status).toBe(204);
-      const ids = (await store.table('webhookSubscriptions')).map((item) => item.subscriptionId?.S);
+      const ids = (await store.table('webhookEndpoints')).map((item) => item.subscriptionId?.S);
       expect(ids).not.toContain(created.body.id);
       const owners = await store.table('webhookEndpointOwners');
       expect(owners.flatMap((item) => item.endpointIds?.SS ?? [])).not.toContain(created.body.id);

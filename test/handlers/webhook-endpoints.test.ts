@@ -32,7 +32,7 @@ beforeAll(async () => {
       Item: { keyDigest: { S: apiKeyDigest(callerKey) }, createdAt: { S: new Date().toISOString() } },
     }),
   );
-  process.env.WEBHOOK_SUBSCRIPTIONS_TABLE_NAME = testTableNames.webhookSubscriptions;
+  process.env.WEBHOOK_ENDPOINTS_TABLE_NAME = testTableNames.webhookEndpoints;
   process.env.WEBHOOK_ENDPOINT_OWNERS_TABLE_NAME = testTableNames.webhookEndpointOwners;
   process.env.WEBHOOK_URL_POLICY = 'local';
   create = (await import('#functions/create-webhook-endpoint/handler.ts')).handler;
@@ -76,9 +76,9 @@ const deleteEvent = (endpointId: string) =>
     pathParameters: { endpointId },
   });
 
-/** The stored subscription of `id`, or undefined. */
-async function subscription(id: string): Promise<RawItem | undefined> {
-  return (await scanTable(db.client, testTableNames.webhookSubscriptions)).find(
+/** The stored endpoint of `id`, or undefined. */
+async function endpoint(id: string): Promise<RawItem | undefined> {
+  return (await scanTable(db.client, testTableNames.webhookEndpoints)).find(
     (s) => s.subscriptionId?.S === id,
   );
 }
@@ -105,7 +105,7 @@ describe('the owner', () => {
     );
     expect(created.statusCode).toBe(201);
     const { id } = JSON.parse(created.body);
-    expect((await subscription(id))?.ownerKeyId).toStrictEqual({ S: 'aaaaaaaaaaa1' });
+    expect((await endpoint(id))?.ownerKeyId).toStrictEqual({ S: 'aaaaaaaaaaa1' });
     expect(await ownedIds('aaaaaaaaaaa1')).toStrictEqual([id]);
 
     const listed = await list(asKey(listEvent(), 'aaaaaaaaaaa3', 'aaaaaaaaaaa1'), lambdaContext('list'));
@@ -124,14 +124,14 @@ describe('the owner', () => {
     );
     expect(created.statusCode).toBe(201);
     const { id } = JSON.parse(created.body);
-    expect((await subscription(id))?.ownerKeyId).toStrictEqual({ S: 'bbbbbbbbbbbb' });
+    expect((await endpoint(id))?.ownerKeyId).toStrictEqual({ S: 'bbbbbbbbbbbb' });
     // Another key, even one whose chain starts elsewhere, neither lists nor deletes it.
     const other = await remove(
       asKey(deleteEvent(id), 'cccccccccccc', 'dddddddddddd'),
       lambdaContext('delete'),
     );
     expect(other.statusCode).toBe(404);
-    expect(await subscription(id)).toBeDefined();
+    expect(await endpoint(id)).toBeDefined();
   });
 });
 
@@ -161,7 +161,7 @@ describe('a TransactionConflict with another write of the same key', () => {
       status: 503,
     });
     expect(await ownedIds('ffffffffffff')).toBeUndefined();
-    const urls = (await scanTable(db.client, testTableNames.webhookSubscriptions)).map((s) => s.url?.S);
+    const urls = (await scanTable(db.client, testTableNames.webhookEndpoints)).map((s) => s.url?.S);
     expect(urls).not.toContain('http://127.0.0.1:9/busy');
   });
 
@@ -174,6 +174,6 @@ describe('a TransactionConflict with another write of the same key', () => {
     conflicts(1);
     const deleted = await remove(asKey(deleteEvent(id), 'abcabcabcabc'), lambdaContext('delete'));
     expect([deleted.statusCode, deleted.body]).toStrictEqual([204, '']);
-    expect(await subscription(id)).toBeUndefined();
+    expect(await endpoint(id)).toBeUndefined();
   });
 });

@@ -37,10 +37,10 @@ const list = (authorization = api.authorization) =>
 const remove = (id: string, authorization = api.authorization) =>
   declaredRequest(api, 'DELETE', `/webhook-endpoints/${id}`, { headers: { Authorization: authorization } });
 
-/** The subscriptions and owner items as stored. */
+/** The endpoints and owner items as stored. */
 async function stored() {
   return {
-    subscriptions: await api.tableItems('webhookSubscriptions'),
+    endpoints: await api.tableItems('webhookEndpoints'),
     owners: await api.tableItems('webhookEndpointOwners'),
   };
 }
@@ -74,7 +74,7 @@ describe('createWebhookEndpoint', () => {
       secret: expect.stringMatching(secretFormat),
     });
     expect(response.headers.get('location')).toBe(`/v1/webhook-endpoints/${body.id}`);
-    const item = (await api.tableItems('webhookSubscriptions')).find((s) => s.subscriptionId === body.id);
+    const item = (await api.tableItems('webhookEndpoints')).find((s) => s.subscriptionId === body.id);
     expect(item).toEqual({
       subscriptionId: body.id,
       url: 'https://93.184.215.14/hooks',
@@ -193,7 +193,7 @@ describe('createWebhookEndpoint', () => {
     // The breaker disabled it (docs/architecture.md "Events and webhooks").
     await api.dynamoDb.send(
       new UpdateItemCommand({
-        TableName: localTableNames().webhookSubscriptions,
+        TableName: localTableNames().webhookEndpoints,
         Key: { subscriptionId: { S: id } },
         UpdateExpression: 'SET #s = :d, failingSince = :f, disabledAt = :t',
         ExpressionAttributeNames: { '#s': 'state' },
@@ -222,7 +222,7 @@ describe('createWebhookEndpoint', () => {
       }),
     );
     expect(again.headers.get('location')).toBe(`/v1/webhook-endpoints/${id}`);
-    const item = (await api.tableItems('webhookSubscriptions')).find((s) => s.subscriptionId === id);
+    const item = (await api.tableItems('webhookEndpoints')).find((s) => s.subscriptionId === id);
     expect(item).toMatchObject({ state: 'enabled', secret: JSON.parse(first.text).secret });
     expect(item).not.toHaveProperty('disabledAt');
     expect(item).not.toHaveProperty('failingSince');
@@ -280,7 +280,7 @@ describe('20 endpoints per key', () => {
       .map(idOf)
       .sort();
     expect(await ownedIds(client.keyId)).toEqual(created);
-    const owned = (await api.tableItems('webhookSubscriptions')).filter((s) => s.ownerKeyId === client.keyId);
+    const owned = (await api.tableItems('webhookEndpoints')).filter((s) => s.ownerKeyId === client.keyId);
     expect(owned.map((s) => s.subscriptionId).sort()).toEqual(created);
   });
 });
@@ -322,7 +322,7 @@ describe('deleteWebhookEndpoint', () => {
     const response = await remove(id, client.authorization);
 
     expect([response.status, response.text]).toEqual([204, '']);
-    expect((await api.tableItems('webhookSubscriptions')).map((s) => s.subscriptionId)).not.toContain(id);
+    expect((await api.tableItems('webhookEndpoints')).map((s) => s.subscriptionId)).not.toContain(id);
     expect(await ownedIds(client.keyId)).toEqual([]);
     expect((await list(client.authorization)).text).toBe('{"items":[]}');
     expectError(

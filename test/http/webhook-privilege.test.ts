@@ -60,15 +60,15 @@ const create = (key: string, body: object) =>
     headers: { Authorization: `Bearer ${key}` },
   });
 
-/** The subscriptions table's items, as stored. */
-const subscriptions = () => api.tableItems('webhookSubscriptions');
+/** The endpoints table's items, as stored. */
+const endpoints = () => api.tableItems('webhookEndpoints');
 
 describe('a key with one scope and without webhooks:manage', () => {
   test.each(scopes.filter((scope) => scope !== 'webhooks:manage'))(
     '%s alone: 403 naming webhooks:manage for every event type, nothing stored',
     async (scope) => {
       const key = await storeNewKey(api.keys, `only-${scope}`, unthrottled, [scope]);
-      const before = await subscriptions();
+      const before = await endpoints();
       for (const [, events] of namings) {
         expectError(
           await create(key, { url: freshUrl(), ...(events && { events }) }),
@@ -77,7 +77,7 @@ describe('a key with one scope and without webhooks:manage', () => {
           'this API key lacks the scope webhooks:manage that createWebhookEndpoint requires',
         );
       }
-      expect(await subscriptions()).toEqual(before);
+      expect(await endpoints()).toEqual(before);
     },
   );
 });
@@ -91,18 +91,18 @@ describe('a key with webhooks:manage and one scope', () => {
         ...new Set<Scope>(['webhooks:manage', scope]),
       ]);
       const url = freshUrl();
-      const before = await subscriptions();
+      const before = await endpoints();
       const response = await create(key, { url, ...(events && { events }) });
       const refusal = refusalFor(events, reads[scope]);
       if (refusal !== undefined) {
         expectError(response, 403, 'forbidden', refusal);
-        expect(await subscriptions()).toEqual(before);
+        expect(await endpoints()).toEqual(before);
         return;
       }
       expect(response.status, response.text).toBe(201);
       const body = JSON.parse(response.text);
       expect(body.events).toStrictEqual(events ?? reads[scope]);
-      const item = (await subscriptions()).find((stored) => stored.subscriptionId === body.id);
+      const item = (await endpoints()).find((stored) => stored.subscriptionId === body.id);
       expect(item?.events).toBe(JSON.stringify({ L: body.events.map((type: string) => ({ S: type })) }));
     },
   );
@@ -130,14 +130,14 @@ describe('a key with webhooks:manage and one scope', () => {
       'inventory:read',
       'webhooks:manage',
     ]);
-    const before = await subscriptions();
+    const before = await endpoints();
     expectError(
       await create(key, { url: freshUrl(), events: ['inventory.changed', 'order.changed'] }),
       403,
       'forbidden',
       'this API key lacks orders:read: order.changed needs orders:read',
     );
-    expect(await subscriptions()).toEqual(before);
+    expect(await endpoints()).toEqual(before);
   });
 
   test('re-creating its URL naming a type it cannot read is 403 and leaves the endpoint as it was', async () => {
@@ -145,14 +145,14 @@ describe('a key with webhooks:manage and one scope', () => {
     const url = freshUrl();
     const first = await create(key, { url });
     expect([first.status, JSON.parse(first.text).events]).toStrictEqual([201, ['order.changed']]);
-    const before = await subscriptions();
+    const before = await endpoints();
     expectError(
       await create(key, { url, events: ['inventory.low_stock'] }),
       403,
       'forbidden',
       'this API key lacks inventory:read: inventory.low_stock needs inventory:read',
     );
-    expect(await subscriptions()).toEqual(before);
+    expect(await endpoints()).toEqual(before);
   });
 });
 
@@ -181,7 +181,7 @@ test('ten concurrent creates of one URL by one key: one endpoint, one 201 and ni
     const { secret: _secret, ...view } = created;
     expect(body).toStrictEqual(view);
   }
-  const stored = (await subscriptions()).filter((item) => item.url === url);
+  const stored = (await endpoints()).filter((item) => item.url === url);
   expect(stored.map((item) => item.subscriptionId)).toStrictEqual([created.id]);
 });
 
@@ -202,7 +202,7 @@ describe('a key revoked or expired while the authorizer still holds its Allow', 
 
   /** The webhook tables' items, as stored. */
   const webhookTables = async () => [
-    await subscriptions(),
+    await endpoints(),
     await api.tableItems('webhookEndpointOwners'),
     await api.tableItems('webhookAttempts'),
   ];

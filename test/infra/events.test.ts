@@ -343,7 +343,7 @@ describe('production alarms of the events path', () => {
 
   it.each([
     ['any webhook delivery kept as a failure', 'WebhookDeliveriesFailed'],
-    ['any subscription disabled by the breaker', 'WebhookEndpointsDisabled'],
+    ['any endpoint disabled by the breaker', 'WebhookEndpointsDisabled'],
   ])('alarms on %s (%s, namespace and service like the other metrics)', (_what, metricName) => {
     expectAlarmOnAny('PetStoreInventory/production', metricName, ['service', serviceName], 'Sum');
   });

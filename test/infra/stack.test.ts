@@ -809,7 +809,7 @@ describe('production alarms', () => {
   it('has the alarms: API 5XX rate, API p99 latency, Errors, Throttles and new-version Errors per function, throttled requests per table, and the 6 of the events path', () => {
     const names = Object.keys(resourcesOfType(json(), 'AWS::CloudWatch::Alarm'));
     // The events path (test/infra/events.test.ts): iterator age, three dead-letter queues, failed deliveries,
-    // disabled subscriptions.
+    // disabled endpoints.
     expect(names).toHaveLength(2 + 3 * definitions.length + Object.keys(tables).length + 6);
   });
 

@@ -37,7 +37,7 @@ test('ensureTables returns as soon as tables that take 300 ms to create are acti
     'idempotency',
     'inventoryHistory',
     'events',
-    'webhookSubscriptions',
+    'webhookEndpoints',
     'webhookEndpointOwners',
     'webhookFailures',
     'webhookAttempts',

@@ -125,16 +125,16 @@ export interface KeptFailure {
 
 /**
  * A webhook delivery kept as a failure, as the delivery stores it: the event `eventId` of `type` at `timestamp`
- * with the record's exact JSON `data`, for the subscription `subscriptionId`.
+ * with the record's exact JSON `data`, for the endpoint `endpointId`.
  */
 export function failureRecord(
-  subscriptionId: string,
+  endpointId: string,
   eventId: string,
   [type, timestamp, data]: [string, string, string],
   { attempts, lastStatus, lastError, failedAt }: KeptFailure,
 ): RawItem {
   return {
-    subscriptionId: { S: subscriptionId },
+    subscriptionId: { S: endpointId },
     eventId: { S: eventId },
     type: { S: type },
     timestamp: { S: timestamp },

@@ -18,7 +18,7 @@ export const testTableNames: Record<TableId, string> = {
   idempotency: 'pet-store-idempotency',
   inventoryHistory: 'pet-store-inventory-history',
   events: 'pet-store-events',
-  webhookSubscriptions: 'pet-store-webhook-subscriptions',
+  webhookEndpoints: 'pet-store-webhook-endpoints',
   webhookFailures: 'pet-store-webhook-failures',
   webhookEndpointOwners: 'pet-store-webhook-endpoint-owners',
   webhookAttempts: 'pet-store-webhook-attempts',

@@ -411,7 +411,7 @@ describe('keys revoke and a key\'s webhook endpoints (docs/contract.md "History 
 
   /** The stored endpoint `id`: its state and disabled reason. */
   async function stateOf(id: string) {
-    const items = await scanTable(api.dynamoDb, testTableNames.webhookSubscriptions);
+    const items = await scanTable(api.dynamoDb, testTableNames.webhookEndpoints);
     const item = items.find((stored) => stored.subscriptionId?.S === id);
     return { state: item?.state?.S, disabledReason: item?.disabledReason?.S };
   }
@@ -440,10 +440,10 @@ describe('keys revoke and a key\'s webhook endpoints (docs/contract.md "History 
     const key = await createKey('raced');
     const keyId = sha256Hex(key).slice(0, 12);
     const endpoint = await endpointOf(key, 'http://127.0.0.1:9/raced-hooks');
-    // The fan-out's disable, as its check of the revoked key writes it (lib/webhooks/subscription-health.ts).
+    // The fan-out's disable, as its check of the revoked key writes it (lib/webhooks/endpoint-health.ts).
     await api.dynamoDb.send(
       new UpdateItemCommand({
-        TableName: testTableNames.webhookSubscriptions,
+        TableName: testTableNames.webhookEndpoints,
         Key: { subscriptionId: { S: endpoint } },
         UpdateExpression: 'SET #s = :d, disabledAt = :n, disabledReason = :r',
         ExpressionAttributeNames: { '#s': 'state' },

@@ -32,13 +32,13 @@ import { storeVariables } from '#test/support/test-dynamodb.ts';
 
 /** The staging stack's tables, named as CloudFormation names a deployed stack's resources. */
 const stagingTables: Record<
-  Extract<ToolTableId, 'inventory' | 'apiKeys' | 'webhookSubscriptions' | 'webhookEndpointOwners'>,
+  Extract<ToolTableId, 'inventory' | 'apiKeys' | 'webhookEndpoints' | 'webhookEndpointOwners'>,
   string
 > = {
   inventory: 'InventoryService-staging-InventoryTable-ABC123',
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
   // `keys revoke` disables the webhook endpoints of a chain left without a live key.
-  webhookSubscriptions: 'InventoryService-staging-WebhookSubscriptionsTable-QRS456',
+  webhookEndpoints: 'InventoryService-staging-WebhookSubscriptionsTable-QRS456',
   webhookEndpointOwners: 'InventoryService-staging-WebhookEndpointOwnersTable-TUV012',
 };
 
@@ -62,7 +62,7 @@ beforeAll(async () => {
         ApiUrl: 'https://abc123.execute-api.us-east-1.amazonaws.com/v1/',
         InventoryTableName: stagingTables.inventory,
         ApiKeysTableName: stagingTables.apiKeys,
-        WebhookSubscriptionsTableName: stagingTables.webhookSubscriptions,
+        WebhookSubscriptionsTableName: stagingTables.webhookEndpoints,
         WebhookEndpointOwnersTableName: stagingTables.webhookEndpointOwners,
         RestApiId: restApiId,
         UsagePlanId: defaultUsagePlanId,

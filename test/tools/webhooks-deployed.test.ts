@@ -21,7 +21,7 @@ import { storeVariables } from '#test/support/test-dynamodb.ts';
 const stagingTables = {
   inventory: 'InventoryService-staging-InventoryTable-ABC123',
   apiKeys: 'InventoryService-staging-ApiKeysTable-XYZ789',
-  webhookSubscriptions: 'InventoryService-staging-WebhookSubscriptionsTable-S1',
+  webhookEndpoints: 'InventoryService-staging-WebhookSubscriptionsTable-S1',
   webhookFailures: 'InventoryService-staging-WebhookFailuresTable-F1',
   webhookAttempts: 'InventoryService-staging-WebhookAttemptsTable-A1',
 };
@@ -45,7 +45,7 @@ beforeAll(async () => {
       outputs: {
         InventoryTableName: stagingTables.inventory,
         ApiKeysTableName: stagingTables.apiKeys,
-        WebhookSubscriptionsTableName: stagingTables.webhookSubscriptions,
+        WebhookSubscriptionsTableName: stagingTables.webhookEndpoints,
         WebhookFailuresTableName: stagingTables.webhookFailures,
         WebhookAttemptsTableName: stagingTables.webhookAttempts,
         WebhookDeliveryQueueUrl: queueUrl(),
@@ -99,29 +99,29 @@ describe('webhooks --env staging', () => {
 
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toMatch(/^whsec_\S{32}\n$/);
-    const stored = await scanTable(db.client, stagingTables.webhookSubscriptions);
+    const stored = await scanTable(db.client, stagingTables.webhookEndpoints);
     expect(stored.map((s) => s.url?.S)).toStrictEqual(['https://93.184.215.14/hooks']);
   });
 
   test('redrive sends to the queue URL of the stack output and deletes from the stack failures table', async () => {
-    const [subscription] = await scanTable(db.client, stagingTables.webhookSubscriptions);
-    const subscriptionId = subscription?.subscriptionId?.S ?? '';
+    const [endpoint] = await scanTable(db.client, stagingTables.webhookEndpoints);
+    const endpointId = endpoint?.subscriptionId?.S ?? '';
     // An order approval as the delivery keeps it: its record's exact JSON, the order id past 2^53 and the pet
     // id the int64 minimum written digit for digit.
     const data =
       '{"orderId":1795685400123000001,"occurredAt":"2026-11-25T10:00:00.000Z","status":{"from":"placed","to":"approved"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":2,"status":"approved","complete":false},"keyId":"3f2a9c0d1b7e"}';
     const kept = { attempts: 8, lastError: 'no response within 10 s', failedAt: '2026-11-26T14:00:00.000Z' };
     const event: [string, string, string] = ['order.changed', '2026-11-25T10:00:00.000Z', data];
-    const failure = failureRecord(subscriptionId, 'order.1795685400123000001.approved', event, kept);
+    const failure = failureRecord(endpointId, 'order.1795685400123000001.approved', event, kept);
     await putItem(db.client, stagingTables.webhookFailures, failure);
 
-    const result = await webhooks('redrive', subscriptionId, '--env', 'staging');
+    const result = await webhooks('redrive', endpointId, '--env', 'staging');
 
-    expect(result.stdout).toBe(`Redrove 1 failed deliveries of ${subscriptionId} to the delivery queue.\n`);
+    expect(result.stdout).toBe(`Redrove 1 failed deliveries of ${endpointId} to the delivery queue.\n`);
     const received = await queue.receiveAll();
     expect(received.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toStrictEqual([
       [
-        `{"subscriptionId":"${subscriptionId}","eventId":"order.1795685400123000001.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":${data}}`,
+        `{"subscriptionId":"${endpointId}","eventId":"order.1795685400123000001.approved","type":"order.changed","timestamp":"2026-11-25T10:00:00.000Z","data":${data}}`,
         '1',
       ],
     ]);
@@ -130,8 +130,8 @@ describe('webhooks --env staging', () => {
   });
 
   test("attempts and failures read the stack's attempts table: a failed attempt with its next time, at once", async () => {
-    const [subscription] = await scanTable(db.client, stagingTables.webhookSubscriptions);
-    const endpointId = subscription?.subscriptionId?.S ?? '';
+    const [endpoint] = await scanTable(db.client, stagingTables.webhookEndpoints);
+    const endpointId = endpoint?.subscriptionId?.S ?? '';
     const attemptedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
     const attempt = {
       id: `wa_${attemptedAt.getTime()}00000000000a`,
@@ -159,7 +159,7 @@ describe('webhooks --env staging', () => {
     const failures = await webhooks('failures', '--json', '--env', 'staging');
     expect(JSON.parse(failures.stdout)).toStrictEqual([
       {
-        subscription: endpointId,
+        endpoint: endpointId,
         eventId: 'order.1795685400123000001.approved',
         type: 'order.changed',
         attempts: 1,

@@ -50,7 +50,7 @@ async function clearTable(table: string, keys: string[]) {
 }
 
 beforeEach(async () => {
-  await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
+  await clearTable(testTableNames.webhookEndpoints, ['subscriptionId']);
   await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
   await clearTable(testTableNames.webhookEndpointOwners, ['ownerKeyId']);
   await clearTable(testTableNames.webhookAttempts, ['endpointId', 'attemptId']);
@@ -64,7 +64,7 @@ afterEach(async () => {
   expect(await queue.counts()).toStrictEqual({ visible: 0, notVisible: 0, delayed: 0 });
 });
 
-const subscriptions = () => scanTable(db.client, testTableNames.webhookSubscriptions);
+const endpoints = () => scanTable(db.client, testTableNames.webhookEndpoints);
 const failures = () => scanTable(db.client, testTableNames.webhookFailures);
 
 describe('webhooks --help', () => {
@@ -76,19 +76,17 @@ describe('webhooks --help', () => {
     expect(result.stdout).toMatch(
       /^ {2}add \[options\] <url> +subscribe a URL to events and print its signing$/m,
     );
-    expect(result.stdout).toMatch(/^ {2}list \[options\] +list subscriptions: id, url, events, creation,/m);
-    expect(result.stdout).toMatch(
-      /^ {2}enable \[options\] <id> +enable a subscription the breaker disabled/m,
-    );
-    expect(result.stdout).toMatch(/^ {2}disable \[options\] <id> +disable a subscription/m);
-    expect(result.stdout).toMatch(/^ {2}remove \[options\] <id> +remove a subscription/m);
+    expect(result.stdout).toMatch(/^ {2}list \[options\] +list endpoints: id, url, events, creation,/m);
+    expect(result.stdout).toMatch(/^ {2}enable \[options\] <id> +enable an endpoint the breaker disabled/m);
+    expect(result.stdout).toMatch(/^ {2}disable \[options\] <id> +disable an endpoint/m);
+    expect(result.stdout).toMatch(/^ {2}remove \[options\] <id> +remove an endpoint/m);
     expect(result.stdout).toMatch(
       /^ {2}failures \[options\] +list the deliveries that failed: those still being$/m,
     );
     expect(result.stdout).toMatch(
-      /^ {2}attempts \[options\] <id> +list a subscription's delivery attempts of the last$/m,
+      /^ {2}attempts \[options\] <id> +list an endpoint's delivery attempts of the last$/m,
     );
-    expect(result.stdout).toMatch(/^ {2}redrive \[options\] <id> +send a subscription's failed deliveries/m);
+    expect(result.stdout).toMatch(/^ {2}redrive \[options\] <id> +send an endpoint's failed deliveries/m);
   });
 });
 
@@ -101,12 +99,12 @@ describe('webhooks add and list', () => {
     expect(result.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{32}\n$/);
     const secret = result.stdout.trim();
     const match =
-      /^Added subscription (ws_[A-Za-z0-9_-]{16}) to inventory\.changed, inventory\.low_stock, order\.changed at http:\/\/127\.0\.0\.1:9999\/hooks\. Its signing secret is shown once:\n$/.exec(
+      /^Added endpoint (ws_[A-Za-z0-9_-]{16}) to inventory\.changed, inventory\.low_stock, order\.changed at http:\/\/127\.0\.0\.1:9999\/hooks\. Its signing secret is shown once:\n$/.exec(
         result.stderr,
       );
     expect(match, result.stderr).not.toBeNull();
     const id = match?.[1] as string;
-    const [stored, ...others] = await subscriptions();
+    const [stored, ...others] = await endpoints();
     expect(others).toStrictEqual([]);
     const createdAt = stored?.createdAt?.S ?? '';
     expect(Date.parse(createdAt)).toBeGreaterThanOrEqual(before);
@@ -146,9 +144,9 @@ describe('webhooks add and list', () => {
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
-      /^Added subscription ws_\S+ to order\.changed at http:\/\/localhost:3000\/orders\./,
+      /^Added endpoint ws_\S+ to order\.changed at http:\/\/localhost:3000\/orders\./,
     );
-    const [stored] = await subscriptions();
+    const [stored] = await endpoints();
     expect(stored?.events).toStrictEqual({ L: [{ S: 'order.changed' }] });
   });
 
@@ -172,21 +170,21 @@ describe('webhooks add and list', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(message);
-    expect(await subscriptions()).toStrictEqual([]);
+    expect(await endpoints()).toStrictEqual([]);
   });
 
-  test('list with no subscription says so', async () => {
-    expect(await webhooks('list')).toStrictEqual(exited(0, 'No subscriptions.\n'));
+  test('list with no endpoint says so', async () => {
+    expect(await webhooks('list')).toStrictEqual(exited(0, 'No endpoints.\n'));
   });
 });
 
-/** Stores a subscription as `add` does. */
-async function subscribe(subscriptionId: string, extra: Record<string, AttributeValue> = {}) {
+/** Stores an endpoint as `add` does. */
+async function subscribe(endpointId: string, extra: Record<string, AttributeValue> = {}) {
   await db.client.send(
     new PutItemCommand({
-      TableName: testTableNames.webhookSubscriptions,
+      TableName: testTableNames.webhookEndpoints,
       Item: {
-        subscriptionId: { S: subscriptionId },
+        subscriptionId: { S: endpointId },
         url: { S: 'http://127.0.0.1:9999/hooks' },
         events: { L: [{ S: 'inventory.changed' }] },
         secret: { S: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
@@ -197,7 +195,7 @@ async function subscribe(subscriptionId: string, extra: Record<string, Attribute
   );
 }
 
-/** A subscription as the breaker leaves it: disabled after failing every attempt since `failingSince`. */
+/** An endpoint as the breaker leaves it: disabled after failing every attempt since `failingSince`. */
 const disabled = {
   state: { S: 'disabled' },
   failingSince: { S: '2026-11-20T08:00:00.000Z' },
@@ -206,7 +204,7 @@ const disabled = {
 };
 
 describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
-  test('list shows a disabled subscription and since when; redrive refuses it; enable re-enables it, then redrive sends its failures', async () => {
+  test('list shows a disabled endpoint and since when; redrive refuses it; enable re-enables it, then redrive sends its failures', async () => {
     await subscribe('ws_dead', disabled);
     await fail('ws_dead', 1, 500);
 
@@ -216,21 +214,14 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
     ]);
     expect((await webhooks('list')).stdout).toMatch(/ws_dead.*disabled.*2026-11-25T08:00:05\.000Z.*failing/);
     expect(await webhooks('redrive', 'ws_dead')).toStrictEqual(
-      exited(
-        1,
-        '',
-        'webhooks: subscription ws_dead is disabled: enable it first (webhooks enable ws_dead)\n',
-      ),
+      exited(1, '', 'webhooks: endpoint ws_dead is disabled: enable it first (webhooks enable ws_dead)\n'),
     );
     expect(await failures()).toHaveLength(1);
 
     expect(await webhooks('enable', 'ws_dead')).toStrictEqual(
-      exited(
-        0,
-        'Enabled subscription ws_dead: redrive its failed deliveries with webhooks redrive ws_dead.\n',
-      ),
+      exited(0, 'Enabled endpoint ws_dead: redrive its failed deliveries with webhooks redrive ws_dead.\n'),
     );
-    const [stored] = await subscriptions();
+    const [stored] = await endpoints();
     expect(stored?.state).toStrictEqual({ S: 'enabled' });
     expect(stored?.failingSince).toBeUndefined();
     expect(stored?.disabledAt).toBeUndefined();
@@ -249,13 +240,13 @@ describe('webhooks enable (the breaker: docs/operating.md "Webhooks")', () => {
 
   test('an unknown id exits 1 and says so', async () => {
     expect(await webhooks('enable', 'ws_nope')).toStrictEqual(
-      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+      exited(1, '', 'webhooks: no endpoint ws_nope\n'),
     );
   });
 });
 
 describe('webhooks disable, and an API key\'s endpoints (docs/operating.md "Webhooks")', () => {
-  /** An endpoint `id` that createWebhookEndpoint made for the key `owner`: the subscription and the owner's set. */
+  /** An endpoint `id` that createWebhookEndpoint made for the key `owner`: the endpoint and the owner's set. */
   async function endpoint(id: string, owner: string, others: string[] = []) {
     await subscribe(id, { ownerKeyId: { S: owner }, state: { S: 'enabled' } });
     await db.client.send(
@@ -280,27 +271,27 @@ describe('webhooks disable, and an API key\'s endpoints (docs/operating.md "Webh
     expect(table).toMatch(/ws_tool.*'-'/);
   });
 
-  test('disable disables any subscription (no attempt until enable); an unknown id exits 1', async () => {
+  test('disable disables any endpoint (no attempt until enable); an unknown id exits 1', async () => {
     await endpoint('ws_api', '8551c41ef090');
 
     expect(await webhooks('disable', 'ws_api')).toStrictEqual(
-      exited(0, 'Disabled subscription ws_api: enable it again with webhooks enable ws_api.\n'),
+      exited(0, 'Disabled endpoint ws_api: enable it again with webhooks enable ws_api.\n'),
     );
-    const [stored] = await subscriptions();
+    const [stored] = await endpoints();
     expect(stored?.state).toStrictEqual({ S: 'disabled' });
     expect(stored?.disabledReason).toStrictEqual({ S: 'operator' });
     expect(Date.parse(stored?.disabledAt?.S ?? '')).toBeGreaterThan(Date.now() - 60_000);
     expect(await webhooks('disable', 'ws_nope')).toStrictEqual(
-      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+      exited(1, '', 'webhooks: no endpoint ws_nope\n'),
     );
   });
 
   test("remove of an API key's endpoint takes it out of the key's set too, so it no longer counts to its 20", async () => {
     await endpoint('ws_api', '8551c41ef090', ['ws_other']);
 
-    expect((await webhooks('remove', 'ws_api')).stdout).toBe('Removed subscription ws_api.\n');
+    expect((await webhooks('remove', 'ws_api')).stdout).toBe('Removed endpoint ws_api.\n');
 
-    expect(await subscriptions()).toStrictEqual([]);
+    expect(await endpoints()).toStrictEqual([]);
     expect(await scanTable(db.client, testTableNames.webhookEndpointOwners)).toStrictEqual([
       { ownerKeyId: { S: '8551c41ef090' }, endpointIds: { SS: ['ws_other'] } },
     ]);
@@ -308,17 +299,17 @@ describe('webhooks disable, and an API key\'s endpoints (docs/operating.md "Webh
 });
 
 describe('webhooks remove', () => {
-  test('removes the subscription', async () => {
+  test('removes the endpoint', async () => {
     await subscribe('ws_keep');
     await subscribe('ws_gone');
 
-    expect(await webhooks('remove', 'ws_gone')).toStrictEqual(exited(0, 'Removed subscription ws_gone.\n'));
-    expect((await subscriptions()).map((s) => s.subscriptionId?.S)).toStrictEqual(['ws_keep']);
+    expect(await webhooks('remove', 'ws_gone')).toStrictEqual(exited(0, 'Removed endpoint ws_gone.\n'));
+    expect((await endpoints()).map((s) => s.subscriptionId?.S)).toStrictEqual(['ws_keep']);
   });
 
   test('an unknown id exits 1 and says so', async () => {
     expect(await webhooks('remove', 'ws_nope')).toStrictEqual(
-      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+      exited(1, '', 'webhooks: no endpoint ws_nope\n'),
     );
   });
 });
@@ -333,19 +324,19 @@ const data = (sequence: number) =>
   `{"sequence":${sequence},"petId":42,"occurredAt":"${occurredAt(sequence)}","reason":"order_placed","quantity":{"from":${sequence + 1},"to":${sequence}},"status":{"from":"available","to":"available"},"orderId":179568540012300000${sequence}}`;
 
 /** Stores a failure as the delivery keeps it. */
-async function fail(subscriptionId: string, sequence: number, lastStatus?: number) {
+async function fail(endpointId: string, sequence: number, lastStatus?: number) {
   const end =
     lastStatus === undefined
       ? { lastError: 'no response within 10 s' }
       : { lastStatus, lastError: `HTTP ${lastStatus}` };
   const event: [string, string, string] = ['inventory.changed', occurredAt(sequence), data(sequence)];
   const kept = { attempts: 8, ...end, failedAt: '2026-11-26T14:00:00.000Z' };
-  const failure = failureRecord(subscriptionId, `inventory.42.${sequence}`, event, kept);
+  const failure = failureRecord(endpointId, `inventory.42.${sequence}`, event, kept);
   await putItem(db.client, testTableNames.webhookFailures, failure);
 }
 
 describe('webhooks failures', () => {
-  test('lists each failure: subscription, event id, type, attempts, last status and error, failed at', async () => {
+  test('lists each failure: endpoint, event id, type, attempts, last status and error, failed at', async () => {
     await fail('ws_a', 1, 503);
     await fail('ws_a', 2);
 
@@ -354,7 +345,7 @@ describe('webhooks failures', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toStrictEqual([
       {
-        subscription: 'ws_a',
+        endpoint: 'ws_a',
         eventId: 'inventory.42.1',
         type: 'inventory.changed',
         attempts: 8,
@@ -364,7 +355,7 @@ describe('webhooks failures', () => {
         failedAt: '2026-11-26T14:00:00.000Z',
       },
       {
-        subscription: 'ws_a',
+        endpoint: 'ws_a',
         eventId: 'inventory.42.2',
         type: 'inventory.changed',
         attempts: 8,
@@ -403,7 +394,7 @@ async function storeAttempt(endpointId: string, { id, ...attempt }: WebhookAttem
 const attemptId = (epochMs: number, tail: string) => `wa_${String(epochMs).padStart(13, '0')}${tail}`;
 
 describe('webhooks attempts (docs/operating.md "Webhooks")', () => {
-  test("lists a subscription's attempts newest first, as listWebhookAttempts shows them: a failed one with its next time, a delivered one", async () => {
+  test("lists an endpoint's attempts newest first, as listWebhookAttempts shows them: a failed one with its next time, a delivered one", async () => {
     await subscribe('ws_a');
     // An hour ago, to the second: the event 42.1 delivered at once; a minute later 42.2 answered 503.
     const start = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
@@ -463,14 +454,14 @@ describe('webhooks attempts (docs/operating.md "Webhooks")', () => {
     );
   });
 
-  test('a subscription without attempts says so; an unknown id and a bad --limit exit 1 and say so', async () => {
+  test('an endpoint without attempts says so; an unknown id and a bad --limit exit 1 and say so', async () => {
     await subscribe('ws_quiet');
 
     expect(await webhooks('attempts', 'ws_quiet')).toStrictEqual(
       exited(0, 'No attempts of ws_quiet in the last 30 days.\n'),
     );
     expect(await webhooks('attempts', 'ws_nope')).toStrictEqual(
-      exited(1, '', 'webhooks: no subscription ws_nope\n'),
+      exited(1, '', 'webhooks: no endpoint ws_nope\n'),
     );
     expect(await webhooks('attempts', 'ws_quiet', '--limit', '0')).toStrictEqual(
       exited(
@@ -494,7 +485,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
     // The schedule's first delay (5 s) after the attempt, as its decision set it.
     const nextAttemptAt = new Date(started + 5_000);
     await recorder.record({
-      message: { subscriptionId: 'ws_fail', eventId: 'inventory.42.3', type: 'inventory.changed' },
+      message: { endpointId: 'ws_fail', eventId: 'inventory.42.3', type: 'inventory.changed' },
       attempt: 1,
       started,
       outcome: { delivered: false, status: 500, error: 'HTTP 500' },
@@ -506,7 +497,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
     expect(result.code, result.stderr).toBe(0);
     const [retrying, ...kept] = JSON.parse(result.stdout) as Record<string, unknown>[];
     expect(retrying).toStrictEqual({
-      subscription: 'ws_fail',
+      endpoint: 'ws_fail',
       eventId: 'inventory.42.3',
       type: 'inventory.changed',
       attempts: 1,
@@ -517,7 +508,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
     });
     expect(kept).toStrictEqual([
       {
-        subscription: 'ws_kept',
+        endpoint: 'ws_kept',
         eventId: 'inventory.42.1',
         type: 'inventory.changed',
         attempts: 8,
@@ -564,7 +555,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
     await attempt(start + 1_000, 'inventory.42.2', 1, 'failed', start + 6_000);
     await attempt(start + 6_000, 'inventory.42.2', 2, 'failed', start + 306_000);
     await attempt(start + 2_000, 'inventory.42.3', 8, 'failed');
-    // A subscription that is gone: the attempts of a removed endpoint are not retried.
+    // An endpoint that is gone: the attempts of a removed endpoint are not retried.
     await storeAttempt('ws_gone', {
       id: attemptId(start, 'ffffffffffff'),
       eventId: 'inventory.42.4',
@@ -582,7 +573,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
 
     expect(JSON.parse(result.stdout)).toStrictEqual([
       {
-        subscription: 'ws_a',
+        endpoint: 'ws_a',
         eventId: 'inventory.42.2',
         type: 'inventory.changed',
         attempts: 2,
@@ -596,7 +587,7 @@ describe('webhooks failures: the deliveries still being retried', () => {
 });
 
 describe('webhooks redrive', () => {
-  test("sends each of the subscription's failures to the delivery queue as a fresh message, then deletes it", async () => {
+  test("sends each of the endpoint's failures to the delivery queue as a fresh message, then deletes it", async () => {
     await subscribe('ws_a');
     await fail('ws_a', 1, 503);
     await fail('ws_a', 2);
@@ -637,11 +628,11 @@ describe('webhooks redrive', () => {
     expect((await failures()).map((f) => f.eventId?.S)).toStrictEqual(['inventory.42.1']);
   });
 
-  test('a removed subscription is refused: its deliveries would be dropped', async () => {
+  test('a removed endpoint is refused: its deliveries would be dropped', async () => {
     await fail('ws_gone', 1, 503);
 
     expect(await webhooks('redrive', 'ws_gone')).toStrictEqual(
-      exited(1, '', 'webhooks: no subscription ws_gone: its deliveries could not be delivered\n'),
+      exited(1, '', 'webhooks: no endpoint ws_gone: its deliveries could not be delivered\n'),
     );
     expect(await failures()).toHaveLength(1);
   });

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { attemptDelivery, deliveryUserAgent } from '#lib/webhooks/delivery-attempt.ts';
-import { newSigningSecret } from '#lib/webhooks/subscriptions.ts';
+import { newSigningSecret } from '#lib/webhooks/endpoint-store.ts';
 import { guardedLookup } from '#lib/webhooks/url-guard.ts';
 import { placedOrderChange, stockChange } from '#test/support/change-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';

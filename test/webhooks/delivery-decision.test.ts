@@ -21,13 +21,13 @@ const now = new Date('2026-12-08T10:00:00.000Z');
 /** `now` plus `seconds`. */
 const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
 const message: DeliveryMessage = {
-  subscriptionId: 'ws_AAAAAAAAAAAAAAAA',
+  endpointId: 'ws_AAAAAAAAAAAAAAAA',
   eventId: 'inventory.7.1',
   type: 'inventory.changed',
   timestamp: '2026-12-08T09:59:59.000Z',
   data: { endpointId: 'ws_AAAAAAAAAAAAAAAA' },
 };
-const enabled: DecisionEndpoint = { subscriptionId: message.subscriptionId, state: 'enabled' };
+const enabled: DecisionEndpoint = { endpointId: message.endpointId, state: 'enabled' };
 const isolated: DecisionEndpoint = { ...enabled, state: 'isolated' };
 const failing: DecisionEndpoint = { ...isolated, failingSince: '2026-12-08T09:00:00.000Z' };
 /** The schedule: 5 s, 300 s, 43200 s; the breaker after 5 days; the jitter's middle sample (no change). */
@@ -58,7 +58,7 @@ describe('before the attempt (admit)', () => {
       kind: 'keep',
       why: 'disabled',
       attempts: 2,
-      error: 'not attempted: the subscription is disabled',
+      error: 'not attempted: the endpoint is disabled',
     });
   });
 

@@ -1,6 +1,6 @@
 /**
  * The webhook functions invoked directly with the events Lambda gives them, against dynalite (the
- * subscription and failure tables), real local SQS queues (test/support/local-queue.ts: what the delivery queue
+ * endpoint and failure tables), real local SQS queues (test/support/local-queue.ts: what the delivery queue
  * holds afterwards, read with ReceiveMessage; test/support/change-events-queue.ts: the bus's rule putting each
  * change event on the queue fanOutWebhooks reads) and local HTTP receivers. Change records travel as their exact
  * JSON: ids are JSON numbers digit for digit (docs/contract.md "Identifiers"), an int64 past 2^53 included.
@@ -13,7 +13,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { OrderChange } from '#lib/events/changes.ts';
-import { subscriptionRoutes } from '#lib/webhooks/subscriptions.ts';
+import { endpointRoutes } from '#lib/webhooks/endpoint-store.ts';
 import {
   type ChangeEventsQueue,
   sqsRecordOf,
@@ -56,7 +56,7 @@ beforeAll(async () => {
   failing = await startWebhookReceiver();
   setFunctionEnvironment(db.endpoint, db.credentials);
   Object.assign(process.env, {
-    WEBHOOK_SUBSCRIPTIONS_TABLE_NAME: testTableNames.webhookSubscriptions,
+    WEBHOOK_ENDPOINTS_TABLE_NAME: testTableNames.webhookEndpoints,
     WEBHOOK_FAILURES_TABLE_NAME: testTableNames.webhookFailures,
     WEBHOOK_ATTEMPTS_TABLE_NAME: testTableNames.webhookAttempts,
     WEBHOOK_DELIVERY_QUEUE_URL: queue.url,
@@ -84,20 +84,20 @@ afterAll(async () => {
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 /**
- * Stores a subscription as the webhook tool does, with these extra attributes (a state other than `enabled`, a
+ * Stores an endpoint as the webhook tool does, with these extra attributes (a state other than `enabled`, a
  * `failingSince`); without a state, as the tool stored them before states existed.
  */
 async function subscribe(
-  subscriptionId: string,
+  endpointId: string,
   url: string,
   events: string[],
   extra: Record<string, AttributeValue> = {},
 ) {
   await db.client.send(
     new PutItemCommand({
-      TableName: testTableNames.webhookSubscriptions,
+      TableName: testTableNames.webhookEndpoints,
       Item: {
-        subscriptionId: { S: subscriptionId },
+        subscriptionId: { S: endpointId },
         url: { S: url },
         events: { L: events.map((e) => ({ S: e })) },
         secret: { S: secret },
@@ -108,10 +108,10 @@ async function subscribe(
   );
 }
 
-/** The stored subscription `subscriptionId` (raw attribute values), or undefined. */
-async function storedSubscription(subscriptionId: string) {
-  const items = await scanTable(db.client, testTableNames.webhookSubscriptions);
-  return items.find((item) => item.subscriptionId?.S === subscriptionId);
+/** The stored endpoint `endpointId` (raw attribute values), or undefined. */
+async function storedEndpoint(endpointId: string) {
+  const items = await scanTable(db.client, testTableNames.webhookEndpoints);
+  return items.find((item) => item.subscriptionId?.S === endpointId);
 }
 
 async function clearTable(table: string, keys: string[]) {
@@ -126,7 +126,7 @@ async function clearTable(table: string, keys: string[]) {
 }
 
 beforeEach(async () => {
-  await clearTable(testTableNames.webhookSubscriptions, ['subscriptionId']);
+  await clearTable(testTableNames.webhookEndpoints, ['subscriptionId']);
   await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
   fast.requests.length = 0;
   fast.answer = { status: 204 };
@@ -144,8 +144,8 @@ afterEach(async () => {
   }
 });
 
-/** The subscription ids of received delivery messages, sorted. */
-const subscriptionIdsOf = (messages: readonly Message[]) =>
+/** The endpoint ids of received delivery messages, sorted. */
+const endpointIdsOf = (messages: readonly Message[]) =>
   messages.map((m) => (JSON.parse(m.Body ?? '') as { subscriptionId: string }).subscriptionId).sort();
 
 /** An order placed for a pet: petId the int64 minimum, orderId past 2^53 (neither survives a JSON.parse number). */
@@ -179,16 +179,16 @@ const orderChange: OrderChange = {
 const orderJson =
   '{"orderId":1795685400123000001,"occurredAt":"2026-11-26T09:31:00.000Z","status":{"from":"placed","to":"approved"},"order":{"id":1795685400123000001,"petId":9223372036854775807,"quantity":2,"shipDate":"2026-11-28T12:00:00.000Z","status":"approved","complete":false},"keyId":"3f2a9c0d1b7e"}';
 
-/** The exact delivery message body the fan-out sends for `subscriptionId`. */
-const inventoryMessage = (subscriptionId: string) =>
-  `{"subscriptionId":"${subscriptionId}","eventId":"${inventoryEventId}","type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
+/** The exact delivery message body the fan-out sends for `endpointId`. */
+const inventoryMessage = (endpointId: string) =>
+  `{"subscriptionId":"${endpointId}","eventId":"${inventoryEventId}","type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
 
 /** The warnings a handler logged (Powertools JSON lines) with this message. */
 const warnings = (records: Record<string, unknown>[], message: string) =>
   records.filter((r) => r.level === 'WARN' && r.message === message);
 
 describe('fanOutWebhooks', () => {
-  test('sends one delivery message per subscription that takes the event type, with the exact body', async () => {
+  test('sends one delivery message per endpoint that takes the event type, with the exact body', async () => {
     await subscribe('ws_inventory', `${fast.endpoint}/a`, ['inventory.changed']);
     await subscribe('ws_both', `${fast.endpoint}/b`, ['inventory.changed', 'order.changed']);
     await subscribe('ws_orders', `${fast.endpoint}/c`, ['order.changed']);
@@ -228,7 +228,7 @@ describe('fanOutWebhooks', () => {
     await queue.remove(received);
   });
 
-  test('a batch of events: each fanned out to its own subscriptions', async () => {
+  test('a batch of events: each fanned out to its own endpoints', async () => {
     await subscribe('ws_orders', `${fast.endpoint}/c`, ['order.changed']);
     await subscribe('ws_inventory', `${fast.endpoint}/a`, ['inventory.changed']);
 
@@ -246,7 +246,7 @@ describe('fanOutWebhooks', () => {
     await queue.remove(received);
   });
 
-  test('23 subscriptions: 23 messages (SQS takes at most 10 entries a SendMessageBatch)', async () => {
+  test('23 endpoints: 23 messages (SQS takes at most 10 entries a SendMessageBatch)', async () => {
     for (let i = 0; i < 23; i++)
       await subscribe(`ws_${String(i).padStart(2, '0')}`, fast.endpoint, ['inventory.changed']);
     const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
@@ -254,7 +254,7 @@ describe('fanOutWebhooks', () => {
     expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
 
     const received = await queue.receiveAll();
-    expect(subscriptionIdsOf(received)).toStrictEqual(
+    expect(endpointIdsOf(received)).toStrictEqual(
       Array.from({ length: 23 }, (_, i) => `ws_${String(i).padStart(2, '0')}`),
     );
     expect(new Set(received.map((m) => m.Body?.replace(/"ws_\d\d"/, '"ws_?"')))).toStrictEqual(
@@ -263,7 +263,7 @@ describe('fanOutWebhooks', () => {
     await queue.remove(received);
   });
 
-  test('each subscription in the lane of its state: enabled (or stored before states) to the fast lane, isolated and disabled to the slow lane', async () => {
+  test('each endpoint in the lane of its state: enabled (or stored before states) to the fast lane, isolated and disabled to the slow lane', async () => {
     await subscribe('ws_old', fast.endpoint, ['inventory.changed']);
     await subscribe('ws_enabled', fast.endpoint, ['inventory.changed'], { state: { S: 'enabled' } });
     await subscribe('ws_isolated', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
@@ -313,7 +313,7 @@ describe('fanOutWebhooks', () => {
       ['expired', { expiresAt: past, ...scopesOf('inventory:read', 'webhooks:manage') }, 'key_expired'],
       ['without inventory:read any more', scopesOf('orders:read', 'webhooks:manage'), 'scope_missing'],
     ])(
-      "a key %s: its endpoint gets nothing and is disabled with the reason; the tool's subscription and a live key's endpoint get the event",
+      "a key %s: its endpoint gets nothing and is disabled with the reason; the tool's endpoint and a live key's endpoint get the event",
       async (_case, key, reason) => {
         await storeKey(digestOf('aaaaaaaaaaaa'), key);
         await storeKey(digestOf('bbbbbbbbbbbb'), scopesOf('inventory:read', 'webhooks:manage'));
@@ -326,12 +326,12 @@ describe('fanOutWebhooks', () => {
         expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
 
         const received = await queue.receiveAll();
-        expect(subscriptionIdsOf(received)).toStrictEqual(['ws_live', 'ws_tool']);
+        expect(endpointIdsOf(received)).toStrictEqual(['ws_live', 'ws_tool']);
         await queue.remove(received);
-        const refused = await storedSubscription('ws_refused');
+        const refused = await storedEndpoint('ws_refused');
         expect([refused?.state, refused?.disabledReason]).toStrictEqual([{ S: 'disabled' }, { S: reason }]);
         expect(Date.parse(refused?.disabledAt?.S ?? '')).toBeGreaterThan(Date.now() - 60_000);
-        expect((await storedSubscription('ws_live'))?.state).toStrictEqual({ S: 'enabled' });
+        expect((await storedEndpoint('ws_live'))?.state).toStrictEqual({ S: 'enabled' });
       },
     );
 
@@ -353,7 +353,7 @@ describe('fanOutWebhooks', () => {
       expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
 
       const received = await queue.receiveAll();
-      expect(subscriptionIdsOf(received)).toStrictEqual(['ws_chain']);
+      expect(endpointIdsOf(received)).toStrictEqual(['ws_chain']);
       await queue.remove(received);
     });
 
@@ -370,13 +370,13 @@ describe('fanOutWebhooks', () => {
       expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
 
       const received = await queue.receiveAll();
-      expect(subscriptionIdsOf(received)).toStrictEqual(['ws_legacy']);
+      expect(endpointIdsOf(received)).toStrictEqual(['ws_legacy']);
       await queue.remove(received);
-      expect((await storedSubscription('ws_orphan'))?.disabledReason).toStrictEqual({ S: 'key_revoked' });
+      expect((await storedEndpoint('ws_orphan'))?.disabledReason).toStrictEqual({ S: 'key_revoked' });
     });
   });
 
-  test('reads the subscriptions without their signing secrets: a Scan projecting subscriptionId, events, state, owner and creation time', async () => {
+  test('reads the endpoints without their signing secrets: a Scan projecting the endpoint id (stored as subscriptionId), events, state, owner and creation time', async () => {
     await subscribe('ws_inventory', fast.endpoint, ['inventory.changed'], { state: { S: 'isolated' } });
     // The requests the fan-out's read sends, as they leave the client (recorded, not altered).
     const client = dynamoDbClient(db.endpoint, db.credentials);
@@ -390,10 +390,10 @@ describe('fanOutWebhooks', () => {
       { step: 'initialize' },
     );
     try {
-      const routes = await subscriptionRoutes(client, testTableNames.webhookSubscriptions).list();
+      const routes = await endpointRoutes(client, testTableNames.webhookEndpoints).list();
       expect(routes).toStrictEqual([
         {
-          subscriptionId: 'ws_inventory',
+          endpointId: 'ws_inventory',
           events: ['inventory.changed'],
           state: 'isolated',
           createdAt: '2026-11-26T08:00:00.000Z',
@@ -401,7 +401,7 @@ describe('fanOutWebhooks', () => {
       ]);
       expect(sent).toStrictEqual([
         {
-          TableName: testTableNames.webhookSubscriptions,
+          TableName: testTableNames.webhookEndpoints,
           ProjectionExpression: '#id, #events, #state, ownerKeyId, createdAt',
           ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
         },
@@ -411,7 +411,7 @@ describe('fanOutWebhooks', () => {
     }
   });
 
-  test('no subscription takes it: nothing is sent', async () => {
+  test('no endpoint takes it: nothing is sent', async () => {
     await subscribe('ws_orders', fast.endpoint, ['order.changed']);
     const records = await changeEvents.publish([{ type: 'inventory.changed', data: inventoryChange }]);
     expect(await fanOut({ Records: records })).toStrictEqual({ batchItemFailures: [] });
@@ -432,7 +432,7 @@ describe('fanOutWebhooks', () => {
       const { result, records } = await jsonLinesWritten(() =>
         handler({ Records: [inventoryRecord, orderRecord] }),
       );
-      // The inventory event has a subscriber: its send to the missing queue fails. No subscription takes the
+      // The inventory event has a subscriber: its send to the missing queue fails. No endpoint takes the
       // order event: nothing to send, it succeeds (the mapping deletes it).
       expect(result).toStrictEqual({ batchItemFailures: [{ itemIdentifier: inventoryRecord.messageId }] });
       expect(
@@ -598,8 +598,8 @@ const idsAndCounts = (messages: readonly Message[]) =>
 const payload = `{"type":"inventory.changed","timestamp":"2026-11-26T09:30:00.123Z","data":${inventoryJson}}`;
 
 /** {@link inventoryMessage} moved to the slow lane after `n` failed attempts. */
-const movedMessage = (subscriptionId: string, n: number) =>
-  inventoryMessage(subscriptionId).replace(
+const movedMessage = (endpointId: string, n: number) =>
+  inventoryMessage(endpointId).replace(
     '"timestamp":"2026-11-26T09:30:00.123Z"',
     `"timestamp":"2026-11-26T09:30:00.123Z","priorAttempts":${n}`,
   );
@@ -610,7 +610,7 @@ const msAgo = (ms: number) => new Date(Date.now() - ms).toISOString();
 const day = 86_400_000;
 
 describe('deliverWebhooks, the fast lane', () => {
-  test('delivers a first attempt; a failed one moves to the slow lane after the first delay and isolates its subscription; a gone subscription is dropped', async () => {
+  test('delivers a first attempt; a failed one moves to the slow lane after the first delay and isolates its endpoint; a gone endpoint is dropped', async () => {
     await subscribe('ws_fast', `${fast.endpoint}/hook`, ['inventory.changed']);
     await subscribe('ws_failing', `${failing.endpoint}/hook`, ['inventory.changed']);
     const messages = await sendAndReceive(queue, [
@@ -640,20 +640,20 @@ describe('deliverWebhooks, the fast lane', () => {
     expect(others).toStrictEqual([]);
     expect(moved?.Body).toBe(movedMessage('ws_failing', 1));
     await slowLane.remove([moved as Message]);
-    const failingSince = (await storedSubscription('ws_failing'))?.failingSince?.S ?? '';
+    const failingSince = (await storedEndpoint('ws_failing'))?.failingSince?.S ?? '';
     expect(Date.parse(failingSince)).toBeGreaterThanOrEqual(before);
-    expect(await storedSubscription('ws_failing')).toMatchObject({
+    expect(await storedEndpoint('ws_failing')).toMatchObject({
       state: { S: 'isolated' },
       failingSince: { S: failingSince },
     });
-    // The healthy subscription is left as it was (no write for a delivery of an enabled one).
-    expect((await storedSubscription('ws_fast'))?.state).toBeUndefined();
+    // The healthy endpoint is left as it was (no write for a delivery of an enabled one).
+    expect((await storedEndpoint('ws_fast'))?.state).toBeUndefined();
     expect(await scanTable(db.client, testTableNames.webhookFailures)).toStrictEqual([]);
     // The event source mapping deletes the fast lane's messages (the function does not).
     await queue.remove(messages);
   });
 
-  test('an attempt still unanswered at 2 s is cut, not failed: it moves to the slow lane at once, and the subscription is isolated', async () => {
+  test('an attempt still unanswered at 2 s is cut, not failed: it moves to the slow lane at once, and the endpoint is isolated', async () => {
     const hanging = await startWebhookReceiver();
     try {
       hanging.answer = { stallMs: 30_000 };
@@ -678,11 +678,11 @@ describe('deliverWebhooks, the fast lane', () => {
       expect(others).toStrictEqual([]);
       expect(moved?.Body).toBe(inventoryMessage('ws_hanging'));
       await slowLane.remove([moved as Message]);
-      const stored = await storedSubscription('ws_hanging');
+      const stored = await storedEndpoint('ws_hanging');
       expect(stored?.state).toStrictEqual({ S: 'isolated' });
       expect(stored?.failingSince).toBeUndefined();
 
-      // The next delivery of the isolated subscription is moved without an attempt.
+      // The next delivery of the isolated endpoint is moved without an attempt.
       const [next] = await sendAndReceive(queue, [inventoryMessage('ws_hanging')]);
       expect(await deliver({ Records: [receivedRecord(next as Message, queue)] })).toStrictEqual({
         batchItemFailures: [],
@@ -848,9 +848,9 @@ describe('deliverWebhooks, the slow lane', () => {
       expect(response).toStrictEqual({ batchItemFailures: [] });
       expect(fastDoneAt - started).toBeLessThan(1_500);
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_990);
-      // A quick delivery brings its subscription back to the fast lane; a slow one (3 s) stays in the slow lane.
-      expect((await storedSubscription('ws_fast'))?.state).toStrictEqual({ S: 'enabled' });
-      expect((await storedSubscription('ws_slow'))?.state).toStrictEqual({ S: 'isolated' });
+      // A quick delivery brings its endpoint back to the fast lane; a slow one (3 s) stays in the slow lane.
+      expect((await storedEndpoint('ws_fast'))?.state).toStrictEqual({ S: 'enabled' });
+      expect((await storedEndpoint('ws_slow'))?.state).toStrictEqual({ S: 'isolated' });
     } finally {
       await slow.close();
     }
@@ -864,7 +864,7 @@ describe('deliverWebhooks, the slow lane', () => {
     expect(await deliver({ Records: [sqsRecord('m-back', movedMessage('ws_back', 1), 1)] })).toStrictEqual({
       batchItemFailures: [],
     });
-    const stored = await storedSubscription('ws_back');
+    const stored = await storedEndpoint('ws_back');
     expect(stored?.state).toStrictEqual({ S: 'enabled' });
     expect(stored?.failingSince).toBeUndefined();
   });
@@ -889,7 +889,7 @@ describe('deliverWebhooks, the slow lane', () => {
 });
 
 describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () => {
-  test('a failed attempt 5 days after the first failed one disables the subscription: counted once, kept as a failure, no more attempts', async () => {
+  test('a failed attempt 5 days after the first failed one disables the endpoint: counted once, kept as a failure, no more attempts', async () => {
     const failingSince = msAgo(5 * day + 60_000);
     await subscribe('ws_dead', `${failing.endpoint}/hook`, ['inventory.changed'], {
       state: { S: 'isolated' },
@@ -905,7 +905,7 @@ describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () =>
     expect(failing.requests).toHaveLength(1);
     expect(metricValues(records, 'WebhookEndpointsDisabled')).toStrictEqual([1]);
     expect(metricValues(records, 'WebhookDeliveriesFailed')).toStrictEqual([]);
-    const stored = await storedSubscription('ws_dead');
+    const stored = await storedEndpoint('ws_dead');
     const disabledAt = stored?.disabledAt?.S ?? '';
     expect(Date.parse(disabledAt)).toBeGreaterThanOrEqual(before);
     expect(stored).toMatchObject({ state: { S: 'disabled' }, failingSince: { S: failingSince } });
@@ -917,7 +917,7 @@ describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () =>
       ]),
     ).toStrictEqual([[inventoryEventId, '1', 'HTTP 500']]);
 
-    // A disabled subscription's next delivery, in either lane: no attempt, kept as a failure for a redrive.
+    // A disabled endpoint's next delivery, in either lane: no attempt, kept as a failure for a redrive.
     await clearTable(testTableNames.webhookFailures, ['subscriptionId', 'eventId']);
     const { result: next, records: nextRecords } = await jsonLinesWritten(() =>
       deliver({
@@ -939,12 +939,12 @@ describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () =>
         .map((f) => [f.eventId?.S, f.attempts?.N, f.lastError?.S])
         .sort(),
     ).toStrictEqual([
-      [inventoryEventId, '0', 'not attempted: the subscription is disabled'],
-      ['inventory.-9223372036854775808.5', '1', 'not attempted: the subscription is disabled'],
+      [inventoryEventId, '0', 'not attempted: the endpoint is disabled'],
+      ['inventory.-9223372036854775808.5', '1', 'not attempted: the endpoint is disabled'],
     ]);
   });
 
-  test('failing for less than 5 days: the failed attempt is retried, the subscription stays isolated', async () => {
+  test('failing for less than 5 days: the failed attempt is retried, the endpoint stays isolated', async () => {
     const failingSince = msAgo(5 * day - 60_000);
     await subscribe('ws_nearly', `${failing.endpoint}/hook`, ['inventory.changed'], {
       state: { S: 'isolated' },
@@ -954,7 +954,7 @@ describe('deliverWebhooks, the breaker (every attempt failed for 5 days)', () =>
     expect(await deliver({ Records: [receivedRecord(message, slowLane)] })).toStrictEqual({
       batchItemFailures: [{ itemIdentifier: message.MessageId }],
     });
-    expect(await storedSubscription('ws_nearly')).toMatchObject({
+    expect(await storedEndpoint('ws_nearly')).toMatchObject({
       state: { S: 'isolated' },
       failingSince: { S: failingSince },
     });

@@ -1,40 +1,41 @@
 /**
- * The state of a subscription's endpoint, written by the delivery and the webhook tool (docs/architecture.md
+ * The state of a webhook endpoint, written by the delivery and the webhook tool (docs/architecture.md
  * "Events and webhooks": the slow lane and the breaker). Each operation is one conditional UpdateItem on the
- * subscriptions table; a condition that fails (the subscription removed, or already moved on) changes nothing.
+ * endpoints table; a condition that fails (the endpoint removed, or already moved on) changes nothing.
  * `state` is a DynamoDB reserved word: expressions name it `#s`.
  * @module
  */
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
+import { type DisabledReason, endpointItem } from './endpoint-store.ts';
 import type { KeyRefusal } from './owner-access.ts';
-import { type DisabledReason, subscriptionItem } from './subscriptions.ts';
+import { itemExists } from './stored-names.ts';
 
-/** The state transitions the delivery writes (lib/webhooks/subscriptions.ts `SubscriptionState`). */
-export interface SubscriptionHealth {
+/** The state transitions the delivery writes (lib/webhooks/endpoint-store.ts `EndpointState`). */
+export interface EndpointHealth {
   /**
    * An attempt cut at the fast lane's limit, or failed at `failedAt`: `isolated` (slow lane), and after a failure
    * `failingSince` set unless already set. Never undoes `disabled`.
    */
-  isolate(subscriptionId: string, failedAt?: Date): Promise<void>;
+  isolate(endpointId: string, failedAt?: Date): Promise<void>;
   /** A delivered attempt: `failingSince` removed; back to `enabled` when `quick` (within the fast lane's limit). */
-  delivered(subscriptionId: string, quick: boolean): Promise<void>;
+  delivered(endpointId: string, quick: boolean): Promise<void>;
   /**
    * The breaker: `disabled` at `now` (reason `failing`), when `failingSince` is still `failingSince` (no delivery since).
    * @returns true when this call disabled it.
    */
-  disable(subscriptionId: string, failingSince: string, now: Date): Promise<boolean>;
+  disable(endpointId: string, failingSince: string, now: Date): Promise<boolean>;
 }
 
 /**
- * One UpdateItem of the subscription `subscriptionId` in `tableName`, only while it exists and `condition` holds.
+ * One UpdateItem of the endpoint `endpointId` in `tableName`, only while it exists and `condition` holds.
  * @returns false when the condition failed.
  */
 async function update(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
+  endpointId: string,
   expression: string,
   condition: string,
   values: Record<string, string>,
@@ -42,9 +43,9 @@ async function update(
   return conditional(
     client.send(
       new UpdateItemCommand({
-        ...subscriptionItem(tableName, subscriptionId),
+        ...endpointItem(tableName, endpointId),
         UpdateExpression: expression,
-        ConditionExpression: `attribute_exists(subscriptionId) AND (${condition})`,
+        ConditionExpression: `${itemExists} AND (${condition})`,
         ExpressionAttributeNames: { '#s': 'state' },
         ExpressionAttributeValues: marshall(values),
       }),
@@ -56,14 +57,14 @@ async function update(
 const notDisabled = 'attribute_not_exists(#s) OR #s <> :d';
 
 /**
- * The subscription `subscriptionId` `disabled` at `now` for `reason`, while `condition` holds (`values` holds the
+ * The endpoint `endpointId` `disabled` at `now` for `reason`, while `condition` holds (`values` holds the
  * values it names besides `:d`, `disabled`).
  * @returns false when the condition failed.
  */
 function disableWhen(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
+  endpointId: string,
   reason: DisabledReason,
   now: Date,
   condition: string,
@@ -72,15 +73,15 @@ function disableWhen(
   return update(
     client,
     tableName,
-    subscriptionId,
+    endpointId,
     'SET #s = :d, disabledAt = :n, disabledReason = :r',
     condition,
     { ':d': 'disabled', ':n': now.toISOString(), ':r': reason, ...values },
   );
 }
 
-/** The subscription health over `client` and the subscriptions table `tableName`. */
-export function subscriptionHealth(client: DynamoDBClient, tableName: string): SubscriptionHealth {
+/** The endpoint health over `client` and the endpoints table `tableName`. */
+export function endpointHealth(client: DynamoDBClient, tableName: string): EndpointHealth {
   return {
     async isolate(id, failedAt) {
       await update(
@@ -110,16 +111,16 @@ export function subscriptionHealth(client: DynamoDBClient, tableName: string): S
 }
 
 /**
- * The webhook tool's `enable`: the subscription `enabled`, its failing and disabled times removed.
- * @returns false when there is no such subscription.
+ * The webhook tool's `enable`: the endpoint `enabled`, its failing and disabled times removed.
+ * @returns false when there is no such endpoint.
  */
-export function enableSubscription(client: DynamoDBClient, tableName: string, subscriptionId: string) {
+export function enableEndpoint(client: DynamoDBClient, tableName: string, endpointId: string) {
   return update(
     client,
     tableName,
-    subscriptionId,
+    endpointId,
     'SET #s = :e REMOVE failingSince, disabledAt, disabledReason',
-    'attribute_exists(subscriptionId)',
+    itemExists,
     {
       ':e': 'enabled',
     },
@@ -127,17 +128,12 @@ export function enableSubscription(client: DynamoDBClient, tableName: string, su
 }
 
 /**
- * The webhook tool's `disable`: the subscription `disabled` at `now`, reason `operator` (no attempt until `enable`, or for an API
+ * The webhook tool's `disable`: the endpoint `disabled` at `now`, reason `operator` (no attempt until `enable`, or for an API
  * key's endpoint until its key creates it again: docs/contract.md "History and events").
- * @returns false when there is no such subscription.
+ * @returns false when there is no such endpoint.
  */
-export function disableSubscription(
-  client: DynamoDBClient,
-  tableName: string,
-  subscriptionId: string,
-  now: Date,
-) {
-  return disableWhen(client, tableName, subscriptionId, 'operator', now, 'attribute_exists(subscriptionId)');
+export function disableEndpoint(client: DynamoDBClient, tableName: string, endpointId: string, now: Date) {
+  return disableWhen(client, tableName, endpointId, 'operator', now, itemExists);
 }
 
 /**
@@ -149,12 +145,12 @@ export function disableSubscription(
 export function disableForKey(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
+  endpointId: string,
   owner: string,
   reason: KeyRefusal,
   now: Date,
 ) {
-  return disableWhen(client, tableName, subscriptionId, reason, now, `ownerKeyId = :o AND (${notDisabled})`, {
+  return disableWhen(client, tableName, endpointId, reason, now, `ownerKeyId = :o AND (${notDisabled})`, {
     ':o': owner,
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints through the API (docs/contract.md "History and events"): subscriptions owned by an API key,
+ * Webhook endpoints through the API (docs/contract.md "History and events"): endpoints owned by an API key,
  * at most {@link maxEndpointsPerKey} per key, each create and delete one TransactWriteItems with the owner's item
  * in the endpoint owners table (docs/architecture.md "Events and webhooks": webhook endpoints).
  * @module
@@ -18,16 +18,17 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpError } from '../http/errors.ts';
+import { disableForKey } from './endpoint-health.ts';
+import { deleteEndpoint, type Endpoint, fromStored, newEndpoint } from './endpoint-store.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
-import { disableForKey } from './subscription-health.ts';
-import { deleteSubscription, fromStored, newSubscription, type Subscription } from './subscriptions.ts';
+import { endpointKey, itemAbsent, itemExists, storedEndpointId, toStoredNames } from './stored-names.ts';
 
 /** Most webhook endpoints one API key (one rotation chain) holds (docs/contract.md "History and events"). */
 export const maxEndpointsPerKey = 20;
 
-/** An endpoint as the API shows it after its creation: a subscription without its secret. */
-export type EndpointView = Omit<Subscription, 'secret'>;
+/** An endpoint as the API shows it after its creation: an endpoint without its secret. */
+export type EndpointView = Omit<Endpoint, 'secret'>;
 
 /**
  * What a create did: `created` (201, the secret shown once), `existing` (the key's endpoint for that URL),
@@ -35,19 +36,19 @@ export type EndpointView = Omit<Subscription, 'secret'>;
  * (a revoked or expired key still accepted from the authorizer's cache may not re-enable it).
  */
 export type CreateResult =
-  | { outcome: 'created'; endpoint: Subscription }
+  | { outcome: 'created'; endpoint: Endpoint }
   | { outcome: 'existing'; endpoint: EndpointView }
   | { outcome: 'limit_reached' }
   | { outcome: 'key_dead' };
 
-/** The table names an {@link endpointStore} works on. */
+/** The table names an {@link keyEndpointStore} works on. */
 export interface EndpointTables {
-  subscriptions: string;
+  endpoints: string;
   owners: string;
 }
 
 /** The endpoints of API keys. `owner` is always the first key id of the caller's rotation chain. */
-export interface EndpointStore {
+export interface KeyEndpointStore {
   /**
    * The endpoint for `url` with `events`: a new one (new id and secret) unless `owner` already holds one for
    * `url`, which then takes `events` and, when disabled, is enabled again (the API's re-enable).
@@ -71,7 +72,7 @@ const viewProjection = {
   ProjectionExpression:
     '#id, #url, #events, #state, createdAt, failingSince, disabledAt, disabledReason, ownerKeyId',
   ExpressionAttributeNames: {
-    '#id': 'subscriptionId',
+    '#id': storedEndpointId,
     '#url': 'url',
     '#events': 'events',
     '#state': 'state',
@@ -133,19 +134,19 @@ async function ownedIds(client: DynamoDBClient, names: EndpointTables, owner: st
 }
 
 /** The endpoint store over `client` (low-level, util-dynamodb marshalling) and `names`. */
-export function endpointStore(client: DynamoDBClient, names: EndpointTables): EndpointStore {
+export function keyEndpointStore(client: DynamoDBClient, names: EndpointTables): KeyEndpointStore {
   const list = async (owner: string): Promise<EndpointView[]> => {
-    let keys = (await ownedIds(client, names, owner)).map((subscriptionId) => marshall({ subscriptionId }));
+    let keys = (await ownedIds(client, names, owner)).map((endpointId) => marshall(endpointKey(endpointId)));
     const views: EndpointView[] = [];
     // At most 20 keys: one BatchGetItem; what DynamoDB leaves unprocessed is asked again.
     for (let round = 1; keys.length > 0; round++) {
       const { Responses, UnprocessedKeys } = await client.send(
         new BatchGetItemCommand({
-          RequestItems: { [names.subscriptions]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
+          RequestItems: { [names.endpoints]: { Keys: keys, ConsistentRead: true, ...viewProjection } },
         }),
       );
-      for (const item of Responses?.[names.subscriptions] ?? []) views.push(viewOf(item));
-      keys = UnprocessedKeys?.[names.subscriptions]?.Keys ?? [];
+      for (const item of Responses?.[names.endpoints] ?? []) views.push(viewOf(item));
+      keys = UnprocessedKeys?.[names.endpoints]?.Keys ?? [];
       if (keys.length > 0) {
         if (round === attempts) throw new HttpError('service_unavailable', 'the store is busy; retry');
         await setTimeout(20 * round);
@@ -154,9 +155,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
     // An id whose item is gone is not shown (a tool's removal between the two reads).
     return views
       .filter((view) => view.ownerKeyId === owner)
-      .sort(
-        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId),
-      );
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.endpointId.localeCompare(b.endpointId));
   };
 
   /**
@@ -168,8 +167,8 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
     try {
       const { Attributes } = await client.send(
         new UpdateItemCommand({
-          TableName: names.subscriptions,
-          Key: marshall({ subscriptionId: existing.subscriptionId }),
+          TableName: names.endpoints,
+          Key: marshall(endpointKey(existing.endpointId)),
           UpdateExpression: disabled
             ? 'SET #events = :e, #state = :enabled REMOVE failingSince, disabledAt, disabledReason'
             : 'SET #events = :e',
@@ -202,7 +201,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
    * 10 minutes). @returns the endpoint, `limit_reached`, or `url_taken` when the owner holds the URL already.
    */
   const add = async (owner: string, url: string, events: readonly EndpointEventType[], now: Date) => {
-    const endpoint = newSubscription(url, events, now, owner);
+    const endpoint = newEndpoint(url, events, now, owner);
     try {
       await client.send(
         new TransactWriteItemsCommand({
@@ -215,7 +214,7 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
                 ConditionExpression:
                   '(attribute_not_exists(endpointIds) OR size(endpointIds) < :max) AND NOT contains(urlHashes, :u)',
                 ExpressionAttributeValues: {
-                  ':id': { SS: [endpoint.subscriptionId] },
+                  ':id': { SS: [endpoint.endpointId] },
                   ':h': { SS: [urlHash(url)] },
                   ':u': { S: urlHash(url) },
                   ':max': { N: String(maxEndpointsPerKey) },
@@ -225,9 +224,9 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
             },
             {
               Put: {
-                TableName: names.subscriptions,
-                Item: marshall(endpoint),
-                ConditionExpression: 'attribute_not_exists(subscriptionId)',
+                TableName: names.endpoints,
+                Item: marshall(toStoredNames(endpoint)),
+                ConditionExpression: itemAbsent,
               },
             },
           ],
@@ -266,8 +265,8 @@ export function endpointStore(client: DynamoDBClient, names: EndpointTables): En
       retryingConflicts(async () => {
         const { Item } = await client.send(
           new GetItemCommand({
-            TableName: names.subscriptions,
-            Key: marshall({ subscriptionId: endpointId }),
+            TableName: names.endpoints,
+            Key: marshall(endpointKey(endpointId)),
             ConsistentRead: true,
             ProjectionExpression: '#url, ownerKeyId',
             ExpressionAttributeNames: { '#url': 'url' },
@@ -305,8 +304,8 @@ function removal(
     TransactItems: [
       {
         Delete: {
-          TableName: names.subscriptions,
-          Key: marshall({ subscriptionId: endpointId }),
+          TableName: names.endpoints,
+          Key: marshall(endpointKey(endpointId)),
           ConditionExpression: 'ownerKeyId = :o',
           ExpressionAttributeValues: marshall({ ':o': owner }),
         },
@@ -324,37 +323,37 @@ function removal(
 }
 
 /**
- * The webhook tool's `remove`: any subscription, an API key's endpoint with its owner's set (so it no longer
+ * The webhook tool's `remove`: any endpoint, an API key's endpoint with its owner's set (so it no longer
  * counts to the key's 20), the tool's own with one conditional DeleteItem.
- * @returns false when there is no such subscription.
+ * @returns false when there is no such endpoint.
  */
-export async function removeSubscription(
+export async function removeEndpoint(
   client: DynamoDBClient,
   names: EndpointTables,
-  subscriptionId: string,
+  endpointId: string,
 ): Promise<boolean> {
   const { Item } = await client.send(
     new GetItemCommand({
-      TableName: names.subscriptions,
-      Key: marshall({ subscriptionId }),
+      TableName: names.endpoints,
+      Key: marshall(endpointKey(endpointId)),
       ConsistentRead: true,
       ProjectionExpression: 'ownerKeyId',
     }),
   );
   if (!Item) return false;
   const owner = unmarshall(Item).ownerKeyId as string | undefined;
-  if (owner !== undefined) return endpointStore(client, names).remove(owner, subscriptionId);
-  return deleteSubscription(
+  if (owner !== undefined) return keyEndpointStore(client, names).remove(owner, endpointId);
+  return deleteEndpoint(
     client,
-    names.subscriptions,
-    subscriptionId,
-    'attribute_exists(subscriptionId) AND attribute_not_exists(ownerKeyId)',
+    names.endpoints,
+    endpointId,
+    `${itemExists} AND attribute_not_exists(ownerKeyId)`,
   );
 }
 
 /**
  * The key tool's `revoke` once no key of the chain `owner` is live: every endpoint `owner` holds, not yet
- * disabled, `disabled` at `now` with `reason` (lib/webhooks/subscription-health.ts `disableForKey`).
+ * disabled, `disabled` at `now` with `reason` (lib/webhooks/endpoint-health.ts `disableForKey`).
  * @returns the ids of the endpoints now disabled with `reason`: by this call, or already by the fan-out, whose
  *   check of the keys may see the revocation first (docs/architecture.md "Webhook endpoints of API keys").
  */
@@ -369,23 +368,23 @@ export async function disableOwnedEndpoints(
   const disabled = await Promise.all(
     ids.map(
       async (id) =>
-        (await disableForKey(client, names.subscriptions, id, owner, reason, now)) ||
-        (await disabledReasonOf(client, names.subscriptions, id)) === reason,
+        (await disableForKey(client, names.endpoints, id, owner, reason, now)) ||
+        (await disabledReasonOf(client, names.endpoints, id)) === reason,
     ),
   );
   return ids.filter((_, index) => disabled[index]);
 }
 
-/** The `disabledReason` of the subscription `subscriptionId` (strongly consistent), if any. */
+/** The `disabledReason` of the endpoint `endpointId` (strongly consistent), if any. */
 async function disabledReasonOf(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
+  endpointId: string,
 ): Promise<string | undefined> {
   const { Item } = await client.send(
     new GetItemCommand({
       TableName: tableName,
-      Key: marshall({ subscriptionId }),
+      Key: marshall(endpointKey(endpointId)),
       ConsistentRead: true,
       ProjectionExpression: 'disabledReason',
     }),

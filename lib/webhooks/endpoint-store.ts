@@ -1,5 +1,5 @@
 /**
- * The webhook subscriptions table, one item per `subscriptionId` (docs/contract.md "History and events"):
+ * The webhook endpoints table, one item per `endpointId` (docs/contract.md "History and events"):
  * written by the webhook tool, scanned by the fan-out, read by the delivery.
  * @module
  */
@@ -15,26 +15,34 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditional } from '../clients/dynamodb-client.ts';
 import type { EndpointEventType } from './event-access.ts';
 import type { KeyRefusal } from './owner-access.ts';
+import {
+  endpointKey,
+  itemAbsent,
+  itemExists,
+  storedEndpointId,
+  storedEndpointIdOf,
+  toStoredNames,
+} from './stored-names.ts';
 
 /**
- * Where a subscription's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
+ * Where an endpoint's deliveries go (docs/architecture.md "Events and webhooks"): `enabled`, the fast lane;
  * `isolated`, the slow lane (its last attempt failed or outlasted the fast lane's limit); `disabled`, no attempt
  * (the breaker, the tool or its key's check disabled it, {@link DisabledReason}: kept as failures until enabled). A
- * subscription stored before states existed is `enabled`.
+ * endpoint stored before states existed is `enabled`.
  */
-export type SubscriptionState = 'enabled' | 'isolated' | 'disabled';
+export type EndpointState = 'enabled' | 'isolated' | 'disabled';
 
 /**
- * Why a subscription is `disabled`: `failing`, the breaker (every attempt failed for its period); `operator`, the
+ * Why an endpoint is `disabled`: `failing`, the breaker (every attempt failed for its period); `operator`, the
  * webhook tool's `disable`; for an API key's endpoint, `key_revoked`, `key_expired` or `scope_missing`, its key no
  * longer reads what it delivers (lib/webhooks/owner-access.ts). Absent on items disabled before reasons existed.
  */
 export type DisabledReason = 'failing' | 'operator' | KeyRefusal;
 
-/** A subscription: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
-export interface Subscription {
+/** An endpoint: where to POST which event types, signed with which secret. Times are RFC 3339 UTC. */
+export interface Endpoint {
   /** `ws_` + 16 base64url characters (96 random bits). */
-  subscriptionId: string;
+  endpointId: string;
   url: string;
   events: EndpointEventType[];
   /** `whsec_` + base64 of 24 random bytes; shown to the operator once, never listed. */
@@ -44,7 +52,7 @@ export interface Subscription {
   /** When {@link previousSecret} stops signing (RFC 3339 UTC): 24 hours after the rotation. */
   previousSecretExpiresAt?: string;
   createdAt: string;
-  state: SubscriptionState;
+  state: EndpointState;
   /** The first failed attempt since the last delivered one; absent while the last attempt was delivered. */
   failingSince?: string;
   /** When the breaker, the tool or its key's check disabled it (state `disabled`). */
@@ -53,14 +61,14 @@ export interface Subscription {
   disabledReason?: DisabledReason;
   /**
    * The API key that created it through the API (`createWebhookEndpoint`): the first key id of its rotation
-   * chain, so a key made by `rotate` keeps it; absent for the tool's subscriptions (lib/webhooks/endpoints.ts).
+   * chain, so a key made by `rotate` keeps it; absent for the tool's endpoints (lib/webhooks/key-endpoints.ts).
    */
   ownerKeyId?: string;
 }
 
-/** What the fan-out reads of a subscription: never its secret (lib/webhooks/fan-out.ts). */
-export type SubscriptionRoute = Pick<Subscription, 'subscriptionId' | 'events' | 'state' | 'ownerKeyId'> &
-  Partial<Pick<Subscription, 'createdAt'>>;
+/** What the fan-out reads of an endpoint: never its secret (lib/webhooks/fan-out.ts). */
+export type EndpointRoute = Pick<Endpoint, 'endpointId' | 'events' | 'state' | 'ownerKeyId'> &
+  Partial<Pick<Endpoint, 'createdAt'>>;
 
 /** Random bytes in a signing secret (Standard Webhooks: between 24 and 64). */
 const secretBytes = 24;
@@ -73,20 +81,20 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(secretBytes).toString('base64')}`;
 }
 
-/** A new subscription id: `ws_` + base64url of 12 random bytes. */
-export function newSubscriptionId(): string {
+/** A new endpoint id: `ws_` + base64url of 12 random bytes. */
+export function newEndpointId(): string {
   return `ws_${randomBytes(12).toString('base64url')}`;
 }
 
-/** A new `enabled` subscription to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
-export function newSubscription(
+/** A new `enabled` endpoint to `events` at `url`, created at `now`, with a new id and secret; `ownerKeyId` when given. */
+export function newEndpoint(
   url: string,
   events: readonly EndpointEventType[],
   now: Date,
   ownerKeyId?: string,
-): Subscription {
+): Endpoint {
   return {
-    subscriptionId: newSubscriptionId(),
+    endpointId: newEndpointId(),
     url,
     events: [...events],
     secret: newSigningSecret(),
@@ -96,30 +104,30 @@ export function newSubscription(
   };
 }
 
-/** The subscriptions table's operations. */
-export interface SubscriptionStore {
+/** The endpoints table's operations. */
+export interface EndpointStore {
   /**
-   * Stores a new subscription to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
+   * Stores a new endpoint to `events` at `url` (already checked by the SSRF guard), with a new id and secret.
    * @returns it, secret included.
    */
-  add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Subscription>;
-  /** The subscription with this id, or undefined: one GetItem (strongly consistent). */
-  get(subscriptionId: string): Promise<Subscription | undefined>;
-  /** Every subscription (a Scan of all pages: the fan-out and the tool, never an API request). */
-  list(): Promise<Subscription[]>;
-  /** Removes the subscription. @returns false when there was none with this id. */
-  remove(subscriptionId: string): Promise<boolean>;
+  add(url: string, events: readonly EndpointEventType[], now: Date): Promise<Endpoint>;
+  /** The endpoint with this id, or undefined: one GetItem (strongly consistent). */
+  get(endpointId: string): Promise<Endpoint | undefined>;
+  /** Every endpoint (a Scan of all pages: the fan-out and the tool, never an API request). */
+  list(): Promise<Endpoint[]>;
+  /** Removes the endpoint. @returns false when there was none with this id. */
+  remove(endpointId: string): Promise<boolean>;
 }
 
 /** A stored state, `enabled` when absent (items stored before states existed). */
-function stateOf(item: Record<string, unknown>): SubscriptionState {
-  return (item.state as SubscriptionState | undefined) ?? 'enabled';
+function stateOf(item: Record<string, unknown>): EndpointState {
+  return (item.state as EndpointState | undefined) ?? 'enabled';
 }
 
-/** A stored item as a subscription (`events`, a list of strings, as an array). */
-export function fromStored(item: Record<string, unknown>): Subscription {
+/** A stored item as an endpoint (`events`, a list of strings, as an array). */
+export function fromStored(item: Record<string, unknown>): Endpoint {
   return {
-    subscriptionId: String(item.subscriptionId),
+    endpointId: storedEndpointIdOf(item),
     url: String(item.url),
     events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
     secret: String(item.secret),
@@ -137,14 +145,14 @@ export function fromStored(item: Record<string, unknown>): Subscription {
 }
 
 /**
- * The secrets a delivery at `now` is signed with: the subscription's secret, then its previous one while that
+ * The secrets a delivery at `now` is signed with: the endpoint's secret, then its previous one while that
  * has not expired (docs/contract.md "History and events": rotateWebhookSecret).
  */
 export function signingSecrets(
-  subscription: Pick<Subscription, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  endpoint: Pick<Endpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
   now: Date,
 ): string[] {
-  const { secret, previousSecret, previousSecretExpiresAt } = subscription;
+  const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
   const overlapping =
     previousSecret !== undefined &&
     previousSecretExpiresAt !== undefined &&
@@ -153,31 +161,31 @@ export function signingSecrets(
 }
 
 /**
- * The fan-out's read of the subscriptions table alone: a Scan of all pages with `ProjectionExpression`
- * subscriptionId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
+ * The fan-out's read of the endpoints table alone: a Scan of all pages with `ProjectionExpression`
+ * endpointId, events, state, ownerKeyId, createdAt, so that no signing secret leaves the table for the fan-out
  * (docs/architecture.md "Events and webhooks"). `state` is a DynamoDB reserved word, hence the name
  * placeholders.
  */
-export function subscriptionRoutes(
+export function endpointRoutes(
   client: DynamoDBClient,
   tableName: string,
-): { list(): Promise<SubscriptionRoute[]> } {
+): { list(): Promise<EndpointRoute[]> } {
   return {
     async list() {
-      const routes: SubscriptionRoute[] = [];
+      const routes: EndpointRoute[] = [];
       const pages = paginateScan(
         { client },
         {
           TableName: tableName,
           ProjectionExpression: '#id, #events, #state, ownerKeyId, createdAt',
-          ExpressionAttributeNames: { '#id': 'subscriptionId', '#events': 'events', '#state': 'state' },
+          ExpressionAttributeNames: { '#id': storedEndpointId, '#events': 'events', '#state': 'state' },
         },
       );
       for await (const page of pages) {
         for (const stored of page.Items ?? []) {
           const item = unmarshall(stored);
           routes.push({
-            subscriptionId: String(item.subscriptionId),
+            endpointId: storedEndpointIdOf(item),
             events: [...((item.events as EndpointEventType[] | undefined) ?? [])],
             state: stateOf(item),
             ...(item.ownerKeyId !== undefined && { ownerKeyId: String(item.ownerKeyId) }),
@@ -190,23 +198,20 @@ export function subscriptionRoutes(
   };
 }
 
-/** The table and key of the subscription `subscriptionId` in `tableName`: the start of a command on its item. */
-export function subscriptionItem(tableName: string, subscriptionId: string) {
-  return { TableName: tableName, Key: marshall({ subscriptionId }) };
+/** The table and key of the endpoint `endpointId` in `tableName`: the start of a command on its item. */
+export function endpointItem(tableName: string, endpointId: string) {
+  return { TableName: tableName, Key: marshall(endpointKey(endpointId)) };
 }
 
 /**
- * The reading half of {@link subscriptionStore} alone (the delivery function), so that its bundle carries none
+ * The reading half of {@link endpointStore} alone (the delivery function), so that its bundle carries none
  * of the other operations' commands (docs/architecture.md "Bundles").
  */
-export function subscriptionReader(
-  client: DynamoDBClient,
-  tableName: string,
-): Pick<SubscriptionStore, 'get'> {
+export function endpointReader(client: DynamoDBClient, tableName: string): Pick<EndpointStore, 'get'> {
   return {
-    async get(subscriptionId) {
+    async get(endpointId) {
       const { Item } = await client.send(
-        new GetItemCommand({ ...subscriptionItem(tableName, subscriptionId), ConsistentRead: true }),
+        new GetItemCommand({ ...endpointItem(tableName, endpointId), ConsistentRead: true }),
       );
       return Item && fromStored(unmarshall(Item));
     },
@@ -214,45 +219,45 @@ export function subscriptionReader(
 }
 
 /**
- * The subscription store over `client` and the table `tableName`: the low-level client with util-dynamodb's
+ * The endpoint store over `client` and the table `tableName`: the low-level client with util-dynamodb's
  * marshalling, not the document client, which the delivery function's bundle has no room for
  * (docs/architecture.md "Bundles").
  */
-export function subscriptionStore(client: DynamoDBClient, tableName: string): SubscriptionStore {
+export function endpointStore(client: DynamoDBClient, tableName: string): EndpointStore {
   return {
     async add(url, events, now) {
-      const subscription = newSubscription(url, events, now);
+      const endpoint = newEndpoint(url, events, now);
       await client.send(
         new PutItemCommand({
           TableName: tableName,
-          Item: marshall(subscription),
-          ConditionExpression: 'attribute_not_exists(subscriptionId)',
+          Item: marshall(toStoredNames(endpoint)),
+          ConditionExpression: itemAbsent,
         }),
       );
-      return subscription;
+      return endpoint;
     },
-    ...subscriptionReader(client, tableName),
+    ...endpointReader(client, tableName),
     async list() {
-      const subscriptions: Subscription[] = [];
+      const endpoints: Endpoint[] = [];
       for await (const page of paginateScan({ client }, { TableName: tableName })) {
-        for (const item of page.Items ?? []) subscriptions.push(fromStored(unmarshall(item)));
+        for (const item of page.Items ?? []) endpoints.push(fromStored(unmarshall(item)));
       }
-      return subscriptions;
+      return endpoints;
     },
-    remove: (subscriptionId) => deleteSubscription(client, tableName, subscriptionId),
+    remove: (endpointId) => deleteEndpoint(client, tableName, endpointId),
   };
 }
 
 /**
- * One DeleteItem of the subscription `subscriptionId` in `tableName`, only while `condition` holds (default: it
+ * One DeleteItem of the endpoint `endpointId` in `tableName`, only while `condition` holds (default: it
  * exists). @returns false when the condition failed.
  */
-export async function deleteSubscription(
+export async function deleteEndpoint(
   client: DynamoDBClient,
   tableName: string,
-  subscriptionId: string,
-  condition = 'attribute_exists(subscriptionId)',
+  endpointId: string,
+  condition = itemExists,
 ): Promise<boolean> {
-  const item = subscriptionItem(tableName, subscriptionId);
+  const item = endpointItem(tableName, endpointId);
   return conditional(client.send(new DeleteItemCommand({ ...item, ConditionExpression: condition })));
 }
