@@ -43,7 +43,7 @@ describe("a failed attempt's short reason, without host, address or stack", () =
 
 describe('an attempt as listed', () => {
   const message = {
-    subscriptionId: 'ws_AAAAAAAAAAAAAAAA',
+    endpointId: 'ws_AAAAAAAAAAAAAAAA',
     eventId: 'inventory.7.1',
     type: 'inventory.changed',
   } as const;

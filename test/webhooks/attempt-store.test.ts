@@ -66,7 +66,7 @@ describe("the delivery's recorder", () => {
   test('one item per attempt under its endpoint, expiring 30 days after its start; listed as the contract shows it', async () => {
     const started = Date.now() - 1_000;
     const facts: AttemptFacts = {
-      message: { subscriptionId: 'ws_RECORDED0000001', eventId: 'inventory.7.1', type: 'inventory.changed' },
+      message: { endpointId: 'ws_RECORDED0000001', eventId: 'inventory.7.1', type: 'inventory.changed' },
       attempt: 2,
       started,
       outcome: { delivered: false, status: 503, error: 'HTTP 503' },
@@ -107,7 +107,7 @@ describe("the delivery's recorder", () => {
     await expect(
       recorder.record({
         message: {
-          subscriptionId: 'ws_RECORDED0000002',
+          endpointId: 'ws_RECORDED0000002',
           eventId: 'inventory.7.2',
           type: 'inventory.changed',
         },

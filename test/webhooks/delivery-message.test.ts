@@ -11,14 +11,14 @@ import {
   parseDeliveryMessage,
   webhookPayload,
 } from '#lib/webhooks/delivery-message.ts';
+import { newSigningSecret } from '#lib/webhooks/endpoint-store.ts';
 import { signatureHeaders } from '#lib/webhooks/signing.ts';
-import { newSigningSecret } from '#lib/webhooks/subscriptions.ts';
 import { testDelivery } from '#lib/webhooks/test-event.ts';
 import { placedOrderChange } from '#test/support/change-fixtures.ts';
 
 /** An order event whose ids are past 2^53 (and the int64 minimum): written digit for digit. */
 const order: DeliveryMessage = {
-  subscriptionId: 'ws_AAAAAAAAAAAAAAAA',
+  endpointId: 'ws_AAAAAAAAAAAAAAAA',
   eventId: 'order.1795685400123000001.placed',
   type: 'order.changed',
   timestamp: '2026-11-26T09:31:00.000Z',
@@ -27,7 +27,7 @@ const order: DeliveryMessage = {
 const orderData =
   '{"orderId":1795685400123000001,"occurredAt":"2026-11-26T09:31:00.000Z","status":{"from":null,"to":"placed"},"order":{"id":1795685400123000001,"petId":-9223372036854775808,"quantity":1,"status":"placed","complete":false}}';
 const lowStock: DeliveryMessage = {
-  subscriptionId: 'ws_BBBBBBBBBBBBBBBB',
+  endpointId: 'ws_BBBBBBBBBBBBBBBB',
   eventId: 'inventory_low_stock.42.7.5',
   type: 'inventory.low_stock',
   timestamp: '2026-11-26T09:31:00Z',
@@ -98,7 +98,7 @@ describe('the request a subscriber gets', () => {
   test('a test event: type webhook.test, its id test_ and 16 base64url characters, its data the endpoint id', () => {
     const first = testDelivery('ws_CCCCCCCCCCCCCCCC', now);
     expect(first).toStrictEqual({
-      subscriptionId: 'ws_CCCCCCCCCCCCCCCC',
+      endpointId: 'ws_CCCCCCCCCCCCCCCC',
       eventId: expect.stringMatching(/^test_[A-Za-z0-9_-]{16}$/),
       type: 'webhook.test',
       timestamp: '2026-12-08T10:00:00.250Z',

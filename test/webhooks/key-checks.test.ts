@@ -93,7 +93,7 @@ describe("rotateWebhookSecret's write", () => {
   beforeAll(async () => {
     await db.client.send(
       new PutItemCommand({
-        TableName: testTableNames.webhookSubscriptions,
+        TableName: testTableNames.webhookEndpoints,
         Item: marshall({
           subscriptionId: endpointId,
           url: 'https://hooks.example.com/',
@@ -108,22 +108,16 @@ describe("rotateWebhookSecret's write", () => {
   });
 
   const stored = async () =>
-    (await scanTable(db.client, testTableNames.webhookSubscriptions)).find(
+    (await scanTable(db.client, testTableNames.webhookEndpoints)).find(
       (i) => i.subscriptionId?.S === endpointId,
     );
 
   test("another key's endpoint, or none: undefined, nothing written", async () => {
     await expect(
-      rotateSecret(db.client, testTableNames.webhookSubscriptions, 'bbbbbbbbbbbb', endpointId, now),
+      rotateSecret(db.client, testTableNames.webhookEndpoints, 'bbbbbbbbbbbb', endpointId, now),
     ).resolves.toBeUndefined();
     await expect(
-      rotateSecret(
-        db.client,
-        testTableNames.webhookSubscriptions,
-        'aaaaaaaaaaaa',
-        'ws_NONE000000000001',
-        now,
-      ),
+      rotateSecret(db.client, testTableNames.webhookEndpoints, 'aaaaaaaaaaaa', 'ws_NONE000000000001', now),
     ).resolves.toBeUndefined();
     expect((await stored())?.secret).toStrictEqual({ S: secret });
     expect(await stored()).not.toHaveProperty('previousSecret');
@@ -132,7 +126,7 @@ describe("rotateWebhookSecret's write", () => {
   test('the owner: a new secret, the previous one kept until 24 hours later', async () => {
     const rotated = await rotateSecret(
       db.client,
-      testTableNames.webhookSubscriptions,
+      testTableNames.webhookEndpoints,
       'aaaaaaaaaaaa',
       endpointId,
       now,

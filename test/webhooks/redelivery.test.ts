@@ -69,18 +69,12 @@ describe('the delivery sent again', () => {
   test("the fan-out's id, type, timestamp and data, the data's text the same byte for byte", () => {
     const message = redeliveryOf(endpointId, endpoint, event, granted);
     expect(message).toMatchObject({
-      subscriptionId: endpointId,
+      endpointId,
       eventId: event.id,
       type: 'order.changed',
       timestamp: event.timestamp,
     });
-    expect(Object.keys(message ?? {})).toStrictEqual([
-      'subscriptionId',
-      'eventId',
-      'type',
-      'timestamp',
-      'data',
-    ]);
+    expect(Object.keys(message ?? {})).toStrictEqual(['endpointId', 'eventId', 'type', 'timestamp', 'data']);
     expect(deliveryMessageBody(message as NonNullable<typeof message>)).toBe(
       `{"subscriptionId":"${endpointId}","eventId":"${event.id}","type":"order.changed","timestamp":"${event.timestamp}","data":${data}}`,
     );
