@@ -2,7 +2,8 @@
  * The endpoint operations' own checks on an embedded DynamoDB (docs/contract.md "History and events"): the live
  * check of the calling key (lib/webhooks/live-caller.ts: revoked or expired within the authorizer's cache is
  * refused) and rotateWebhookSecret's write (lib/webhooks/secret-rotation.ts: the previous secret kept 24 hours,
- * the owner's endpoint only).
+ * the owner's endpoint only) and the ownership check of the operations on one endpoint
+ * (lib/webhooks/owned-endpoint.ts: 404 for another key's).
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -10,6 +11,7 @@ import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
+import { requireOwnedEndpoint } from '#lib/webhooks/owned-endpoint.ts';
 import { rotateSecret } from '#lib/webhooks/secret-rotation.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
@@ -137,5 +139,57 @@ describe("rotateWebhookSecret's write", () => {
       previousSecret: { S: secret },
       previousSecretExpiresAt: { S: '2026-12-09T10:00:00.000Z' },
     });
+  });
+});
+
+describe("the operations on one endpoint: the caller's own only", () => {
+  const table = testTableNames.webhookEndpoints;
+
+  beforeAll(async () => {
+    const put = (id: string, rest: Record<string, unknown>) =>
+      db.client.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: marshall({
+            subscriptionId: id,
+            url: 'https://hooks.example.com/',
+            secret: 'whsec_x',
+            ...rest,
+          }),
+        }),
+      );
+    await put('ws_OWNED0000000001', {
+      events: ['order.changed', 'inventory.changed'],
+      ownerKeyId: 'cccccccccccc',
+      createdAt: '2026-12-01T00:00:00.000Z',
+    });
+    await put('ws_OWNED0000000002', { ownerKeyId: 'cccccccccccc' });
+    await put('ws_TOOLS0000000001', { events: ['order.changed'], createdAt: '2026-12-01T00:00:00.000Z' });
+  });
+
+  test('its event types and creation time, never more', async () => {
+    await expect(
+      requireOwnedEndpoint(db.client, table, 'cccccccccccc', 'ws_OWNED0000000001'),
+    ).resolves.toStrictEqual({
+      events: ['order.changed', 'inventory.changed'],
+      createdAt: '2026-12-01T00:00:00.000Z',
+    });
+    await expect(
+      requireOwnedEndpoint(db.client, table, 'cccccccccccc', 'ws_OWNED0000000002'),
+    ).resolves.toStrictEqual({
+      events: [],
+    });
+  });
+
+  test("another key's, the tool's, or none: 404", async () => {
+    for (const [owner, id] of [
+      ['dddddddddddd', 'ws_OWNED0000000001'],
+      ['cccccccccccc', 'ws_TOOLS0000000001'],
+      ['cccccccccccc', 'ws_NONE000000000001'],
+    ] as const) {
+      await expect(requireOwnedEndpoint(db.client, table, owner, id)).rejects.toMatchObject({
+        body: { code: 'not_found', message: `this API key holds no webhook endpoint ${id}`, status: 404 },
+      });
+    }
   });
 });
