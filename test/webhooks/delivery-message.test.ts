@@ -80,6 +80,7 @@ describe('the message body', () => {
     ['priorAttempts "1"', JSON.stringify({ ...valid, priorAttempts: '1' })],
     ['a notBefore that is no time', JSON.stringify({ ...valid, notBefore: 'tomorrow' })],
     ['a number for notBefore', JSON.stringify({ ...valid, notBefore: 1_765_000_000_000 })],
+    ['a number for notBefore that Date.parse reads as a year', JSON.stringify({ ...valid, notBefore: 2026 })],
   ])('%s: not a delivery message', (_case, body) => {
     expect(() => parseDeliveryMessage(body)).toThrow(new Error('not a webhook delivery message'));
   });
