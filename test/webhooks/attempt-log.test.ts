@@ -121,6 +121,13 @@ describe("listWebhookAttempts' cursor", () => {
     const cursor = attemptCursor(id);
     expect(cursor).toBe(Buffer.from(id).toString('base64url'));
     expect(attemptIdOfCursor(cursor)).toBe(id);
+    // 28 bytes in 38 characters: the last one's 4 low bits are unused, so another last character with the same
+    // high bits decodes to the same id; only the cursor as written is one.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(cursor.at(-1) ?? '');
+    const twin = `${cursor.slice(0, -1)}${alphabet[last ^ 1]}`;
+    expect(Buffer.from(twin, 'base64url').toString()).toBe(id);
+    expect(attemptIdOfCursor(twin)).toBeUndefined();
     for (const other of [
       '',
       `${cursor}=`,

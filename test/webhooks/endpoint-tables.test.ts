@@ -188,11 +188,18 @@ describe("an endpoint's state", () => {
   });
 
   test('a disabled endpoint stays disabled whatever its late attempts say; a removed one is not made again', async () => {
-    await putEndpoint('ws_HEALTH000000004', { state: 'disabled', disabledAt: '2026-12-07T00:00:00.000Z' });
+    await putEndpoint('ws_HEALTH000000004', {
+      state: 'disabled',
+      disabledAt: '2026-12-07T00:00:00.000Z',
+      failingSince: '2026-12-02T00:00:00.000Z',
+    });
     await health().isolate('ws_HEALTH000000004', now);
     await health().delivered('ws_HEALTH000000004', true);
-    expect(await stored('ws_HEALTH000000004')).toMatchObject({ state: { S: 'disabled' } });
-    expect(await stored('ws_HEALTH000000004')).not.toHaveProperty('failingSince');
+    await health().delivered('ws_HEALTH000000004', false);
+    expect(await stored('ws_HEALTH000000004')).toMatchObject({
+      state: { S: 'disabled' },
+      failingSince: { S: '2026-12-02T00:00:00.000Z' },
+    });
     await health().isolate('ws_GONE00000000001', now);
     await health().delivered('ws_GONE00000000001', true);
     expect(await stored('ws_GONE00000000001')).toBeUndefined();
