@@ -297,3 +297,94 @@ test("the attempt log's next time is the action's due time, none when delivered 
   expect(nextAttemptAt({ kind: 'delivered' })).toBeUndefined();
   expect(nextAttemptAt({ kind: 'keep', why: 'exhausted', attempts: 4, error: 'HTTP 500' })).toBeUndefined();
 });
+
+describe('the bounds of the decision', () => {
+  const ok: AttemptOutcome = { delivered: true, status: 200 };
+
+  test('an attempt that took exactly 2 s is not quick: the endpoint recovers but is not enabled', () => {
+    expect(decide(failing, { ...slow(2), durationMs: 2_000 }, ok, now, rules)).toStrictEqual({
+      kind: 'delivered',
+      endpoint: { enable: false },
+    });
+    expect(decide(failing, { ...slow(2), durationMs: 1_999 }, ok, now, rules)).toStrictEqual({
+      kind: 'delivered',
+      endpoint: { enable: true },
+    });
+  });
+
+  test('an isolated endpoint (cut, never failed) that answers quickly is enabled again', () => {
+    expect(decide(isolated, { ...slow(1), ...quickly }, ok, now, rules)).toStrictEqual({
+      kind: 'delivered',
+      endpoint: { enable: true },
+    });
+  });
+
+  test('a slow-lane attempt cut by its timeout is a failure: retried after its delay, the failing period starts', () => {
+    const cut: AttemptOutcome = { delivered: false, timedOut: true, error: 'no response within 10 s' };
+    expect(decide(isolated, { ...slow(2), durationMs: 10_000 }, cut, now, rules)).toStrictEqual({
+      kind: 'retry',
+      delaySeconds: 300,
+      dueAt: at(300),
+      endpoint: { change: 'failing', at: now },
+    });
+  });
+
+  test('an endpoint failing while still enabled is marked failing again; an isolated one not yet failing starts', () => {
+    const enabledFailing = { ...enabled, failingSince: '2026-12-08T09:00:00.000Z' };
+    expect(decide(enabledFailing, { ...slow(2), ...quickly }, failed503(), now, rules)).toStrictEqual({
+      kind: 'retry',
+      delaySeconds: 300,
+      dueAt: at(300),
+      endpoint: { change: 'failing', at: now },
+    });
+  });
+
+  test("the schedule's last attempt failing on an endpoint not yet failing: kept, and its failing period starts", () => {
+    expect(decide(enabled, { ...slow(4), ...quickly }, failed503(), now, rules)).toStrictEqual({
+      kind: 'keep',
+      why: 'exhausted',
+      attempts: 4,
+      status: 503,
+      error: 'HTTP 503',
+      endpoint: { change: 'failing', at: now },
+    });
+  });
+
+  test("a delay of exactly SQS's 12-hour visibility is retried in place", () => {
+    expect(decide(failing, { ...slow(3), ...quickly }, failed503(), now, rules)).toStrictEqual({
+      kind: 'retry',
+      delaySeconds: 43_200,
+      dueAt: at(43_200),
+    });
+  });
+
+  test("a delay of exactly SQS's 900 s message delay moves without a notBefore", () => {
+    expect(decide(enabled, { ...fast, ...quickly }, failed503('900'), now, rules)).toStrictEqual({
+      kind: 'move',
+      why: 'failed',
+      message: { ...message, priorAttempts: 1 },
+      delaySeconds: 900,
+      dueAt: at(900),
+      endpoint: { change: 'failing', at: now },
+    });
+  });
+
+  test("a move's next attempt is due at its due time too", () => {
+    expect(
+      nextAttemptAt({ kind: 'move', why: 'failed', message, delaySeconds: 5, dueAt: at(5) }),
+    ).toStrictEqual(at(5));
+  });
+});
+
+test('an asctime Retry-After is read in UTC whatever the local time zone', () => {
+  const zone = process.env.TZ;
+  process.env.TZ = 'America/New_York';
+  try {
+    const epoch = new Date('1994-11-06T08:49:00.000Z');
+    expect(retryAfterSeconds('Sun Nov  6 08:49:37 1994', epoch)).toBe(37);
+    expect(retryAfterSeconds('Sun, 06 Nov 1994 08:49:37 GMT', epoch)).toBe(37);
+  } finally {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  }
+});

@@ -2,6 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { describe, expect, test } from 'vitest';
 import { checkEndpointUrl } from '#lib/webhooks/endpoint-url.ts';
 import {
+  addressRefusal,
   checkWebhookUrl,
   guardedLookup,
   type LookupFunction,
@@ -18,19 +19,23 @@ const zone: Record<string, string[]> = {
   'metadata.example.com': ['169.254.169.254'],
   'loopback6.example.com': ['::1'],
   'mapped.example.com': ['::ffff:10.0.0.1'],
+  'scoped.example.com': ['93.184.215.14', 'fe80::1%eth0'],
+  'empty.example.com': [],
   localhost: ['127.0.0.1', '::1'],
 };
 
-const resolve = ((hostname: string, _options: unknown, callback: (...args: unknown[]) => void) => {
+/** dns.lookup over {@link zone}: every address with `all`, else the first alone (address and family). */
+const resolve = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
   const addresses = zone[hostname];
   if (!addresses) {
     const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return callback(error, []);
+    return callback(error, options.all ? [] : undefined);
   }
-  callback(
-    null,
-    addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+  const found = addresses.map(
+    (address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }),
   );
+  if (options.all) return callback(null, found);
+  callback(null, found[0]?.address, found[0]?.family);
 }) as unknown as typeof import('node:dns').lookup;
 
 const check = (url: string, policy: UrlPolicy) =>
@@ -219,5 +224,81 @@ describe('WEBHOOK_URL_POLICY', () => {
     expect(() => urlPolicyFrom('open')).toThrow(
       'WEBHOOK_URL_POLICY must be one of public-https, local, not "open"',
     );
+  });
+});
+
+describe('the guard at the edges', () => {
+  test.each([
+    ['::ffff: inside a global address is no IPv4-mapped one', '2606:4700::ffff:a00:1', undefined],
+    [
+      'a mapped address is judged by both its halves',
+      '::ffff:192.0.2.1',
+      '::ffff:192.0.2.1 is not a public address (documentation)',
+    ],
+    [
+      'five groups after :: are no mapped address',
+      '::ffff:a00:1:2',
+      '::ffff:a00:1:2 is not a public address (reserved)',
+    ],
+    ['an address with a zone id', 'fe80::1%eth0', 'fe80::1%eth0 is not an IP address'],
+    ['a host name', 'hooks.example.com', 'hooks.example.com is not an IP address'],
+  ])('deployed, %s: %s', (_case, address, refusal) => {
+    expect(addressRefusal(address, 'public-https')).toBe(refusal);
+  });
+
+  test('locally, loopback in any of its spellings is allowed, other loopback addresses are not', () => {
+    expect(addressRefusal('::ffff:127.0.0.1', 'local')).toBeUndefined();
+    expect(addressRefusal('0:0:0:0:0:0:0:1', 'local')).toBeUndefined();
+    expect(addressRefusal('::ffff:127.0.0.2', 'local')).toBe(
+      '::ffff:127.0.0.2 is not a public address (loopback)',
+    );
+    expect(addressRefusal('0:0:0:0:0:0:0:1', 'public-https')).toBe(
+      '0:0:0:0:0:0:0:1 is not a public address (loopback)',
+    );
+  });
+
+  test('locally, https to an IPv4-mapped loopback address is allowed; another scheme to loopback is not', async () => {
+    await expect(check('https://[::ffff:127.0.0.1]:8443/hook', 'local')).resolves.toBeInstanceOf(URL);
+    await expect(check('ftp://127.0.0.1/hook', 'local')).rejects.toThrow(
+      'ftp://127.0.0.1/hook: webhook URLs must be https (or http to 127.0.0.1, ::1 or localhost locally)',
+    );
+  });
+
+  test('a user name alone, or a password alone, is a credential in the URL', async () => {
+    await expect(check('https://user@hooks.example.com/', 'public-https')).rejects.toThrow(
+      'https://user@hooks.example.com/: credentials in the URL',
+    );
+    await expect(check('https://:pw@hooks.example.com/', 'public-https')).rejects.toThrow(
+      'https://:pw@hooks.example.com/: credentials in the URL',
+    );
+  });
+
+  test('a host name resolving to no address, or to a scoped address, is refused', async () => {
+    await expect(check('https://empty.example.com/', 'public-https')).rejects.toThrow(
+      new WebhookUrlRefused('empty.example.com resolves to a refused address: no address'),
+    );
+    await expect(check('https://scoped.example.com/', 'public-https')).rejects.toThrow(
+      new WebhookUrlRefused(
+        'scoped.example.com resolves to a refused address: fe80::1%eth0 is not an IP address',
+      ),
+    );
+  });
+
+  test("the connection's lookup: every address when asked for all, else the first with its family", async () => {
+    const lookup = guardedLookup('public-https', resolve);
+    const answer = (all: boolean) =>
+      new Promise<unknown[]>((done) => lookup('hooks.example.com', { all }, (...args) => done(args)));
+    expect(await answer(true)).toStrictEqual([
+      null,
+      [
+        { address: '93.184.215.14', family: 4 },
+        { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 },
+      ],
+    ]);
+    expect(await answer(false)).toStrictEqual([null, '93.184.215.14', 4]);
+  });
+
+  test('WEBHOOK_URL_POLICY empty is public-https', () => {
+    expect(urlPolicyFrom('')).toBe('public-https');
   });
 });
