@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   type AttemptFacts,

@@ -7,7 +7,7 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyDigest, generateApiKey } from '#lib/auth/api-key.ts';
 import { liveCallerCheck } from '#lib/webhooks/live-caller.ts';
