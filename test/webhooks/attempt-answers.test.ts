@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { attemptDelivery } from '#lib/webhooks/delivery-attempt.ts';
-import { newSigningSecret } from '#lib/webhooks/endpoint-store.ts';
+import { newSigningSecret } from '#lib/webhooks/endpoint.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 let receiver: WebhookReceiver;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { AttemptFacts } from '#lib/webhooks/attempt-log.ts';
 import { type DeliveryDependencies, deliverMessages } from '#lib/webhooks/delivery-lanes.ts';
 import { type DeliveryMessage, deliveryMessageBody } from '#lib/webhooks/delivery-message.ts';
-import type { Endpoint } from '#lib/webhooks/endpoint-store.ts';
+import type { Endpoint } from '#lib/webhooks/endpoint.ts';
 import type { WebhookFailure } from '#lib/webhooks/failures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 

@@ -11,7 +11,7 @@ import {
   parseDeliveryMessage,
   webhookPayload,
 } from '#lib/webhooks/delivery-message.ts';
-import { newSigningSecret } from '#lib/webhooks/endpoint-store.ts';
+import { newSigningSecret } from '#lib/webhooks/endpoint.ts';
 import { signatureHeaders } from '#lib/webhooks/signing.ts';
 import { testDelivery } from '#lib/webhooks/test-event.ts';
 import { placedOrderChange } from '#test/support/change-fixtures.ts';

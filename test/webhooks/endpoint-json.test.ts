@@ -3,13 +3,13 @@
  * docs/contract.md "History and events"): the exact 400s and the members shown.
  */
 import { describe, expect, test } from 'vitest';
+import type { Endpoint } from '#lib/webhooks/endpoint.ts';
 import {
   createdEndpointJson,
   endpointValue,
   parseEndpointId,
   parseNewEndpoint,
 } from '#lib/webhooks/endpoint-json.ts';
-import type { Endpoint } from '#lib/webhooks/endpoint-store.ts';
 import { thrownErrorBody } from '#test/support/thrown-error.ts';
 
 const invalid = (message: string) => ({ code: 'invalid_request', message, status: 400 });

@@ -5,13 +5,13 @@
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { maxEndpointsPerKey } from '#lib/webhooks/endpoint-owners.ts';
 import {
   disableOwnedEndpoints,
   type EndpointTables,
   keyEndpointStore,
-  maxEndpointsPerKey,
   removeEndpoint,
 } from '#lib/webhooks/key-endpoints.ts';
 import { scanTable } from '#test/support/raw-tables.ts';

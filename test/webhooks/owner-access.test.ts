@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import type { ChangeEvent } from '#lib/events/changes.ts';
 import type { DeliveryMessage } from '#lib/webhooks/delivery-message.ts';
-import type { EndpointRoute } from '#lib/webhooks/endpoint-store.ts';
+import type { EndpointRoute } from '#lib/webhooks/endpoint.ts';
 import { createdBefore, fanOut } from '#lib/webhooks/fan-out.ts';
 import { type ChainAccess, chainAccess, checkedRoutes, refusalOf } from '#lib/webhooks/owner-access.ts';
 import { stockChange } from '#test/support/change-fixtures.ts';
