@@ -1,26 +1,25 @@
 /**
- * The endpoints and failures tables on an embedded DynamoDB (lib/webhooks/endpoint-store.ts, endpoint-health.ts,
- * failures.ts; docs/architecture.md "Events and webhooks": the lanes and the breaker; docs/contract.md "History
+ * The endpoints and failures tables on an embedded DynamoDB (lib/webhooks/endpoint.ts, endpoint-store.ts,
+ * key-endpoints.ts `removeEndpoint`, failures.ts; docs/architecture.md "Events and webhooks": the lanes and the breaker; docs/contract.md "History
  * and events": rotated secrets overlap 24 hours): what each operation leaves in the table.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { startTestStore, type TestStore } from '@pet-store/local-aws/testing';
+import { startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { newEndpoint, signingSecrets } from '#lib/webhooks/endpoint.ts';
 import {
+  addEndpoint,
   disableEndpoint,
   disableForKey,
   enableEndpoint,
   endpointHealth,
-} from '#lib/webhooks/endpoint-health.ts';
-import {
   endpointReader,
   endpointRoutes,
-  endpointStore,
-  newEndpoint,
-  signingSecrets,
+  listEndpoints,
 } from '#lib/webhooks/endpoint-store.ts';
 import { failureStore, failureWriter, type WebhookFailure } from '#lib/webhooks/failures.ts';
+import { removeEndpoint } from '#lib/webhooks/key-endpoints.ts';
 import { placedOrderChange } from '#test/support/change-fixtures.ts';
 import { scanTable } from '#test/support/raw-tables.ts';
 import { serviceTables, testTableNames } from '#test/support/test-dynamodb.ts';
@@ -81,14 +80,23 @@ describe('the endpoints table', () => {
   });
 
   test('add, get, list and remove: the item stored under subscriptionId, read back whole', async () => {
-    const store = endpointStore(db.client, table);
-    const added = await store.add('https://hooks.example.com/a', ['inventory.changed', 'order.changed'], now);
-    expect(await store.get(added.endpointId)).toStrictEqual(added);
+    const reader = endpointReader(db.client, table);
+    const names = { endpoints: table, owners: testTableNames.webhookEndpointOwners };
+    const added = await addEndpoint(
+      db.client,
+      table,
+      'https://hooks.example.com/a',
+      ['inventory.changed', 'order.changed'],
+      now,
+    );
+    expect(await reader.get(added.endpointId)).toStrictEqual(added);
     expect((await stored(added.endpointId))?.subscriptionId).toStrictEqual({ S: added.endpointId });
-    expect((await store.list()).find((e) => e.endpointId === added.endpointId)).toStrictEqual(added);
-    expect(await store.remove(added.endpointId)).toBe(true);
-    expect(await store.remove(added.endpointId)).toBe(false);
-    expect(await store.get(added.endpointId)).toBeUndefined();
+    expect(
+      (await listEndpoints(db.client, table)).find((e) => e.endpointId === added.endpointId),
+    ).toStrictEqual(added);
+    expect(await removeEndpoint(db.client, names, added.endpointId)).toBe(true);
+    expect(await removeEndpoint(db.client, names, added.endpointId)).toBe(false);
+    expect(await reader.get(added.endpointId)).toBeUndefined();
   });
 
   test('an item stored before states, with every optional attribute, is read with each of them', async () => {
