@@ -8,12 +8,13 @@
  */
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startTestStore, type TestStore } from 'local-aws/testing';
+import { dynamoDbClient, startTestStore, type TestStore } from 'local-aws/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { HttpError } from '#lib/http/errors.ts';
 import type { BatchChange } from '#lib/inventory/batch-changes.ts';
 import { type BatchOrigin, batchClaim, batchRequestToken, batchUpdate } from '#lib/inventory/batch-update.ts';
+import { startFaultProxy } from '#test/support/dynamodb-fault-proxy.ts';
 import {
   clearInventory,
   inventoryRecord,
@@ -55,16 +56,39 @@ async function stored(petId: string): Promise<RawItem | undefined> {
   return item;
 }
 
-/** Runs `before` just before each TransactWriteItems the batch sends: another writer after its read. */
-function beforeEachTransaction(before: () => Promise<void>): void {
+/**
+ * Runs `before` just before each TransactWriteItems the batch sends: another writer after its read. Returns the
+ * transactions sent so far.
+ */
+function beforeEachTransaction(before: () => Promise<void> = async () => {}): () => number {
+  let sent = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand') await before();
+      if (context.commandName === 'TransactWriteItemsCommand') {
+        sent++;
+        await before();
+      }
       return next(args);
     },
     { step: 'initialize', name: 'writerBeforeTransaction' },
   );
+  return () => sent;
 }
+
+/** Runs `before` just before the batch's first TransactWriteItems only. Returns the transactions sent so far. */
+function beforeFirstTransaction(before: () => Promise<void>): () => number {
+  let first = true;
+  return beforeEachTransaction(async () => {
+    if (first) await before();
+    first = false;
+  });
+}
+
+/** An If-Match listing the entity tag of `quantity` and `status`. */
+const tag = (quantity: number, status: 'available' | 'pending' | 'sold') => ({
+  any: false as const,
+  states: [{ quantity, status }],
+});
 
 describe('values', () => {
   test('adjustBy adds to the quantity read; a reorder point given is set, null clears it, none keeps it', async () => {
@@ -125,8 +149,8 @@ describe('values', () => {
 });
 
 describe('another writer between the read and the transaction', () => {
-  test('an entry deleted: 404 at its index', async () => {
-    beforeEachTransaction(async () => {
+  test('an entry deleted: 404 at its index, from the cancelled transaction', async () => {
+    const sent = beforeEachTransaction(async () => {
       await db.client.send(
         new DeleteItemCommand({ TableName: testTableNames.inventory, Key: { petId: { N: '6' } } }),
       );
@@ -134,10 +158,42 @@ describe('another writer between the read and the transaction', () => {
     expect(
       await write([
         { petId: '5', update: { quantity: 1, reason: 'sale' } },
-        { petId: '6', update: { quantity: 2, reason: 'sale' } },
+        { petId: '6', ifMatch: tag(4, 'available'), update: { quantity: 2, reason: 'sale' } },
       ]),
     ).toStrictEqual({ index: 1, refusal: 'not_found' });
+    expect(sent()).toBe(1);
     expect(await stored('5')).toStrictEqual(inventoryRecord('5', 10, 'pending'));
+  });
+
+  test('a keyed batch whose precondition the changed entry refuses: 412 at its index from the cancelled transaction, the claim not put', async () => {
+    const changes: BatchChange[] = [
+      { petId: '5', update: { quantity: 1, reason: 'sale' } },
+      { petId: '6', ifMatch: tag(4, 'available'), update: { quantity: 2, reason: 'sale' } },
+    ];
+    const sent = beforeFirstTransaction(() =>
+      putItems(db.client, testTableNames.inventory, [inventoryRecord('6', 9, 'available')]),
+    );
+    const claim = batchClaim('scope race-1', changes);
+    expect(await write(changes, { keyId: 'key1', claim })).toStrictEqual({
+      index: 1,
+      refusal: 'precondition_failed',
+    });
+    expect(sent()).toBe(1);
+    const claims = await scanTable(db.client, testTableNames.idempotency);
+    expect(claims.filter((item) => item.id?.S === claim.id)).toStrictEqual([]);
+  });
+
+  test('a keyed batch whose entry changed without a precondition: read and decided again, its claim put with the answer', async () => {
+    const changes: BatchChange[] = [{ petId: '6', update: { adjustBy: 1, reason: 'arrival' } }];
+    const sent = beforeFirstTransaction(() =>
+      putItems(db.client, testTableNames.inventory, [inventoryRecord('6', 9, 'available')]),
+    );
+    const claim = batchClaim('scope race-2', changes);
+    const answer = { items: [{ petId: '6', quantity: 10, status: 'available' }] };
+    expect(await write(changes, { keyId: 'key1', claim })).toStrictEqual(answer);
+    expect(sent()).toBe(2);
+    expect(await write(changes, { keyId: 'key1', claim })).toStrictEqual(answer);
+    expect(await stored('6')).toMatchObject({ quantity: { N: '10' } });
   });
 
   test('an entry changed before every transaction: 503 service_unavailable once the attempts are spent', async () => {
@@ -152,6 +208,37 @@ describe('another writer between the read and the transaction', () => {
       message: 'these pets are being changed by others; retry',
       status: 503,
     });
+  });
+});
+
+describe('a transaction that met another transaction (TransactionConflict)', () => {
+  test('is read and decided again; 503 when every attempt meets one', async () => {
+    const proxy = await startFaultProxy(db.endpoint);
+    const proxied = dynamoDbClient(proxy.endpoint, db.credentials);
+    const through = batchUpdate(
+      toDocumentClient(proxied),
+      testTableNames.inventory,
+      testTableNames.idempotency,
+    );
+    try {
+      let conflicts = 1;
+      proxy.fault = (operation) =>
+        operation === 'TransactWriteItems' && conflicts-- > 0 ? 'conflict' : 'pass';
+      const changes: BatchChange[] = [{ petId: '5', update: { adjustBy: 1, reason: 'arrival' } }];
+      expect(await through(changes, { keyId: 'key1' })).toStrictEqual({
+        items: [{ petId: '5', quantity: 11, status: 'pending' }],
+      });
+      expect(proxy.operations.filter((operation) => operation === 'TransactWriteItems')).toHaveLength(2);
+
+      proxy.fault = (operation) => (operation === 'TransactWriteItems' ? 'conflict' : 'pass');
+      const error = await through(changes, { keyId: 'key1' }).catch((e) => e);
+      expect(error).toBeInstanceOf(HttpError);
+      expect(error.body.status).toBe(503);
+      expect(await stored('5')).toMatchObject({ quantity: { N: '11' } });
+    } finally {
+      proxied.destroy();
+      await proxy.close();
+    }
   });
 });
 
@@ -209,6 +296,32 @@ describe('a keyed batch', () => {
     expect(
       await write(changes, { keyId: 'key1', requestToken: batchRequestToken(changes, 'scope other') }),
     ).toStrictEqual({
+      index: 0,
+      refusal: 'precondition_failed',
+    });
+  });
+
+  test('with its token: one entry carrying it means the batch committed, even when another writer changed the other since', async () => {
+    const requestToken = batchRequestToken(changes, 'scope shipment-3');
+    expect(await write(changes, { keyId: 'key1', requestToken })).toStrictEqual(firstAnswer);
+    await putItems(db.client, testTableNames.inventory, [inventoryRecord('6', 8, 'available')]);
+    expect(await write(changes, { keyId: 'key1', requestToken })).toStrictEqual({
+      items: [firstAnswer.items[0], { petId: '6', quantity: 8, status: 'sold' }],
+    });
+    expect(await stored('5')).toMatchObject({ quantity: { N: '12' } });
+  });
+
+  test('an expired claim of another batch under the key no longer refuses: the refusal stands', async () => {
+    const claim = batchClaim('scope shipment-4', changes);
+    await putItems(db.client, testTableNames.idempotency, [
+      {
+        id: { S: claim.id },
+        batchDigest: { S: 'another batch' },
+        expiration: { N: String(Math.floor(Date.now() / 1000) - 60) },
+      },
+    ]);
+    await putItems(db.client, testTableNames.inventory, [inventoryRecord('5', 1, 'sold')]);
+    expect(await write(changes, { keyId: 'key1', claim })).toStrictEqual({
       index: 0,
       refusal: 'precondition_failed',
     });
