@@ -1,0 +1,147 @@
+/**
+ * The low-stock rule and the low-stock index attribute (lib/inventory/low-stock.ts) in this process against a
+ * real DynamoDB API (in-memory dynalite) behind the fault proxy: docs/contract.md "Inventory semantics" (reorder
+ * points: an entry is low while `quantity <= reorderPoint`), docs/architecture.md "Low stock".
+ */
+import { dynamoDbClient, type TestStore } from 'local-aws/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
+import { listShardOf } from '#lib/inventory/list-shard.ts';
+import { indexLowStock, isLow, type LowStockState } from '#lib/inventory/low-stock.ts';
+import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
+import {
+  clearInventory,
+  inventoryRecord,
+  putItems,
+  type RawItem,
+  scanTable,
+} from '#test/support/raw-tables.ts';
+import { testTableNames } from '#test/support/test-dynamodb.ts';
+
+let db: TestStore;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  ({ db, proxy } = await proxiedTestDynamoDb());
+});
+afterAll(async () => {
+  await proxy?.close();
+  await db?.close();
+});
+beforeEach(async () => {
+  proxy.restore();
+  await clearInventory(db.client, testTableNames.inventory);
+  proxy.operations = [];
+});
+
+describe('isLow', () => {
+  test('low while the quantity is at or below the reorder point', () => {
+    expect(isLow(4, 5)).toBe(true);
+    expect(isLow(5, 5)).toBe(true);
+    expect(isLow(0, 0)).toBe(true);
+  });
+
+  test('not low above the reorder point, nor without one', () => {
+    expect(isLow(6, 5)).toBe(false);
+    expect(isLow(1, 0)).toBe(false);
+    expect(isLow(0, undefined)).toBe(false);
+  });
+});
+
+describe('indexLowStock', () => {
+  /** An entry of `quantity` with the reorder point `reorderPoint` (none: undefined), carrying `lowShard` or not. */
+  const entry = (
+    petId: string,
+    quantity: number,
+    reorderPoint: number | undefined,
+    lowShard: boolean,
+  ): RawItem => ({
+    ...inventoryRecord(petId, quantity, 'available'),
+    ...(reorderPoint !== undefined && { reorderPoint: { N: String(reorderPoint) } }),
+    ...(lowShard && { lowShard: { N: String(listShardOf(petId)) } }),
+  });
+
+  /** Brings the index in line with `states` through the proxy; the error it throws, or undefined. */
+  async function index(states: readonly LowStockState[]): Promise<unknown> {
+    const client = dynamoDbClient(proxy.endpoint, db.credentials);
+    try {
+      await indexLowStock(toDocumentClient(client), testTableNames.inventory, states);
+      return undefined;
+    } catch (error) {
+      return error;
+    } finally {
+      client.destroy();
+    }
+  }
+
+  const stored = () => scanTable(db.client, testTableNames.inventory);
+  const byPetId = (items: RawItem[]) => [...items].sort((a, b) => Number(a.petId?.N) - Number(b.petId?.N));
+
+  test('sets the attribute (the list shard) on an entry that became low, removes it from one that no longer is', async () => {
+    await putItems(db.client, testTableNames.inventory, [entry('1', 3, 5, false), entry('2', 8, 5, true)]);
+
+    expect(
+      await index([
+        { petId: '1', low: true, indexed: false },
+        { petId: '2', low: false, indexed: true },
+      ]),
+    ).toBeUndefined();
+
+    expect(byPetId(await stored())).toStrictEqual([entry('1', 3, 5, true), entry('2', 8, 5, false)]);
+  });
+
+  test('removes the attribute from an entry whose reorder point was cleared', async () => {
+    await putItems(db.client, testTableNames.inventory, [entry('3', 0, undefined, true)]);
+    expect(await index([{ petId: '3', low: false, indexed: true }])).toBeUndefined();
+    expect(await stored()).toStrictEqual([entry('3', 0, undefined, false)]);
+  });
+
+  test('writes only the entries whose state differs from their attribute', async () => {
+    await putItems(db.client, testTableNames.inventory, [
+      entry('4', 1, 5, true),
+      entry('5', 9, 5, false),
+      entry('6', 2, 5, false),
+    ]);
+
+    expect(
+      await index([
+        { petId: '4', low: true, indexed: true },
+        { petId: '5', low: false, indexed: false },
+        { petId: '6', low: true, indexed: false },
+      ]),
+    ).toBeUndefined();
+
+    expect(proxy.operations).toEqual(['UpdateItem']);
+    expect(byPetId(await stored())).toStrictEqual([
+      entry('4', 1, 5, true),
+      entry('5', 9, 5, false),
+      entry('6', 2, 5, true),
+    ]);
+  });
+
+  test('a later write decides: no attribute on an entry no longer low, kept on one low again, no entry made for a deleted pet', async () => {
+    await putItems(db.client, testTableNames.inventory, [entry('7', 6, 5, false), entry('8', 5, 5, true)]);
+
+    expect(
+      await index([
+        { petId: '7', low: true, indexed: false },
+        { petId: '8', low: false, indexed: true },
+        { petId: '9', low: false, indexed: true },
+      ]),
+    ).toBeUndefined();
+
+    expect(proxy.operations).toEqual(['UpdateItem', 'UpdateItem', 'UpdateItem']);
+    expect(byPetId(await stored())).toStrictEqual([entry('7', 6, 5, false), entry('8', 5, 5, true)]);
+  });
+
+  test('throws a DynamoDB error other than a failed condition (the batch is retried)', async () => {
+    await putItems(db.client, testTableNames.inventory, [entry('10', 1, 5, false)]);
+    proxy.fail();
+
+    expect(await index([{ petId: '10', low: true, indexed: false }])).toMatchObject({
+      name: 'InternalServerError',
+    });
+    proxy.restore();
+    expect(await stored()).toStrictEqual([entry('10', 1, 5, false)]);
+  });
+});
