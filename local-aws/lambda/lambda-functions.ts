@@ -13,6 +13,8 @@ export class LambdaFunctions {
   private readonly modelOf: (logicalId: string) => FunctionModel;
   private readonly environments: Readonly<Record<string, number>>;
   private closed = false;
+  /** The deadline of {@link endBy}, epoch ms, given to every function built after it too. */
+  private deadline: number | undefined;
 
   /**
    * `modelOf`: a function's model by logical id (throwing for one that cannot run); `environments`: the
@@ -33,6 +35,7 @@ export class LambdaFunctions {
     if (known) return known;
     if (this.closed) throw new Error(`${logicalId} is closed`);
     const fn = new LambdaFunction(this.modelOf(logicalId), this.environments[logicalId] ?? poolSize);
+    if (this.deadline !== undefined) fn.endBy(this.deadline);
     this.functions.set(logicalId, fn);
     return fn;
   }
@@ -44,9 +47,10 @@ export class LambdaFunctions {
 
   /**
    * No function starts an invocation that could not end by `deadline`, epoch ms (see
-   * {@link LambdaFunction.endBy}).
+   * {@link LambdaFunction.endBy}): those built so far and those first used after.
    */
   endBy(deadline: number): void {
+    this.deadline = deadline;
     for (const fn of this.functions.values()) fn.endBy(deadline);
   }
 

@@ -9,6 +9,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { inMemory } from '../dynamodb/dynamodb.ts';
+import { LambdaFunctions } from '../lambda/lambda-functions.ts';
+import { TooLateToStart } from '../lambda/lambda-runtime.ts';
 import { type ServedTemplate, startLocalAws } from '../serve.ts';
 import type { Template } from '../template/api-model.ts';
 import { temporaryDir } from '../testing/temporary-dirs.ts';
@@ -141,3 +143,26 @@ test('the pool bound holds across both paths: with the API holding all 4 environ
   const [batch] = (await lines(recordFile)).filter((line) => line.held === undefined);
   expect(apiThreads).toContain(batch?.threadId);
 }, 60_000);
+
+test('a function first used after a shutdown set its deadline gets the deadline too: it never starts past it', async () => {
+  const dir = await temporaryDir('one-pool-deadline-');
+  const module = join(dir, 'index.mjs');
+  await writeFile(module, 'export const handler = async () => ({ ran: true });\n');
+  const functions = new LambdaFunctions((logicalId) => ({
+    logicalId,
+    module,
+    exportName: 'handler',
+    environment: {},
+    memoryMb: 128,
+    timeoutSeconds: 10,
+  }));
+  try {
+    expect(await functions.get('Early').invoke({})).toMatchObject({ type: 'result' });
+    functions.endBy(Date.now() + 5_000);
+    // Both would end past the deadline: the one built before and the one first used now.
+    await expect(functions.get('Early').invoke({})).rejects.toBeInstanceOf(TooLateToStart);
+    await expect(functions.get('Late').invoke({})).rejects.toBeInstanceOf(TooLateToStart);
+  } finally {
+    await functions.close();
+  }
+});
