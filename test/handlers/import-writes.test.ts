@@ -4,31 +4,17 @@
  * (a throttled batch) or fails it: docs/contract.md "Operator tooling", docs/implementation.md "DynamoDB
  * failures". The import tool's own report of these errors is proven in test/tools/import-failures.test.ts.
  */
-import { dynamoDbClient, type TestStore } from 'local-aws/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { dynamoDbClient } from 'local-aws/testing';
+import { describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { IncompleteWriteError, maxBatchAttempts, putEntries } from '#lib/inventory/batch-put.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import type { PetDetails } from '#lib/inventory/pet-details.ts';
-import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
-import { clearInventory, importedRecord, scanTable } from '#test/support/raw-tables.ts';
+import { proxiedInventorySuite } from '#test/support/handler-suite.ts';
+import { importedRecord, scanTable } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestStore;
-let proxy: FaultProxy;
-
-beforeAll(async () => {
-  ({ db, proxy } = await proxiedTestDynamoDb());
-});
-afterAll(async () => {
-  await proxy?.close();
-  await db?.close();
-});
-beforeEach(async () => {
-  proxy.restore();
-  await clearInventory(db.client, testTableNames.inventory);
-  proxy.operations = [];
-});
+const suite = proxiedInventorySuite();
 
 /** `count` entries with petIds 1..count. */
 const entries = (count: number): InventoryItem[] =>
@@ -40,7 +26,7 @@ const entries = (count: number): InventoryItem[] =>
 
 /** Writes `items` through the proxy; the error it throws, or undefined. */
 async function put(items: readonly (InventoryItem & { details?: PetDetails })[]): Promise<unknown> {
-  const client = dynamoDbClient(proxy.endpoint, db.credentials);
+  const client = dynamoDbClient(suite.proxy.endpoint, suite.db.credentials);
   try {
     await putEntries(toDocumentClient(client), testTableNames.inventory, items);
     return undefined;
@@ -52,10 +38,10 @@ async function put(items: readonly (InventoryItem & { details?: PetDetails })[])
 }
 
 /** The entries stored, as the import writes them. */
-const stored = () => scanTable(db.client, testTableNames.inventory);
+const stored = () => scanTable(suite.db.client, testTableNames.inventory);
 const importedEntries = (items: readonly InventoryItem[]) =>
   items.map(({ petId, quantity, status }) => importedRecord(petId, quantity, status));
-const batchWrites = () => proxy.operations.filter((operation) => operation === 'BatchWriteItem').length;
+const batchWrites = () => suite.proxy.operations.filter((operation) => operation === 'BatchWriteItem').length;
 
 describe('putEntries', () => {
   test('writes 60 entries in requests of 25, 25 and 10', async () => {
@@ -82,7 +68,7 @@ describe('putEntries', () => {
   });
 
   test('sends the unprocessed items of a request again until DynamoDB takes them', async () => {
-    proxy.fault = (operation, writes) =>
+    suite.proxy.fault = (operation, writes) =>
       operation === 'BatchWriteItem' && writes >= 2 && writes <= 4 ? 'unprocessed' : 'pass';
     expect(await put(entries(30))).toBeUndefined();
     expect(batchWrites()).toBe(5);
@@ -90,7 +76,7 @@ describe('putEntries', () => {
   });
 
   test(`stops after ${maxBatchAttempts} requests of a batch left unprocessed, saying how many entries were written`, async () => {
-    proxy.fault = (operation, writes) =>
+    suite.proxy.fault = (operation, writes) =>
       operation === 'BatchWriteItem' && writes >= 3 ? 'unprocessed' : 'pass';
     const error = await put(entries(70));
     expect(error).toBeInstanceOf(IncompleteWriteError);
@@ -104,7 +90,8 @@ describe('putEntries', () => {
   });
 
   test('stops at a request DynamoDB fails, saying how many entries were written and why', async () => {
-    proxy.fault = (operation, writes) => (operation === 'BatchWriteItem' && writes >= 2 ? 'error' : 'pass');
+    suite.proxy.fault = (operation, writes) =>
+      operation === 'BatchWriteItem' && writes >= 2 ? 'error' : 'pass';
     const error = await put(entries(40));
     expect(error).toBeInstanceOf(IncompleteWriteError);
     expect(error).toMatchObject({

@@ -3,36 +3,16 @@
  * real DynamoDB API (in-memory dynalite) behind the fault proxy: docs/contract.md "Inventory semantics" (reorder
  * points: an entry is low while `quantity <= reorderPoint`), docs/architecture.md "Low stock".
  */
-import { dynamoDbClient, type TestStore } from 'local-aws/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { dynamoDbClient } from 'local-aws/testing';
+import { describe, expect, test } from 'vitest';
 import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { indexLowStock, isLow, type LowStockState } from '#lib/inventory/low-stock.ts';
-import { type FaultProxy, proxiedTestDynamoDb } from '#test/support/dynamodb-fault-proxy.ts';
-import {
-  clearInventory,
-  inventoryRecord,
-  putItems,
-  type RawItem,
-  scanTable,
-} from '#test/support/raw-tables.ts';
+import { proxiedInventorySuite } from '#test/support/handler-suite.ts';
+import { inventoryRecord, putItems, type RawItem, scanTable } from '#test/support/raw-tables.ts';
 import { testTableNames } from '#test/support/test-dynamodb.ts';
 
-let db: TestStore;
-let proxy: FaultProxy;
-
-beforeAll(async () => {
-  ({ db, proxy } = await proxiedTestDynamoDb());
-});
-afterAll(async () => {
-  await proxy?.close();
-  await db?.close();
-});
-beforeEach(async () => {
-  proxy.restore();
-  await clearInventory(db.client, testTableNames.inventory);
-  proxy.operations = [];
-});
+const suite = proxiedInventorySuite();
 
 describe('isLow', () => {
   test('low while the quantity is at or below the reorder point', () => {
@@ -63,7 +43,7 @@ describe('indexLowStock', () => {
 
   /** Brings the index in line with `states` through the proxy; the error it throws, or undefined. */
   async function index(states: readonly LowStockState[]): Promise<unknown> {
-    const client = dynamoDbClient(proxy.endpoint, db.credentials);
+    const client = dynamoDbClient(suite.proxy.endpoint, suite.db.credentials);
     try {
       await indexLowStock(toDocumentClient(client), testTableNames.inventory, states);
       return undefined;
@@ -74,11 +54,14 @@ describe('indexLowStock', () => {
     }
   }
 
-  const stored = () => scanTable(db.client, testTableNames.inventory);
+  const stored = () => scanTable(suite.db.client, testTableNames.inventory);
   const byPetId = (items: RawItem[]) => [...items].sort((a, b) => Number(a.petId?.N) - Number(b.petId?.N));
 
   test('sets the attribute (the list shard) on an entry that became low, removes it from one that no longer is', async () => {
-    await putItems(db.client, testTableNames.inventory, [entry('1', 3, 5, false), entry('2', 8, 5, true)]);
+    await putItems(suite.db.client, testTableNames.inventory, [
+      entry('1', 3, 5, false),
+      entry('2', 8, 5, true),
+    ]);
 
     expect(
       await index([
@@ -91,13 +74,13 @@ describe('indexLowStock', () => {
   });
 
   test('removes the attribute from an entry whose reorder point was cleared', async () => {
-    await putItems(db.client, testTableNames.inventory, [entry('3', 0, undefined, true)]);
+    await putItems(suite.db.client, testTableNames.inventory, [entry('3', 0, undefined, true)]);
     expect(await index([{ petId: '3', low: false, indexed: true }])).toBeUndefined();
     expect(await stored()).toStrictEqual([entry('3', 0, undefined, false)]);
   });
 
   test('writes only the entries whose state differs from their attribute', async () => {
-    await putItems(db.client, testTableNames.inventory, [
+    await putItems(suite.db.client, testTableNames.inventory, [
       entry('4', 1, 5, true),
       entry('5', 9, 5, false),
       entry('6', 2, 5, false),
@@ -111,7 +94,7 @@ describe('indexLowStock', () => {
       ]),
     ).toBeUndefined();
 
-    expect(proxy.operations).toEqual(['UpdateItem']);
+    expect(suite.proxy.operations).toEqual(['UpdateItem']);
     expect(byPetId(await stored())).toStrictEqual([
       entry('4', 1, 5, true),
       entry('5', 9, 5, false),
@@ -120,7 +103,10 @@ describe('indexLowStock', () => {
   });
 
   test('a later write decides: no attribute on an entry no longer low, kept on one low again, no entry made for a deleted pet', async () => {
-    await putItems(db.client, testTableNames.inventory, [entry('7', 6, 5, false), entry('8', 5, 5, true)]);
+    await putItems(suite.db.client, testTableNames.inventory, [
+      entry('7', 6, 5, false),
+      entry('8', 5, 5, true),
+    ]);
 
     expect(
       await index([
@@ -130,18 +116,18 @@ describe('indexLowStock', () => {
       ]),
     ).toBeUndefined();
 
-    expect(proxy.operations).toEqual(['UpdateItem', 'UpdateItem', 'UpdateItem']);
+    expect(suite.proxy.operations).toEqual(['UpdateItem', 'UpdateItem', 'UpdateItem']);
     expect(byPetId(await stored())).toStrictEqual([entry('7', 6, 5, false), entry('8', 5, 5, true)]);
   });
 
   test('throws a DynamoDB error other than a failed condition (the batch is retried)', async () => {
-    await putItems(db.client, testTableNames.inventory, [entry('10', 1, 5, false)]);
-    proxy.fail();
+    await putItems(suite.db.client, testTableNames.inventory, [entry('10', 1, 5, false)]);
+    suite.proxy.fail();
 
     expect(await index([{ petId: '10', low: true, indexed: false }])).toMatchObject({
       name: 'InternalServerError',
     });
-    proxy.restore();
+    suite.proxy.restore();
     expect(await stored()).toStrictEqual([entry('10', 1, 5, false)]);
   });
 });

@@ -1,6 +1,7 @@
 /** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
 import type { TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { type FaultProxy, proxiedTestDynamoDb } from './dynamodb-fault-proxy.ts';
 import {
   type AuthorizerHandler,
   type ProxyHandler,
@@ -126,4 +127,26 @@ export function updateInventoryEvent(
     body,
     ...request,
   });
+}
+
+/**
+ * A suite's store behind a {@link FaultProxy}, its hooks registered: started before all tests (this process's
+ * functions pointed at the proxy) and closed after; before each test every fault is lifted, the inventory
+ * table emptied and the recorded operations cleared. `db` and `proxy` are set once `beforeAll` has run.
+ */
+export function proxiedInventorySuite(): { db: TestStore; proxy: FaultProxy } {
+  const suite = {} as { db: TestStore; proxy: FaultProxy };
+  beforeAll(async () => {
+    Object.assign(suite, await proxiedTestDynamoDb());
+  });
+  afterAll(async () => {
+    await suite.proxy?.close();
+    await suite.db?.close();
+  });
+  beforeEach(async () => {
+    suite.proxy.restore();
+    await clearInventory(suite.db.client, testTableNames.inventory);
+    suite.proxy.operations = [];
+  });
+  return suite;
 }
