@@ -32,7 +32,7 @@ export async function upload(port: number, head: string, bodyBytes: number): Pro
 }
 
 /** The data of a chunked body (RFC 9112 section 7.1), as far as it was received. */
-function dechunk(body: string): string {
+export function dechunk(body: string): string {
   let data = '';
   let at = 0;
   for (;;) {

@@ -1,12 +1,4 @@
-/**
- * The import's batch writes (lib/inventory/batch-put.ts `putEntries`) in this process against a real DynamoDB
- * API (in-memory dynalite) behind the fault proxy, which answers a BatchWriteItem with every item unprocessed
- * (a throttled batch) or fails it: docs/contract.md "Operator tooling", docs/implementation.md "DynamoDB
- * failures". The import tool's own report of these errors is proven in test/tools/import-failures.test.ts.
- */
-import { dynamoDbClient } from 'local-aws/testing';
 import { describe, expect, test } from 'vitest';
-import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { IncompleteWriteError, maxBatchAttempts, putEntries } from '#lib/inventory/batch-put.ts';
 import type { InventoryItem } from '#lib/inventory/inventory-item.ts';
 import type { PetDetails } from '#lib/inventory/pet-details.ts';
@@ -25,17 +17,8 @@ const entries = (count: number): InventoryItem[] =>
   }));
 
 /** Writes `items` through the proxy; the error it throws, or undefined. */
-async function put(items: readonly (InventoryItem & { details?: PetDetails })[]): Promise<unknown> {
-  const client = dynamoDbClient(suite.proxy.endpoint, suite.db.credentials);
-  try {
-    await putEntries(toDocumentClient(client), testTableNames.inventory, items);
-    return undefined;
-  } catch (error) {
-    return error;
-  } finally {
-    client.destroy();
-  }
-}
+const put = (items: readonly (InventoryItem & { details?: PetDetails })[]) =>
+  suite.errorOf((client) => putEntries(client, testTableNames.inventory, items));
 
 /** The entries stored, as the import writes them. */
 const stored = () => scanTable(suite.db.client, testTableNames.inventory);

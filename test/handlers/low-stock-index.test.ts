@@ -1,11 +1,4 @@
-/**
- * The low-stock rule and the low-stock index attribute (lib/inventory/low-stock.ts) in this process against a
- * real DynamoDB API (in-memory dynalite) behind the fault proxy: docs/contract.md "Inventory semantics" (reorder
- * points: an entry is low while `quantity <= reorderPoint`), docs/architecture.md "Low stock".
- */
-import { dynamoDbClient } from 'local-aws/testing';
 import { describe, expect, test } from 'vitest';
-import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { listShardOf } from '#lib/inventory/list-shard.ts';
 import { indexLowStock, isLow, type LowStockState } from '#lib/inventory/low-stock.ts';
 import { proxiedInventorySuite } from '#test/support/handler-suite.ts';
@@ -42,17 +35,8 @@ describe('indexLowStock', () => {
   });
 
   /** Brings the index in line with `states` through the proxy; the error it throws, or undefined. */
-  async function index(states: readonly LowStockState[]): Promise<unknown> {
-    const client = dynamoDbClient(suite.proxy.endpoint, suite.db.credentials);
-    try {
-      await indexLowStock(toDocumentClient(client), testTableNames.inventory, states);
-      return undefined;
-    } catch (error) {
-      return error;
-    } finally {
-      client.destroy();
-    }
-  }
+  const index = (states: readonly LowStockState[]) =>
+    suite.errorOf((client) => indexLowStock(client, testTableNames.inventory, states));
 
   const stored = () => scanTable(suite.db.client, testTableNames.inventory);
   const byPetId = (items: RawItem[]) => [...items].sort((a, b) => Number(a.petId?.N) - Number(b.petId?.N));

@@ -1,6 +1,8 @@
 /** Setup of the handler suites: a handler module on its own test DynamoDB, and its events (docs/architecture.md "Principles"). */
-import type { TestStore } from 'local-aws/testing';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClient, type TestStore } from 'local-aws/testing';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { toDocumentClient } from '#lib/clients/document-client.ts';
 import { type FaultProxy, proxiedTestDynamoDb } from './dynamodb-fault-proxy.ts';
 import {
   type AuthorizerHandler,
@@ -129,13 +131,33 @@ export function updateInventoryEvent(
   });
 }
 
+/** The store and proxy of {@link proxiedInventorySuite}, and a write through the proxy. */
+export interface ProxiedSuite {
+  db: TestStore;
+  proxy: FaultProxy;
+  /** Runs `write` with a document client whose requests go through the proxy; the error it throws, or undefined. */
+  errorOf(write: (client: DynamoDBDocumentClient) => Promise<unknown>): Promise<unknown>;
+}
+
 /**
  * A suite's store behind a {@link FaultProxy}, its hooks registered: started before all tests (this process's
  * functions pointed at the proxy) and closed after; before each test every fault is lifted, the inventory
  * table emptied and the recorded operations cleared. `db` and `proxy` are set once `beforeAll` has run.
  */
-export function proxiedInventorySuite(): { db: TestStore; proxy: FaultProxy } {
-  const suite = {} as { db: TestStore; proxy: FaultProxy };
+export function proxiedInventorySuite(): ProxiedSuite {
+  const suite = {
+    async errorOf(write: (client: DynamoDBDocumentClient) => Promise<unknown>): Promise<unknown> {
+      const client = dynamoDbClient(suite.proxy.endpoint, suite.db.credentials);
+      try {
+        await write(toDocumentClient(client));
+        return undefined;
+      } catch (error) {
+        return error;
+      } finally {
+        client.destroy();
+      }
+    },
+  } as ProxiedSuite;
   beforeAll(async () => {
     Object.assign(suite, await proxiedTestDynamoDb());
   });

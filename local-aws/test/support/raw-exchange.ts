@@ -3,6 +3,7 @@
  * what `fetch` would merge or refuse), and the whole answer read until the server closes the connection.
  */
 import { connect } from 'node:net';
+import { dechunk } from '../../testing/raw-upload.ts';
 
 /**
  * An answer: status, headers (names lower-cased; a repeated one's values joined with `, `) and body (UTF-8,
@@ -14,19 +15,6 @@ export interface RawAnswer {
   body: string;
   /** Everything received, as latin1 text (one character a byte). */
   raw: string;
-}
-
-/** The data of a chunked body (RFC 9112 section 7.1). */
-function dechunk(body: string): string {
-  let data = '';
-  let at = 0;
-  for (;;) {
-    const lineEnd = body.indexOf('\r\n', at);
-    const size = Number.parseInt(body.slice(at, lineEnd), 16);
-    if (lineEnd < 0 || !(size > 0)) return data;
-    data += body.slice(lineEnd + 2, lineEnd + 2 + size);
-    at = lineEnd + 2 + size + 2;
-  }
 }
 
 /** Parses one HTTP/1.1 answer (received as latin1 text). */
